@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+// `npx drizzle-kit generate` writes reviewed SQL migrations into drizzle/; they run at start.
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './src/store/schema.ts',
+  out: './drizzle',
+});

@@ -1,0 +1,27 @@
+import { forbidden } from '../errors.ts';
+
+export type Role = 'admin' | 'viewer';
+
+/** Who is calling: resolved once per request (HTTP or gRPC) and passed to every service. */
+export interface Principal {
+  role: Role;
+  /** The project a key is bound to; null for global keys (and auth-disabled local mode). */
+  projectId: string | null;
+  /** For audit: masked e-mail or key prefix. */
+  actor: string;
+  keyId: string | null;
+}
+
+export const LOCAL_ADMIN: Principal = { role: 'admin', projectId: null, actor: 'local', keyId: null };
+
+/**
+ * The project a read or write applies to. A project-bound caller may only name its own project;
+ * a global caller gets what it named, or null for "every project".
+ */
+export function scopeProject(p: Principal, requested: string | null | undefined): string | null {
+  if (p.projectId !== null) {
+    if (requested && requested !== p.projectId) throw forbidden(`this key is bound to project ${p.projectId}`);
+    return p.projectId;
+  }
+  return requested || null;
+}

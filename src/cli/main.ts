@@ -1,0 +1,24 @@
+import { Command } from 'commander';
+import { ConfigError } from '../config/load-config.ts';
+import { runServe } from './serve.ts';
+
+const program = new Command()
+  .name('spyglass')
+  .description('Observability and runtime reliability for AI agents and the MCP servers they call')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the service: REST, GraphQL, OTLP/HTTP and OTLP/gRPC receivers, live events')
+  .action(runServe);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`spyglass: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+  process.exit(1);
+}

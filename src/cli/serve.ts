@@ -1,0 +1,27 @@
+import { loadConfig } from '../config/load-config.ts';
+import { createLogger } from '../logger.ts';
+import { startServer } from '../main.ts';
+
+/** `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit). */
+export async function runServe(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'shutting down: committing acknowledged spans');
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

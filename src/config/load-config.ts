@@ -1,0 +1,159 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { Config, ServerConfig, Transport } from './types.ts';
+
+export type { Config, ServerConfig } from './types.ts';
+
+/** Every problem found, reported at once rather than one per start attempt. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Layers: defaults, then the YAML file (SPYGLASS_CONFIG or ./spyglass.yaml), then SPYGLASS_* env.
+ * Never exits the process: the caller decides what to do with a ConfigError.
+ */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const configPath = findConfigFile(env, cwd, problems);
+  const file = configPath ? readYaml(configPath, problems) : {};
+  const server = obj(file.server);
+  const ingest = obj(file.ingest);
+  const retention = obj(file.retention);
+
+  const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
+    if (raw === undefined || raw === '') return fallback;
+    const n = typeof raw === 'number' ? raw : Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return n;
+  };
+  const list = (raw: string | undefined, fileValue: unknown): string[] => {
+    if (raw !== undefined) return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    return Array.isArray(fileValue) ? fileValue.map(String) : [];
+  };
+
+  const config: Config = {
+    host: env.SPYGLASS_HOST ?? str(server.host) ?? '127.0.0.1',
+    port: int('SPYGLASS_PORT', env.SPYGLASS_PORT ?? server.port, 8000, 0, 65535),
+    grpcPort: int('SPYGLASS_GRPC_PORT', env.SPYGLASS_GRPC_PORT ?? server.grpc_port, 4317, 0, 65535),
+    databaseUrl: nonEmpty(env.SPYGLASS_DATABASE_URL) ?? str(obj(file.database).url),
+    dataDir: resolve(cwd, env.SPYGLASS_DATA_DIR ?? str(file.data_dir) ?? '.spyglass'),
+    configPath,
+    apiKeys: list(env.SPYGLASS_API_KEYS, obj(file.auth).api_keys),
+    redisUrl: nonEmpty(env.SPYGLASS_REDIS_URL) ?? str(obj(file.redis).url),
+    workers: int('SPYGLASS_WORKERS', env.SPYGLASS_WORKERS ?? server.workers, 1, 1, 64),
+    metricsToken: nonEmpty(env.SPYGLASS_METRICS_TOKEN),
+    trustedProxyCidrs: list(env.SPYGLASS_TRUSTED_PROXY_CIDRS, obj(file.auth).trusted_proxy_cidrs),
+    chatWebhook: nonEmpty(env.SPYGLASS_CHAT_WEBHOOK),
+    logLevel: env.SPYGLASS_LOG_LEVEL ?? str(file.log_level) ?? 'info',
+    ingest: {
+      maxBodyBytes: int('ingest.max_body_bytes', env.SPYGLASS_MAX_BODY_BYTES ?? ingest.max_body_bytes, 10 * 1024 * 1024, 1024, 1 << 30),
+      maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
+      maxQueuedSpans: int('ingest.max_queued_spans', ingest.max_queued_spans, 100_000, 1, 10_000_000),
+      maxCommitSpans: int('ingest.max_commit_spans', ingest.max_commit_spans, 5_000, 1, 100_000),
+    },
+    retention: {
+      spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
+      healthDays: int('retention.health_days', retention.health_days, 90, 1, 3650),
+    },
+    servers: parseServers(file.servers, problems),
+  };
+  if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
+  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (config.workers > 1 && !config.redisUrl) {
+    problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_REDIS_URL (rate limits and live events are shared through Redis)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function findConfigFile(env: Env, cwd: string, problems: string[]): string | undefined {
+  if (env.SPYGLASS_CONFIG) {
+    const path = resolve(cwd, env.SPYGLASS_CONFIG);
+    if (!existsSync(path)) problems.push(`SPYGLASS_CONFIG names ${path}, which does not exist`);
+    return existsSync(path) ? path : undefined;
+  }
+  const fallback = resolve(cwd, 'spyglass.yaml');
+  return existsSync(fallback) ? fallback : undefined;
+}
+
+function readYaml(path: string, problems: string[]): Record<string, unknown> {
+  try {
+    const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
+    if (parsed === null || parsed === undefined) return {};
+    if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+      problems.push(`${path}: the top level must be a mapping`);
+      return {};
+    }
+    return parsed as Record<string, unknown>;
+  } catch (err) {
+    problems.push(`${path}: ${(err as Error).message}`);
+    return {};
+  }
+}
+
+const TRANSPORTS: readonly Transport[] = ['stdio', 'sse', 'streamable_http'];
+
+function parseServers(raw: unknown, problems: string[]): ServerConfig[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    problems.push('servers must be a list');
+    return [];
+  }
+  const seen = new Set<string>();
+  const out: ServerConfig[] = [];
+  raw.forEach((item: unknown, i) => {
+    const s = obj(item);
+    const where = `servers[${i}]`;
+    const name = str(s.name);
+    const transport = str(s.transport) as Transport | undefined;
+    if (!name) return void problems.push(`${where}.name is required`);
+    if (seen.has(name)) problems.push(`${where}.name "${name}" is used twice`);
+    seen.add(name);
+    if (!transport || !TRANSPORTS.includes(transport)) {
+      return void problems.push(`${where}.transport must be one of ${TRANSPORTS.join(', ')}`);
+    }
+    if (transport === 'stdio' && !str(s.command)) problems.push(`${where}.command is required for stdio`);
+    if (transport !== 'stdio' && !str(s.url)) problems.push(`${where}.url is required for ${transport}`);
+    const timeout = s.health_check_timeout_seconds ?? s.timeout_seconds;
+    out.push({
+      name,
+      transport,
+      command: str(s.command),
+      args: Array.isArray(s.args) ? s.args.map(String) : undefined,
+      env: strMap(s.env),
+      url: str(s.url),
+      headers: strMap(s.headers),
+      intervalSeconds: typeof s.health_check_interval_seconds === 'number' ? s.health_check_interval_seconds : undefined,
+      timeoutSeconds: typeof timeout === 'number' ? timeout : undefined,
+      healthTool: str(s.health_tool),
+      healthToolArgs: s.health_tool_args ? obj(s.health_tool_args) : undefined,
+    });
+  });
+  return out;
+}
+
+function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+function strMap(v: unknown): Record<string, string> | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  return Object.fromEntries(Object.entries(v).map(([k, val]) => [k, String(val)]));
+}

@@ -1,0 +1,48 @@
+/** The typed configuration, built once from defaults, then the config file, then the environment. */
+export type Transport = 'stdio' | 'sse' | 'streamable_http';
+
+export interface ServerConfig {
+  name: string;
+  transport: Transport;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  intervalSeconds?: number;
+  timeoutSeconds?: number;
+  healthTool?: string;
+  healthToolArgs?: Record<string, unknown>;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  /** 0 disables the OTLP/gRPC receiver. */
+  grpcPort: number;
+  /** postgres:// URL; undefined selects embedded PGlite in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  configPath: string | undefined;
+  apiKeys: string[];
+  redisUrl: string | undefined;
+  workers: number;
+  metricsToken: string | undefined;
+  trustedProxyCidrs: string[];
+  chatWebhook: string | undefined;
+  logLevel: string;
+  ingest: IngestConfig;
+  retention: { spansDays: number; healthDays: number };
+  servers: ServerConfig[];
+}
+
+export interface IngestConfig {
+  /** Largest accepted request body, compressed or not (decisions §1: 10 MiB). */
+  maxBodyBytes: number;
+  /** Largest native batch (decisions §3). */
+  maxBatchSpans: number;
+  /** Spans waiting for commit before new requests are refused with 503. */
+  maxQueuedSpans: number;
+  /** Rows written in one group commit at most. */
+  maxCommitSpans: number;
+}

@@ -1,0 +1,54 @@
+import type { EventBus } from '../live/bus.ts';
+import type { Span } from '../model/span.ts';
+import type { Registrar } from '../catalog/registrar.ts';
+import type { SettingsService } from '../settings/settings-service.ts';
+import type { GroupCommitWriter } from './writer.ts';
+
+export interface IngestDeps {
+  writer: GroupCommitWriter;
+  settings: SettingsService;
+  registrar: Registrar;
+  bus: EventBus;
+  /** Counts spans stored through any receiver (metrics). */
+  onIngested?: (n: number) => void;
+}
+
+/**
+ * The one ingest path for every receiver: redact, group-commit, then publish and auto-register.
+ * Resolves after the spans are durably committed.
+ */
+export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<number> {
+  if (spans.length === 0) return 0;
+  if (deps.settings.redactPayloads) for (const s of spans) redact(s);
+  await deps.writer.write(spans);
+  deps.onIngested?.(spans.length);
+  for (const s of spans) deps.bus.publish(toSpanEvent(s));
+  deps.registrar.register(spans);
+  return spans.length;
+}
+
+function redact(s: Span): void {
+  s.inputArgs = null;
+  s.outputResult = null;
+  s.llmInput = null;
+  s.llmOutput = null;
+}
+
+function toSpanEvent(s: Span) {
+  return {
+    type: 'span:new' as const,
+    data: {
+      session_id: s.sessionId,
+      agent_name: s.agentName,
+      server_name: s.serverName,
+      tool_name: s.toolName,
+      status: s.status,
+      latency_ms: s.latencyMs,
+      project_id: s.projectId,
+      span_id: s.spanId,
+      trace_id: s.traceId,
+      span_type: s.spanType,
+      started_at: s.startedAt.toISOString(),
+    },
+  };
+}

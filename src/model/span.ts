@@ -1,0 +1,74 @@
+/** The one span model every receiver normalises into (spec §2.1, decisions §3). */
+export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;
+export const SPAN_TYPES = ['tool_call', 'agent', 'handoff'] as const;
+export const HEALTH_TAGS = [
+  'loop_detected',
+  'budget_exceeded',
+  'circuit_breaker_open',
+  'timeout',
+  'schema_drift',
+  'tool_failure',
+  'budget_warning',
+  'success_with_fallback',
+  'success',
+] as const;
+
+export type SpanStatus = (typeof SPAN_STATUSES)[number];
+export type SpanType = (typeof SPAN_TYPES)[number];
+export type HealthTag = (typeof HEALTH_TAGS)[number];
+
+export interface Span {
+  spanId: string;
+  traceId: string | null;
+  parentSpanId: string | null;
+  sessionId: string | null;
+  projectId: string;
+  spanType: SpanType;
+  serverName: string;
+  toolName: string;
+  agentName: string | null;
+  status: SpanStatus;
+  error: string | null;
+  startedAt: Date;
+  endedAt: Date;
+  latencyMs: number;
+  inputArgs: Record<string, unknown> | null;
+  outputResult: string | null;
+  llmInput: string | null;
+  llmOutput: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  modelId: string | null;
+  healthTag: HealthTag | null;
+}
+
+export const DEFAULT_PROJECT = 'default';
+
+/** The spec's snake_case JSON form of a span (REST). */
+export function toSpanJson(s: Span) {
+  return {
+    span_id: s.spanId,
+    trace_id: s.traceId,
+    parent_span_id: s.parentSpanId,
+    session_id: s.sessionId,
+    project_id: s.projectId,
+    span_type: s.spanType,
+    server_name: s.serverName,
+    tool_name: s.toolName,
+    agent_name: s.agentName,
+    status: s.status,
+    error: s.error,
+    started_at: s.startedAt.toISOString(),
+    ended_at: s.endedAt.toISOString(),
+    latency_ms: s.latencyMs,
+    input_args: s.inputArgs,
+    output_result: s.outputResult,
+    llm_input: s.llmInput,
+    llm_output: s.llmOutput,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    model_id: s.modelId,
+    health_tag: s.healthTag,
+  };
+}
+export type SpanJson = ReturnType<typeof toSpanJson>;

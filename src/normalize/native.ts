@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { Ajv, type ErrorObject } from 'ajv';
+import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+
+const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
+const nullableInt = { type: ['integer', 'null'], minimum: 0 };
+const name = { type: 'string', minLength: 1, maxLength: 512 };
+const id = { type: ['string', 'null'], maxLength: 128 };
+
+const spanSchema = {
+  type: 'object',
+  required: ['server_name', 'tool_name', 'started_at', 'ended_at', 'status'],
+  properties: {
+    server_name: name,
+    tool_name: { type: 'string', maxLength: 4096 },
+    started_at: { type: 'string', format: 'iso-datetime' },
+    ended_at: { type: 'string', format: 'iso-datetime' },
+    latency_ms: { type: ['number', 'null'], minimum: 0 },
+    status: { enum: SPAN_STATUSES },
+    span_id: { type: ['string', 'null'], minLength: 1, maxLength: 128 },
+    parent_span_id: id,
+    span_type: { enum: [...SPAN_TYPES, null] },
+    trace_id: id,
+    session_id: { type: ['string', 'null'], maxLength: 512 },
+    agent_name: { type: ['string', 'null'], maxLength: 512 },
+    project_id: { type: ['string', 'null'], maxLength: 128 },
+    error: nullableString,
+    input_args: { type: ['object', 'null'] },
+    output_result: nullableString,
+    llm_input: nullableString,
+    llm_output: nullableString,
+    input_tokens: nullableInt,
+    output_tokens: nullableInt,
+    model_id: { type: ['string', 'null'], maxLength: 512 },
+    health_tag: { enum: [...HEALTH_TAGS, null] },
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+// Naive timestamps (no zone) are read as UTC, as the spec says every timestamp is UTC.
+ajv.addFormat('iso-datetime', { type: 'string', validate: (s: string) => !Number.isNaN(parseUtc(s)) });
+const validateBatch = ajv.compile({ type: 'array', items: spanSchema });
+
+export interface NativeSpanInput {
+  server_name: string;
+  tool_name: string;
+  started_at: string;
+  ended_at: string;
+  latency_ms?: number | null;
+  status: Span['status'];
+  span_id?: string | null;
+  parent_span_id?: string | null;
+  span_type?: Span['spanType'] | null;
+  trace_id?: string | null;
+  session_id?: string | null;
+  agent_name?: string | null;
+  project_id?: string | null;
+  error?: string | null;
+  input_args?: Record<string, unknown> | null;
+  output_result?: string | null;
+  llm_input?: string | null;
+  llm_output?: string | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  model_id?: string | null;
+  health_tag?: Span['healthTag'];
+}
+
+/**
+ * Validates a native batch (decisions §3): one invalid span rejects the whole batch with a 422 whose
+ * `loc` names its index. `projectId` is the project a span gets when it names none.
+ */
+export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans: number): Span[] {
+  if (!Array.isArray(body)) {
+    throw validationError([{ loc: ['body'], msg: 'Input should be a valid list of spans', type: 'list_type' }]);
+  }
+  if (body.length > maxSpans) {
+    throw validationError([{ loc: ['body'], msg: `A batch holds at most ${maxSpans} spans (got ${body.length})`, type: 'too_long' }]);
+  }
+  if (!validateBatch(body)) throw validationError((validateBatch.errors ?? []).map(toIssue));
+  const spans = (body as NativeSpanInput[]).map((input) => toSpan(input, projectId));
+  const bad = spans.findIndex((s) => s.endedAt.getTime() < s.startedAt.getTime());
+  if (bad >= 0) {
+    throw validationError([{ loc: ['body', bad, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' }]);
+  }
+  return spans;
+}
+
+function toSpan(i: NativeSpanInput, projectId: string): Span {
+  const startedAt = new Date(parseUtc(i.started_at));
+  const endedAt = new Date(parseUtc(i.ended_at));
+  return {
+    spanId: i.span_id ?? randomUUID(),
+    traceId: i.trace_id ?? null,
+    parentSpanId: i.parent_span_id || null,
+    sessionId: i.session_id ?? null,
+    projectId: i.project_id ?? projectId,
+    spanType: i.span_type ?? 'tool_call',
+    serverName: i.server_name,
+    toolName: i.tool_name,
+    agentName: i.agent_name ?? null,
+    status: i.status,
+    error: i.error ?? null,
+    startedAt,
+    endedAt,
+    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime(),
+    inputArgs: i.input_args ?? null,
+    outputResult: i.output_result ?? null,
+    llmInput: i.llm_input ?? null,
+    llmOutput: i.llm_output ?? null,
+    inputTokens: i.input_tokens ?? null,
+    outputTokens: i.output_tokens ?? null,
+    modelId: i.model_id ?? null,
+    healthTag: i.health_tag ?? null,
+  };
+}
+
+const HAS_ZONE = /(Z|[+-]\d\d:?\d\d)$/i;
+
+/** Milliseconds since the epoch, or NaN. Only ISO 8601 forms are accepted. */
+export function parseUtc(s: string): number {
+  if (!/^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?)?/.test(s)) return Number.NaN;
+  return Date.parse(HAS_ZONE.test(s) || s.length === 10 ? s : `${s}Z`);
+}
+
+function toIssue(e: ErrorObject): ValidationIssue {
+  const loc: (string | number)[] = ['body'];
+  for (const part of e.instancePath.split('/').slice(1)) loc.push(/^\d+$/.test(part) ? Number(part) : part);
+  switch (e.keyword) {
+    case 'required':
+      loc.push(String(e.params.missingProperty));
+      return { loc, msg: 'Field required', type: 'missing' };
+    case 'type':
+      return { loc, msg: `Input should be of type ${String(e.params.type).replace(',', ' or ')}`, type: `${String(e.params.type).split(',')[0]}_type` };
+    case 'enum':
+      return { loc, msg: `Input should be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
+    case 'format':
+      return { loc, msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' };
+    default:
+      return { loc, msg: e.message ?? 'Invalid value', type: e.keyword };
+  }
+}
+
+function validationError(issues: ValidationIssue[]): SpyglassError {
+  return new SpyglassError('validation', 'invalid span batch', { issues });
+}

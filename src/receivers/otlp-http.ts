@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { SpyglassError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { exportOtlp } from './otlp-export.ts';
+import { decodeOtlpJson } from './otlp-json.ts';
+import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
+import type { ExportOutcome } from './otlp-types.ts';
+
+const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+
+/** OTLP/HTTP at the spec's path and the standard one; JSON or protobuf in, same encoding out. */
+export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(PROTOBUF_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    for (const path of ['/api/traces/otlp', '/v1/traces']) {
+      scope.post(path, { config: { rateLimitKey: 'otlp' } }, async (req, reply) => {
+        const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        const isProtobuf = PROTOBUF_TYPES.includes(type);
+        if (!isProtobuf && type !== 'application/json') {
+          throw new SpyglassError('unsupported_media_type', 'OTLP/HTTP takes application/json or application/x-protobuf');
+        }
+        const decoded = isProtobuf ? decodeOtlpProtobuf(req.body as Buffer) : decodeOtlpJson(req.body);
+        const outcome = await exportOtlp(s, req.principal, decoded);
+        return sendOutcome(reply, outcome, isProtobuf);
+      });
+    }
+  });
+}
+
+function sendOutcome(reply: FastifyReply, o: ExportOutcome, protobuf: boolean) {
+  if (protobuf) return reply.status(200).type('application/x-protobuf').send(Buffer.from(encodeExportResponse(o)));
+  const body = o.rejectedSpans > 0 ? { partialSuccess: { rejectedSpans: String(o.rejectedSpans), errorMessage: o.errorMessage } } : {};
+  return reply.status(200).type('application/json').send(body);
+}

@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import {
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const projects = pgTable('projects', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Spans, keyed by (project, span id) so a retried export is stored once. Indexes serve the reads
+ * of spec §4: by project+time, trace, session, server+time, agent+time.
+ */
+export const spans = pgTable(
+  'spans',
+  {
+    projectId: text('project_id').notNull(),
+    spanId: text('span_id').notNull(),
+    traceId: text('trace_id'),
+    parentSpanId: text('parent_span_id'),
+    sessionId: text('session_id'),
+    spanType: text('span_type').notNull(),
+    serverName: text('server_name').notNull(),
+    toolName: text('tool_name').notNull(),
+    agentName: text('agent_name'),
+    status: text('status').notNull(),
+    error: text('error'),
+    startedAt: ts('started_at').notNull(),
+    endedAt: ts('ended_at').notNull(),
+    latencyMs: doublePrecision('latency_ms').notNull(),
+    inputArgs: jsonb('input_args').$type<Record<string, unknown>>(),
+    outputResult: text('output_result'),
+    llmInput: text('llm_input'),
+    llmOutput: text('llm_output'),
+    inputTokens: integer('input_tokens'),
+    outputTokens: integer('output_tokens'),
+    modelId: text('model_id'),
+    healthTag: text('health_tag'),
+    ingestedAt: ts('ingested_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.spanId] }),
+    index('spans_project_time_idx').on(t.projectId, t.startedAt.desc(), t.spanId.desc()),
+    index('spans_trace_idx').on(t.traceId, t.startedAt).where(sql`${t.traceId} is not null`),
+    index('spans_session_idx').on(t.projectId, t.sessionId, t.startedAt).where(sql`${t.sessionId} is not null`),
+    index('spans_server_time_idx').on(t.projectId, t.serverName, t.startedAt.desc()),
+    index('spans_agent_time_idx').on(t.projectId, t.agentName, t.startedAt.desc()),
+  ],
+);
+
+const catalogColumns = {
+  projectId: text('project_id').notNull(),
+  name: text('name').notNull(),
+  description: text('description'),
+  owner: text('owner'),
+  tags: jsonb('tags').$type<string[]>().notNull().default([]),
+  runbookUrl: text('runbook_url'),
+  /** 'auto' for auto-registered entries, 'user' once someone edited them. */
+  source: text('source').notNull().default('auto'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+};
+
+export const agents = pgTable(
+  'agents',
+  { ...catalogColumns, status: text('status').notNull().default('active') },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);
+
+export const servers = pgTable(
+  'servers',
+  { ...catalogColumns, transport: text('transport'), url: text('url') },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+

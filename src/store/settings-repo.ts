@@ -1,0 +1,19 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from './db.ts';
+import { settings } from './schema.ts';
+
+export async function readSettings(db: Db): Promise<Record<string, unknown>> {
+  const rows = await db.select().from(settings);
+  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+}
+
+export async function writeSetting(db: Db, key: string, value: unknown): Promise<void> {
+  await db
+    .insert(settings)
+    .values({ key, value })
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: sql`now()` } });
+}
+
+export async function deleteSetting(db: Db, key: string): Promise<void> {
+  await db.delete(settings).where(eq(settings.key, key));
+}

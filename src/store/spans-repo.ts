@@ -1,0 +1,128 @@
+import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Span } from '../model/span.ts';
+import { execute, type Db } from './db.ts';
+import { spans } from './schema.ts';
+
+const COLUMNS = [
+  'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
+  'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
+  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag',
+] as const;
+const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
+
+/**
+ * Inserts spans in one statement: the batch travels as one JSON parameter expanded by
+ * json_populate_recordset, which avoids per-row parameters and works on both drivers.
+ * A span id already stored for the project is skipped, so a retried export is stored once.
+ * Returns how many rows were new.
+ */
+export async function insertSpans(db: Db, batch: readonly Span[]): Promise<number> {
+  if (batch.length === 0) return 0;
+  const { count } = await execute(
+    db,
+    sql`insert into spans (${COLUMN_LIST}) select ${COLUMN_LIST} from json_populate_recordset(null::spans, ${toJsonRows(batch)}::json) on conflict do nothing`,
+  );
+  return count;
+}
+
+function toJsonRows(batch: readonly Span[]): string {
+  const rows = batch.map((s) => ({
+    project_id: s.projectId,
+    span_id: s.spanId,
+    trace_id: s.traceId,
+    parent_span_id: s.parentSpanId,
+    session_id: s.sessionId,
+    span_type: s.spanType,
+    server_name: s.serverName,
+    tool_name: s.toolName,
+    agent_name: s.agentName,
+    status: s.status,
+    error: s.error,
+    started_at: s.startedAt.toISOString(),
+    ended_at: s.endedAt.toISOString(),
+    latency_ms: s.latencyMs,
+    input_args: s.inputArgs,
+    output_result: s.outputResult,
+    llm_input: s.llmInput,
+    llm_output: s.llmOutput,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    model_id: s.modelId,
+    health_tag: s.healthTag,
+  }));
+  const json = JSON.stringify(rows);
+  // PostgreSQL text cannot hold NUL; strip it rather than fail the whole group commit.
+  return json.includes('\\u0000') ? JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'string' ? v.replaceAll('\0', '') : v)) : json;
+}
+
+export interface SpanFilter {
+  /** null = every project (a global key that named none). */
+  projectId: string | null;
+  serverName?: string;
+  toolName?: string;
+  sessionId?: string;
+  traceId?: string;
+  agentName?: string;
+  status?: string;
+  spanType?: string;
+  since?: Date;
+  until?: Date;
+  /** Exclusive upper bound for keyset paging, newest first. */
+  before?: { startedAt: Date; spanId: string };
+  limit: number;
+}
+
+/** Newest first, keyset-paged on (started_at, span_id). */
+export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
+  const where: (SQL | undefined)[] = [
+    f.projectId === null ? undefined : eq(spans.projectId, f.projectId),
+    f.serverName === undefined ? undefined : eq(spans.serverName, f.serverName),
+    f.toolName === undefined ? undefined : eq(spans.toolName, f.toolName),
+    f.sessionId === undefined ? undefined : eq(spans.sessionId, f.sessionId),
+    f.traceId === undefined ? undefined : eq(spans.traceId, f.traceId),
+    f.agentName === undefined ? undefined : eq(spans.agentName, f.agentName),
+    f.status === undefined ? undefined : eq(spans.status, f.status),
+    f.spanType === undefined ? undefined : eq(spans.spanType, f.spanType),
+    f.since === undefined ? undefined : gte(spans.startedAt, f.since),
+    f.until === undefined ? undefined : lte(spans.startedAt, f.until),
+    f.before === undefined
+      ? undefined
+      : or(lt(spans.startedAt, f.before.startedAt), and(eq(spans.startedAt, f.before.startedAt), lt(spans.spanId, f.before.spanId))),
+  ];
+  const rows = await db
+    .select()
+    .from(spans)
+    .where(and(...where))
+    .orderBy(desc(spans.startedAt), desc(spans.spanId))
+    .limit(f.limit);
+  return rows.map(toSpan);
+}
+
+type Row = typeof spans.$inferSelect;
+
+function toSpan(r: Row): Span {
+  return {
+    spanId: r.spanId,
+    traceId: r.traceId,
+    parentSpanId: r.parentSpanId,
+    sessionId: r.sessionId,
+    projectId: r.projectId,
+    spanType: r.spanType as Span['spanType'],
+    serverName: r.serverName,
+    toolName: r.toolName,
+    agentName: r.agentName,
+    status: r.status as Span['status'],
+    error: r.error,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    latencyMs: r.latencyMs,
+    inputArgs: r.inputArgs,
+    outputResult: r.outputResult,
+    llmInput: r.llmInput,
+    llmOutput: r.llmOutput,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    modelId: r.modelId,
+    healthTag: r.healthTag as Span['healthTag'],
+  };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+
+/** A valid native span (spec §2.1) with every field set; override what a test cares about. */
+export function nativeSpan(over: Record<string, unknown> = {}): Record<string, unknown> {
+  const start = new Date(Date.now() - 1000);
+  return {
+    span_id: randomUUID(),
+    trace_id: 'trace-1',
+    parent_span_id: null,
+    session_id: 'session-1',
+    agent_name: 'planner',
+    span_type: 'tool_call',
+    server_name: 'filesystem',
+    tool_name: 'read_file',
+    started_at: start.toISOString(),
+    ended_at: new Date(start.getTime() + 42).toISOString(),
+    latency_ms: 42.5,
+    status: 'success',
+    error: null,
+    input_args: { path: '/tmp/a.txt' },
+    output_result: '"hello"',
+    llm_input: null,
+    llm_output: null,
+    input_tokens: null,
+    output_tokens: null,
+    model_id: null,
+    ...over,
+  };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json: json as any, text };
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as any };
+}
