@@ -1,9 +1,17 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { LOCAL_ADMIN, type Principal } from './auth/principal.ts';
+import { ANONYMOUS, type Principal } from './auth/principal.ts';
+import { accessOf, installAuth, type Access } from './rest/auth-hook.ts';
+import { registerAuditRoutes } from './rest/audit-routes.ts';
+import { registerKeyRoutes } from './rest/keys-routes.ts';
+import { registerProjectRoutes } from './rest/projects-routes.ts';
+import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
+import { addSecurityHeaders } from './rest/security-headers.ts';
+import { registerUserRoutes } from './rest/users-routes.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
+import { registerGraphql } from './graphql/yoga.ts';
 import { handleError } from './rest/errors.ts';
 import { registerProbes } from './rest/probes.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
@@ -14,12 +22,22 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
   }
-  interface FastifyContextConfig {
-    /** No authentication (probes). */
-    public?: boolean;
-    adminOnly?: boolean;
-    rateLimitKey?: string;
+  interface FastifyInstance {
+    /** Every route with its access level, for docs and the auth matrix test. */
+    routeList: RouteEntry[];
   }
+  interface FastifyContextConfig {
+    /** Who may call the route; default by method (see auth-hook.ts). */
+    access?: Access;
+    /** Which limit of spec §8 applies; default `default`. */
+    rateLimitKey?: LimitName;
+  }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  access: Access;
 }
 
 /** Builds the HTTP app over the services. Never listens: main.ts and tests decide that. */
@@ -27,16 +45,28 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: s.logger as FastifyBaseLogger,
     bodyLimit: s.config.ingest.maxBodyBytes,
-    disableRequestLogging: true,
-    trustProxy: false,
+    // One log line per request would dominate at ingest rates; errors are logged where handled.
+    logController: new LogController({ disableRequestLogging: true }),
+    // X-Forwarded-For counts only from trusted proxies (spec §5.2); req.ip is the client then.
+    trustProxy: s.config.trustedProxyCidrs,
     return503OnClosing: true,
   });
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
-    req.principal = LOCAL_ADMIN;
+    req.principal = ANONYMOUS;
+  });
+  const routes: RouteEntry[] = [];
+  app.decorate('routeList', routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: r.url, access: accessOf(method, r.config?.access) });
+    }
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
+  addSecurityHeaders(app);
+  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl);
+  installAuth(app, s);
   acceptCompressedBodies(app);
 
   registerProbes(app, s);
@@ -44,5 +74,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   await registerOtlpHttpReceiver(app, s);
   registerTracesRoutes(app, s);
   registerSettingsRoutes(app, s);
+  registerKeyRoutes(app, s);
+  registerUserRoutes(app, s);
+  registerProjectRoutes(app, s);
+  registerAuditRoutes(app, s);
+  registerGraphql(app, s);
   return app;
 }

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found'
+  | 'conflict'
+  | 'locked'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation'
@@ -25,6 +27,8 @@ const STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
+  locked: 423,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation: 422,

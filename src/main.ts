@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config/types.ts';
 import { exportOtlp } from './receivers/otlp-export.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
-import { LOCAL_ADMIN } from './auth/principal.ts';
+import { enforce } from './rest/auth-hook.ts';
 import { createServices, type Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -31,7 +31,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         host: config.host,
         port: config.grpcPort,
         maxMessageBytes: config.ingest.maxBodyBytes,
-        onExport: (req) => exportOtlp(services, LOCAL_ADMIN, req),
+        onExport: async (req, meta) => {
+          const principal = await services.auth.authenticate({ headers: meta.metadata, remoteAddress: peerAddress(meta.peer) });
+          enforce(principal, 'write');
+          return exportOtlp(services, principal, req);
+        },
       });
     }
   } catch (err) {
@@ -44,6 +48,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const port = typeof address === 'object' && address ? address.port : config.port;
   const httpUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ http: httpUrl, grpcPort: grpc?.port ?? null }, 'spyglass listening');
+  await logAuthMode(services, logger);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -56,4 +61,22 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger.info('spyglass stopped');
     })());
   return { app, services, httpUrl, grpcPort: grpc?.port ?? null, stop };
+}
+
+/** grpc-js peers look like `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` or `127.0.0.1:5000`. */
+function peerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const v6 = /^\[([^\]]+)\]/.exec(bare);
+  if (v6) return v6[1] as string;
+  return bare.replace(/:\d+$/, '');
+}
+
+async function logAuthMode(s: Services, logger: Logger): Promise<void> {
+  if (await s.auth.authDisabled()) {
+    logger.warn('auth: DISABLED (listening on loopback and no API key exists); every caller is admin. Create a key with `spyglass api-key create` to turn it on.');
+  } else if (!(await s.keys.anyKeys())) {
+    logger.warn('auth: enabled, and no API key exists yet: every request will get 401. Create one with `spyglass api-key create --role admin`, or set SPYGLASS_API_KEYS.');
+  } else {
+    logger.info('auth: enabled (API key required)');
+  }
 }

@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
+import { AuditLog } from './audit/audit-log.ts';
+import { Authenticator } from './auth/authenticate.ts';
+import { KeyService } from './auth/key-service.ts';
 import { Registrar } from './catalog/registrar.ts';
+import { ProjectsService } from './projects/projects-service.ts';
+import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
 import { ingestSpans } from './ingest/ingest-service.ts';
 import { GroupCommitWriter } from './ingest/writer.ts';
@@ -18,6 +23,11 @@ export interface Services {
   writer: GroupCommitWriter;
   registrar: Registrar;
   bus: EventBus;
+  keys: KeyService;
+  auth: Authenticator;
+  audit: AuditLog;
+  users: UsersService;
+  projects: ProjectsService;
   ingest(spans: Span[]): Promise<number>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -35,6 +45,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const deps = { writer, settings, registrar, bus };
+  const keys = new KeyService(store.db, config.apiKeys);
+  const audit = new AuditLog(store.db, logger);
   return {
     config,
     store,
@@ -43,7 +55,15 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
+    keys,
+    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
+    audit,
+    users: new UsersService(store.db, keys, audit),
+    projects: new ProjectsService(store.db, audit),
     ingest: (spans) => ingestSpans(deps, spans),
-    close: () => writer.close(),
+    close: async () => {
+      await writer.close();
+      await audit.close();
+    },
   };
 }

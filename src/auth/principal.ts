@@ -13,6 +13,8 @@ export interface Principal {
 }
 
 export const LOCAL_ADMIN: Principal = { role: 'admin', projectId: null, actor: 'local', keyId: null };
+/** The caller of a public route (probes): may do nothing else. */
+export const ANONYMOUS: Principal = { role: 'viewer', projectId: null, actor: 'anonymous', keyId: null };
 
 /**
  * The project a read or write applies to. A project-bound caller may only name its own project;

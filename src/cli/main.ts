@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
+import { SpyglassError } from '../errors.ts';
+import { apiKeyCommand } from './api-key.ts';
 import { runServe } from './serve.ts';
 
 const program = new Command()
@@ -12,6 +14,8 @@ program
   .description('run the service: REST, GraphQL, OTLP/HTTP and OTLP/gRPC receivers, live events')
   .action(runServe);
 
+program.addCommand(apiKeyCommand());
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
@@ -19,6 +23,7 @@ try {
     process.stderr.write(`spyglass: ${err.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`spyglass: ${(err as Error).message}\n`);
+  const detail = err instanceof SpyglassError && err.issues ? err.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ') : (err as Error).message;
+  process.stderr.write(`spyglass: ${detail}\n`);
   process.exit(1);
 }

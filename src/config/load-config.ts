@@ -26,6 +26,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const server = obj(file.server);
   const ingest = obj(file.ingest);
   const retention = obj(file.retention);
+  const limits = obj(file.rate_limits);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -60,6 +61,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
       maxQueuedSpans: int('ingest.max_queued_spans', ingest.max_queued_spans, 100_000, 1, 10_000_000),
       maxCommitSpans: int('ingest.max_commit_spans', ingest.max_commit_spans, 5_000, 1, 100_000),
+    },
+    rateLimits: {
+      enabled: (env.SPYGLASS_RATE_LIMITS ?? String(limits.enabled ?? 'on')) !== 'off' && limits.enabled !== false,
+      spans: int('rate_limits.spans', limits.spans, 2000, 1, 10_000_000),
+      otlp: int('rate_limits.otlp', limits.otlp, 60, 1, 10_000_000),
+      acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
+      verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
+      default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
     },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),

@@ -32,6 +32,7 @@ export interface Config {
   chatWebhook: string | undefined;
   logLevel: string;
   ingest: IngestConfig;
+  rateLimits: RateLimitConfig;
   retention: { spansDays: number; healthDays: number };
   servers: ServerConfig[];
 }
@@ -45,4 +46,14 @@ export interface IngestConfig {
   maxQueuedSpans: number;
   /** Rows written in one group commit at most. */
   maxCommitSpans: number;
+}
+
+/** Requests per minute (spec §8), keyed by API key or client IP, per route. */
+export interface RateLimitConfig {
+  enabled: boolean;
+  spans: number;
+  otlp: number;
+  acceptInvite: number;
+  verify: number;
+  default: number;
 }

@@ -3,12 +3,12 @@ import type { Services } from '../services.ts';
 
 /** Liveness (no I/O), readiness (storage answers), and the deprecated /api/status. */
 export function registerProbes(app: FastifyInstance, s: Services): void {
-  app.get('/api/liveness', { config: { public: true } }, async () => ({ status: 'ok' }));
-  app.get('/api/status', { config: { public: true } }, async (_req, reply) => {
+  app.get('/api/liveness', { config: { access: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/api/status', { config: { access: 'public' } }, async (_req, reply) => {
     void reply.header('Deprecation', 'true').header('Link', '</api/liveness>; rel="successor-version"');
     return { status: 'ok', deprecated: true, use: '/api/liveness' };
   });
-  app.get('/api/readiness', { config: { public: true } }, async (req, reply) => {
+  app.get('/api/readiness', { config: { access: 'public' } }, async (req, reply) => {
     try {
       await s.store.ping(2000);
       return { status: 'ready' };

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Db } from './db.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import * as schema from './schema.ts';
 
 export interface Store {
@@ -54,23 +55,31 @@ async function openPglite(dataDir: string): Promise<Store> {
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   let dir = dataDir;
+  let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
     dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
+    unlock = lockDataDir(dataDir);
   }
-  const client = await PGlite.create(dir);
-  const db = drizzle(client, { schema });
+  let client: InstanceType<typeof PGlite> | undefined;
   try {
-    await migrate(db, { migrationsFolder: MIGRATIONS });
+    client = await PGlite.create(dir);
+    await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
-    await client.close();
+    await client?.close();
+    unlock();
     throw err;
   }
+  const pg = client;
+  const db = drizzle(pg, { schema });
   return {
     db: db as unknown as Db,
     kind: 'pglite',
-    ping: (timeoutMs = 2000) => withTimeout(client.query('select 1'), timeoutMs),
-    close: () => client.close(),
+    ping: (timeoutMs = 2000) => withTimeout(pg.query('select 1'), timeoutMs),
+    close: async () => {
+      await pg.close();
+      unlock();
+    },
   };
 }
 

@@ -92,3 +92,61 @@ export const settings = pgTable('settings', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
+
+/** API keys: only the SHA-256 of the whole key is stored; the key itself is shown once. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** `sg_` and the first hex characters, for recognising a key in lists and audit entries. */
+    prefix: text('prefix').notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    role: text('role').notNull(),
+    projectId: text('project_id'),
+    userId: text('user_id'),
+    createdBy: text('created_by'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at'),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [index('api_keys_user_idx').on(t.userId)],
+);
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  role: text('role').notNull(),
+  /** invited → active → deactivated */
+  status: text('status').notNull(),
+  passwordHash: text('password_hash'),
+  failedLogins: integer('failed_logins').notNull().default(0),
+  lockedUntil: ts('locked_until'),
+  lastLoginAt: ts('last_login_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const invites = pgTable('invites', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const auditLogs = pgTable(
+  'audit_logs',
+  {
+    eventId: text('event_id').primaryKey(),
+    timestamp: ts('timestamp').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    resource: text('resource').notNull(),
+    result: text('result').notNull(),
+    projectId: text('project_id'),
+  },
+  (t) => [index('audit_logs_time_idx').on(t.timestamp.desc())],
+);

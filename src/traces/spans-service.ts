@@ -73,7 +73,7 @@ export function parseTime(name: string, raw: string | undefined, issues: Validat
   return new Date(ms);
 }
 
-function encodeCursor(s: Span): string {
+export function encodeCursor(s: Span): string {
   return Buffer.from(`${s.startedAt.toISOString()}|${s.spanId}`).toString('base64url');
 }
 

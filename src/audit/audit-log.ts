@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.ts';
+import { insertAuditRows, listAudit, type AuditRow } from '../store/audit-repo.ts';
+import type { Db } from '../store/db.ts';
+
+export type AuditAction =
+  | 'user.login'
+  | 'user.login_failed'
+  | 'user.invited'
+  | 'user.invite_accepted'
+  | 'user.role_changed'
+  | 'user.deactivated'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'project.created'
+  | 'project.updated'
+  | 'project.deleted'
+  | 'settings.updated'
+  | 'alerts.config_saved'
+  | 'model_pricing.updated';
+
+/**
+ * Audit writes never block a request (spec §2.12): entries are queued and written in batches.
+ * close() writes what is queued, so a clean shutdown loses nothing.
+ */
+export class AuditLog {
+  private queue: AuditRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: Db, private readonly logger?: Logger) {}
+
+  record(actor: Principal | string, action: AuditAction, resource: string, result: 'success' | 'failure' = 'success', projectId: string | null = null): void {
+    this.queue.push({
+      eventId: randomUUID(),
+      timestamp: new Date(),
+      actor: typeof actor === 'string' ? actor : actor.actor,
+      action,
+      resource,
+      result,
+      projectId: projectId ?? (typeof actor === 'string' ? null : actor.projectId),
+    });
+    this.timer ??= setTimeout(() => void this.flush(), 200);
+  }
+
+  /** Writes everything queued so far; resolves when it is stored. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.queue;
+    this.queue = [];
+    this.writing = this.writing.then(() =>
+      insertAuditRows(this.db, batch).catch((err: unknown) => {
+        this.logger?.error({ err: (err as Error).message, lost: batch.length }, 'audit write failed');
+      }),
+    );
+    return this.writing;
+  }
+
+  async list(opts: { projectId: string | null; limit: number; offset: number }): Promise<AuditRow[]> {
+    await this.flush();
+    return listAudit(this.db, opts);
+  }
+
+  close(): Promise<void> {
+    return this.flush();
+  }
+}

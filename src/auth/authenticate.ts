@@ -1,0 +1,75 @@
+import proxyaddr from 'proxy-addr';
+import { SpyglassError } from '../errors.ts';
+import type { KeyService } from './key-service.ts';
+import { LOCAL_ADMIN, type Principal, type Role } from './principal.ts';
+import { maskEmail } from './secrets.ts';
+
+export interface AuthRequest {
+  headers: Record<string, string | string[] | undefined>;
+  /** The TCP peer, before any X-Forwarded-For. */
+  remoteAddress: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Resolves who is calling, for HTTP and gRPC alike (decisions §2). Auth is off only when no key
+ * exists anywhere and the server listens on loopback; then every caller is a local admin.
+ * X-User-Id/X-User-Role count only from trusted proxies, and can only narrow the key's role.
+ */
+export class Authenticator {
+  private readonly trusted: (addr: string, i: number) => boolean;
+  readonly loopbackOnly: boolean;
+
+  constructor(private readonly keys: KeyService, listenHost: string, trustedProxyCidrs: string[]) {
+    this.trusted = proxyaddr.compile(trustedProxyCidrs);
+    this.loopbackOnly = LOOPBACK_HOSTS.has(listenHost);
+  }
+
+  isTrustedProxy(address: string): boolean {
+    return this.trusted(address, 0);
+  }
+
+  async authDisabled(): Promise<boolean> {
+    return this.loopbackOnly && !(await this.keys.anyKeys());
+  }
+
+  async authenticate(req: AuthRequest): Promise<Principal> {
+    const presented = readKey(req.headers);
+    let principal: Principal | null;
+    if (presented) {
+      principal = await this.keys.verify(presented);
+      if (!principal) throw unauthenticated('invalid, expired or revoked API key');
+    } else if (await this.authDisabled()) {
+      principal = LOCAL_ADMIN;
+    } else {
+      throw unauthenticated('an API key is required (X-API-Key or Authorization: Bearer)');
+    }
+    return this.isTrustedProxy(req.remoteAddress) ? applyProxyUser(principal, req.headers) : principal;
+  }
+}
+
+function readKey(headers: AuthRequest['headers']): string | undefined {
+  const direct = header(headers, 'x-api-key');
+  if (direct) return direct.trim();
+  const auth = header(headers, 'authorization');
+  const m = auth ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+  return m?.[1];
+}
+
+function applyProxyUser(p: Principal, headers: AuthRequest['headers']): Principal {
+  const userId = header(headers, 'x-user-id');
+  const role = header(headers, 'x-user-role')?.toLowerCase();
+  if (!userId && !role) return p;
+  const narrowed: Role = role === 'viewer' || p.role === 'viewer' ? 'viewer' : p.role;
+  return { ...p, role: narrowed, actor: userId ? `user:${maskEmail(userId)}` : p.actor };
+}
+
+function header(headers: AuthRequest['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function unauthenticated(msg: string): SpyglassError {
+  return new SpyglassError('unauthenticated', msg);
+}

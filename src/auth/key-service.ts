@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { SpyglassError, notFound } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, type ApiKeyRow } from '../store/keys-repo.ts';
+import type { Principal, Role } from './principal.ts';
+import { generateApiKey, keyPrefix, sha256 } from './secrets.ts';
+
+const CACHE_MS = 10_000;
+
+export interface CreateKeyInput {
+  name: string;
+  role: Role;
+  projectId: string | null;
+  expiresAt: Date | null;
+  userId?: string | null;
+  createdBy: string;
+}
+
+/**
+ * API keys (decisions §2): created and shown once, stored as SHA-256, verified per request with a
+ * short cache. Revocation through this process takes effect at once; through another process
+ * within CACHE_MS.
+ */
+export class KeyService {
+  private readonly bootstrap: Map<string, Principal>;
+  private cache = new Map<string, { principal: Principal | null; until: number }>();
+  private storedKeys: { value: boolean; until: number } = { value: false, until: 0 };
+
+  constructor(private readonly db: Db, bootstrapKeys: string[]) {
+    this.bootstrap = new Map(
+      bootstrapKeys.map((k) => [sha256(k), { role: 'admin', projectId: null, actor: `key:${keyPrefix(k)}`, keyId: null } as Principal]),
+    );
+  }
+
+  async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyRow }> {
+    const key = generateApiKey();
+    const record = await insertKey(this.db, {
+      id: randomUUID(),
+      name: input.name,
+      prefix: keyPrefix(key),
+      keyHash: sha256(key),
+      role: input.role,
+      projectId: input.projectId,
+      userId: input.userId ?? null,
+      createdBy: input.createdBy,
+      expiresAt: input.expiresAt,
+    });
+    this.storedKeys = { value: true, until: Date.now() + CACHE_MS };
+    return { key, record };
+  }
+
+  list(projectId: string | null): Promise<ApiKeyRow[]> {
+    return listKeys(this.db, projectId);
+  }
+
+  /** `projectId` set: the caller may only revoke keys bound to that project. */
+  async revoke(id: string, projectId: string | null): Promise<ApiKeyRow> {
+    const row = await findKey(this.db, id);
+    if (!row || (projectId !== null && row.projectId !== projectId)) throw notFound(`no API key ${id}`);
+    if (row.revokedAt) throw new SpyglassError('conflict', `API key ${id} is already revoked`);
+    await revokeKey(this.db, id);
+    this.cache.delete(row.keyHash);
+    this.storedKeys.until = 0;
+    return row;
+  }
+
+  async revokeForUser(userId: string): Promise<void> {
+    for (const hash of await revokeUserKeys(this.db, userId)) this.cache.delete(hash);
+    this.storedKeys.until = 0;
+  }
+
+  /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */
+  async verify(presented: string): Promise<Principal | null> {
+    const hash = sha256(presented);
+    const boot = this.bootstrap.get(hash);
+    if (boot) return boot;
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    const row = await findKeyByHash(this.db, hash);
+    const usable = row && !row.revokedAt && (!row.expiresAt || row.expiresAt.getTime() > now);
+    const principal: Principal | null = usable
+      ? { role: row.role as Role, projectId: row.projectId, actor: `key:${row.prefix}`, keyId: row.id }
+      : null;
+    // An expiring key is cached no longer than it lives.
+    const until = Math.min(now + CACHE_MS, row?.expiresAt?.getTime() ?? Infinity);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { principal, until });
+    return principal;
+  }
+
+  /** True when any key exists (environment or stored and usable): then auth cannot be off. */
+  async anyKeys(): Promise<boolean> {
+    if (this.bootstrap.size > 0) return true;
+    const now = Date.now();
+    if (this.storedKeys.until > now) return this.storedKeys.value;
+    const value = await hasActiveKeys(this.db);
+    this.storedKeys = { value, until: now + 2_000 };
+    return value;
+  }
+}

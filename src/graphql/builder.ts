@@ -1,0 +1,45 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
+import type { Principal } from '../auth/principal.ts';
+import { enforce } from '../rest/auth-hook.ts';
+import type { Services } from '../services.ts';
+
+export interface Context {
+  principal: Principal;
+  services: Services;
+}
+
+/** The one Pothos builder; each domain file adds its types and fields. */
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [RelayPlugin],
+  defaultFieldNullability: false,
+  relay: { clientMutationId: 'omit', cursorType: 'String' },
+});
+
+builder.queryType({});
+builder.mutationType({});
+
+builder.scalarType('DateTime', {
+  description: 'ISO 8601 timestamp in UTC',
+  serialize: (d) => d.toISOString(),
+  parseValue: (v) => {
+    const d = new Date(String(v));
+    if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    return d;
+  },
+});
+
+builder.scalarType('JSON', { description: 'Any JSON value', serialize: (v) => v, parseValue: (v) => v });
+
+/** Mutations need the admin role, exactly as REST writes do. */
+export function requireAdmin(ctx: Context): void {
+  enforce(ctx.principal, 'write');
+}

@@ -1,0 +1,13 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './spans.ts';
+import './settings.ts';
+import './projects.ts';
+
+/** The schema; domain files register their types on import. */
+export const schema: GraphQLSchema = builder.toSchema();
+
+/** schema.graphql as committed: sorted so diffs show real changes only. */
+export function printSortedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,82 @@
+import type { Span } from '../model/span.ts';
+import { scopeProject } from '../auth/principal.ts';
+import { encodeCursor, querySpans } from '../traces/spans-service.ts';
+import { builder } from './builder.ts';
+
+export const SpanRef = builder.objectRef<Span>('Span').implement({
+  description: 'One tool call, agent turn or handoff (spec §2.1)',
+  fields: (t) => ({
+    spanId: t.exposeString('spanId'),
+    traceId: t.exposeString('traceId', { nullable: true }),
+    parentSpanId: t.exposeString('parentSpanId', { nullable: true }),
+    sessionId: t.exposeString('sessionId', { nullable: true }),
+    projectId: t.exposeString('projectId'),
+    spanType: t.exposeString('spanType'),
+    serverName: t.exposeString('serverName'),
+    toolName: t.exposeString('toolName'),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    status: t.exposeString('status'),
+    error: t.exposeString('error', { nullable: true }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime' }),
+    latencyMs: t.exposeFloat('latencyMs'),
+    inputArgs: t.expose('inputArgs', { type: 'JSON', nullable: true }),
+    outputResult: t.exposeString('outputResult', { nullable: true }),
+    llmInput: t.exposeString('llmInput', { nullable: true }),
+    llmOutput: t.exposeString('llmOutput', { nullable: true }),
+    inputTokens: t.exposeInt('inputTokens', { nullable: true }),
+    outputTokens: t.exposeInt('outputTokens', { nullable: true }),
+    modelId: t.exposeString('modelId', { nullable: true }),
+    healthTag: t.exposeString('healthTag', { nullable: true }),
+  }),
+});
+
+const SpanFilter = builder.inputType('SpanFilter', {
+  fields: (t) => ({
+    projectId: t.string({ required: false }),
+    serverName: t.string({ required: false }),
+    toolName: t.string({ required: false }),
+    sessionId: t.string({ required: false }),
+    traceId: t.string({ required: false }),
+    agentName: t.string({ required: false }),
+    status: t.string({ required: false }),
+    spanType: t.string({ required: false }),
+    since: t.field({ type: 'DateTime', required: false }),
+    until: t.field({ type: 'DateTime', required: false }),
+  }),
+});
+
+builder.queryField('spans', (t) =>
+  t.connection({
+    type: SpanRef,
+    description: 'Spans newest first, the same as GET /api/traces/spans',
+    args: { filter: t.arg({ type: SpanFilter, required: false }) },
+    resolve: async (_root, args, ctx) => {
+      const f = args.filter ?? {};
+      const page = await querySpans(ctx.services.store.db, {
+        projectId: scopeProject(ctx.principal, f.projectId),
+        server_name: f.serverName ?? undefined,
+        tool_name: f.toolName ?? undefined,
+        session_id: f.sessionId ?? undefined,
+        trace_id: f.traceId ?? undefined,
+        agent_name: f.agentName ?? undefined,
+        status: f.status ?? undefined,
+        span_type: f.spanType ?? undefined,
+        since: f.since?.toISOString(),
+        until: f.until?.toISOString(),
+        limit: args.first ?? 100,
+        cursor: args.after ?? undefined,
+      });
+      const edges = page.spans.map((node) => ({ node, cursor: encodeCursor(node) }));
+      return {
+        edges,
+        pageInfo: {
+          hasNextPage: page.nextCursor !== null,
+          hasPreviousPage: false,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges[edges.length - 1]?.cursor ?? null,
+        },
+      };
+    },
+  }),
+);

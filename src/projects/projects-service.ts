@@ -1,0 +1,88 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
+import { SpyglassError, forbidden, notFound } from '../errors.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
+import type { Db } from '../store/db.ts';
+import { deleteProjectCascade, findProject, insertProject, listProjects, updateProject, type ProjectRow } from '../store/projects-repo.ts';
+
+export interface ProjectJson {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Projects (spec §4.7). A project-bound key sees only its own project. */
+export class ProjectsService {
+  constructor(private readonly db: Db, private readonly audit: AuditLog) {}
+
+  async list(p: Principal): Promise<ProjectJson[]> {
+    return (await listProjects(this.db, p.projectId)).map(toJson);
+  }
+
+  async get(p: Principal, id: string): Promise<ProjectJson> {
+    scopeProject(p, id);
+    const row = await findProject(this.db, id);
+    if (!row) throw notFound(`no project ${id}`);
+    return toJson(row);
+  }
+
+  async create(p: Principal, input: { id?: unknown; name?: unknown; settings?: unknown }): Promise<ProjectJson> {
+    if (p.projectId !== null) throw forbidden('a project-bound key cannot create projects');
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    const id = typeof input.id === 'string' ? input.id : slug(name);
+    const issues = [];
+    if (!name) issues.push({ loc: ['body', 'name'], msg: 'Field required', type: 'missing' });
+    if (!ID.test(id)) issues.push({ loc: ['body', 'id'], msg: 'Use 1-64 lowercase letters, digits, - or _', type: 'string_pattern_mismatch' });
+    const settings = input.settings ?? {};
+    if (typeof settings !== 'object' || Array.isArray(settings)) issues.push({ loc: ['body', 'settings'], msg: 'Input should be an object', type: 'dict_type' });
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
+    const row = await insertProject(this.db, { id, name, settings: settings as Record<string, unknown> });
+    if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
+    this.audit.record(p, 'project.created', `project:${id}`, 'success', id);
+    return toJson(row);
+  }
+
+  async update(p: Principal, id: string, input: { name?: unknown; settings?: unknown }): Promise<ProjectJson> {
+    scopeProject(p, id);
+    const patch: { name?: string; settings?: Record<string, unknown> } = {};
+    if (input.name !== undefined) {
+      if (typeof input.name !== 'string' || !input.name.trim()) throw validation('name', 'Input should be a non-empty string');
+      patch.name = input.name.trim();
+    }
+    if (input.settings !== undefined) {
+      if (!input.settings || typeof input.settings !== 'object' || Array.isArray(input.settings)) throw validation('settings', 'Input should be an object');
+      patch.settings = input.settings as Record<string, unknown>;
+    }
+    const row = await updateProject(this.db, id, patch);
+    if (!row) throw notFound(`no project ${id}`);
+    this.audit.record(p, 'project.updated', `project:${id}`, 'success', id);
+    return toJson(row);
+  }
+
+  async delete(p: Principal, id: string): Promise<void> {
+    if (p.projectId !== null) throw forbidden('a project-bound key cannot delete projects');
+    if (id === DEFAULT_PROJECT) throw new SpyglassError('conflict', 'the default project cannot be deleted');
+    if (!(await deleteProjectCascade(this.db, id))) throw notFound(`no project ${id}`);
+    this.audit.record(p, 'project.deleted', `project:${id}`, 'success', id);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await findProject(this.db, id)) !== undefined;
+  }
+}
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+}
+
+function validation(field: string, msg: string): SpyglassError {
+  return new SpyglassError('validation', 'invalid project', { issues: [{ loc: ['body', field], msg, type: 'value_error' }] });
+}
+
+function toJson(r: ProjectRow): ProjectJson {
+  return { id: r.id, name: r.name, settings: r.settings, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString() };
+}

@@ -1,0 +1,39 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { sha256 } from '../auth/secrets.ts';
+import type { RateLimitConfig } from '../config/types.ts';
+import { SpyglassError } from '../errors.ts';
+
+export type LimitName = Exclude<keyof RateLimitConfig, 'enabled'>;
+
+/**
+ * Per-route limits of spec §8, keyed by API key (or client IP without one). Counters live in
+ * process memory, or in Redis when configured so every worker shares them.
+ */
+export async function installRateLimits(app: FastifyInstance, limits: RateLimitConfig, redisUrl: string | undefined): Promise<void> {
+  if (!limits.enabled) return;
+  const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  if (redis) {
+    redis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis error (rate limits)'));
+    app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  }
+  await app.register(rateLimit, {
+    global: true,
+    max: (req: FastifyRequest) => limits[(req.routeOptions.config.rateLimitKey as LimitName | undefined) ?? 'default'] ?? limits.default,
+    timeWindow: 60_000,
+    keyGenerator: (req: FastifyRequest) => `${req.routeOptions.url ?? 'unknown'}|${clientKey(req)}`,
+    redis,
+    nameSpace: 'spyglass-rl-',
+    skipOnError: true,
+    allowList: (req: FastifyRequest) => req.routeOptions.config.access === 'public',
+    errorResponseBuilder: (_req, ctx) =>
+      new SpyglassError('rate_limited', `Rate limit exceeded: ${ctx.max} per ${ctx.after}`, { retryAfter: Math.ceil(ctx.ttl / 1000) }),
+  });
+}
+
+function clientKey(req: FastifyRequest): string {
+  const raw = req.headers['x-api-key'] ?? /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  return key ? `key:${sha256(key).slice(0, 24)}` : `ip:${req.ip}`;
+}

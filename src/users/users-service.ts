@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { KeyService } from '../auth/key-service.ts';
+import type { Principal, Role } from '../auth/principal.ts';
+import { generateToken, hashPassword, maskEmail, sha256, verifyPassword } from '../auth/secrets.ts';
+import { SpyglassError, notFound } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+import {
+  countActiveAdmins, findOpenInvite, findUser, findUserByEmail, insertInvite, insertUser, listUsers,
+  markInviteAccepted, updateUser, type UserRow,
+} from '../store/users-repo.ts';
+
+const INVITE_TTL_MS = 72 * 3600 * 1000;
+const MAX_FAILED_LOGINS = 5;
+const LOCKOUT_MS = 15 * 60 * 1000;
+const MIN_PASSWORD = 12;
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  role: Role;
+  status: string;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+/** Users, invitations, roles and login checks (spec §4.7). There is always at least one admin. */
+export class UsersService {
+  constructor(private readonly db: Db, private readonly keys: KeyService, private readonly audit: AuditLog) {}
+
+  async list(): Promise<PublicUser[]> {
+    return (await listUsers(this.db)).map(toPublic);
+  }
+
+  /** Creates (or re-invites) a user; the token is returned once and only its hash is stored. */
+  async invite(by: Principal, email: string, role: Role): Promise<{ user: PublicUser; invite_token: string; expires_at: string }> {
+    const normalized = email.trim().toLowerCase();
+    let user = await findUserByEmail(this.db, normalized);
+    if (user && user.status !== 'invited') throw new SpyglassError('conflict', `a user with that e-mail already exists (${user.status})`);
+    user ??= await insertUser(this.db, { id: randomUUID(), email: normalized, role, status: 'invited' });
+    if (user.role !== role) user = (await updateUser(this.db, user.id, { role })) ?? user;
+    const token = generateToken();
+    const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
+    await insertInvite(this.db, { id: randomUUID(), userId: user.id, tokenHash: sha256(token), expiresAt });
+    this.audit.record(by, 'user.invited', `user:${maskEmail(normalized)}`);
+    return { user: toPublic(user), invite_token: token, expires_at: expiresAt.toISOString() };
+  }
+
+  async acceptInvite(token: string, password: string): Promise<PublicUser> {
+    if (password.length < MIN_PASSWORD) {
+      throw new SpyglassError('validation', 'weak password', {
+        issues: [{ loc: ['body', 'password'], msg: `Password must have at least ${MIN_PASSWORD} characters`, type: 'string_too_short' }],
+      });
+    }
+    const invite = await findOpenInvite(this.db, sha256(token));
+    if (!invite || !(await markInviteAccepted(this.db, invite.id))) throw new SpyglassError('bad_request', 'invalid or expired invitation');
+    const user = await updateUser(this.db, invite.userId, { passwordHash: await hashPassword(password), status: 'active', failedLogins: 0, lockedUntil: null });
+    if (!user) throw new SpyglassError('bad_request', 'invalid or expired invitation');
+    this.audit.record(`user:${maskEmail(user.email)}`, 'user.invite_accepted', `user:${user.id}`);
+    return toPublic(user);
+  }
+
+  /** Login check with lockout after repeated failures. The same answer for unknown users and bad passwords. */
+  async verify(email: string, password: string): Promise<PublicUser> {
+    const user = await findUserByEmail(this.db, email.trim().toLowerCase());
+    const actor = `user:${maskEmail(email.trim().toLowerCase())}`;
+    if (user?.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
+      this.audit.record(actor, 'user.login_failed', `user:${user.id}`, 'failure');
+      throw new SpyglassError('locked', 'account locked after repeated failed logins; try again later', {
+        retryAfter: Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000),
+      });
+    }
+    const ok = user?.status === 'active' && user.passwordHash !== null && (await verifyPassword(password, user.passwordHash));
+    if (!user || !ok) {
+      if (user) {
+        const failed = user.failedLogins + 1;
+        await updateUser(this.db, user.id, { failedLogins: failed, lockedUntil: failed >= MAX_FAILED_LOGINS ? new Date(Date.now() + LOCKOUT_MS) : null });
+      }
+      this.audit.record(actor, 'user.login_failed', user ? `user:${user.id}` : 'user:unknown', 'failure');
+      throw new SpyglassError('unauthenticated', 'invalid e-mail or password');
+    }
+    const updated = await updateUser(this.db, user.id, { failedLogins: 0, lockedUntil: null, lastLoginAt: new Date() });
+    this.audit.record(actor, 'user.login', `user:${user.id}`);
+    return toPublic(updated ?? user);
+  }
+
+  async changeRole(by: Principal, id: string, role: Role): Promise<PublicUser> {
+    const user = await this.mustFind(id);
+    if (user.role === 'admin' && role !== 'admin') await this.keepAnAdmin(user);
+    const updated = await updateUser(this.db, id, { role });
+    this.audit.record(by, 'user.role_changed', `user:${id} ${user.role}->${role}`);
+    return toPublic(updated ?? user);
+  }
+
+  /** Deactivates the user and revokes their keys. */
+  async deactivate(by: Principal, id: string): Promise<PublicUser> {
+    const user = await this.mustFind(id);
+    if (user.role === 'admin') await this.keepAnAdmin(user);
+    const updated = await updateUser(this.db, id, { status: 'deactivated' });
+    await this.keys.revokeForUser(id);
+    this.audit.record(by, 'user.deactivated', `user:${id}`);
+    return toPublic(updated ?? user);
+  }
+
+  private async keepAnAdmin(user: UserRow): Promise<void> {
+    if (user.status === 'active' && (await countActiveAdmins(this.db)) <= 1) {
+      throw new SpyglassError('conflict', 'refusing to remove the last admin');
+    }
+  }
+
+  private async mustFind(id: string): Promise<UserRow> {
+    const user = await findUser(this.db, id);
+    if (!user) throw notFound(`no user ${id}`);
+    return user;
+  }
+}
+
+function toPublic(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    email: u.email,
+    role: u.role as Role,
+    status: u.status,
+    created_at: u.createdAt.toISOString(),
+    last_login_at: u.lastLoginAt?.toISOString() ?? null,
+  };
+}
