@@ -9,6 +9,7 @@ import type { Config } from './config/types.ts';
 import { ingestSpans } from './ingest/ingest-service.ts';
 import { GroupCommitWriter } from './ingest/writer.ts';
 import { EventBus } from './live/bus.ts';
+import { Metrics } from './metrics/metrics.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
@@ -23,6 +24,7 @@ export interface Services {
   writer: GroupCommitWriter;
   registrar: Registrar;
   bus: EventBus;
+  metrics: Metrics;
   keys: KeyService;
   auth: Authenticator;
   audit: AuditLog;
@@ -44,7 +46,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   });
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
-  const deps = { writer, settings, registrar, bus };
+  const metrics = new Metrics();
+  const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   return {
@@ -55,6 +58,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
+    metrics,
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
     audit,

@@ -1,0 +1,48 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The spec's metrics (§6.3, `spyglass_` prefix), in one registry per process. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'spyglass_http_requests_total',
+    help: 'HTTP requests by method, normalised path and status',
+    labelNames: ['method', 'path', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'spyglass_http_request_duration_seconds',
+    help: 'HTTP request duration by method and normalised path',
+    labelNames: ['method', 'path'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly spansIngested = new Counter({
+    name: 'spyglass_spans_ingested_total',
+    help: 'Spans stored through any receiver',
+    registers: [this.registry],
+  });
+  readonly activeSse = new Gauge({
+    name: 'spyglass_active_sse_connections',
+    help: 'Open live-event (SSE) connections',
+    registers: [this.registry],
+  });
+  readonly healthChecks = new Counter({
+    name: 'spyglass_health_checks_total',
+    help: 'Completed MCP health checks by server and status',
+    labelNames: ['server', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'spyglass_process_' });
+  }
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const LONG_HEX = /\b[0-9a-f]{16,}\b/gi;
+
+/** Path label without ids (spec §6.3): UUIDs and long hex become {id}; the route pattern wins when known. */
+export function normalisePath(routeUrl: string | undefined, rawUrl: string): string {
+  if (routeUrl) return routeUrl.replace(/:(\w+)/g, '{$1}');
+  return (rawUrl.split('?')[0] ?? '').replace(UUID, '{id}').replace(LONG_HEX, '{id}');
+}
