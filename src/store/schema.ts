@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
+  boolean,
   doublePrecision,
   index,
   integer,
@@ -49,6 +51,8 @@ export const spans = pgTable(
     outputTokens: integer('output_tokens'),
     modelId: text('model_id'),
     healthTag: text('health_tag'),
+    /** LLM cost estimated at ingest from the price table; null without token counts. */
+    costUsd: doublePrecision('cost_usd'),
     ingestedAt: ts('ingested_at').notNull().defaultNow(),
   },
   (t) => [
@@ -149,4 +153,71 @@ export const auditLogs = pgTable(
     projectId: text('project_id'),
   },
   (t) => [index('audit_logs_time_idx').on(t.timestamp.desc())],
+);
+
+/**
+ * Session rollup, maintained in the same transaction as the spans (decisions §4), so listing
+ * sessions never scans raw spans. A session is keyed by session_id, or trace_id without one.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    projectId: text('project_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    agentName: text('agent_name'),
+    firstCallAt: ts('first_call_at').notNull(),
+    lastCallAt: ts('last_call_at').notNull(),
+    lastEndAt: ts('last_end_at').notNull(),
+    spanCount: integer('span_count').notNull(),
+    toolCalls: integer('tool_calls').notNull(),
+    failedCalls: integer('failed_calls').notNull(),
+    serversUsed: text('servers_used').array().notNull(),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
+    estCostUsd: doublePrecision('est_cost_usd').notNull(),
+    costEstimated: boolean('cost_estimated').notNull(),
+    /** Highest severity rank among the health_tags its spans carry (0 = none). */
+    tagRank: integer('tag_rank').notNull(),
+    hasTimeout: boolean('has_timeout').notNull(),
+    healthTag: text('health_tag').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.sessionId] }),
+    index('sessions_project_last_idx').on(t.projectId, t.lastCallAt.desc(), t.sessionId.desc()),
+    index('sessions_agent_last_idx').on(t.projectId, t.agentName, t.lastCallAt.desc()),
+  ],
+);
+
+/** Per session and tool: failures seen and the latest outcome, for tool_failure vs success_with_fallback. */
+export const sessionTools = pgTable(
+  'session_tools',
+  {
+    projectId: text('project_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    serverName: text('server_name').notNull(),
+    toolName: text('tool_name').notNull(),
+    failures: integer('failures').notNull(),
+    lastStartedAt: ts('last_started_at').notNull(),
+    lastFailed: boolean('last_failed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.serverName, t.toolName] })],
+);
+
+/**
+ * Lineage rollup per hour (decisions §4): agent→server calls, agent→agent handoffs, and agent
+ * runs (target ''), so a 24 h graph sums at most 24 rows per edge.
+ */
+export const lineageHourly = pgTable(
+  'lineage_hourly',
+  {
+    projectId: text('project_id').notNull(),
+    hour: ts('hour').notNull(),
+    edgeType: text('edge_type').notNull(),
+    source: text('source').notNull(),
+    target: text('target').notNull(),
+    calls: integer('calls').notNull(),
+    errors: integer('errors').notNull(),
+    latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.edgeType, t.source, t.target] })],
 );
