@@ -35,7 +35,6 @@ CREATE TABLE "sessions" (
 	"input_tokens" bigint NOT NULL,
 	"output_tokens" bigint NOT NULL,
 	"est_cost_usd" double precision NOT NULL,
-	"cost_estimated" boolean NOT NULL,
 	"tag_rank" integer NOT NULL,
 	"has_timeout" boolean NOT NULL,
 	"health_tag" text NOT NULL,

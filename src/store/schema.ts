@@ -175,7 +175,6 @@ export const sessions = pgTable(
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
     estCostUsd: doublePrecision('est_cost_usd').notNull(),
-    costEstimated: boolean('cost_estimated').notNull(),
     /** Highest severity rank among the health_tags its spans carry (0 = none). */
     tagRank: integer('tag_rank').notNull(),
     hasTimeout: boolean('has_timeout').notNull(),
