@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { ANONYMOUS, type Principal } from './auth/principal.ts';
 import { accessOf, installAuth, type Access } from './rest/auth-hook.ts';
 import { registerAuditRoutes } from './rest/audit-routes.ts';
+import { registerCatalogRoutes } from './rest/catalog-routes.ts';
+import { registerSessionRoutes } from './rest/sessions-routes.ts';
 import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
 import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
@@ -78,6 +80,8 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerUserRoutes(app, s);
   registerProjectRoutes(app, s);
   registerAuditRoutes(app, s);
+  registerSessionRoutes(app, s);
+  registerCatalogRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

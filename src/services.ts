@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { KeyService } from './auth/key-service.ts';
+import { CatalogService } from './catalog/catalog-service.ts';
 import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
@@ -30,6 +31,7 @@ export interface Services {
   audit: AuditLog;
   users: UsersService;
   projects: ProjectsService;
+  catalog: CatalogService;
   ingest(spans: Span[]): Promise<number>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -39,7 +41,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const settings = new SettingsService(store.db);
   await settings.load();
   const writer = new GroupCommitWriter({
-    commit: async (spans) => void (await insertSpans(store.db, spans)),
+    commit: (spans) => insertSpans(store.db, spans),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,
@@ -64,6 +66,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit),
+    catalog: new CatalogService(store.db),
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
       await writer.close();

@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import './spans.ts';
 import './settings.ts';
 import './projects.ts';
+import './sessions.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

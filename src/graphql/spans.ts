@@ -1,6 +1,6 @@
 import type { Span } from '../model/span.ts';
 import { scopeProject } from '../auth/principal.ts';
-import { encodeCursor, querySpans } from '../traces/spans-service.ts';
+import { spanCursor, querySpans } from '../traces/spans-service.ts';
 import { builder } from './builder.ts';
 
 export const SpanRef = builder.objectRef<Span>('Span').implement({
@@ -67,7 +67,7 @@ builder.queryField('spans', (t) =>
         limit: args.first ?? 100,
         cursor: args.after ?? undefined,
       });
-      const edges = page.spans.map((node) => ({ node, cursor: encodeCursor(node) }));
+      const edges = page.spans.map((node) => ({ node, cursor: spanCursor(node) }));
       return {
         edges,
         pageInfo: {

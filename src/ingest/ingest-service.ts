@@ -1,3 +1,4 @@
+import { estimateCost } from '../costs/pricing.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
@@ -19,7 +20,11 @@ export interface IngestDeps {
  */
 export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<number> {
   if (spans.length === 0) return 0;
-  if (deps.settings.redactPayloads) for (const s of spans) redact(s);
+  const redacting = deps.settings.redactPayloads;
+  for (const s of spans) {
+    if (redacting) redact(s);
+    s.costUsd = estimateCost(s.modelId, s.inputTokens, s.outputTokens);
+  }
   await deps.writer.write(spans);
   deps.onIngested?.(spans.length);
   for (const s of spans) deps.bus.publish(toSpanEvent(s));

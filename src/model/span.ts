@@ -40,6 +40,8 @@ export interface Span {
   outputTokens: number | null;
   modelId: string | null;
   healthTag: HealthTag | null;
+  /** Estimated LLM cost in USD, set at ingest. */
+  costUsd: number | null;
 }
 
 export const DEFAULT_PROJECT = 'default';
@@ -69,6 +71,7 @@ export function toSpanJson(s: Span) {
     output_tokens: s.outputTokens,
     model_id: s.modelId,
     health_tag: s.healthTag,
+    cost_usd: s.costUsd,
   };
 }
 export type SpanJson = ReturnType<typeof toSpanJson>;

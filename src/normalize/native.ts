@@ -113,6 +113,7 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     outputTokens: i.output_tokens ?? null,
     modelId: i.model_id ?? null,
     healthTag: i.health_tag ?? null,
+    costUsd: null,
   };
 }
 

@@ -96,6 +96,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     outputTokens: first(a, ALIASES.outputTokens, count),
     modelId: first(a, ALIASES.modelId, text),
     healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
+    costUsd: null,
   };
 }
 

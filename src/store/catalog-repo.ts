@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 import { agents, servers } from './schema.ts';
 
@@ -30,4 +30,51 @@ export async function findUncataloguedNames(db: Db, kind: 'agent' | 'server', pr
         and not exists (select 1 from ${table} c where c.project_id = s.project_id and c.name = ${column})`,
   );
   return rows.map((r) => r.name);
+}
+
+export type AgentRow = typeof agents.$inferSelect;
+export type ServerRow = typeof servers.$inferSelect;
+type CatalogRow = AgentRow | ServerRow;
+
+export interface CatalogPatch {
+  description?: string | null;
+  owner?: string | null;
+  tags?: string[];
+  runbookUrl?: string | null;
+  status?: string;
+  transport?: string | null;
+  url?: string | null;
+}
+
+export async function listCatalog(db: Db, kind: 'agent' | 'server', projectId: string): Promise<CatalogRow[]> {
+  const table = kind === 'agent' ? agents : servers;
+  return db.select().from(table).where(eq(table.projectId, projectId)).orderBy(asc(table.name));
+}
+
+export async function findCatalogEntry(db: Db, kind: 'agent' | 'server', projectId: string, name: string): Promise<CatalogRow | undefined> {
+  const table = kind === 'agent' ? agents : servers;
+  const [row] = await db.select().from(table).where(and(eq(table.projectId, projectId), eq(table.name, name))).limit(1);
+  return row;
+}
+
+/** Creates or updates an entry with the fields sent; a user-edited entry is never overwritten by discovery. */
+export async function upsertCatalogEntry(db: Db, kind: 'agent' | 'server', projectId: string, name: string, patch: CatalogPatch): Promise<CatalogRow> {
+  const table = kind === 'agent' ? agents : servers;
+  const values = { ...stripUndefined(patch), source: 'user', updatedAt: sql`now()` };
+  const [row] = await db
+    .insert(table)
+    .values({ projectId, name, ...values } as unknown as typeof agents.$inferInsert)
+    .onConflictDoUpdate({ target: [table.projectId, table.name], set: values })
+    .returning();
+  return row as CatalogRow;
+}
+
+export async function deleteCatalogEntry(db: Db, kind: 'agent' | 'server', projectId: string, name: string): Promise<boolean> {
+  const table = kind === 'agent' ? agents : servers;
+  const rows = await db.delete(table).where(and(eq(table.projectId, projectId), eq(table.name, name))).returning({ name: table.name });
+  return rows.length > 0;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

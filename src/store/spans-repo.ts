@@ -1,28 +1,29 @@
 import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
+import { insertWithRollups, refreshHealthTags } from './rollup-sql.ts';
 import { spans } from './schema.ts';
 
 const COLUMNS = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
   'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
-  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag',
+  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd',
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
 /**
- * Inserts spans in one statement: the batch travels as one JSON parameter expanded by
- * json_populate_recordset, which avoids per-row parameters and works on both drivers.
- * A span id already stored for the project is skipped, so a retried export is stored once.
- * Returns how many rows were new.
+ * Inserts spans and folds the new ones into the session and lineage rollups, in one transaction.
+ * The batch travels as one JSON parameter expanded by json_populate_recordset, which avoids
+ * per-row parameters and works on both drivers. A span id already stored for the project is
+ * skipped, so a retried export is stored (and counted) once.
  */
-export async function insertSpans(db: Db, batch: readonly Span[]): Promise<number> {
-  if (batch.length === 0) return 0;
-  const { count } = await execute(
-    db,
-    sql`insert into spans (${COLUMN_LIST}) select ${COLUMN_LIST} from json_populate_recordset(null::spans, ${toJsonRows(batch)}::json) on conflict do nothing`,
-  );
-  return count;
+export async function insertSpans(db: Db, batch: readonly Span[]): Promise<void> {
+  if (batch.length === 0) return;
+  const rows = toJsonRows(batch);
+  await db.transaction(async (tx) => {
+    const { rows: touched } = await execute<{ p: string; s: string }>(tx as unknown as Db, insertWithRollups(COLUMN_LIST, rows));
+    if (touched.length > 0) await execute(tx as unknown as Db, refreshHealthTags(JSON.stringify(touched)));
+  });
 }
 
 function toJsonRows(batch: readonly Span[]): string {
@@ -49,6 +50,7 @@ function toJsonRows(batch: readonly Span[]): string {
     output_tokens: s.outputTokens,
     model_id: s.modelId,
     health_tag: s.healthTag,
+    cost_usd: s.costUsd,
   }));
   const json = JSON.stringify(rows);
   // PostgreSQL text cannot hold NUL; strip it rather than fail the whole group commit.
@@ -95,12 +97,12 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     .where(and(...where))
     .orderBy(desc(spans.startedAt), desc(spans.spanId))
     .limit(f.limit);
-  return rows.map(toSpan);
+  return rows.map(rowToSpan);
 }
 
 type Row = typeof spans.$inferSelect;
 
-function toSpan(r: Row): Span {
+export function rowToSpan(r: Row): Span {
   return {
     spanId: r.spanId,
     traceId: r.traceId,
@@ -124,5 +126,6 @@ function toSpan(r: Row): Span {
     outputTokens: r.outputTokens,
     modelId: r.modelId,
     healthTag: r.healthTag as Span['healthTag'],
+    costUsd: r.costUsd,
   };
 }

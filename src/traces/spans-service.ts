@@ -3,6 +3,7 @@ import type { Span } from '../model/span.ts';
 import { parseUtc } from '../normalize/native.ts';
 import type { Db } from '../store/db.ts';
 import { listSpans, type SpanFilter } from '../store/spans-repo.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface SpanQuery {
   projectId: string | null;
@@ -30,7 +31,7 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
   const limit = parseLimit(q.limit, 100, 1000, issues);
   const since = parseTime('since', q.since, issues);
   const until = parseTime('until', q.until, issues);
-  const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor, issues);
+  const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
 
   const filter: SpanFilter = {
@@ -44,13 +45,13 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
     spanType: q.span_type,
     since,
     until,
-    before,
+    before: cursor && { startedAt: cursor.time, spanId: cursor.id },
     limit: limit + 1,
   };
   const rows = await listSpans(db, filter);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { spans: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { spans: page, nextCursor: rows.length > limit && last ? spanCursor(last) : null };
 }
 
 export function parseLimit(raw: string | number | undefined, fallback: number, max: number, issues: ValidationIssue[]): number {
@@ -73,17 +74,6 @@ export function parseTime(name: string, raw: string | undefined, issues: Validat
   return new Date(ms);
 }
 
-export function encodeCursor(s: Span): string {
-  return Buffer.from(`${s.startedAt.toISOString()}|${s.spanId}`).toString('base64url');
-}
-
-function decodeCursor(raw: string, issues: ValidationIssue[]): { startedAt: Date; spanId: string } | undefined {
-  const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const sep = text.indexOf('|');
-  const ms = sep > 0 ? Date.parse(text.slice(0, sep)) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    issues.push({ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' });
-    return undefined;
-  }
-  return { startedAt: new Date(ms), spanId: text.slice(sep + 1) };
+export function spanCursor(s: Span): string {
+  return encodeCursor(s.startedAt, s.spanId);
 }

@@ -1,0 +1,101 @@
+import type { Principal } from '../auth/principal.ts';
+import { scopeProject } from '../auth/principal.ts';
+import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
+import type { Db } from '../store/db.ts';
+import {
+  deleteCatalogEntry, findCatalogEntry, findUncataloguedNames, listCatalog, registerNames, upsertCatalogEntry,
+  type AgentRow, type CatalogPatch, type ServerRow,
+} from '../store/catalog-repo.ts';
+
+export type CatalogKind = 'agent' | 'server';
+export type CatalogJson = ReturnType<typeof toCatalogJson>;
+
+const TRANSPORTS = ['stdio', 'sse', 'streamable_http'];
+const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
+
+/**
+ * Agent and server catalogs of the active project (spec §2.12, §4.5): the caller's project, the
+ * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
+ */
+export class CatalogService {
+  constructor(private readonly db: Db) {}
+
+  project(p: Principal, requested: string | undefined): string {
+    return scopeProject(p, requested) ?? DEFAULT_PROJECT;
+  }
+
+  async list(kind: CatalogKind, projectId: string): Promise<CatalogJson[]> {
+    return (await listCatalog(this.db, kind, projectId)).map(toCatalogJson);
+  }
+
+  async get(kind: CatalogKind, projectId: string, name: string): Promise<CatalogJson> {
+    const row = await findCatalogEntry(this.db, kind, projectId, name);
+    if (!row) throw notFound(`no ${kind} ${name} in project ${projectId}`);
+    return toCatalogJson(row);
+  }
+
+  async put(kind: CatalogKind, projectId: string, name: string, body: unknown): Promise<CatalogJson> {
+    return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, parsePatch(kind, body)));
+  }
+
+  async delete(kind: CatalogKind, projectId: string, name: string): Promise<void> {
+    if (!(await deleteCatalogEntry(this.db, kind, projectId, name))) throw notFound(`no ${kind} ${name} in project ${projectId}`);
+  }
+
+  /** Registers names found in stored spans that the catalog lacks (POST /api/{agents,servers}/discover). */
+  async discover(kind: CatalogKind, projectId: string): Promise<string[]> {
+    return registerNames(this.db, kind, projectId, await findUncataloguedNames(this.db, kind, projectId));
+  }
+}
+
+function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
+  const issues: ValidationIssue[] = [];
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
+  const b = body as Record<string, unknown>;
+  const str = (field: string): string | null | undefined => {
+    const v = b[field];
+    if (v === undefined || v === null) return v;
+    if (typeof v !== 'string') issues.push({ loc: ['body', field], msg: 'Input should be a string', type: 'string_type' });
+    return typeof v === 'string' ? v : undefined;
+  };
+  const patch: CatalogPatch = { description: str('description'), owner: str('owner'), runbookUrl: str('runbook_url') };
+  if (b.tags !== undefined) {
+    if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string')) issues.push({ loc: ['body', 'tags'], msg: 'Input should be a list of strings', type: 'list_type' });
+    else patch.tags = b.tags as string[];
+  }
+  if (kind === 'agent' && b.status !== undefined) {
+    if (!AGENT_STATUSES.includes(String(b.status))) issues.push({ loc: ['body', 'status'], msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`, type: 'enum' });
+    else patch.status = String(b.status);
+  }
+  if (kind === 'server') {
+    patch.url = str('url');
+    const transport = str('transport');
+    if (transport !== undefined && transport !== null && !TRANSPORTS.includes(transport)) issues.push({ loc: ['body', 'transport'], msg: `Input should be one of ${TRANSPORTS.join(', ')}`, type: 'enum' });
+    else patch.transport = transport;
+    if ((transport === 'sse' || transport === 'streamable_http') && !patch.url) issues.push({ loc: ['body', 'url'], msg: `url is required for ${transport}`, type: 'missing' });
+    if (patch.url && !/^https?:\/\//.test(patch.url)) issues.push({ loc: ['body', 'url'], msg: 'Input should be an http(s) URL', type: 'url_parsing' });
+  }
+  if (issues.length > 0) throw invalid(issues);
+  return patch;
+}
+
+function invalid(issues: ValidationIssue[]): SpyglassError {
+  return new SpyglassError('validation', 'invalid catalog entry', { issues });
+}
+
+export function toCatalogJson(r: AgentRow | ServerRow) {
+  return {
+    name: r.name,
+    project_id: r.projectId,
+    description: r.description,
+    owner: r.owner,
+    tags: r.tags,
+    runbook_url: r.runbookUrl,
+    source: r.source,
+    ...('status' in r ? { status: r.status } : {}),
+    ...('transport' in r ? { transport: r.transport, url: r.url } : {}),
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}

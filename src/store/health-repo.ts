@@ -1,0 +1,226 @@
+import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../health/types.ts';
+import { execute, type Db } from './db.ts';
+import { driftEvents, healthResults, toolSchemas } from './schema-health.ts';
+
+/** The only SQL of the health checker: results, tool-list snapshots, drift events, and span reads. */
+
+export interface NewResult {
+  result: HealthResult & { status: CheckedStatus };
+  instructions: string | null;
+  /** The reduced tool list behind `schemaHash`, stored once per hash. */
+  tools: ToolSnapshot[] | null;
+  drift: DriftEvent | null;
+}
+
+/** Stores a check (result, its snapshot, its drift event) in one transaction. */
+export async function saveCheck(db: Db, c: NewResult): Promise<void> {
+  const r = c.result;
+  await db.transaction(async (tx) => {
+    if (r.schemaHash && c.tools) {
+      await tx
+        .insert(toolSchemas)
+        .values({ hash: r.schemaHash, tools: c.tools })
+        .onConflictDoUpdate({ target: toolSchemas.hash, set: { lastSeenAt: sql`now()` } });
+    }
+    await tx.insert(healthResults).values({
+      id: r.id,
+      projectId: r.projectId,
+      serverName: r.serverName,
+      status: r.status,
+      latencyMs: r.latencyMs,
+      toolsCount: r.toolsCount,
+      schemaHash: r.schemaHash,
+      error: r.error,
+      checkedAt: r.checkedAt ?? new Date(),
+      schemaDrift: r.schemaDrift,
+      transport: r.transport,
+      serverInfo: r.serverInfo,
+      protocolVersion: r.protocolVersion,
+      instructions: c.instructions,
+    });
+    if (c.drift) {
+      const d = c.drift;
+      await tx.insert(driftEvents).values({
+        id: d.id,
+        projectId: d.projectId,
+        serverName: d.serverName,
+        detectedAt: d.detectedAt,
+        previousHash: d.previousHash,
+        currentHash: d.currentHash,
+        classification: d.classification,
+        changes: d.changes,
+        resultId: r.id,
+      });
+    }
+  });
+}
+
+export interface Baseline {
+  schemaHash: string;
+  instructions: string | null;
+  tools: ToolSnapshot[] | null;
+}
+
+/** The previous successful check's schema: the drift baseline (decisions §5). */
+export async function findBaseline(db: Db, projectId: string, serverName: string): Promise<Baseline | null> {
+  const [row] = await db
+    .select({ hash: healthResults.schemaHash, instructions: healthResults.instructions, tools: toolSchemas.tools })
+    .from(healthResults)
+    .leftJoin(toolSchemas, eq(toolSchemas.hash, healthResults.schemaHash))
+    .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName), isNotNull(healthResults.schemaHash)))
+    .orderBy(desc(healthResults.checkedAt))
+    .limit(1);
+  if (!row?.hash) return null;
+  return { schemaHash: row.hash, instructions: row.instructions, tools: (row.tools as ToolSnapshot[] | null) ?? null };
+}
+
+/** The newest result of each (project, server) asked for; one index probe per server. */
+export async function latestResults(db: Db, keys: readonly { projectId: string; serverName: string }[]): Promise<HealthResult[]> {
+  if (keys.length === 0) return [];
+  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const { rows } = await execute<RawResult>(
+    db,
+    sql`select r.* from json_to_recordset(${json}::json) as k(project_id text, server_name text)
+        cross join lateral (
+          select * from health_results h where h.project_id = k.project_id and h.server_name = k.server_name
+          order by h.checked_at desc limit 1
+        ) r`,
+  );
+  return rows.map(fromRaw);
+}
+
+/** Results of one server, newest first; projectId null = every project. */
+export async function listResults(db: Db, projectId: string | null, serverName: string, limit: number): Promise<HealthResult[]> {
+  const rows = await db
+    .select()
+    .from(healthResults)
+    .where(and(projectId === null ? undefined : eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName)))
+    .orderBy(desc(healthResults.checkedAt))
+    .limit(limit);
+  return rows.map(fromRow);
+}
+
+export async function listDriftEvents(db: Db, projectId: string | null, serverName: string, limit: number): Promise<DriftEvent[]> {
+  const rows = await db
+    .select()
+    .from(driftEvents)
+    .where(and(projectId === null ? undefined : eq(driftEvents.projectId, projectId), eq(driftEvents.serverName, serverName)))
+    .orderBy(desc(driftEvents.detectedAt))
+    .limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    projectId: r.projectId,
+    serverName: r.serverName,
+    detectedAt: r.detectedAt,
+    previousHash: r.previousHash,
+    currentHash: r.currentHash,
+    classification: r.classification as DriftEvent['classification'],
+    changes: r.changes as DriftChange[],
+  }));
+}
+
+/** Removes results and drift events older than `cutoff`, then snapshots nothing refers to. */
+export async function deleteHealthBefore(db: Db, cutoff: Date): Promise<{ results: number; driftEvents: number; schemas: number }> {
+  const results = await execute(db, sql`delete from health_results where checked_at < ${cutoff.toISOString()}`);
+  const drift = await execute(db, sql`delete from drift_events where detected_at < ${cutoff.toISOString()}`);
+  const schemas = await execute(
+    db,
+    sql`delete from tool_schemas s where s.last_seen_at < ${cutoff.toISOString()}
+        and not exists (select 1 from health_results h where h.schema_hash = s.hash)`,
+  );
+  return { results: results.count, driftEvents: drift.count, schemas: schemas.count };
+}
+
+/** Test and maintenance hook: the stored row count of one server. */
+export async function countResults(db: Db, projectId: string, serverName: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(healthResults)
+    .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName)));
+  return Number(row?.n ?? 0);
+}
+
+export interface AgentUsage {
+  agentName: string | null;
+  callCount: number;
+  sessionCount: number;
+  errorCount: number;
+  avgLatencyMs: number;
+  lastCalledAt: Date;
+}
+
+/** Tool-call spans of a server (optionally one tool) since `since`, grouped by agent (spec §2.4, §2.7). */
+export async function usageByAgent(
+  db: Db,
+  q: { projectId: string | null; serverName: string; toolName?: string; since: Date },
+): Promise<{ agents: AgentUsage[]; distinctSessions: number }> {
+  const where: SQL[] = [sql`server_name = ${q.serverName}`, sql`span_type = 'tool_call'`, sql`started_at >= ${q.since.toISOString()}`];
+  if (q.projectId !== null) where.push(sql`project_id = ${q.projectId}`);
+  if (q.toolName !== undefined) where.push(sql`tool_name = ${q.toolName}`);
+  const cond = sql.join(where, sql` and `);
+  const { rows } = await execute<Record<string, unknown>>(
+    db,
+    sql`select agent_name, count(*)::int as call_count, count(distinct session_id)::int as session_count,
+          (count(*) filter (where status = 'error'))::int as error_count, avg(latency_ms)::float8 as avg_latency_ms,
+          max(started_at) as last_called_at
+        from spans where ${cond} group by agent_name`,
+  );
+  const { rows: total } = await execute<{ n: number }>(db, sql`select count(distinct session_id)::int as n from spans where ${cond}`);
+  return {
+    agents: rows.map((r) => ({
+      agentName: (r.agent_name as string | null) ?? null,
+      callCount: Number(r.call_count),
+      sessionCount: Number(r.session_count),
+      errorCount: Number(r.error_count),
+      avgLatencyMs: Number(r.avg_latency_ms),
+      lastCalledAt: toDate(r.last_called_at),
+    })),
+    distinctSessions: Number(total[0]?.n ?? 0),
+  };
+}
+
+type Row = typeof healthResults.$inferSelect;
+type RawResult = Record<string, unknown>;
+
+function fromRow(r: Row): HealthResult {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    serverName: r.serverName,
+    status: r.status as CheckedStatus,
+    latencyMs: r.latencyMs,
+    toolsCount: r.toolsCount,
+    schemaHash: r.schemaHash,
+    error: r.error,
+    checkedAt: r.checkedAt,
+    schemaDrift: r.schemaDrift,
+    transport: r.transport,
+    serverInfo: r.serverInfo ?? null,
+    protocolVersion: r.protocolVersion,
+  };
+}
+
+/** Raw SQL rows come back snake_case, with drivers differing on timestamp and JSON parsing. */
+function fromRaw(r: RawResult): HealthResult {
+  const info = r.server_info;
+  return {
+    id: String(r.id),
+    projectId: String(r.project_id),
+    serverName: String(r.server_name),
+    status: r.status as CheckedStatus,
+    latencyMs: r.latency_ms === null || r.latency_ms === undefined ? null : Number(r.latency_ms),
+    toolsCount: r.tools_count === null || r.tools_count === undefined ? null : Number(r.tools_count),
+    schemaHash: (r.schema_hash as string | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    checkedAt: toDate(r.checked_at),
+    schemaDrift: r.schema_drift === true || r.schema_drift === 't',
+    transport: (r.transport as string | null) ?? null,
+    serverInfo: typeof info === 'string' ? (JSON.parse(info) as Record<string, unknown>) : ((info as Record<string, unknown> | null) ?? null),
+    protocolVersion: (r.protocol_version as string | null) ?? null,
+  };
+}
+
+function toDate(v: unknown): Date {
+  return v instanceof Date ? v : new Date(String(v));
+}
