@@ -4,6 +4,8 @@ import { ANONYMOUS, type Principal } from './auth/principal.ts';
 import { accessOf, installAuth, type Access } from './rest/auth-hook.ts';
 import { registerAuditRoutes } from './rest/audit-routes.ts';
 import { registerCatalogRoutes } from './rest/catalog-routes.ts';
+import { registerLiveRoutes } from './rest/live-routes.ts';
+import { registerMetrics } from './rest/metrics-routes.ts';
 import { registerSessionRoutes } from './rest/sessions-routes.ts';
 import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
@@ -67,6 +69,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);
+  registerMetrics(app, s);
   await installRateLimits(app, s.config.rateLimits, s.config.redisUrl);
   installAuth(app, s);
   acceptCompressedBodies(app);
@@ -82,6 +85,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerAuditRoutes(app, s);
   registerSessionRoutes(app, s);
   registerCatalogRoutes(app, s);
+  registerLiveRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

@@ -6,6 +6,7 @@ import { exportOtlp } from './receivers/otlp-export.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
 import { enforce } from './rest/auth-hook.ts';
 import { createServices, type Services } from './services.ts';
+import { startEmbeddedHealth } from './health/embedded.ts';
 import { openStore } from './store/open-store.ts';
 
 export interface RunningServer {
@@ -49,13 +50,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const httpUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ http: httpUrl, grpcPort: grpc?.port ?? null }, 'spyglass listening');
   await logAuthMode(services, logger);
+  const health = startEmbeddedHealth(services.health, logger);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       // Order matters: stop taking requests, let in-flight ones finish (they wait on their commit),
-      // commit anything still queued, then close the database.
+      // commit anything still queued, then close the database. Live streams never end by
+      // themselves, so they are closed first.
+      services.live.close();
       await Promise.allSettled([app.close(), grpc?.close()]);
+      await health.stop();
       await services.close();
       await store.close();
       logger.info('spyglass stopped');

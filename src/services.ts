@@ -10,7 +10,9 @@ import type { Config } from './config/types.ts';
 import { ingestSpans } from './ingest/ingest-service.ts';
 import { GroupCommitWriter } from './ingest/writer.ts';
 import { EventBus } from './live/bus.ts';
+import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { HealthService } from './health/health-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
@@ -25,7 +27,9 @@ export interface Services {
   writer: GroupCommitWriter;
   registrar: Registrar;
   bus: EventBus;
+  live: SseHub;
   metrics: Metrics;
+  health: HealthService;
   keys: KeyService;
   auth: Authenticator;
   audit: AuditLog;
@@ -60,7 +64,9 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
+    live: new SseHub(bus, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }, (n) => metrics.activeSse.set(n)),
     metrics,
+    health: new HealthService({ config, db: store.db, bus, metrics, logger }),
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
     audit,

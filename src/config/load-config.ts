@@ -70,6 +70,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
     },
+    live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
       healthDays: int('retention.health_days', retention.health_days, 90, 1, 3650),

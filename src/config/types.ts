@@ -33,6 +33,7 @@ export interface Config {
   logLevel: string;
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
+  live: { keepaliveSeconds: number };
   retention: { spansDays: number; healthDays: number };
   servers: ServerConfig[];
 }

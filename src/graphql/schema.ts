@@ -4,6 +4,7 @@ import './spans.ts';
 import './settings.ts';
 import './projects.ts';
 import './sessions.ts';
+import './live.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

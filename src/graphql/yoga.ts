@@ -8,6 +8,7 @@ import { SpyglassError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Context } from './builder.ts';
 import { schema } from './schema.ts';
+import { serveGraphqlWs } from './ws.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -43,6 +44,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     },
   });
 
+  serveGraphqlWs(app, yoga, s);
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
