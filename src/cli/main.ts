@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { SpyglassError } from '../errors.ts';
 import { apiKeyCommand } from './api-key.ts';
+import { sessionsCommand } from './sessions.ts';
 import { runServe } from './serve.ts';
 
 const program = new Command()
@@ -15,6 +16,7 @@ program
   .action(runServe);
 
 program.addCommand(apiKeyCommand());
+program.addCommand(sessionsCommand());
 
 try {
   await program.parseAsync(process.argv);

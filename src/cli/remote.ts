@@ -1,7 +1,6 @@
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
-import { createServices, type Services } from '../services.ts';
-import { openStore } from '../store/open-store.ts';
+import type { Services } from '../services.ts';
 
 export interface RemoteOptions {
   url?: string;
@@ -27,6 +26,9 @@ export async function callApi(opts: RemoteOptions, method: string, path: string,
 export async function withLocalServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
+  // The services pull in most of the server; load them only for commands that need them.
+  const { openStore } = await import('../store/open-store.ts');
+  const { createServices } = await import('../services.ts');
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   const services = await createServices(config, store, logger);
   try {

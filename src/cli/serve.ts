@@ -1,11 +1,12 @@
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
-import { startServer } from '../main.ts';
 
 /** `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit). */
 export async function runServe(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // Loaded here, not at the top, so other commands start without the whole server.
+  const { startServer } = await import('../main.ts');
   const server = await startServer(config, logger);
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,0 +1,71 @@
+import { Command } from 'commander';
+import { getSessionTree, listSessions, toTreeJson, type SessionJson, type TreeNodeJson } from '../sessions/sessions-service.ts';
+import { printJson, printRows } from './output.ts';
+import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+
+const COLUMNS = ['session_id', 'agent_name', 'health_tag', 'tool_calls', 'failed_calls', 'duration_ms', 'est_cost_usd', 'last_call_at'];
+
+/** `spyglass sessions`: recent sessions as a table, or one session as a tree. */
+export function sessionsCommand(): Command {
+  return new Command('sessions')
+    .description('list recent sessions, or show one session as a span tree (--id)')
+    .option('--agent <name>', 'only sessions of this agent')
+    .option('--tag <health_tag>', 'only sessions with this health tag')
+    .option('--since <iso>', 'sessions active since (default: last 24 h)')
+    .option('--limit <n>', 'how many sessions', '50')
+    .option('--id <session_id>', 'show this session as a tree')
+    .option('--project <id>', 'project (default: every project the key sees)')
+    .option('--url <url>', 'talk to a running server instead of the database (env SPYGLASS_URL)')
+    .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
+    .option('--json', 'print JSON')
+    .action(async (o: { agent?: string; tag?: string; since?: string; limit: string; id?: string; project?: string; url?: string; apiKey?: string; json?: boolean }) => {
+      const remote = remoteFrom(o);
+      if (o.id) {
+        const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
+        const detail = remote
+          ? ((await callApi(remote, 'GET', path)) as { session: SessionJson; spans: TreeNodeJson[]; truncated: boolean })
+          : await withLocalServices(async (s) => {
+              const d = await getSessionTree(s.store.db, o.project ?? null, o.id as string);
+              return { ...d, spans: toTreeJson(d.spans) };
+            });
+        if (o.json) return printJson(detail);
+        process.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
+        return;
+      }
+      const query = { agent_name: o.agent, health_tag: o.tag, since: o.since, limit: o.limit, project_id: o.project };
+      const rows = remote
+        ? ((await callApi(remote, 'GET', `/api/agents/sessions?${toQuery(query)}`)) as SessionJson[])
+        : await withLocalServices(async (s) => (await listSessions(s.store.db, { ...query, projectId: o.project ?? null })).sessions);
+      printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
+    });
+}
+
+/** A session header and its spans drawn as a tree with box-drawing branches. */
+export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: boolean): string {
+  const lines = [
+    `session ${s.session_id}  agent ${s.agent_name ?? '-'}  ${s.health_tag}`,
+    `${s.tool_calls} tool calls, ${s.failed_calls} failed, ${s.duration_ms} ms, ${s.input_tokens}+${s.output_tokens} tokens, $${s.est_cost_usd.toFixed(4)}, servers: ${s.servers_used.join(', ') || '-'}`,
+    '',
+  ];
+  const walk = (nodes: TreeNodeJson[], prefix: string) => {
+    nodes.forEach((n, i) => {
+      const last = i === nodes.length - 1;
+      lines.push(`${prefix}${last ? '└─ ' : '├─ '}${label(n)}`);
+      walk(n.children, `${prefix}${last ? '   ' : '│  '}`);
+    });
+  };
+  walk(roots, '');
+  if (truncated) lines.push('… (truncated: the session has more spans than a tree shows)');
+  return `${lines.join('\n')}\n`;
+}
+
+function label(n: TreeNodeJson): string {
+  const mark = n.status === 'success' ? '✓' : n.status === 'prevented' ? '⊘' : '✗';
+  const what = n.span_type === 'tool_call' ? `${n.server_name}.${n.tool_name}` : n.span_type === 'agent' ? `agent ${n.server_name}: ${n.tool_name}` : `handoff ${n.tool_name}`;
+  const extra = [n.error, n.health_tag].filter(Boolean).join(', ');
+  return `${mark} ${what}  ${Math.round(n.latency_ms)} ms${extra ? `  (${extra})` : ''}`;
+}
+
+function toQuery(q: Record<string, string | undefined>): string {
+  return new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+}
