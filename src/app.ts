@@ -20,6 +20,7 @@ import { handleError } from './rest/errors.ts';
 import { registerProbes } from './rest/probes.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
 import { registerTracesRoutes } from './rest/traces-routes.ts';
+import { registerHealthRoutes } from './rest/health-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -70,7 +71,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);
   registerMetrics(app, s);
-  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl);
+  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl, (a) => s.auth.isTrustedProxy(a));
   installAuth(app, s);
   acceptCompressedBodies(app);
 
@@ -86,6 +87,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerSessionRoutes(app, s);
   registerCatalogRoutes(app, s);
   registerLiveRoutes(app, s);
+  registerHealthRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

@@ -71,7 +71,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
     audit,
     users: new UsersService(store.db, keys, audit),
-    projects: new ProjectsService(store.db, audit),
+    projects: new ProjectsService(store.db, audit, keys),
     catalog: new CatalogService(store.db),
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {

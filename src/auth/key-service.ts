@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SpyglassError, notFound } from '../errors.ts';
 import type { Db } from '../store/db.ts';
-import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, type ApiKeyRow } from '../store/keys-repo.ts';
+import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, type ApiKeyRow } from '../store/keys-repo.ts';
 import type { Principal, Role } from './principal.ts';
 import { generateApiKey, keyPrefix, sha256 } from './secrets.ts';
 
@@ -64,6 +64,12 @@ export class KeyService {
     return row;
   }
 
+  /** Forgets every cached verification: after keys were revoked in bulk (a project deleted). */
+  forgetCached(): void {
+    this.cache.clear();
+    this.storedKeys.until = 0;
+  }
+
   async revokeForUser(userId: string): Promise<void> {
     for (const hash of await revokeUserKeys(this.db, userId)) this.cache.delete(hash);
     this.storedKeys.until = 0;
@@ -82,6 +88,8 @@ export class KeyService {
     const principal: Principal | null = usable
       ? { role: row.role as Role, projectId: row.projectId, actor: `key:${row.prefix}`, keyId: row.id }
       : null;
+    // Best effort, at most once per cache period: a lost update only makes last_used_at older.
+    if (usable) touchKey(this.db, row.id).catch(() => undefined);
     // An expiring key is cached no longer than it lives.
     const until = Math.min(now + CACHE_MS, row?.expiresAt?.getTime() ?? Infinity);
     if (this.cache.size > 10_000) this.cache.clear();

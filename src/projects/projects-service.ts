@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.ts';
+import type { KeyService } from '../auth/key-service.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, forbidden, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
@@ -17,7 +18,7 @@ const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Projects (spec §4.7). A project-bound key sees only its own project. */
 export class ProjectsService {
-  constructor(private readonly db: Db, private readonly audit: AuditLog) {}
+  constructor(private readonly db: Db, private readonly audit: AuditLog, private readonly keys: KeyService) {}
 
   async list(p: Principal): Promise<ProjectJson[]> {
     return (await listProjects(this.db, p.projectId)).map(toJson);
@@ -66,7 +67,10 @@ export class ProjectsService {
   async delete(p: Principal, id: string): Promise<void> {
     if (p.projectId !== null) throw forbidden('a project-bound key cannot delete projects');
     if (id === DEFAULT_PROJECT) throw new SpyglassError('conflict', 'the default project cannot be deleted');
-    if (!(await deleteProjectCascade(this.db, id))) throw notFound(`no project ${id}`);
+    const deleted = await deleteProjectCascade(this.db, id);
+    // Its keys were revoked in the same transaction; a cached verification must not outlive them.
+    this.keys.forgetCached();
+    if (!deleted) throw notFound(`no project ${id}`);
     this.audit.record(p, 'project.deleted', `project:${id}`, 'success', id);
   }
 

@@ -70,7 +70,8 @@ export class UsersService {
         retryAfter: Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000),
       });
     }
-    const ok = user?.status === 'active' && user.passwordHash !== null && (await verifyPassword(password, user.passwordHash));
+    // Hash even without a user, so the answer's timing does not tell which e-mails exist.
+    const ok = (await verifyPassword(password, user?.passwordHash ?? (await this.decoyHash()))) && user?.status === 'active' && user.passwordHash !== null;
     if (!user || !ok) {
       if (user) {
         const failed = user.failedLogins + 1;
@@ -100,6 +101,12 @@ export class UsersService {
     await this.keys.revokeForUser(id);
     this.audit.record(by, 'user.deactivated', `user:${id}`);
     return toPublic(updated ?? user);
+  }
+
+  private decoy: Promise<string> | undefined;
+  private decoyHash(): Promise<string> {
+    this.decoy ??= hashPassword(generateToken());
+    return this.decoy;
   }
 
   private async keepAnAdmin(user: UserRow): Promise<void> {

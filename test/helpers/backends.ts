@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+
+/**
+ * The storage back ends every storage-touching suite runs against, in the style of drizzle-orm's
+ * one shared suite per driver:
+ *
+ *   describe.each(backends)('$name', ({ available, env }) => { ... describe.runIf(available) ... })
+ *
+ * `env()` gives the environment a server needs for that back end: nothing for PGlite (the server
+ * keeps it in its own temp data directory), a fresh database on the shared PostgreSQL cluster
+ * (test/global-setup.ts) for PostgreSQL. Call it once per server start you want isolated.
+ */
+export interface Backend {
+  name: 'pglite' | 'postgres';
+  /** False when the run has no PostgreSQL (local machine without it; CI always has it). */
+  available: boolean;
+  env(): Promise<Record<string, string>>;
+}
+
+/** The shared cluster's superuser URL, or null when this run has no PostgreSQL. */
+export const pgAdminUrl: string | null = inject('pgAdminUrl');
+
+let counter = 0;
+
+/** Creates an empty database on the shared cluster and returns its URL. */
+export async function createPgDatabase(adminUrl: string | null = pgAdminUrl): Promise<string> {
+  if (!adminUrl) throw new Error('this run has no PostgreSQL (see test/global-setup.ts)');
+  const name = `spyglass_t${process.pid}_${counter++}_${randomBytes(4).toString('hex')}`;
+  const { default: postgres } = await import('postgres');
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const backends: Backend[] = [
+  { name: 'pglite', available: true, env: async () => ({}) },
+  {
+    name: 'postgres',
+    available: pgAdminUrl !== null,
+    env: async () => ({ SPYGLASS_DATABASE_URL: await createPgDatabase() }),
+  },
+];
