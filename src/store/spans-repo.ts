@@ -129,3 +129,27 @@ export function rowToSpan(r: Row): Span {
     costUsd: r.costUsd,
   };
 }
+
+/**
+ * Deletes spans that started before `cutoff`, project by project in chunks (using the
+ * project+time index, without long locks), and the rollup rows that only they fed.
+ */
+export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): Promise<number> {
+  const { rows: projects } = await execute<{ project_id: string }>(db, sql`select id as project_id from projects union select distinct project_id from sessions`);
+  let deleted = 0;
+  for (const { project_id } of projects) {
+    for (;;) {
+      const { count } = await execute(
+        db,
+        sql`delete from spans where ctid in (select ctid from spans where project_id = ${project_id} and started_at < ${cutoff.toISOString()}::timestamptz limit ${chunk})`,
+      );
+      deleted += count;
+      if (count < chunk) break;
+    }
+  }
+  const iso = cutoff.toISOString();
+  await execute(db, sql`delete from sessions where last_call_at < ${iso}::timestamptz`);
+  await execute(db, sql`delete from session_tools where last_started_at < ${iso}::timestamptz`);
+  await execute(db, sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
+  return deleted;
+}
