@@ -7,6 +7,7 @@ import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
 import { enforce } from './rest/auth-hook.ts';
 import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
+import { startSpanRetention } from './traces/retention.ts';
 import { openStore } from './store/open-store.ts';
 
 export interface RunningServer {
@@ -51,6 +52,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   logger.info({ http: httpUrl, grpcPort: grpc?.port ?? null }, 'spyglass listening');
   await logAuthMode(services, logger);
   const health = startEmbeddedHealth(services.health, logger);
+  const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -61,6 +63,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       services.live.close();
       await Promise.allSettled([app.close(), grpc?.close()]);
       await health.stop();
+      await retention.stop();
       await services.close();
       await store.close();
       logger.info('spyglass stopped');

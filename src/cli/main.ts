@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { SpyglassError } from '../errors.ts';
 import { apiKeyCommand } from './api-key.ts';
+import { checkCommand } from './check.ts';
+import { monitorCommand } from './monitor.ts';
 import { sessionsCommand } from './sessions.ts';
 import { runServe } from './serve.ts';
 
@@ -16,6 +18,8 @@ program
   .action(runServe);
 
 program.addCommand(apiKeyCommand());
+program.addCommand(checkCommand());
+program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
 
 try {

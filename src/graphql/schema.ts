@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import './spans.ts';
 import './settings.ts';
 import './projects.ts';
+import './health.ts';
 import './sessions.ts';
 import './live.ts';
 

@@ -2,20 +2,45 @@ import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../health/types.ts';
 import { execute, type Db } from './db.ts';
 import { driftEvents, healthResults, toolSchemas } from './schema-health.ts';
+import { servers } from './schema.ts';
 
 /** The only SQL of the health checker: results, tool-list snapshots, drift events, and span reads. */
 
 export interface NewResult {
   result: HealthResult & { status: CheckedStatus };
   instructions: string | null;
-  /** The reduced tool list behind `schemaHash`, stored once per hash. */
+  /** The reduced tool list behind `schemaHash` when it differs from the baseline's (else null). */
   tools: ToolSnapshot[] | null;
   drift: DriftEvent | null;
 }
 
-/** Stores a check (result, its snapshot, its drift event) in one transaction. */
+/**
+ * Stores a check: its result, the tool-list snapshot when it is new to this server, and its drift
+ * event. The common case (nothing changed) is one INSERT: with the embedded database every
+ * statement runs on the event loop that also serves the checks in flight.
+ */
 export async function saveCheck(db: Db, c: NewResult): Promise<void> {
   const r = c.result;
+  const row = {
+    id: r.id,
+    projectId: r.projectId,
+    serverName: r.serverName,
+    status: r.status,
+    latencyMs: r.latencyMs,
+    toolsCount: r.toolsCount,
+    schemaHash: r.schemaHash,
+    error: r.error,
+    checkedAt: r.checkedAt ?? new Date(),
+    schemaDrift: r.schemaDrift,
+    transport: r.transport,
+    serverInfo: r.serverInfo,
+    protocolVersion: r.protocolVersion,
+    instructions: c.instructions,
+  };
+  if (!(r.schemaHash && c.tools) && !c.drift) {
+    await db.insert(healthResults).values(row);
+    return;
+  }
   await db.transaction(async (tx) => {
     if (r.schemaHash && c.tools) {
       await tx
@@ -23,22 +48,7 @@ export async function saveCheck(db: Db, c: NewResult): Promise<void> {
         .values({ hash: r.schemaHash, tools: c.tools })
         .onConflictDoUpdate({ target: toolSchemas.hash, set: { lastSeenAt: sql`now()` } });
     }
-    await tx.insert(healthResults).values({
-      id: r.id,
-      projectId: r.projectId,
-      serverName: r.serverName,
-      status: r.status,
-      latencyMs: r.latencyMs,
-      toolsCount: r.toolsCount,
-      schemaHash: r.schemaHash,
-      error: r.error,
-      checkedAt: r.checkedAt ?? new Date(),
-      schemaDrift: r.schemaDrift,
-      transport: r.transport,
-      serverInfo: r.serverInfo,
-      protocolVersion: r.protocolVersion,
-      instructions: c.instructions,
-    });
+    await tx.insert(healthResults).values(row);
     if (c.drift) {
       const d = c.drift;
       await tx.insert(driftEvents).values({
@@ -59,20 +69,23 @@ export async function saveCheck(db: Db, c: NewResult): Promise<void> {
 export interface Baseline {
   schemaHash: string;
   instructions: string | null;
-  tools: ToolSnapshot[] | null;
 }
 
-/** The previous successful check's schema: the drift baseline (decisions §5). */
+/** The previous successful check's schema hash and instructions: the drift baseline (decisions §5). */
 export async function findBaseline(db: Db, projectId: string, serverName: string): Promise<Baseline | null> {
   const [row] = await db
-    .select({ hash: healthResults.schemaHash, instructions: healthResults.instructions, tools: toolSchemas.tools })
+    .select({ hash: healthResults.schemaHash, instructions: healthResults.instructions })
     .from(healthResults)
-    .leftJoin(toolSchemas, eq(toolSchemas.hash, healthResults.schemaHash))
     .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName), isNotNull(healthResults.schemaHash)))
     .orderBy(desc(healthResults.checkedAt))
     .limit(1);
-  if (!row?.hash) return null;
-  return { schemaHash: row.hash, instructions: row.instructions, tools: (row.tools as ToolSnapshot[] | null) ?? null };
+  return row?.hash ? { schemaHash: row.hash, instructions: row.instructions } : null;
+}
+
+/** The tool list stored for a hash; null once retention removed it. */
+export async function findToolSnapshot(db: Db, hash: string): Promise<ToolSnapshot[] | null> {
+  const [row] = await db.select({ tools: toolSchemas.tools }).from(toolSchemas).where(eq(toolSchemas.hash, hash)).limit(1);
+  return (row?.tools as ToolSnapshot[] | undefined) ?? null;
 }
 
 /** The newest result of each (project, server) asked for; one index probe per server. */
@@ -130,15 +143,6 @@ export async function deleteHealthBefore(db: Db, cutoff: Date): Promise<{ result
         and not exists (select 1 from health_results h where h.schema_hash = s.hash)`,
   );
   return { results: results.count, driftEvents: drift.count, schemas: schemas.count };
-}
-
-/** Test and maintenance hook: the stored row count of one server. */
-export async function countResults(db: Db, projectId: string, serverName: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(healthResults)
-    .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName)));
-  return Number(row?.n ?? 0);
 }
 
 export interface AgentUsage {
@@ -223,4 +227,13 @@ function fromRaw(r: RawResult): HealthResult {
 
 function toDate(v: unknown): Date {
   return v instanceof Date ? v : new Date(String(v));
+}
+
+/** Catalog servers with a url: configured servers besides the config file's (decisions §5). */
+export async function listCatalogEndpoints(db: Db, projectId: string | null): Promise<{ projectId: string; name: string; transport: string | null; url: string }[]> {
+  const rows = await db
+    .select({ projectId: servers.projectId, name: servers.name, transport: servers.transport, url: servers.url })
+    .from(servers)
+    .where(and(isNotNull(servers.url), projectId === null ? undefined : eq(servers.projectId, projectId)));
+  return rows.filter((r): r is typeof r & { url: string } => typeof r.url === 'string' && r.url !== '');
 }

@@ -1,0 +1,182 @@
+import { scopeProject } from '../auth/principal.ts';
+import { SpyglassError, notFound } from '../errors.ts';
+import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer } from '../health/types.ts';
+import { builder, requireAdmin } from './builder.ts';
+
+/** MCP health (spec §2.2-2.4, §2.7): the same service and limits as /api/health. */
+
+const HealthResultRef = builder.objectRef<HealthResult>('HealthResult').implement({
+  description: 'A health check result; status stale/unknown is derived when read',
+  fields: (t) => ({
+    serverName: t.exposeString('serverName'),
+    projectId: t.exposeString('projectId'),
+    status: t.exposeString('status', { description: 'up, degraded, down, stale or unknown' }),
+    latencyMs: t.exposeFloat('latencyMs', { nullable: true }),
+    toolsCount: t.exposeInt('toolsCount', { nullable: true }),
+    schemaHash: t.exposeString('schemaHash', { nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+    checkedAt: t.expose('checkedAt', { type: 'DateTime', nullable: true }),
+    schemaDrift: t.exposeBoolean('schemaDrift'),
+    transport: t.exposeString('transport', { nullable: true }),
+    serverInfo: t.expose('serverInfo', { type: 'JSON', nullable: true }),
+    protocolVersion: t.exposeString('protocolVersion', { nullable: true }),
+  }),
+});
+
+const DriftChangeRef = builder.objectRef<DriftChange>('DriftChange').implement({
+  fields: (t) => ({
+    changeType: t.string({ resolve: (c) => c.change_type }),
+    classification: t.string({ resolve: (c) => c.classification, description: 'BREAKING, WARNING or COMPATIBLE' }),
+    toolName: t.string({ nullable: true, resolve: (c) => c.tool_name }),
+    paramName: t.string({ nullable: true, resolve: (c) => c.param_name, description: 'dotted path for nested parameters' }),
+    paramType: t.string({ nullable: true, resolve: (c) => c.param_type }),
+    detail: t.string({ nullable: true, resolve: (c) => c.detail }),
+  }),
+});
+
+const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    serverName: t.exposeString('serverName'),
+    projectId: t.exposeString('projectId'),
+    detectedAt: t.expose('detectedAt', { type: 'DateTime' }),
+    previousHash: t.exposeString('previousHash'),
+    currentHash: t.exposeString('currentHash'),
+    classification: t.exposeString('classification'),
+    changes: t.field({ type: [DriftChangeRef], resolve: (e) => e.changes }),
+  }),
+});
+
+const ConsumerRef = builder.objectRef<ImpactConsumer>('DriftImpactConsumer').implement({
+  fields: (t) => ({
+    agentName: t.string({ nullable: true, resolve: (c) => c.agent_name }),
+    sessionCount: t.int({ resolve: (c) => c.session_count }),
+    lastCalledAt: t.field({ type: 'DateTime', resolve: (c) => new Date(c.last_called_at) }),
+  }),
+});
+
+const DriftImpactRef = builder.objectRef<DriftImpact>('DriftImpact').implement({
+  fields: (t) => ({
+    serverName: t.string({ resolve: (d) => d.server_name }),
+    toolName: t.string({ resolve: (d) => d.tool_name }),
+    windowHours: t.int({ resolve: (d) => d.window_hours }),
+    consumers: t.field({ type: [ConsumerRef], resolve: (d) => d.consumers }),
+    totalSessions: t.int({ resolve: (d) => d.total_sessions }),
+  }),
+});
+
+const AffectedAgentRef = builder.objectRef<AffectedAgent>('AffectedAgent').implement({
+  fields: (t) => ({
+    agentName: t.string({ nullable: true, resolve: (a) => a.agent_name }),
+    callCount: t.int({ resolve: (a) => a.call_count }),
+    sessionCount: t.int({ resolve: (a) => a.session_count }),
+    errorCount: t.int({ resolve: (a) => a.error_count }),
+    errorRate: t.float({ resolve: (a) => a.error_rate, description: 'percent' }),
+    avgLatencyMs: t.float({ resolve: (a) => a.avg_latency_ms }),
+    lastCalledAt: t.field({ type: 'DateTime', resolve: (a) => new Date(a.last_called_at) }),
+  }),
+});
+
+const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
+  fields: (t) => ({
+    serverName: t.string({ resolve: (b) => b.server_name }),
+    serverStatus: t.string({ resolve: (b) => b.server_status }),
+    windowHours: t.int({ resolve: (b) => b.window_hours }),
+    severity: t.string({ resolve: (b) => b.severity, description: 'CRITICAL, HIGH, MEDIUM or LOW' }),
+    totalAgents: t.int({ resolve: (b) => b.total_agents }),
+    totalSessions: t.int({ resolve: (b) => b.total_sessions }),
+    totalCalls: t.int({ resolve: (b) => b.total_calls }),
+    affectedAgents: t.field({ type: [AffectedAgentRef], resolve: (b) => b.affected_agents }),
+  }),
+});
+
+function bounded(name: string, value: number | null | undefined, fallback: number, min: number, max: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new SpyglassError('validation', `${name} must be an integer from ${min} to ${max}`, {
+      issues: [{ loc: ['args', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' }],
+    });
+  }
+  return v;
+}
+
+builder.queryField('healthServers', (t) =>
+  t.field({
+    type: [HealthResultRef],
+    description: 'Latest result per configured server (GET /api/health/servers)',
+    args: { projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.health.listLatest(scopeProject(ctx.principal, a.projectId)),
+  }),
+);
+
+builder.queryField('healthServer', (t) =>
+  t.field({
+    type: HealthResultRef,
+    nullable: true,
+    description: 'Latest result of one server; null when it was never checked',
+    args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: async (_r, a, ctx) => {
+      try {
+        return await ctx.services.health.latest(scopeProject(ctx.principal, a.projectId), a.name);
+      } catch (err) {
+        if (err instanceof SpyglassError && err.code === 'not_found') return null;
+        throw err;
+      }
+    },
+  }),
+);
+
+builder.queryField('healthHistory', (t) =>
+  t.field({
+    type: [HealthResultRef],
+    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.health.history(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100)),
+  }),
+);
+
+builder.queryField('driftHistory', (t) =>
+  t.field({
+    type: [DriftEventRef],
+    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.health.driftHistory(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100)),
+  }),
+);
+
+builder.queryField('driftImpact', (t) =>
+  t.field({
+    type: DriftImpactRef,
+    args: {
+      name: t.arg.string({ required: true }),
+      toolName: t.arg.string({ required: true }),
+      hours: t.arg.int({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.health.driftImpact(scopeProject(ctx.principal, a.projectId), a.name, a.toolName, bounded('hours', a.hours, 24, 1, 168)),
+  }),
+);
+
+builder.queryField('blastRadius', (t) =>
+  t.field({
+    type: BlastRadiusRef,
+    args: { name: t.arg.string({ required: true }), hours: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.health.blastRadius(scopeProject(ctx.principal, a.projectId), a.name, bounded('hours', a.hours, 24, 1, 720)),
+  }),
+);
+
+builder.mutationField('runHealthChecks', (t) =>
+  t.field({
+    type: [HealthResultRef],
+    description: 'Checks configured servers now (POST /api/health/check); admin only',
+    args: { serverName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }) },
+    resolve: async (_r, a, ctx) => {
+      requireAdmin(ctx);
+      let targets = await ctx.services.health.targets(scopeProject(ctx.principal, a.projectId));
+      if (a.serverName) {
+        targets = targets.filter((x) => x.name === a.serverName);
+        if (targets.length === 0) throw notFound(`no configured server ${a.serverName}`);
+      }
+      return (await ctx.services.health.checkAll(targets)).map((r) => r.result);
+    },
+  }),
+);

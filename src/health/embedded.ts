@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import type { HealthService } from './health-service.ts';
+import type { CheckReport } from './checker.ts';
+import { HealthMonitor } from './monitor.ts';
+
+const RETENTION_EVERY_MS = 3_600_000;
+
+export interface EmbeddedHealth {
+  monitor: HealthMonitor | null;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Run the monitor even when `monitor.enabled` is false (the `spyglass monitor` daemon). */
+  forceMonitor?: boolean;
+  /** Overrides monitor.health_check_interval_seconds. */
+  intervalSeconds?: number;
+  onReport?: (report: CheckReport) => void;
+}
+
+/**
+ * What runs in the background for health in `spyglass serve` (and the `spyglass monitor`
+ * daemon): the monitor (unless `monitor.enabled: false`) and the retention job (at start, then hourly).
+ */
+export function startEmbeddedHealth(health: HealthService, logger: Logger, opts: EmbeddedOptions = {}): EmbeddedHealth {
+  const cfg = health.monitorConfig;
+  const intervalSeconds = opts.intervalSeconds ?? cfg.intervalSeconds;
+  const monitor = cfg.enabled || opts.forceMonitor ? new HealthMonitor(health, { intervalSeconds, logger, onReport: opts.onReport }) : null;
+  let retention: Promise<void> = Promise.resolve();
+  const prune = () => {
+    retention = health.applyRetention().then(
+      (n) => {
+        if (n.results + n.driftEvents > 0) logger.info(n, 'health retention: old results removed');
+      },
+      (err: unknown) => logger.error({ err }, 'health retention failed'),
+    );
+  };
+  prune();
+  const timer = setInterval(prune, RETENTION_EVERY_MS);
+  timer.unref();
+  monitor?.start();
+  return {
+    monitor,
+    stop: async () => {
+      clearInterval(timer);
+      await monitor?.stop();
+      await retention;
+    },
+  };
+}

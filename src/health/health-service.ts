@@ -1,0 +1,183 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/types.ts';
+import { notFound } from '../errors.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { Db } from '../store/db.ts';
+import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageByAgent } from '../store/health-repo.ts';
+import { runCheck, type CheckReport } from './checker.ts';
+import { blastSeverity, readStatus } from './classify.ts';
+import { Limiter } from './limiter.ts';
+import { DEFAULT_TIMEOUT_SECONDS, readMonitorConfig, type MonitorConfig } from './monitor-config.ts';
+import { resolveTargets, targetKey } from './targets.ts';
+import type { BlastRadius, CheckTarget, DriftEvent, DriftImpact, HealthResult } from './types.ts';
+
+export interface HealthDeps {
+  config: Config;
+  db: Db;
+  bus: EventBus;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/**
+ * Health checks of configured MCP servers and the reads over their results (spec §4.2). Checks go
+ * through one limiter (monitor.concurrency), and a check of a server already in flight is joined
+ * rather than repeated. Every completed check publishes `health:check` and counts in
+ * spyglass_health_checks_total.
+ */
+export class HealthService {
+  readonly monitorConfig: MonitorConfig;
+  private readonly limiter: Limiter;
+  private readonly inFlight = new Map<string, Promise<CheckReport>>();
+
+  constructor(private readonly deps: HealthDeps) {
+    this.monitorConfig = readMonitorConfig(deps.config);
+    this.limiter = new Limiter(this.monitorConfig.concurrency);
+  }
+
+  /** Configured servers of a project (null = every project). */
+  targets(projectId: string | null): Promise<CheckTarget[]> {
+    return resolveTargets(this.deps.config, this.deps.db, projectId);
+  }
+
+  /** Checks the servers concurrently (bounded), persists and returns the results in input order. */
+  checkAll(targets: readonly CheckTarget[], signal?: AbortSignal): Promise<CheckReport[]> {
+    return Promise.all(targets.map((t) => this.check(t, signal)));
+  }
+
+  check(target: CheckTarget, signal?: AbortSignal): Promise<CheckReport> {
+    const key = targetKey(target.projectId, target.name);
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const p = this.limiter
+      .run(() => runCheck(this.deps.db, target, signal))
+      .then((report) => {
+        this.announce(report);
+        return report;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, p);
+    return p;
+  }
+
+  /** Latest result per configured server, with `unknown` and `stale` derived now. */
+  async listLatest(projectId: string | null, now = new Date()): Promise<HealthResult[]> {
+    const targets = await this.targets(projectId);
+    const latest = await latestResults(this.deps.db, targets.map((t) => ({ projectId: t.projectId, serverName: t.name })));
+    const byKey = new Map(latest.map((r) => [targetKey(r.projectId, r.serverName), r]));
+    return targets.map((t) => {
+      const r = byKey.get(targetKey(t.projectId, t.name));
+      return r ? this.derive(r, t, now) : unknownResult(t);
+    });
+  }
+
+  /** The newest result of one server; 404 when it was never checked. */
+  async latest(projectId: string | null, name: string, now = new Date()): Promise<HealthResult> {
+    const [r] = await listResults(this.deps.db, projectId, name, 1);
+    if (!r) throw notFound(`no health data for server ${name}`);
+    const target = (await this.targets(projectId)).find((t) => t.name === name && t.projectId === r.projectId);
+    return this.derive(r, target, now);
+  }
+
+  history(projectId: string | null, name: string, limit: number): Promise<HealthResult[]> {
+    return listResults(this.deps.db, projectId, name, limit);
+  }
+
+  driftHistory(projectId: string | null, name: string, limit: number): Promise<DriftEvent[]> {
+    return listDriftEvents(this.deps.db, projectId, name, limit);
+  }
+
+  /** Who called one tool of the server in the window (spec §2.4): the consumers a drift affects. */
+  async driftImpact(projectId: string | null, name: string, toolName: string, hours: number, now = new Date()): Promise<DriftImpact> {
+    const since = new Date(now.getTime() - hours * 3_600_000);
+    const usage = await usageByAgent(this.deps.db, { projectId, serverName: name, toolName, since });
+    const consumers = usage.agents
+      .map((a) => ({ agent_name: a.agentName, session_count: a.sessionCount, last_called_at: a.lastCalledAt.toISOString() }))
+      .sort((a, b) => b.session_count - a.session_count || cmpNullable(a.agent_name, b.agent_name));
+    return { server_name: name, tool_name: toolName, window_hours: hours, consumers, total_sessions: usage.distinctSessions };
+  }
+
+  /** Spec §2.7 exactly: per-agent usage of the server in the window, and how bad its outage would be. */
+  async blastRadius(projectId: string | null, name: string, hours: number, now = new Date()): Promise<BlastRadius> {
+    const since = new Date(now.getTime() - hours * 3_600_000);
+    const [usage, [last]] = await Promise.all([
+      usageByAgent(this.deps.db, { projectId, serverName: name, since }),
+      listResults(this.deps.db, projectId, name, 1),
+    ]);
+    const agents = usage.agents
+      .map((a) => ({
+        agent_name: a.agentName,
+        call_count: a.callCount,
+        session_count: a.sessionCount,
+        error_count: a.errorCount,
+        error_rate: a.callCount === 0 ? 0 : Math.round((a.errorCount / a.callCount) * 10_000) / 100,
+        avg_latency_ms: Math.round(a.avgLatencyMs * 100) / 100,
+        last_called_at: a.lastCalledAt.toISOString(),
+      }))
+      .sort((a, b) => b.call_count - a.call_count || cmpNullable(a.agent_name, b.agent_name));
+    const totalSessions = agents.reduce((n, a) => n + a.session_count, 0);
+    return {
+      server_name: name,
+      server_status: last?.status ?? 'unknown',
+      window_hours: hours,
+      severity: blastSeverity(agents.length, totalSessions),
+      total_agents: agents.length,
+      total_sessions: totalSessions,
+      total_calls: agents.reduce((n, a) => n + a.call_count, 0),
+      affected_agents: agents,
+    };
+  }
+
+  /** Deletes health results and drift events older than retention.health_days. */
+  async applyRetention(now = new Date()): Promise<{ results: number; driftEvents: number; schemas: number }> {
+    const cutoff = new Date(now.getTime() - this.deps.config.retention.healthDays * 86_400_000);
+    return deleteHealthBefore(this.deps.db, cutoff);
+  }
+
+  /** Seconds between checks of a target: its own interval, else the monitor's. */
+  intervalOf(t: Pick<CheckTarget, 'intervalSeconds'>, monitorInterval = this.monitorConfig.intervalSeconds): number {
+    return t.intervalSeconds ?? monitorInterval;
+  }
+
+  private derive(r: HealthResult, t: CheckTarget | undefined, now: Date): HealthResult {
+    const status = readStatus(r, now, this.intervalOf(t ?? {}), t?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
+    return status === r.status ? r : { ...r, status };
+  }
+
+  private announce(report: CheckReport): void {
+    const r = report.result;
+    this.deps.metrics.healthChecks.inc({ server: r.serverName, status: r.status });
+    this.deps.bus.publish({ type: 'health:check', data: { server_name: r.serverName, status: r.status, latency_ms: r.latencyMs, project_id: r.projectId } });
+    this.deps.logger.debug({ server: r.serverName, project: r.projectId, status: r.status, latencyMs: r.latencyMs, error: r.error }, 'health check');
+    if (report.drift) {
+      const d = report.drift;
+      this.deps.logger.warn({ server: r.serverName, project: r.projectId, classification: d.classification, changes: d.changes.map((c) => c.change_type) }, 'MCP tool schema drift');
+    }
+  }
+}
+
+function unknownResult(t: CheckTarget): HealthResult {
+  return {
+    id: '',
+    projectId: t.projectId,
+    serverName: t.name,
+    status: 'unknown',
+    latencyMs: null,
+    toolsCount: null,
+    schemaHash: null,
+    error: null,
+    checkedAt: null,
+    schemaDrift: false,
+    transport: t.transport,
+    serverInfo: null,
+    protocolVersion: null,
+  };
+}
+
+function cmpNullable(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}

@@ -1,0 +1,195 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * A stdio MCP server as a child process in its own process group, so that ending it also ends
+ * whatever it started (`npx` runs node, shells run pipelines). Messages are newline-delimited
+ * JSON. Ending escalates from closing stdin to SIGTERM to SIGKILL of the whole group; the process
+ * never outlives a check, and a last-resort exit hook kills any group still alive.
+ */
+
+/** What a stdio server inherits besides its configured env: the same short list as the MCP SDK. */
+const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const STDERR_TAIL = 2048;
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StdioProcessOptions {
+  command: string;
+  args?: string[] | undefined;
+  env?: Record<string, string> | undefined;
+  cwd?: string | undefined;
+  onMessage(message: unknown): void;
+  onExit(info: ExitInfo): void;
+  onError(err: Error): void;
+}
+
+const live = new Set<number>();
+let hookInstalled = false;
+
+/** Process groups of stdio servers still running (tests use it to prove nothing leaks). */
+export function liveStdioGroups(): number[] {
+  return [...live];
+}
+
+export class StdioProcess {
+  private child: ChildProcess | undefined;
+  private buffer = '';
+  private stderr = '';
+  private exitInfo: ExitInfo | null = null;
+  private readonly exited: Promise<ExitInfo>;
+  private resolveExit!: (info: ExitInfo) => void;
+
+  constructor(private readonly opts: StdioProcessOptions) {
+    this.exited = new Promise((resolve) => (this.resolveExit = resolve));
+  }
+
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  get exit(): ExitInfo | null {
+    return this.exitInfo;
+  }
+
+  /** The last bytes the server wrote to stderr, for error messages. */
+  get stderrTail(): string {
+    return this.stderr.trim();
+  }
+
+  /** Resolves once the process runs; rejects when it cannot be started (ENOENT, EACCES). */
+  start(): Promise<void> {
+    installExitHook();
+    const env: Record<string, string> = {};
+    for (const key of INHERITED_ENV) {
+      const v = process.env[key];
+      if (v !== undefined && !v.startsWith('()')) env[key] = v;
+    }
+    Object.assign(env, this.opts.env);
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.opts.command, this.opts.args ?? [], {
+        env,
+        cwd: this.opts.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        shell: false,
+      });
+      this.child = child;
+      // Tracked from now, not from 'spawn': a check may be torn down before that event.
+      if (child.pid !== undefined) live.add(child.pid);
+      child.once('spawn', () => resolve());
+      child.once('error', (err) => {
+        reject(err);
+        this.opts.onError(err);
+      });
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        this.resolveExit(this.exitInfo);
+        this.opts.onExit(this.exitInfo);
+      });
+      child.stdin?.on('error', () => {}); // EPIPE when the server died: reported through exit
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (chunk: string) => this.read(chunk));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
+      });
+    });
+  }
+
+  send(message: unknown): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || this.exitInfo) return Promise.reject(new Error('the server process is not running'));
+    return new Promise((resolve) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /**
+   * Ends the process group. `polite` first closes stdin (the MCP way to ask a stdio server to
+   * stop) and waits briefly; an unresponsive server goes straight to signals.
+   */
+  async stop(polite: boolean): Promise<void> {
+    const child = this.child;
+    const pid = child?.pid;
+    if (!child || pid === undefined) return;
+    try {
+      if (!this.exitInfo && polite) {
+        child.stdin?.end();
+        await this.waitExit(200);
+      }
+      if (!this.exitInfo || groupAlive(pid)) {
+        signalGroup(pid, 'SIGTERM');
+        await this.waitExit(300);
+      }
+      if (!this.exitInfo || groupAlive(pid)) {
+        signalGroup(pid, 'SIGKILL');
+        await this.waitExit(2000);
+      }
+    } finally {
+      // The leader is gone; SIGKILL stragglers of its group, then stop tracking it.
+      if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+      live.delete(pid);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.stdin?.destroy();
+    }
+  }
+
+  private async waitExit(ms: number): Promise<void> {
+    if (this.exitInfo) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
+
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    if (this.buffer.length > MAX_LINE_BYTES) {
+      this.buffer = '';
+      this.opts.onError(new Error('the server wrote a message larger than 10 MB'));
+      return;
+    }
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line.trim() === '') continue;
+      try {
+        this.opts.onMessage(JSON.parse(line));
+      } catch {
+        // Servers that log to stdout break the protocol; the request then times out with a clear message.
+        this.stderr = `${this.stderr}\n[stdout] ${line.slice(0, 200)}`.slice(-STDERR_TAIL);
+      }
+    }
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already empty
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function installExitHook(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
+  process.once('exit', () => {
+    for (const pid of live) signalGroup(pid, 'SIGKILL');
+  });
+}

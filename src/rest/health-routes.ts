@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { scopeProject } from '../auth/principal.ts';
+import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
+import { toDriftJson, toHealthJson } from '../health/types.ts';
+import type { Services } from '../services.ts';
+
+type NameParams = { name: string };
+type Query = Record<string, string | undefined>;
+
+/** Spec §4.2 health routes (scorecard aside), scoped to the caller's project like every read. */
+export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
+  const h = s.health;
+
+  app.get('/api/health/servers', async (req) => {
+    const q = req.query as Query;
+    return (await h.listLatest(scopeProject(req.principal, q.project_id))).map((r) => toHealthJson(r));
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name', async (req) => {
+    const q = req.query as Query;
+    return toHealthJson(await h.latest(scopeProject(req.principal, q.project_id), req.params.name));
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name/history', async (req) => {
+    const q = req.query as Query;
+    const limit = validated((issues) => intParam('limit', q.limit, 10, 1, 100, issues));
+    return (await h.history(scopeProject(req.principal, q.project_id), req.params.name, limit)).map((r) => toHealthJson(r, { drift: true }));
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-history', async (req) => {
+    const q = req.query as Query;
+    const limit = validated((issues) => intParam('limit', q.limit, 10, 1, 100, issues));
+    return (await h.driftHistory(scopeProject(req.principal, q.project_id), req.params.name, limit)).map(toDriftJson);
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-impact', async (req) => {
+    const q = req.query as Query;
+    const { tool, hours } = validated((issues) => {
+      if (!q.tool_name) issues.push({ loc: ['query', 'tool_name'], msg: 'Field required', type: 'missing' });
+      return { tool: q.tool_name ?? '', hours: intParam('hours', q.hours, 24, 1, 168, issues) };
+    });
+    return h.driftImpact(scopeProject(req.principal, q.project_id), req.params.name, tool, hours);
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name/blast-radius', async (req) => {
+    const q = req.query as Query;
+    const hours = validated((issues) => intParam('hours', q.hours, 24, 1, 720, issues));
+    return h.blastRadius(scopeProject(req.principal, q.project_id), req.params.name, hours);
+  });
+
+  app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
+    const body = req.body ?? {};
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new SpyglassError('validation', 'invalid body', { issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }] });
+    }
+    const b = body as { server_name?: unknown; project_id?: unknown };
+    const issues: ValidationIssue[] = [];
+    for (const key of ['server_name', 'project_id'] as const) {
+      if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') issues.push({ loc: ['body', key], msg: 'Input should be a string', type: 'string_type' });
+    }
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid body', { issues });
+    const q = req.query as Query;
+    const projectId = scopeProject(req.principal, (b.project_id as string | undefined) ?? q.project_id);
+    let targets = await h.targets(projectId);
+    const name = (b.server_name as string | undefined) ?? q.server_name;
+    if (name) {
+      targets = targets.filter((t) => t.name === name);
+      if (targets.length === 0) throw notFound(`no configured server ${name}`);
+    }
+    const reports = await h.checkAll(targets);
+    return reports.map((r) => ({ ...toHealthJson(r.result, { drift: true }), drift: r.drift ? toDriftJson(r.drift) : null }));
+  });
+}
+
+function validated<T>(fn: (issues: ValidationIssue[]) => T): T {
+  const issues: ValidationIssue[] = [];
+  const value = fn(issues);
+  if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
+  return value;
+}
+
+function intParam(name: string, raw: string | undefined, fallback: number, min: number, max: number, issues: ValidationIssue[]): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    issues.push({ loc: ['query', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' });
+    return fallback;
+  }
+  return n;
+}
