@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { ANONYMOUS, type Principal } from './auth/principal.ts';
 import { accessOf, installAuth, type Access } from './rest/auth-hook.ts';
 import { registerAuditRoutes } from './rest/audit-routes.ts';

@@ -21,7 +21,7 @@ export interface RunningServer {
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onWarning: (msg) => logger.warn(msg) });
   logger.info({ storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined }, 'storage ready');
   const services = await createServices(config, store, logger);
   const app = await buildApp(services);
@@ -61,7 +61,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       // commit anything still queued, then close the database. Live streams never end by
       // themselves, so they are closed first.
       services.live.close();
+      // Keep-alive clients would hold the server open for the keep-alive timeout: close each
+      // connection as soon as its in-flight request is answered.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       await Promise.allSettled([app.close(), grpc?.close()]);
+      clearInterval(sweep);
       await health.stop();
       await retention.stop();
       await services.close();

@@ -27,6 +27,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const ingest = obj(file.ingest);
   const retention = obj(file.retention);
   const limits = obj(file.rate_limits);
+  const monitor = obj(file.monitor);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -36,6 +37,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       return fallback;
     }
     return n;
+  };
+  const bool = (name: string, raw: unknown, fallback: boolean): boolean => {
+    if (raw === undefined || raw === null || raw === '') return fallback;
+    if (typeof raw === 'boolean') return raw;
+    if (['on', 'true', '1'].includes(String(raw))) return true;
+    if (['off', 'false', '0'].includes(String(raw))) return false;
+    problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+    return fallback;
   };
   const list = (raw: string | undefined, fileValue: unknown): string[] => {
     if (raw !== undefined) return raw.split(',').map((s) => s.trim()).filter(Boolean);
@@ -69,6 +78,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
+    },
+    monitor: {
+      enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
+      intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
+      concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
     },
     live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
     retention: {

@@ -34,6 +34,7 @@ export interface Config {
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
   live: { keepaliveSeconds: number };
+  monitor: MonitorConfig;
   retention: { spansDays: number; healthDays: number };
   servers: ServerConfig[];
 }
@@ -57,4 +58,13 @@ export interface RateLimitConfig {
   acceptInvite: number;
   verify: number;
   default: number;
+}
+
+/** The `monitor:` section (spec §2.13): the health-check monitor embedded in `spyglass serve`. */
+export interface MonitorConfig {
+  enabled: boolean;
+  /** Global interval; servers[].health_check_interval_seconds wins. */
+  intervalSeconds: number;
+  /** Checks running at once in one process. */
+  concurrency: number;
 }

@@ -8,7 +8,7 @@ import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageB
 import { runCheck, type CheckReport } from './checker.ts';
 import { blastSeverity, readStatus } from './classify.ts';
 import { Limiter } from './limiter.ts';
-import { DEFAULT_TIMEOUT_SECONDS, readMonitorConfig, type MonitorConfig } from './monitor-config.ts';
+import { DEFAULT_TIMEOUT_SECONDS, type MonitorConfig } from './monitor-config.ts';
 import { resolveTargets, targetKey } from './targets.ts';
 import type { BlastRadius, CheckTarget, DriftEvent, DriftImpact, HealthResult } from './types.ts';
 
@@ -32,7 +32,7 @@ export class HealthService {
   private readonly inFlight = new Map<string, Promise<CheckReport>>();
 
   constructor(private readonly deps: HealthDeps) {
-    this.monitorConfig = readMonitorConfig(deps.config);
+    this.monitorConfig = deps.config.monitor;
     this.limiter = new Limiter(this.monitorConfig.concurrency);
   }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
+import { isTransient } from '../store/db.ts';
 
 export interface WriterOptions {
   /** Commits one group in one transaction; must be all-or-nothing. */
@@ -108,16 +109,6 @@ export class GroupCommitWriter {
       }
     }
   }
-}
-
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300', '40001', '40P01']);
-
-/** Errors worth retrying: the connection went away, the server is restarting, or a serialization conflict. */
-export function isTransient(err: unknown): boolean {
-  const e = err as { code?: string; cause?: unknown } | null;
-  if (!e) return false;
-  if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return e.cause !== undefined && e.cause !== err && isTransient(e.cause);
 }
 
 function describe(err: unknown): { message: string; code?: string } {

@@ -27,8 +27,9 @@ export async function installRateLimits(
     global: true,
     max: (req: FastifyRequest) => limits[(req.routeOptions.config.rateLimitKey as LimitName | undefined) ?? 'default'] ?? limits.default,
     timeWindow: 60_000,
-    // Routes that share a limit (the two OTLP paths) share a counter.
-    keyGenerator: (req: FastifyRequest) => `${req.routeOptions.config.rateLimitKey ?? req.routeOptions.url ?? 'unknown'}|${clientKey(req, isTrusted)}`,
+    // One counter per route and method; routes that share a limit (the two OTLP paths) share one.
+    keyGenerator: (req: FastifyRequest) =>
+      `${req.routeOptions.config.rateLimitKey ?? `${req.method} ${req.routeOptions.url ?? 'unknown'}`}|${clientKey(req, isTrusted)}`,
     redis,
     nameSpace: 'spyglass-rl-',
     skipOnError: true,

@@ -15,3 +15,13 @@ export async function execute<T = Record<string, unknown>>(db: Db, query: SQL): 
   const r = res as { rows?: T[]; affectedRows?: number };
   return { rows: r.rows ?? [], count: r.affectedRows ?? r.rows?.length ?? 0 };
 }
+
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300', '40001', '40P01']);
+
+/** Database errors worth retrying: the connection went away, the server is restarting, or a serialization conflict. */
+export function isTransient(err: unknown): boolean {
+  const e = err as { code?: string; cause?: unknown } | null;
+  if (!e) return false;
+  if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return e.cause !== undefined && e.cause !== err && isTransient(e.cause);
+}

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { guardPostgresDriver } from './postgres-guard.ts';
 import * as schema from './schema.ts';
 
 export interface Store {
@@ -21,32 +22,39 @@ export interface StoreOptions {
   dataDir: string;
   /** Connections to PostgreSQL. */
   poolSize?: number;
+  /** Where the store reports conditions it recovered from. */
+  onWarning?: (message: string) => void;
 }
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir);
 }
 
-async function openPostgres(url: string, max: number): Promise<Store> {
+async function openPostgres(url: string, max: number, warn: (message: string) => void): Promise<Store> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60 });
   const db = drizzle(client, { schema }) as unknown as Db;
+  const unguard = guardPostgresDriver(warn);
   try {
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client.end({ timeout: 1 });
+    unguard();
     throw err;
   }
   return {
     db,
     kind: 'postgres',
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await client.end({ timeout: 5 });
+      unguard();
+    },
   };
 }
 

@@ -53,8 +53,17 @@ function toJsonRows(batch: readonly Span[]): string {
     cost_usd: s.costUsd,
   }));
   const json = JSON.stringify(rows);
-  // PostgreSQL text cannot hold NUL; strip it rather than fail the whole group commit.
-  return json.includes('\\u0000') ? JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'string' ? v.replaceAll('\0', '') : v)) : json;
+  // PostgreSQL text and json cannot hold NUL: strip it (from values and keys) rather than fail the group.
+  return json.includes('\\u0000') ? JSON.stringify(stripNul(rows)) : json;
+}
+
+function stripNul(v: unknown): unknown {
+  if (typeof v === 'string') return v.replaceAll('\0', '');
+  if (Array.isArray(v)) return v.map(stripNul);
+  if (v && typeof v === 'object' && !(v instanceof Date)) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replaceAll('\0', ''), stripNul(x)]));
+  }
+  return v;
 }
 
 export interface SpanFilter {

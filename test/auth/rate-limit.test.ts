@@ -98,6 +98,13 @@ describe('rate limits (in process)', () => {
     expect(replies[4]!.json).toEqual({ detail: 'Rate limit exceeded: 5 per 1 minute' });
   });
 
+  it('counts reads and writes of one path separately', async () => {
+    const { key } = await server.services.keys.create({ name: 'rw', role: 'admin', projectId: null, expiresAt: null, createdBy: 'test' });
+    for (let i = 0; i < 2; i++) await call(base, 'POST', '/api/traces/spans', { key, body: [nativeSpan({ session_id: 'rw' })] });
+    expect((await call(base, 'POST', '/api/traces/spans', { key, body: [nativeSpan({ session_id: 'rw' })] })).status).toBe(429);
+    expect((await call(base, 'GET', '/api/traces/spans?session_id=rw', { key })).status).toBe(200);
+  });
+
   it('probes are never limited', async () => {
     const replies: number[] = [];
     for (let i = 0; i < 12; i++) replies.push((await call(base, 'GET', '/api/liveness')).status);
