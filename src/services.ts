@@ -48,6 +48,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     commit: (spans) => insertSpans(store.db, spans),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
+    // PGlite runs one statement at a time in this process; PostgreSQL can overlap two groups.
+    concurrency: store.kind === 'postgres' ? config.ingest.commitConcurrency : 1,
     logger,
   });
   const registrar = new Registrar(store.db, logger);

@@ -2,6 +2,9 @@ import { sql, type SQL } from 'drizzle-orm';
 import { HEALTH_TAGS } from '../model/span.ts';
 
 /**
+ * Rows are upserted in key order, so concurrent group commits lock rollup rows in the same order
+ * and cannot deadlock each other.
+ *
  * The ingest statement: insert the group's spans (skipping ids already stored) and fold exactly
  * the new rows into the session, per-tool and hourly-lineage rollups, all in one statement.
  * Returns the sessions it touched, whose health tags are then recomputed (decisions §4).
@@ -22,6 +25,7 @@ tools as (
          (array_agg(status in ('error', 'timeout') order by started_at desc))[1]
   from ins where skey is not null and span_type = 'tool_call'
   group by project_id, skey, server_name, tool_name
+  order by project_id, skey, server_name, tool_name
   on conflict (project_id, session_id, server_name, tool_name) do update set
     failures = t.failures + excluded.failures,
     last_failed = case when excluded.last_started_at >= t.last_started_at then excluded.last_failed else t.last_failed end,
@@ -43,6 +47,7 @@ sess as (
          'success'
   from ins where skey is not null
   group by project_id, skey
+  order by project_id, skey
   on conflict (project_id, session_id) do update set
     agent_name = case when excluded.first_call_at < s.first_call_at then coalesce(excluded.agent_name, s.agent_name)
                       else coalesce(s.agent_name, excluded.agent_name) end,
@@ -74,6 +79,7 @@ lin as (
   ) e
   where source is not null and source <> ''
   group by project_id, hour, edge_type, source, target
+  order by project_id, hour, edge_type, source, target
   on conflict (project_id, hour, edge_type, source, target) do update set
     calls = l.calls + excluded.calls,
     errors = l.errors + excluded.errors,
