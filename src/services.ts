@@ -45,11 +45,9 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const settings = new SettingsService(store.db);
   await settings.load();
   const writer = new GroupCommitWriter({
-    commit: (spans) => insertSpans(store.db, spans),
+    commit: async (spans) => void (await insertSpans(store.db, spans)),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
-    // PGlite runs one statement at a time in this process; PostgreSQL can overlap two groups.
-    concurrency: store.kind === 'postgres' ? config.ingest.commitConcurrency : 1,
     logger,
   });
   const registrar = new Registrar(store.db, logger);

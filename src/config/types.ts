@@ -48,8 +48,6 @@ export interface IngestConfig {
   maxQueuedSpans: number;
   /** Rows written in one group commit at most. */
   maxCommitSpans: number;
-  /** Group commits in flight at once on PostgreSQL. */
-  commitConcurrency: number;
 }
 
 /** Requests per minute (spec §8), keyed by API key or client IP, per route. */

@@ -10,8 +10,6 @@ export interface WriterOptions {
   maxCommitSpans: number;
   /** How long a group keeps retrying while the database is unreachable before its requests get 503. */
   retryWindowMs?: number;
-  /** Groups committing at once (default 1). More lets a server overlap one group's WAL flush with the next. */
-  concurrency?: number;
   logger?: Logger;
 }
 
@@ -22,14 +20,14 @@ interface Pending {
 }
 
 /**
- * Group commit: requests that arrive while commits are in flight are written together in the next
+ * Group commit: requests that arrive while a commit is in flight are written together in the next
  * one, so throughput does not depend on one commit per request. A request resolves only once its
  * spans are committed. The queue is bounded; when full, new requests get 503 with Retry-After.
  */
 export class GroupCommitWriter {
   private queue: Pending[] = [];
   private queuedSpans = 0;
-  private drainers = new Set<Promise<void>>();
+  private flushing: Promise<void> | null = null;
   private closed = false;
 
   constructor(private readonly opts: WriterOptions) {}
@@ -47,21 +45,23 @@ export class GroupCommitWriter {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ spans, resolve, reject });
       this.queuedSpans += spans.length;
-      if (this.drainers.size < (this.opts.concurrency ?? 1)) {
-        const drainer: Promise<void> = this.drain().finally(() => this.drainers.delete(drainer));
-        this.drainers.add(drainer);
-      }
+      this.flushing ??= this.drain().finally(() => {
+        this.flushing = null;
+      });
     });
   }
 
   /** Stops taking writes and commits everything already queued. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.drainers.size > 0) await Promise.all(this.drainers);
+    await this.flushing;
   }
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
+      // Let the event loop read the requests that arrived meanwhile, so they join this group.
+      // Without it an in-process database (PGlite) would commit one request per group.
+      await new Promise((resolve) => setImmediate(resolve));
       const group = this.takeGroup();
       await this.commitGroup(group);
       for (const p of group) this.queuedSpans -= p.spans.length;

@@ -1,13 +1,16 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { HEALTH_TAGS } from '../model/span.ts';
+import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 
 /**
- * Rows are upserted in key order, so concurrent group commits lock rollup rows in the same order
- * and cannot deadlock each other.
+ * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
+ * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups, including
+ * each touched session's health tag. One statement is one round trip and atomic by itself.
  *
- * The ingest statement: insert the group's spans (skipping ids already stored) and fold exactly
- * the new rows into the session, per-tool and hourly-lineage rollups, all in one statement.
- * Returns the sessions it touched, whose health tags are then recomputed (decisions §4).
+ * The tag needs every tool of a session after this batch. The statement cannot read its own
+ * upserts, so `tool_state` merges the batch with the stored rows the same way the upsert does.
+ * A session's final tag is the most severe of: the span tags and timeouts it ever had (kept in
+ * tag_rank / has_timeout, which only grow) and its current tool state; the batch's contribution
+ * travels in the inserted row's health_tag, and ON CONFLICT merges it with the stored ranks.
  */
 export function insertWithRollups(columnList: SQL, rowsJson: string): SQL {
   return sql`
@@ -15,39 +18,70 @@ with input as (select * from json_populate_recordset(null::spans, ${rowsJson}::j
 ins as (
   insert into spans (${columnList}) select ${columnList} from input on conflict do nothing
   returning project_id, coalesce(session_id, trace_id) as skey, span_type, server_name, tool_name, agent_name,
-            status, started_at, ended_at, latency_ms, input_tokens, output_tokens, cost_usd, health_tag
+            status, status in ('error', 'timeout') as failed, started_at, ended_at, latency_ms,
+            input_tokens, output_tokens, cost_usd, health_tag
+),
+batch_tools as (
+  select project_id, skey, server_name, tool_name,
+         (count(*) filter (where failed))::int as failures,
+         max(started_at) as last_started_at,
+         (array_agg(failed order by started_at desc))[1] as last_failed
+  from ins where skey is not null and span_type = 'tool_call'
+  group by project_id, skey, server_name, tool_name
 ),
 tools as (
   insert into session_tools as t (project_id, session_id, server_name, tool_name, failures, last_started_at, last_failed)
-  select project_id, skey, server_name, tool_name,
-         count(*) filter (where status in ('error', 'timeout')),
-         max(started_at),
-         (array_agg(status in ('error', 'timeout') order by started_at desc))[1]
-  from ins where skey is not null and span_type = 'tool_call'
-  group by project_id, skey, server_name, tool_name
-  order by project_id, skey, server_name, tool_name
+  select project_id, skey, server_name, tool_name, failures, last_started_at, last_failed
+  from batch_tools order by project_id, skey, server_name, tool_name
   on conflict (project_id, session_id, server_name, tool_name) do update set
     failures = t.failures + excluded.failures,
     last_failed = case when excluded.last_started_at >= t.last_started_at then excluded.last_failed else t.last_failed end,
     last_started_at = greatest(t.last_started_at, excluded.last_started_at)
 ),
+tool_state as (
+  select coalesce(b.project_id, t.project_id) as project_id, coalesce(b.skey, t.session_id) as skey,
+         coalesce(t.failures, 0) + coalesce(b.failures, 0) as failures,
+         case when t.project_id is null then b.last_failed
+              when b.project_id is null then t.last_failed
+              when b.last_started_at >= t.last_started_at then b.last_failed
+              else t.last_failed end as last_failed
+  from batch_tools b
+  full join (select * from session_tools
+             where (project_id, session_id) in (select distinct project_id, skey from ins where skey is not null)) t
+    on t.project_id = b.project_id and t.session_id = b.skey and t.server_name = b.server_name and t.tool_name = b.tool_name
+),
+tool_rank as (
+  select project_id, skey,
+         case when bool_or(last_failed) then ${rank('tool_failure')}
+              when sum(failures) > 0 then ${rank('success_with_fallback')}
+              else ${rank('success')} end as rank
+  from tool_state group by project_id, skey
+),
+batch_sessions as (
+  select project_id, skey,
+         (array_agg(agent_name order by started_at) filter (where agent_name is not null))[1] as agent_name,
+         min(started_at) as first_call_at, max(started_at) as last_call_at, max(ended_at) as last_end_at,
+         count(*)::int as span_count,
+         (count(*) filter (where span_type = 'tool_call'))::int as tool_calls,
+         (count(*) filter (where span_type = 'tool_call' and failed))::int as failed_calls,
+         coalesce(array_agg(distinct server_name) filter (where span_type = 'tool_call'), '{}') as servers_used,
+         coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
+         coalesce(sum(cost_usd), 0) as est_cost_usd,
+         coalesce(max(${tagRankOf('health_tag')}), 0) as tag_rank,
+         bool_or(status = 'timeout') as has_timeout
+  from ins where skey is not null
+  group by project_id, skey
+),
 sess as (
   insert into sessions as s (project_id, session_id, agent_name, first_call_at, last_call_at, last_end_at, span_count,
                              tool_calls, failed_calls, servers_used, input_tokens, output_tokens, est_cost_usd,
                              tag_rank, has_timeout, health_tag)
-  select project_id, skey,
-         (array_agg(agent_name order by started_at) filter (where agent_name is not null))[1],
-         min(started_at), max(started_at), max(ended_at), count(*),
-         count(*) filter (where span_type = 'tool_call'),
-         count(*) filter (where span_type = 'tool_call' and status in ('error', 'timeout')),
-         coalesce(array_agg(distinct server_name) filter (where span_type = 'tool_call'), '{}'),
-         coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0),
-         coalesce(max(${tagRankOf('health_tag')}), 0),
-         bool_or(status = 'timeout'),
-         'success'
-  from ins where skey is not null
-  group by project_id, skey
-  order by project_id, skey
+  select b.project_id, b.skey, b.agent_name, b.first_call_at, b.last_call_at, b.last_end_at, b.span_count,
+         b.tool_calls, b.failed_calls, b.servers_used, b.input_tokens, b.output_tokens, b.est_cost_usd,
+         b.tag_rank, b.has_timeout,
+         ${tagAt(sql`greatest(b.tag_rank, case when b.has_timeout then ${rank('timeout')} else 0 end, coalesce(r.rank, ${rank('success')}))`)}
+  from batch_sessions b left join tool_rank r on r.project_id = b.project_id and r.skey = b.skey
+  order by b.project_id, b.skey
   on conflict (project_id, session_id) do update set
     agent_name = case when excluded.first_call_at < s.first_call_at then coalesce(excluded.agent_name, s.agent_name)
                       else coalesce(s.agent_name, excluded.agent_name) end,
@@ -62,13 +96,14 @@ sess as (
     output_tokens = s.output_tokens + excluded.output_tokens,
     est_cost_usd = s.est_cost_usd + excluded.est_cost_usd,
     tag_rank = greatest(s.tag_rank, excluded.tag_rank),
-    has_timeout = s.has_timeout or excluded.has_timeout
+    has_timeout = s.has_timeout or excluded.has_timeout,
+    health_tag = ${tagAt(sql`greatest(s.tag_rank, case when s.has_timeout then ${rank('timeout')} else 0 end, ${rankOfTag(sql`excluded.health_tag`)})`)}
 ),
 lin as (
   insert into lineage_hourly as l (project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms)
   select project_id, hour, edge_type, source, target, count(*), count(*) filter (where failed), sum(latency_ms)
   from (
-    select project_id, latency_ms, status in ('error', 'timeout') as failed,
+    select project_id, latency_ms, failed,
            date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour,
            case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' else 'run' end as edge_type,
            case span_type when 'tool_call' then agent_name else coalesce(agent_name, server_name) end as source,
@@ -85,35 +120,28 @@ lin as (
     errors = l.errors + excluded.errors,
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
 )
-select distinct project_id as p, skey as s from ins where skey is not null`;
-}
-
-/** Recomputes the health tag of the given sessions from their rollup and per-tool state. */
-export function refreshHealthTags(keysJson: string): SQL {
-  return sql`
-update sessions s set health_tag = (${tagArray()})[1 + greatest(
-  s.tag_rank,
-  case when s.has_timeout then ${rank('timeout')} else 0 end,
-  coalesce((select case when bool_or(t.last_failed) then ${rank('tool_failure')}
-                        when sum(t.failures) > 0 then ${rank('success_with_fallback')}
-                        else ${rank('success')} end
-            from session_tools t where t.project_id = s.project_id and t.session_id = s.session_id), ${rank('success')}))]
-from json_to_recordset(${keysJson}::json) as k(p text, s text)
-where s.project_id = k.p and s.session_id = k.s`;
+select count(*)::int as inserted from ins`;
 }
 
 /** Severity rank: success 1 … loop_detected 9 (HEALTH_TAGS is ordered most severe first). */
-export function rank(tag: (typeof HEALTH_TAGS)[number]): SQL {
+export function rank(tag: HealthTag): SQL {
   return sql.raw(String(HEALTH_TAGS.length - HEALTH_TAGS.indexOf(tag)));
+}
+
+/** Tags by rank, index 0 unused: array['success', 'success', 'success_with_fallback', …, 'loop_detected'] */
+const BY_RANK = sql.raw(`array['success', ${[...HEALTH_TAGS].reverse().map((t) => `'${t}'`).join(', ')}]`);
+
+/** The tag of a rank expression. */
+function tagAt(rankExpr: SQL): SQL {
+  return sql`(${BY_RANK})[1 + ${rankExpr}]`;
+}
+
+/** The rank of a tag expression (0 for none). */
+function rankOfTag(tagExpr: SQL): SQL {
+  return sql`coalesce(array_position(${BY_RANK}, ${tagExpr}) - 1, 0)`;
 }
 
 function tagRankOf(column: string): SQL {
   const cases = HEALTH_TAGS.map((t) => `when '${t}' then ${HEALTH_TAGS.length - HEALTH_TAGS.indexOf(t)}`).join(' ');
   return sql.raw(`case ${column} ${cases} else 0 end`);
-}
-
-/** array['success' (rank 0), 'success', 'success_with_fallback', …, 'loop_detected'] */
-function tagArray(): SQL {
-  const byRank = ['success', ...[...HEALTH_TAGS].reverse()];
-  return sql.raw(`array[${byRank.map((t) => `'${t}'`).join(', ')}]`);
 }

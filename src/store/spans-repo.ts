@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
-import { insertWithRollups, refreshHealthTags } from './rollup-sql.ts';
+import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
 
 const COLUMNS = [
@@ -12,18 +12,16 @@ const COLUMNS = [
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
 /**
- * Inserts spans and folds the new ones into the session and lineage rollups, in one transaction.
- * The batch travels as one JSON parameter expanded by json_populate_recordset, which avoids
- * per-row parameters and works on both drivers. A span id already stored for the project is
- * skipped, so a retried export is stored (and counted) once.
+ * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
+ * round trip, atomic by itself). The batch travels as one JSON parameter expanded by
+ * json_populate_recordset: no per-row parameters, and the same SQL on both drivers. A span id
+ * already stored for the project is skipped, so a retried export is stored (and counted) once.
+ * Returns how many spans were new.
  */
-export async function insertSpans(db: Db, batch: readonly Span[]): Promise<void> {
-  if (batch.length === 0) return;
-  const rows = toJsonRows(batch);
-  await db.transaction(async (tx) => {
-    const { rows: touched } = await execute<{ p: string; s: string }>(tx as unknown as Db, insertWithRollups(COLUMN_LIST, rows));
-    if (touched.length > 0) await execute(tx as unknown as Db, refreshHealthTags(JSON.stringify(touched)));
-  });
+export async function insertSpans(db: Db, batch: readonly Span[]): Promise<number> {
+  if (batch.length === 0) return 0;
+  const { rows } = await execute<{ inserted: number }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
+  return Number(rows[0]?.inserted ?? 0);
 }
 
 function toJsonRows(batch: readonly Span[]): string {
