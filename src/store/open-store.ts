@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -69,9 +70,12 @@ async function openPglite(dataDir: string): Promise<Store> {
     mkdirSync(dir, { recursive: true });
     unlock = lockDataDir(dataDir);
   }
+  // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
+  const options = { postgresqlconf: ['shared_buffers=32MB'] };
   let client: InstanceType<typeof PGlite> | undefined;
   try {
-    client = await PGlite.create(dir);
+    if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await initPgliteInChild(dir);
+    client = await PGlite.create(dir, options);
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client?.close();
@@ -89,6 +93,20 @@ async function openPglite(dataDir: string): Promise<Store> {
       unlock();
     },
   };
+}
+
+/**
+ * A new PGlite directory needs initdb, which leaves ~500 MB resident in the process that ran it
+ * for the rest of its life. A short-lived child process runs it instead.
+ */
+async function initPgliteInChild(dir: string): Promise<void> {
+  const entry = import.meta.resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = await import(${JSON.stringify(entry)}); await (await PGlite.create(${JSON.stringify(dir)})).close();`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 }, (err, _out, stderr) =>
+      err ? reject(new Error(`could not initialise the embedded database in ${dir}: ${stderr.trim() || err.message}`)) : resolve(),
+    );
+  });
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
