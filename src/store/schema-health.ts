@@ -25,7 +25,7 @@ export const healthResults = pgTable(
     instructions: text('instructions'),
   },
   (t) => [
-    index('health_results_server_time_idx').on(t.projectId, t.serverName, t.checkedAt.desc()),
+    index('health_results_server_time_idx').on(t.projectId, t.serverName, t.checkedAt),
     index('health_results_time_idx').on(t.checkedAt),
   ],
 );
@@ -53,5 +53,5 @@ export const driftEvents = pgTable(
     changes: jsonb('changes').$type<unknown[]>().notNull(),
     resultId: text('result_id'),
   },
-  (t) => [index('drift_events_server_time_idx').on(t.projectId, t.serverName, t.detectedAt.desc())],
+  (t) => [index('drift_events_server_time_idx').on(t.projectId, t.serverName, t.detectedAt)],
 );

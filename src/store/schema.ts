@@ -56,12 +56,15 @@ export const spans = pgTable(
     ingestedAt: ts('ingested_at').notNull().defaultNow(),
   },
   (t) => [
+    // Ascending on purpose: reads go newest first by scanning backwards. drizzle's .desc() means
+    // DESC NULLS LAST, which a plain ORDER BY ... DESC (NULLS FIRST) cannot use.
     primaryKey({ columns: [t.projectId, t.spanId] }),
-    index('spans_project_time_idx').on(t.projectId, t.startedAt.desc(), t.spanId.desc()),
+    index('spans_project_time_idx').on(t.projectId, t.startedAt, t.spanId),
+    index('spans_time_idx').on(t.startedAt, t.spanId),
     index('spans_trace_idx').on(t.traceId, t.startedAt).where(sql`${t.traceId} is not null`),
     index('spans_session_idx').on(t.projectId, t.sessionId, t.startedAt).where(sql`${t.sessionId} is not null`),
-    index('spans_server_time_idx').on(t.projectId, t.serverName, t.startedAt.desc()),
-    index('spans_agent_time_idx').on(t.projectId, t.agentName, t.startedAt.desc()),
+    index('spans_server_time_idx').on(t.projectId, t.serverName, t.startedAt),
+    index('spans_agent_time_idx').on(t.projectId, t.agentName, t.startedAt),
   ],
 );
 
@@ -152,7 +155,7 @@ export const auditLogs = pgTable(
     result: text('result').notNull(),
     projectId: text('project_id'),
   },
-  (t) => [index('audit_logs_time_idx').on(t.timestamp.desc())],
+  (t) => [index('audit_logs_time_idx').on(t.timestamp, t.eventId)],
 );
 
 /**
@@ -182,8 +185,11 @@ export const sessions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.sessionId] }),
-    index('sessions_project_last_idx').on(t.projectId, t.lastCallAt.desc(), t.sessionId.desc()),
-    index('sessions_agent_last_idx').on(t.projectId, t.agentName, t.lastCallAt.desc()),
+    index('sessions_project_last_idx').on(t.projectId, t.lastCallAt, t.sessionId),
+    index('sessions_agent_last_idx').on(t.projectId, t.agentName, t.lastCallAt, t.sessionId),
+    // For callers that see every project (local mode, global keys).
+    index('sessions_last_idx').on(t.lastCallAt, t.sessionId),
+    index('sessions_id_idx').on(t.sessionId),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
 
@@ -23,9 +23,8 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     f.healthTag === undefined ? undefined : eq(sessions.healthTag, f.healthTag),
     gte(sessions.lastCallAt, f.since),
     f.until === undefined ? undefined : lte(sessions.firstCallAt, f.until),
-    f.before === undefined
-      ? undefined
-      : or(lt(sessions.lastCallAt, f.before.lastCallAt), and(eq(sessions.lastCallAt, f.before.lastCallAt), lt(sessions.sessionId, f.before.sessionId))),
+    // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
+    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${f.before.lastCallAt.toISOString()}::timestamptz, ${f.before.sessionId})`,
   ];
   return db.select().from(sessions).where(and(...where)).orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId)).limit(f.limit);
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { insertWithRollups } from './rollup-sql.ts';
@@ -94,9 +94,8 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     f.spanType === undefined ? undefined : eq(spans.spanType, f.spanType),
     f.since === undefined ? undefined : gte(spans.startedAt, f.since),
     f.until === undefined ? undefined : lte(spans.startedAt, f.until),
-    f.before === undefined
-      ? undefined
-      : or(lt(spans.startedAt, f.before.startedAt), and(eq(spans.startedAt, f.before.startedAt), lt(spans.spanId, f.before.spanId))),
+    // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
+    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${f.before.startedAt.toISOString()}::timestamptz, ${f.before.spanId})`,
   ];
   const rows = await db
     .select()
