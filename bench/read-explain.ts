@@ -1,0 +1,107 @@
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the exact SQL the read endpoints run: the services are called on a
+ * drizzle instance whose logger records each statement and its parameters, and each statement is
+ * then explained (three times; the last, warm run is reported). Used by bench/read-path.ts --explain.
+ *
+ * Standalone, against a loaded database (e.g. one left by `bench/read-path.ts --keep`):
+ *   node --import tsx bench/read-explain.ts postgres://postgres@127.0.0.1:PORT/spyglass_read_bench
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { getLineage } from '../src/sessions/lineage-service.ts';
+import { getSessionTree, listSessions } from '../src/sessions/sessions-service.ts';
+import type { Db } from '../src/store/db.ts';
+import * as schema from '../src/store/schema.ts';
+import { querySpans } from '../src/traces/spans-service.ts';
+
+export interface ExplainResult {
+  name: string;
+  sql: string;
+  params: unknown[];
+  plan: string;
+  executionMs: number;
+  planningMs: number;
+}
+
+export interface ExplainTargets {
+  treeSession: { projectId: string; id: string };
+  trace: { projectId: string; id: string };
+  agent: string;
+  /** A sessions-list cursor (page 2), if any. */
+  cursor?: string | undefined;
+}
+
+export async function explainReadQueries(url: string, t: ExplainTargets): Promise<ExplainResult[]> {
+  const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    let captured: { sql: string; params: unknown[] }[] = [];
+    const db = drizzle(client, { schema, logger: { logQuery: (sql, params) => void captured.push({ sql, params }) } }) as unknown as Db;
+    const calls: [string, () => Promise<unknown>][] = [
+      ['sessions list (24 h, limit 50)', () => listSessions(db, { projectId: null, limit: 50 })],
+      ['sessions list, project-scoped', () => listSessions(db, { projectId: 'default', limit: 50 })],
+      ['sessions list by agent_name', () => listSessions(db, { projectId: null, agent_name: t.agent, limit: 50 })],
+      ...(t.cursor ? [['sessions list, next page (cursor)', () => listSessions(db, { projectId: null, limit: 50, cursor: t.cursor })] as [string, () => Promise<unknown>]] : []),
+      ['session tree', () => getSessionTree(db, null, t.treeSession.id)],
+      ['session tree, project-scoped', () => getSessionTree(db, t.treeSession.projectId, t.treeSession.id)],
+      ['lineage (24 h)', () => getLineage(db, { projectId: null })],
+      ['lineage (24 h), project-scoped', () => getLineage(db, { projectId: 'default' })],
+      ['spans by trace', () => querySpans(db, { projectId: null, trace_id: t.trace.id })],
+      ['spans by trace, project-scoped', () => querySpans(db, { projectId: t.trace.projectId, trace_id: t.trace.id })],
+      ['spans list, newest 100 (extra)', () => querySpans(db, { projectId: null, limit: 100 })],
+      ['spans list, newest 100, project-scoped (extra)', () => querySpans(db, { projectId: 'default', limit: 100 })],
+    ];
+    const out: ExplainResult[] = [];
+    for (const [name, call] of calls) {
+      captured = [];
+      await call();
+      const queries = captured;
+      for (const [i, q] of queries.entries()) {
+        let plan = '';
+        for (let run = 0; run < 3; run++) {
+          const rows = await client.unsafe(`explain (analyze, buffers) ${q.sql}`, q.params as postgres.ParameterOrJSON<never>[]);
+          plan = rows.map((r) => String((r as Record<string, unknown>)['QUERY PLAN'])).join('\n');
+        }
+        out.push({
+          name: queries.length > 1 ? `${name} [query ${i + 1}/${queries.length}]` : name,
+          sql: q.sql,
+          params: q.params,
+          plan,
+          executionMs: Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1] ?? Number.NaN),
+          planningMs: Number(/Planning Time: ([\d.]+)/.exec(plan)?.[1] ?? Number.NaN),
+        });
+      }
+    }
+    return out;
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+/** Standalone: explain against a loaded database, picking targets from it. */
+async function main(): Promise<void> {
+  const url = process.argv[2];
+  if (!url) {
+    process.stderr.write('usage: node --import tsx bench/read-explain.ts postgres://…\n');
+    process.exit(2);
+  }
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  const [tree] = await client`select project_id, session_id from sessions where span_count = 200 order by last_call_at desc limit 1`;
+  const [trace] = await client`select project_id, trace_id from spans where trace_id is not null and session_id in (select session_id from sessions where span_count between 5 and 50 limit 1) limit 1`;
+  const [agent] = await client`select agent_name from sessions where agent_name is not null group by 1 order by count(*) desc limit 1`;
+  await client.end();
+  if (!tree || !trace || !agent) throw new Error('database holds no suitable data');
+  const results = await explainReadQueries(url, {
+    treeSession: { projectId: String(tree.project_id), id: String(tree.session_id) },
+    trace: { projectId: String(trace.project_id), id: String(trace.trace_id) },
+    agent: String(agent.agent_name),
+  });
+  for (const e of results) {
+    process.stdout.write(`-- ${e.name}: execution ${e.executionMs} ms, planning ${e.planningMs} ms\n${e.sql.replace(/\s+/g, ' ').trim()}\nparams: ${JSON.stringify(e.params)}\n${e.plan}\n\n`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await main();
+}

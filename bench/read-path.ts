@@ -1,0 +1,568 @@
+/**
+ * Read-path benchmark: latency of the read endpoints of a real Spyglass server (in-process, over
+ * HTTP on 127.0.0.1) with N spans loaded in PostgreSQL through the ingest path (insertSpans), so the
+ * session, per-tool and hourly-lineage rollups are the ones the server maintains.
+ *
+ *   node --import tsx bench/read-path.ts                     1,000,000 spans (load takes a few minutes)
+ *   node --import tsx bench/read-path.ts --quick             100,000 spans
+ *   node --import tsx bench/read-path.ts --json out.json --explain
+ *   node --import tsx bench/read-path.ts --keep              leave the cluster running afterwards (psql)
+ *   node --import tsx bench/read-path.ts --database-url URL  measure an already loaded database
+ *   node --import tsx bench/read-path.ts --help
+ *
+ * Measured (sequential requests after a warm-up, targets varied across requests; then the same at
+ * concurrency 4): sessions list (default 24 h window, limit 50; project-scoped; by agent; next page
+ * via the cursor), the tree of a 200-span session, lineage over 24 h, spans by trace. Target: p95
+ * < 50 ms per endpoint (sequential). Table on stdout, progress on stderr, JSON with --json.
+ * `runReadPath` is exported for bench/run.ts.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config/load-config.ts';
+import { startServer, type RunningServer } from '../src/main.ts';
+import { execute, type Db } from '../src/store/db.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
+import { loadSpans, type DataInfo } from './read-data.ts';
+import { explainReadQueries, type ExplainResult } from './read-explain.ts';
+
+export const TARGET_P95_MS = 50;
+
+export interface ReadPathOptions {
+  spans: number;
+  /** Sessions of exactly 200 spans to load (tree targets). */
+  treeSessions: number;
+  /** Measured requests per endpoint (sequential, and again at `concurrency`). */
+  requests: number;
+  warmup: number;
+  /** 0 or 1 = skip the concurrent pass. */
+  concurrency: number;
+  groupSize: number;
+  /** An already loaded database: skip the cluster and the load. */
+  databaseUrl?: string | undefined;
+  explain: boolean;
+  /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
+  keep: boolean;
+}
+
+export interface LatencyStats {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+export interface EndpointResult {
+  name: string;
+  /** Counted in the verdict (the issue's endpoints); false = extra, shown for information. */
+  target: boolean;
+  /** A representative request (the first target). */
+  example: string;
+  sequential: LatencyStats & { pass: boolean };
+  concurrent?: (LatencyStats & { concurrency: number; reqPerSec: number }) | undefined;
+  /** Bytes of the first response, and what it held (sessions, spans, nodes…). */
+  responseBytes: number;
+  responseItems: number;
+}
+
+export interface ReadPathResult {
+  startedAt: string;
+  machine: { cpus: number; cpuModel: string; memGb: number; node: string };
+  loadavg: { start: number[]; afterLoad: number[] | null; end: number[] };
+  data: {
+    spans: number;
+    sessions: number;
+    sessionsByProject: Record<string, number>;
+    lineageRows: number;
+    sessionToolRows: number;
+    tableMb: Record<string, number>;
+  };
+  load: { ms: number; spansPerSec: number; analyzeMs: number; groupSize: number } | null;
+  target: { p95Ms: number };
+  endpoints: EndpointResult[];
+  explain?: ExplainResult[] | undefined;
+  pass: boolean;
+}
+
+type Log = (msg: string) => void;
+
+interface Case {
+  name: string;
+  /** false: extra endpoint, measured but not part of the p95 target. */
+  target?: boolean;
+  /** Paths to request in rotation. */
+  paths: string[];
+  /** Items in a response, for a sanity check of the first one. */
+  count: (body: unknown) => number;
+  /** Expected items for path i, when known (otherwise: at least one). */
+  expect?: (i: number) => number;
+}
+
+/** Starts a cluster (unless given a URL), loads, measures, cleans up. */
+export async function runReadPath(
+  opts: ReadPathOptions,
+  log: Log,
+  signal?: AbortSignal,
+  /** Called with the results before `keep` waits (so they are printed while the cluster stays up). */
+  onResult?: (r: ReadPathResult) => void,
+): Promise<ReadPathResult> {
+  // Undone in reverse order on every exit path (success, error, abort by Ctrl-C).
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch((err: unknown) => log(`cleanup: ${(err as Error).message}`));
+  };
+  const startLoad = loadavg();
+  const startedAt = new Date().toISOString();
+  try {
+    let url = opts.databaseUrl;
+    let cluster: PgCluster | null = null;
+    if (!url) {
+      log('starting PostgreSQL cluster…');
+      cluster = await startPgCluster();
+      const c = cluster;
+      cleanups.push(() => c.stop());
+      url = await cluster.createDatabase('spyglass_read_bench');
+      log(`cluster on 127.0.0.1:${cluster.port}, data ${cluster.dataDir}`);
+    }
+    signal?.throwIfAborted();
+
+    let load: ReadPathResult['load'] = null;
+    let info: DataInfo | null = null;
+    let afterLoad: number[] | null = null;
+    {
+      const store = await openStore({ databaseUrl: url, dataDir: tmpdir(), poolSize: 2 });
+      cleanups.push(() => store.close());
+      if (!opts.databaseUrl) {
+        log(`loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`);
+        let lastLog = 0;
+        const loaded = await loadSpans(
+          store.db,
+          { spans: opts.spans, treeSessions: opts.treeSessions, end: new Date(), groupSize: opts.groupSize },
+          ({ spans, elapsedMs }) => {
+            if (elapsedMs - lastLog < 5000 && spans < opts.spans) return;
+            lastLog = elapsedMs;
+            const la = loadavg()[0]?.toFixed(2);
+            log(`  ${spans.toLocaleString('en-US').padStart(9)} spans  ${(elapsedMs / 1000).toFixed(1).padStart(6)} s  ${Math.round(spans / (elapsedMs / 1000)).toLocaleString('en-US').padStart(7)} spans/s  (load avg ${la})`);
+          },
+          signal,
+        );
+        info = loaded.info;
+        const t = performance.now();
+        await execute(store.db, sql`analyze`);
+        const analyzeMs = performance.now() - t;
+        load = { ms: Math.round(loaded.loadMs), spansPerSec: Math.round(opts.spans / (loaded.loadMs / 1000)), analyzeMs: Math.round(analyzeMs), groupSize: opts.groupSize };
+        afterLoad = loadavg();
+        log(`loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s; ANALYZE ${load.analyzeMs} ms`);
+      }
+      const data = await describeData(store.db);
+      const targets = await pickTargets(store.db);
+      log(`data: ${data.spans.toLocaleString('en-US')} spans, ${data.sessions.toLocaleString('en-US')} sessions, ${data.lineageRows} lineage rows; tables ${Object.entries(data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
+      if (targets.treeSessions.length === 0) throw new Error('no 200-span session in the database');
+      if (targets.traces.length === 0) throw new Error('no typical session trace in the database');
+      await store.close();
+      cleanups.pop();
+      signal?.throwIfAborted();
+
+      const server = await startBenchServer(url, cleanups);
+      log(`server on ${server.httpUrl}`);
+      const cursors = await walkCursors(server.httpUrl, 'limit=50', 21);
+      const cases = buildCases(targets, cursors);
+      const endpoints: EndpointResult[] = [];
+      for (const c of cases) {
+        signal?.throwIfAborted();
+        endpoints.push(await measureCase(server.httpUrl, c, opts, log, signal));
+      }
+      let explain: ExplainResult[] | undefined;
+      if (opts.explain) {
+        log('EXPLAIN (ANALYZE, BUFFERS) of the queries behind each endpoint…');
+        explain = await explainReadQueries(url, { treeSession: targets.treeSessions[0] as Target, trace: targets.traces[0] as Target, agent: targets.agents[0] as string, cursor: cursors[0] });
+      }
+      await server.stop();
+      const at = cleanups.indexOf(server.stop);
+      if (at >= 0) cleanups.splice(at, 1);
+
+      const result: ReadPathResult = {
+        startedAt,
+        machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+        loadavg: { start: round2(startLoad), afterLoad: afterLoad && round2(afterLoad), end: round2(loadavg()) },
+        data: info ? { ...data, sessionsByProject: info.sessionsByProject } : data,
+        load,
+        target: { p95Ms: TARGET_P95_MS },
+        endpoints,
+        explain,
+        pass: endpoints.every((e) => !e.target || e.sequential.pass),
+      };
+      onResult?.(result);
+      if (opts.keep && cluster) {
+        log(`--keep: cluster left running; psql "${url}"  (Ctrl-C stops and removes it)`);
+        // The timer keeps the event loop alive: a bare pending promise would let Node exit here
+        // without cleaning up.
+        const keepAlive = setInterval(() => {}, 60_000);
+        try {
+          await new Promise<void>((res) => {
+            if (!signal || signal.aborted) return res();
+            signal.addEventListener('abort', () => res(), { once: true });
+          });
+        } finally {
+          clearInterval(keepAlive);
+        }
+      }
+      return result;
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+async function startBenchServer(url: string, cleanups: (() => Promise<unknown>)[]): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  // cwd = the temp dir, so a spyglass.yaml in the working directory is not picked up.
+  const config = loadConfig(
+    { SPYGLASS_DATABASE_URL: url, SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_DATA_DIR: dir, SPYGLASS_HOST: '127.0.0.1' },
+    dir,
+  );
+  const server = await startServer(config, pino({ level: 'error' }, pino.destination(2)));
+  cleanups.push(server.stop);
+  return server;
+}
+
+interface Target {
+  projectId: string;
+  id: string;
+  spans: number;
+}
+
+async function pickTargets(db: Db): Promise<{ treeSessions: Target[]; traces: Target[]; agents: string[]; projects: string[] }> {
+  const tree = await execute<{ p: string; s: string; n: number }>(
+    db,
+    sql`select project_id as p, session_id as s, span_count as n from sessions where span_count = 200 order by last_call_at desc limit 20`,
+  );
+  // Typical sessions (5-50 spans) spread over the day; each one's trace id.
+  const traces = await execute<{ p: string; t: string; n: number }>(
+    db,
+    sql`select s.project_id as p, x.trace_id as t, s.span_count as n
+        from (select project_id, session_id, span_count from sessions
+              where span_count between 5 and 50 and last_call_at > now() - interval '24 hours'
+              order by hashtext(session_id) limit 200) s
+        cross join lateral (select trace_id from spans sp
+                            where sp.project_id = s.project_id and (sp.session_id = s.session_id or (sp.session_id is null and sp.trace_id = s.session_id))
+                              and sp.trace_id is not null limit 1) x`,
+  );
+  const agents = await execute<{ a: string }>(db, sql`select distinct agent_name as a from sessions where agent_name is not null order by 1`);
+  const projects = await execute<{ p: string }>(db, sql`select distinct project_id as p from sessions order by 1`);
+  return {
+    treeSessions: tree.rows.map((r) => ({ projectId: r.p, id: r.s, spans: Number(r.n) })),
+    traces: traces.rows.map((r) => ({ projectId: r.p, id: r.t, spans: Number(r.n) })),
+    agents: agents.rows.map((r) => r.a),
+    projects: projects.rows.map((r) => r.p),
+  };
+}
+
+async function describeData(db: Db): Promise<Omit<ReadPathResult['data'], 'sessionsByProject'> & { sessionsByProject: Record<string, number> }> {
+  const counts = await execute<{ spans: string; sessions: string; lineage: string; tools: string }>(
+    db,
+    sql`select (select count(*) from spans) as spans, (select count(*) from sessions) as sessions,
+               (select count(*) from lineage_hourly) as lineage, (select count(*) from session_tools) as tools`,
+  );
+  const byProject = await execute<{ p: string; n: string }>(db, sql`select project_id as p, count(*) as n from sessions group by 1 order by 1`);
+  const sizes = await execute<{ t: string; mb: string }>(
+    db,
+    sql`select c.relname as t, round(pg_total_relation_size(c.oid) / 1048576.0) as mb
+        from pg_class c where c.relname in ('spans', 'sessions', 'session_tools', 'lineage_hourly') order by 1`,
+  );
+  const c = counts.rows[0];
+  return {
+    spans: Number(c?.spans ?? 0),
+    sessions: Number(c?.sessions ?? 0),
+    sessionsByProject: Object.fromEntries(byProject.rows.map((r) => [r.p, Number(r.n)])),
+    lineageRows: Number(c?.lineage ?? 0),
+    sessionToolRows: Number(c?.tools ?? 0),
+    tableMb: Object.fromEntries(sizes.rows.map((r) => [r.t, Number(r.mb)])),
+  };
+}
+
+/** Cursors of pages 2…n+1 of a sessions listing (followed from page 1). */
+async function walkCursors(base: string, query: string, pages: number): Promise<string[]> {
+  const out: string[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < pages; i++) {
+    const res: Response = await fetch(`${base}/api/agents/sessions?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { signal: AbortSignal.timeout(30_000) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`sessions listing returned ${res.status}`);
+    cursor = res.headers.get('x-next-cursor');
+    if (!cursor) break;
+    out.push(cursor);
+  }
+  if (out.length === 0) throw new Error('the sessions listing returned no next cursor');
+  return out;
+}
+
+function buildCases(t: Awaited<ReturnType<typeof pickTargets>>, cursors: string[]): Case[] {
+  const arr = (b: unknown) => (Array.isArray(b) ? b.length : -1);
+  const treeNodes = (b: unknown): number => {
+    const count = (nodes: { children?: unknown[] }[]): number => nodes.reduce((n, x) => n + 1 + count((x.children ?? []) as { children?: unknown[] }[]), 0);
+    const spans = (b as { spans?: unknown[] }).spans;
+    return Array.isArray(spans) ? count(spans as { children?: unknown[] }[]) : -1;
+  };
+  const lineage = (b: unknown) => {
+    const l = b as { nodes?: unknown[]; edges?: unknown[] };
+    return (l.nodes?.length ?? -1) + (l.edges?.length ?? 0);
+  };
+  const q = encodeURIComponent;
+  return [
+    { name: 'sessions list (24 h, limit 50)', paths: ['/api/agents/sessions?limit=50'], count: arr },
+    { name: 'sessions list, project-scoped', paths: t.projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`), count: arr },
+    { name: 'sessions list by agent_name', paths: t.agents.map((a) => `/api/agents/sessions?agent_name=${q(a)}&limit=50`), count: arr },
+    { name: 'sessions list, next page (cursor)', paths: cursors.map((c) => `/api/agents/sessions?limit=50&cursor=${q(c)}`), count: arr },
+    { name: 'session tree (200 spans)', paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}`), count: treeNodes, expect: () => 200 },
+    {
+      name: 'session tree (200 spans), project-scoped',
+      paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}?project_id=${q(s.projectId)}`),
+      count: treeNodes,
+      expect: () => 200,
+    },
+    { name: 'lineage (24 h)', paths: ['/api/agents/lineage'], count: lineage },
+    { name: 'lineage (24 h), project-scoped', paths: t.projects.map((p) => `/api/agents/lineage?project_id=${q(p)}`), count: lineage },
+    { name: 'spans by trace', paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}`), count: arr, expect: (i) => (t.traces[i] as Target).spans },
+    {
+      name: 'spans by trace, project-scoped',
+      paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}&project_id=${q(x.projectId)}`),
+      count: arr,
+      expect: (i) => (t.traces[i] as Target).spans,
+    },
+    // Extras (not in the issue's list): the spans explorer's default page and its agent filter.
+    { name: 'spans list, newest 100 (extra)', target: false, paths: ['/api/traces/spans?limit=100'], count: arr, expect: () => 100 },
+    { name: 'spans list, newest 100, project-scoped (extra)', target: false, paths: t.projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`), count: arr, expect: () => 100 },
+    { name: 'spans list by agent_name, project-scoped (extra)', target: false, paths: t.agents.map((a) => `/api/traces/spans?limit=100&project_id=default&agent_name=${q(a)}`), count: arr },
+  ];
+}
+
+async function get(base: string, path: string, signal?: AbortSignal): Promise<{ ms: number; status: number; body: string }> {
+  const t = performance.now();
+  const res = await fetch(base + path, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000) });
+  const body = await res.text();
+  return { ms: performance.now() - t, status: res.status, body };
+}
+
+async function measureCase(base: string, c: Case, opts: ReadPathOptions, log: Log, signal?: AbortSignal): Promise<EndpointResult> {
+  // Warm-up, with a check of every target's first response.
+  const first = await get(base, c.paths[0] as string, signal);
+  if (first.status !== 200) throw new Error(`${c.name}: GET ${c.paths[0]} returned ${first.status}: ${first.body.slice(0, 300)}`);
+  const items = c.count(JSON.parse(first.body));
+  for (let i = 0; i < Math.max(opts.warmup, Math.min(c.paths.length, 200)); i++) {
+    const k = i % c.paths.length;
+    const r = await get(base, c.paths[k] as string, signal);
+    if (r.status !== 200) throw new Error(`${c.name}: GET ${c.paths[k]} returned ${r.status}: ${r.body.slice(0, 300)}`);
+    if (i < c.paths.length) {
+      // Every target's response is checked once: not empty, and the expected size when known.
+      const want = c.expect?.(k);
+      const got = c.count(JSON.parse(r.body));
+      if (got < 1 || (want !== undefined && got !== want)) throw new Error(`${c.name}: GET ${c.paths[k]} held ${got} items, expected ${want ?? 'some'}`);
+    }
+  }
+  const seq: number[] = [];
+  for (let i = 0; i < opts.requests; i++) {
+    const r = await get(base, c.paths[i % c.paths.length] as string, signal);
+    if (r.status !== 200) throw new Error(`${c.name}: status ${r.status}`);
+    seq.push(r.ms);
+  }
+  const s = stats(seq);
+  let concurrent: EndpointResult['concurrent'];
+  if (opts.concurrency > 1) {
+    const lat: number[] = [];
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: opts.concurrency }, async () => {
+        for (let i = next++; i < opts.requests; i = next++) {
+          const r = await get(base, c.paths[(i * 7) % c.paths.length] as string, signal);
+          if (r.status !== 200) throw new Error(`${c.name}: status ${r.status}`);
+          lat.push(r.ms);
+        }
+      }),
+    );
+    const wall = performance.now() - t0;
+    concurrent = { ...stats(lat), concurrency: opts.concurrency, reqPerSec: Math.round((opts.requests / wall) * 1000) };
+  }
+  const target = c.target ?? true;
+  const pass = s.p95 < TARGET_P95_MS;
+  log(
+    `  ${c.name.padEnd(48)} p50 ${fmt(s.p50)}  p95 ${fmt(s.p95)}  p99 ${fmt(s.p99)} ms${concurrent ? `  | c=${concurrent.concurrency} p50 ${fmt(concurrent.p50)} p95 ${fmt(concurrent.p95)} ms, ${concurrent.reqPerSec} req/s` : ''}  ${pass ? 'ok' : 'OVER'}${target ? '' : ' (extra)'}`,
+  );
+  return {
+    name: c.name,
+    target,
+    example: c.paths[0] as string,
+    sequential: { ...s, pass },
+    concurrent,
+    responseBytes: Buffer.byteLength(first.body),
+    responseItems: items,
+  };
+}
+
+export function stats(xs: number[]): LatencyStats {
+  const s = [...xs].sort((a, b) => a - b);
+  const pct = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+  const r = (n: number) => Math.round(n * 100) / 100;
+  return { n: s.length, p50: r(pct(50)), p95: r(pct(95)), p99: r(pct(99)), mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)), max: r(s[s.length - 1] ?? Number.NaN) };
+}
+
+const clip = (s: string, max = 600) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s);
+const fmt = (n: number) => n.toFixed(1).padStart(6);
+const round2 = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
+
+/** The readable table (stdout). */
+export function formatReport(r: ReadPathResult): string {
+  const lines: string[] = [];
+  lines.push(`Read path: ${r.data.spans.toLocaleString('en-US')} spans, ${r.data.sessions.toLocaleString('en-US')} sessions (${Object.entries(r.data.sessionsByProject).map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`).join(', ')}), ${r.data.lineageRows.toLocaleString('en-US')} lineage rows, PostgreSQL`);
+  lines.push(`tables: ${Object.entries(r.data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
+  if (r.load) lines.push(`load: ${(r.load.ms / 1000).toFixed(1)} s through insertSpans (groups of ${r.load.groupSize}) = ${r.load.spansPerSec.toLocaleString('en-US')} spans/s; ANALYZE ${r.load.analyzeMs} ms`);
+  lines.push(`machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}; load avg start ${r.loadavg.start.join(' ')}${r.loadavg.afterLoad ? `, after load ${r.loadavg.afterLoad.join(' ')}` : ''}, end ${r.loadavg.end.join(' ')}`);
+  const conc = r.endpoints.find((e) => e.concurrent)?.concurrent?.concurrency;
+  const n = r.endpoints[0]?.sequential.n ?? 0;
+  lines.push('');
+  const head = ['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', `p95 < ${r.target.p95Ms} ms`, ...(conc ? [`c=${conc} p50`, `c=${conc} p95`, 'req/s'] : []), 'items', 'bytes'];
+  const rows = r.endpoints.map((e) => [
+    e.name,
+    e.sequential.p50.toFixed(1),
+    e.sequential.p95.toFixed(1),
+    e.sequential.p99.toFixed(1),
+    e.target ? (e.sequential.pass ? 'pass' : 'FAIL') : e.sequential.pass ? '(under)' : '(over)',
+    ...(conc ? [e.concurrent?.p50.toFixed(1) ?? '', e.concurrent?.p95.toFixed(1) ?? '', String(e.concurrent?.reqPerSec ?? '')] : []),
+    String(e.responseItems),
+    String(e.responseBytes),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  lines.push(line(head));
+  lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) lines.push(line(row));
+  lines.push('');
+  lines.push(`${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte, client in the same process as the server.`);
+  lines.push(`overall: ${r.pass ? 'PASS' : 'FAIL'} (target p95 < ${r.target.p95Ms} ms for every endpoint of the issue, sequential; rows marked (extra) are informational)`);
+  if (r.explain) {
+    lines.push('');
+    for (const e of r.explain) {
+      lines.push(`-- ${e.name}: execution ${e.executionMs.toFixed(2)} ms, planning ${e.planningMs.toFixed(2)} ms`);
+      lines.push(e.sql.replace(/\s+/g, ' ').trim());
+      lines.push(`params: ${JSON.stringify(e.params)}`);
+      lines.push(e.plan);
+      lines.push('');
+    }
+  }
+  return lines.join('\n');
+}
+
+const USAGE = `usage: node --import tsx bench/read-path.ts [options]
+  --spans N             spans to load (default 1000000)
+  --quick               100000 spans, 100 requests per endpoint
+  --requests N          measured requests per endpoint (default 200; quick 100)
+  --warmup N            warm-up requests per endpoint (default 30)
+  --concurrency N       second pass at N requests in flight (default 4; 0 = skip)
+  --tree-sessions N     200-span sessions to load (default 20)
+  --group-size N        spans per insertSpans call (default 5000)
+  --database-url URL    measure an already loaded database (skips cluster and load)
+  --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
+  --keep                leave the cluster running afterwards until Ctrl-C
+  --json FILE           write the results as JSON`;
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    values = parseArgs({
+      options: {
+        spans: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        requests: { type: 'string' },
+        warmup: { type: 'string' },
+        concurrency: { type: 'string' },
+        'tree-sessions': { type: 'string' },
+        'group-size': { type: 'string' },
+        'database-url': { type: 'string' },
+        explain: { type: 'boolean', default: false },
+        keep: { type: 'boolean', default: false },
+        json: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const int = (name: string, raw: string | undefined, fallback: number, min: number) => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw.replace(/[_,]/g, ''));
+    if (!Number.isInteger(n) || n < min) {
+      process.stderr.write(`--${name} must be an integer ≥ ${min}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    return n;
+  };
+  const opts: ReadPathOptions = {
+    spans: int('spans', values.spans, values.quick ? 100_000 : 1_000_000, 1000),
+    treeSessions: int('tree-sessions', values['tree-sessions'], 20, 1),
+    requests: int('requests', values.requests, values.quick ? 100 : 200, 1),
+    warmup: int('warmup', values.warmup, 30, 0),
+    concurrency: int('concurrency', values.concurrency, 4, 0),
+    groupSize: int('group-size', values['group-size'], 5000, 1),
+    databaseUrl: values['database-url'],
+    explain: values.explain ?? false,
+    keep: values.keep ?? false,
+  };
+  if (opts.treeSessions * 200 > opts.spans / 2) {
+    process.stderr.write('--tree-sessions × 200 must be at most half of --spans\n');
+    process.exit(2);
+  }
+
+  const ac = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) process.exit(130);
+    process.stderr.write(`\n${sig}: stopping and cleaning up…\n`);
+    ac.abort(new Error(sig));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const log: Log = (m) => process.stderr.write(`${m}\n`);
+  try {
+    let reported = false;
+    await runReadPath(opts, log, ac.signal, (result) => {
+      reported = true;
+      process.stdout.write(`${formatReport(result)}\n`);
+      if (values.json) {
+        const path = resolve(values.json);
+        writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);
+        log(`results written to ${path}`);
+      }
+    });
+    if (!reported) process.exitCode = 1;
+  } catch (err) {
+    if (ac.signal.aborted) {
+      process.exitCode = 130;
+      return;
+    }
+    // drizzle's errors embed the whole statement and its parameters (megabytes for a span group).
+    const e = err as Error & { cause?: unknown };
+    const cause = e.cause instanceof Error ? `\ncaused by: ${e.cause.message}` : '';
+    process.stderr.write(`read-path bench failed: ${clip(e.message ?? String(err))}${cause}\n${e.stack?.split('\n').slice(1, 8).join('\n') ?? ''}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await main();
+}

@@ -1,0 +1,555 @@
+/**
+ * `npm run bench`: ingest throughput of a real Spyglass server (child process) per back end
+ * (PGlite, PostgreSQL) × protocol (native JSON, OTLP/JSON, OTLP/protobuf, OTLP/gRPC) × batch size,
+ * with latency and peak RSS, plus database-side ceilings (raw COPY into the same indexed table and
+ * the alternatives for the writer's insert). Figures on stdout and in bench/results.json; progress
+ * on stderr.
+ *
+ *   npm run bench                       full run (~4-5 min)
+ *   npm run bench -- --quick            smoke run (~40 s)
+ *   npm run bench -- --backends postgres --protocols native,otlp-proto --batches 500
+ *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
+ *   npm run bench -- --help
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
+import postgres from 'postgres';
+import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
+import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
+import { runCell, type CellResult } from './load.ts';
+import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
+import { cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid } from './proc-stats.ts';
+import { readStatusKb, startServerProc } from './server-proc.ts';
+import { measureStages, type StageResult } from './stages.ts';
+
+type Backend = 'pglite' | 'postgres';
+const BACKENDS: readonly Backend[] = ['pglite', 'postgres'];
+/** Database-side methods by id: [method, TCP_NODELAY]. `writer` is insertSpans() as the server runs it today. */
+const METHODS: Record<string, [InsertMethod, boolean]> = {
+  copy: ['copy', true],
+  'copy-nagle': ['copy', false],
+  writer: ['writer', false],
+  'writer-nodelay': ['writer', true],
+  'stage-rollups': ['stage-rollups', true],
+  jsonpop: ['jsonpop', true],
+  stage: ['stage', true],
+};
+const METHOD_IDS = Object.keys(METHODS);
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+const USAGE = `usage: npm run bench -- [options]
+  --quick                 short smoke run (~40 s; no separate PGlite first-start measurement; read path on 100,000 spans)
+  --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
+  --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
+  --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
+  --batches LIST          spans per request (default 25,500)
+  --duration SECONDS      measured seconds per cell (default 5; quick 0.8)
+  --warmup SECONDS        warm-up seconds per cell (default 1; quick 0.2)
+  --concurrency N         requests in flight (default 16)
+  --copy-rows N           rows per database-side method (default 100000; quick 5000)
+  --copy-groups LIST      group sizes for the database-side methods (default 500,5000; quick 500)
+  --methods LIST          database-side methods (default all): copy,copy-nagle,writer,writer-nodelay,
+                          stage-rollups,jsonpop,stage
+  --no-copy               skip the database-side ceilings
+  --cpu-prof DIR          write a V8 CPU profile of each server process into DIR
+  --rate-limits high|off  high (default): limiter on, limits far above the load; off: disabled
+  --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
+  --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
+                          one core (default 0: don't wait); for a machine shared with other work
+  --out FILE              JSON results (default bench/results.json)`;
+
+function parseCli() {
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        backends: { type: 'string' },
+        protocols: { type: 'string' },
+        batches: { type: 'string' },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        concurrency: { type: 'string' },
+        'copy-rows': { type: 'string' },
+        'copy-groups': { type: 'string' },
+        methods: { type: 'string' },
+        'no-copy': { type: 'boolean', default: false },
+        'no-read': { type: 'boolean', default: false },
+        'cpu-prof': { type: 'string' },
+        'rate-limits': { type: 'string' },
+        'wait-idle': { type: 'string' },
+        'server-node-flags': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+}
+const args = parseCli();
+
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+function list<T extends string>(raw: string | undefined, all: readonly T[], what: string): T[] {
+  if (!raw) return [...all];
+  if (raw === 'none') return [];
+  const out = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const v of out) if (!all.includes(v as T)) usage(`unknown ${what} "${v}" (one of ${all.join(', ')})`);
+  return out as T[];
+}
+function num(raw: string | undefined, fallback: number, what: string, min = 0): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) usage(`--${what} must be a number ≥ ${min}`);
+  return n;
+}
+/** The server runs in a temp cwd: make `--import ./x.mjs` / `--require=./x.cjs` paths absolute. */
+function absolutizeFlags(flags: string[]): string[] {
+  return flags.map((f, i) => {
+    const eq = /^(--import|--require|-r)=(\..*)$/.exec(f);
+    if (eq) return `${eq[1]}=${resolve(eq[2] as string)}`;
+    return f.startsWith('.') && ['--import', '--require', '-r'].includes(flags[i - 1] ?? '') ? resolve(f) : f;
+  });
+}
+function usage(msg: string): never {
+  console.error(`bench: ${msg}\n${USAGE}`);
+  process.exit(2);
+}
+
+const quick = args.quick;
+const opts = {
+  quick,
+  backends: list(args.backends, BACKENDS, 'back end'),
+  protocols: list(args.protocols, PROTOCOLS, 'protocol'),
+  batches: (args.batches ?? '25,500').split(',').map((s) => num(s, 0, 'batches', 1)).map(Math.floor),
+  durationMs: num(args.duration, quick ? 0.8 : 5, 'duration', 0.1) * 1000,
+  warmupMs: num(args.warmup, quick ? 0.2 : 1, 'warmup') * 1000,
+  concurrency: Math.floor(num(args.concurrency, 16, 'concurrency', 1)),
+  copyRows: Math.floor(num(args['copy-rows'], quick ? 5_000 : 100_000, 'copy-rows', 1)),
+  copyGroups: (args['copy-groups'] ?? (quick ? '500' : '500,5000')).split(',').map((s) => Math.floor(num(s, 0, 'copy-groups', 1))),
+  copy: !args['no-copy'],
+  methods: list(args.methods, METHOD_IDS, 'method'),
+  cpuProfDir: args['cpu-prof'] ? resolve(args['cpu-prof']) : undefined,
+  rateLimits: (args['rate-limits'] ?? 'high') as 'high' | 'off',
+  waitIdleMs: num(args['wait-idle'], 0, 'wait-idle') * 1000,
+  serverNodeFlags: absolutizeFlags((args['server-node-flags'] ?? '').split(/\s+/).filter(Boolean)),
+  out: resolve(args.out ?? join(HERE, 'results.json')),
+};
+if (opts.rateLimits !== 'high' && opts.rateLimits !== 'off') usage('--rate-limits is high or off');
+if (opts.cpuProfDir) mkdirSync(opts.cpuProfDir, { recursive: true });
+
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Per cell, so a pathological cell cannot run away. */
+const MAX_SPANS_PER_CELL = 5_000_000;
+/** Per database-side method. */
+const METHOD_BUDGET_MS = quick ? 5_000 : 30_000;
+
+const progress = (msg: string) => process.stderr.write(`[bench ${((performance.now() - T_START) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+const T_START = performance.now();
+const loadAtStart = loadavg()[0] ?? 0;
+
+// ---- cleanup on every exit path ----
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let cleaning: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        process.stderr.write(`bench: cleanup failed: ${(err as Error).message}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(sig, () => {
+    progress(`${sig}: stopping servers and the PostgreSQL cluster`);
+    const force = setTimeout(() => process.exit(130), 30_000);
+    force.unref();
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---- the run ----
+
+interface CellRecord extends CellResult {
+  backend: Backend;
+  protocol: Protocol;
+  batch: number;
+  bodyBytesPerSpan: number;
+  peakRssMb: number;
+  /** CPU per acknowledged span over the whole cell (warm-up included), µs. */
+  serverUsPerSpan: number;
+  postgresUsPerSpan: number;
+  clientUsPerSpan: number;
+  /** Server process CPU use during the cell, % of one core. */
+  serverCpuPct: number;
+  /** Kernel share of the server's CPU, %. */
+  serverSysSharePct: number;
+  /** PostgreSQL only: acknowledged spans per write transaction (the writer's mean group size). */
+  spansPerCommit: number;
+  /** CPU used by other processes on the machine during the cell, % of one core. */
+  otherCpuPct: number;
+  ratioToCopy?: number;
+}
+interface BackendRecord {
+  backend: Backend;
+  /** VmHWM of the server that ran the cells. */
+  peakRssMb: number;
+  sampledPeakRssMb: number;
+  idleRssMb: number;
+  startupMs: number;
+  /** PGlite only: VmHWM and start-up of the first start on an empty data dir (initdb in-process). */
+  firstStart?: { peakRssMb: number; idleRssMb: number; startupMs: number };
+  ackedSpans: number;
+  storedSpans: number | null;
+  exitCode: number | null;
+}
+
+async function main() {
+  const t0 = Date.now() - 2 * 3600_000;
+  let seq = 1;
+  const nextSeq = (n: number) => {
+    const s = seq;
+    seq += n;
+    return s;
+  };
+  const load = loadAtStart;
+  if (load > cpus().length * 0.5) {
+    progress(`WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs before the run: other work will distort the figures (see the "other CPU" column)`);
+  }
+
+  progress(`building payload templates (${opts.protocols.join(', ')} × batch ${opts.batches.join(', ')})`);
+  const templates = new Map<string, Template>();
+  for (const p of opts.protocols) for (const b of opts.batches) templates.set(`${p}/${b}`, Template.build(p, b));
+
+  let cluster: PgCluster | null = null;
+  const needPg = opts.backends.includes('postgres') || opts.copy;
+  if (needPg) {
+    progress('starting a throwaway PostgreSQL cluster');
+    cluster = await startPgCluster();
+    const c = cluster;
+    cleanups.push(() => c.stop());
+    progress(`PostgreSQL on 127.0.0.1:${c.port}`);
+  }
+  const pgPid = cluster ? postmasterPid(cluster.dataDir) : null;
+
+  progress('measuring the server-side stages in-process');
+  const stages = measureStages(opts.batches, opts.quick ? 100 : 300);
+
+  const cells: CellRecord[] = [];
+  const backends: BackendRecord[] = [];
+  for (const backend of opts.backends) {
+    const databaseUrl = backend === 'postgres' ? await (cluster as PgCluster).createDatabase(`bench_ingest_${Date.now()}`) : undefined;
+    const serverOpts = { databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags };
+    let firstStart: BackendRecord['firstStart'];
+    let dataDir: string | undefined;
+    if (backend === 'pglite' && !opts.quick) {
+      // The first start runs initdb inside the server process; measure it apart, then restart on
+      // the initialised data dir, the state a server is in for the rest of its life.
+      progress('first start of spyglass serve (pglite, empty data dir: initdb)');
+      const first = await startServerProc({ ...serverOpts, cpuProfDir: undefined });
+      cleanups.push(async () => {
+        await first.stop(5_000);
+        first.dispose();
+      });
+      firstStart = { idleRssMb: first.peakSampledMb(), peakRssMb: first.hwmMb(), startupMs: first.startupMs };
+      await first.stop();
+      dataDir = first.dataDir;
+      progress(`first start: ${(first.startupMs / 1000).toFixed(1)} s, peak RSS ${firstStart.peakRssMb.toFixed(0)} MB`);
+    }
+    progress(`starting spyglass serve (${backend})`);
+    const server = await startServerProc({ ...serverOpts, dataDir });
+    let stopped = false;
+    cleanups.push(async () => {
+      if (!stopped) await server.stop(5_000);
+      server.dispose();
+    });
+    const idleRssMb = readStatusKb(server.pid, 'VmRSS') / 1024;
+    progress(`server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s, http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`);
+    let acked = 0;
+    const probe = databaseUrl ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null;
+    cleanups.push(async () => probe?.end({ timeout: 1 }));
+    for (const protocol of opts.protocols) {
+      for (const batch of opts.batches) {
+        const template = templates.get(`${protocol}/${batch}`) as Template;
+        if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
+        server.resetPeak();
+        const xidBefore = probe ? await nextXid(probe) : null;
+        const before = cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null);
+        const r = await runCell(
+          { httpPort: server.httpPort, grpcPort: server.grpcPort },
+          template,
+          {
+            concurrency: opts.concurrency, warmupMs: opts.warmupMs, durationMs: opts.durationMs, maxSpans: MAX_SPANS_PER_CELL,
+            requestTimeoutMs: REQUEST_TIMEOUT_MS, nextSeq, t0,
+          },
+        );
+        const cpu = cpuDelta(before, cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null));
+        // Write transactions in the cluster during the cell ≈ the writer's group commits.
+        const commits = probe && xidBefore !== null ? (await nextXid(probe)) - xidBefore : null;
+        acked += r.ackedTotal;
+        const perSpan = (ms: number) => (r.ackedTotal > 0 ? (ms * 1000) / r.ackedTotal : Number.NaN);
+        const rec: CellRecord = {
+          ...r, backend, protocol, batch, bodyBytesPerSpan: template.byteLength / batch, peakRssMb: server.peakSampledMb(),
+          serverUsPerSpan: perSpan(cpu.serverMs), postgresUsPerSpan: backend === 'postgres' ? perSpan(cpu.postgresMs) : Number.NaN,
+          clientUsPerSpan: perSpan(cpu.clientMs), serverCpuPct: (cpu.serverMs / cpu.wallMs) * 100,
+          spansPerCommit: commits ? r.ackedTotal / commits : Number.NaN,
+          serverSysSharePct: cpu.serverMs > 0 ? (cpu.serverSysMs / cpu.serverMs) * 100 : Number.NaN, otherCpuPct: (cpu.otherMs / cpu.wallMs) * 100,
+        };
+        cells.push(rec);
+        const errs = r.errors ? `, ${r.errors} errors ${JSON.stringify(r.errorKinds)}` : '';
+        progress(
+          `${backend} ${protocol} batch ${batch}: ${fmtInt(r.spansPerSec)} spans/s, p50 ${r.p50Ms.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, ` +
+            `RSS ${rec.peakRssMb.toFixed(0)} MB, server ${rec.serverUsPerSpan.toFixed(0)} µs/span (${rec.serverSysSharePct.toFixed(0)}% kernel) at ${rec.serverCpuPct.toFixed(0)}% CPU, other load ${rec.otherCpuPct.toFixed(0)}%${errs}`,
+        );
+        if (r.spans === 0 && r.errors > 0) progress(`server log tail:\n${server.logTail(10)}`);
+        await sleep(opts.quick ? 100 : 300);
+      }
+    }
+    const sampledPeak = server.peakSampledMb();
+    const hwm = server.hwmMb();
+    let storedSpans: number | null = null;
+    await probe?.end({ timeout: 5 });
+    if (backend === 'postgres') storedSpans = await countRows(databaseUrl as string);
+    progress(`stopping the ${backend} server`);
+    const exitCode = await server.stop();
+    stopped = true;
+    if (exitCode !== 0) progress(`server exited with ${exitCode}; log tail:\n${server.logTail(15)}`);
+    if (backend === 'pglite') storedSpans = await countPgliteRows(join(server.dataDir, 'pglite')).catch((err: unknown) => {
+      progress(`could not count PGlite rows: ${(err as Error).message}`);
+      return null;
+    });
+    backends.push({
+      backend, peakRssMb: hwm, sampledPeakRssMb: Math.max(sampledPeak, ...cells.filter((c) => c.backend === backend).map((c) => c.peakRssMb)),
+      idleRssMb, startupMs: server.startupMs, firstStart, ackedSpans: acked, storedSpans, exitCode,
+    });
+    if (storedSpans !== null && storedSpans !== acked) progress(`WARNING: ${backend} acknowledged ${acked} spans but stored ${storedSpans}`);
+  }
+
+  const methods: MethodResult[] = [];
+  let encode: ReturnType<typeof encodeCosts>[] = [];
+  if (opts.copy && cluster) {
+    encode = opts.copyGroups.map((g) => encodeCosts(g, t0));
+    for (const [method, noDelay] of opts.methods.map((id) => METHODS[id] as [InsertMethod, boolean])) {
+      for (const group of opts.copyGroups) {
+        const url = await cluster.createDatabase(`bench_${method}_${noDelay ? 'nd' : 'nagle'}_${group}_${Date.now()}`);
+        progress(`database-side: ${method}${noDelay ? ' (TCP_NODELAY)' : ''}, groups of ${group}, ${opts.copyRows} rows`);
+        if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
+        const r = await runInsertMethod(url, method, noDelay, group, opts.copyRows, t0, METHOD_BUDGET_MS, pgPid);
+        methods.push(r);
+        progress(`  ${fmtInt(r.dbRowsPerSec)} rows/s in the database, ${fmtInt(r.e2eRowsPerSec)} rows/s incl. encoding, p50 ${r.p50GroupMs.toFixed(1)} ms/group, PostgreSQL ${r.pgUsPerRow.toFixed(1)} µs/row, other load ${r.otherCpuPct.toFixed(0)}%`);
+        if (r.verifiedRows !== r.rows) progress(`WARNING: ${method}/${group} wrote ${r.rows} rows but the table holds ${r.verifiedRows}`);
+      }
+    }
+  }
+
+  const copyCeiling = Math.max(0, ...methods.filter((m) => m.method === 'copy' && m.noDelay).map((m) => m.dbRowsPerSec));
+  if (copyCeiling > 0) for (const c of cells) if (c.backend === 'postgres') c.ratioToCopy = c.spansPerSec / copyCeiling;
+
+  const report = render(cells, backends, methods, encode, copyCeiling, stages);
+  process.stdout.write(report);
+  const results = {
+    generatedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memMb: Math.round(totalmem() / 2 ** 20), node: process.version },
+    options: { ...opts, out: undefined, cpuProfDir: opts.cpuProfDir ?? null },
+    loadAverageAtStart: loadAtStart,
+    cells: cells.map((c) => ({ ...c, serverUsPerSpan: round(c.serverUsPerSpan, 1), postgresUsPerSpan: round(c.postgresUsPerSpan, 1), clientUsPerSpan: round(c.clientUsPerSpan, 1), spansPerCommit: round(c.spansPerCommit, 1), serverCpuPct: round(c.serverCpuPct), serverSysSharePct: round(c.serverSysSharePct), otherCpuPct: round(c.otherCpuPct), spansPerSec: round(c.spansPerSec), p50Ms: round(c.p50Ms, 2), p95Ms: round(c.p95Ms, 2), p99Ms: round(c.p99Ms, 2), peakRssMb: round(c.peakRssMb, 1), bodyBytesPerSpan: round(c.bodyBytesPerSpan), ratioToCopy: c.ratioToCopy === undefined ? null : round(c.ratioToCopy, 3) })),
+    backends: backends.map((b) => ({ ...b, peakRssMb: round(b.peakRssMb, 1), sampledPeakRssMb: round(b.sampledPeakRssMb, 1) })),
+    copyCeilingRowsPerSec: copyCeiling ? round(copyCeiling) : null,
+    insertMethods: methods.map((m) => ({ ...m, pgUsPerRow: round(m.pgUsPerRow, 1), otherCpuPct: round(m.otherCpuPct), dbRowsPerSec: round(m.dbRowsPerSec), e2eRowsPerSec: round(m.e2eRowsPerSec), encodeMsPer1000: Number.isNaN(m.encodeMsPer1000) ? null : round(m.encodeMsPer1000, 2), p50GroupMs: round(m.p50GroupMs, 2), p95GroupMs: round(m.p95GroupMs, 2) })),
+    clientEncodeCosts: encode.map((e, i) => ({ group: opts.copyGroups[i], ...e })),
+    serverStagesUsPerSpan: stages.map((st) => ({ ...st, usPerSpan: round(st.usPerSpan, 2) })),
+    targets: targets(cells, backends, copyCeiling),
+  };
+  let readPath: ReadPathResult | null = null;
+  if (!args['no-read']) {
+    // The read path (issue: p95 of the query endpoints with 1,000,000 spans in PostgreSQL).
+    readPath = await runReadPath(
+      { spans: quick ? 100_000 : 1_000_000, treeSessions: 20, requests: quick ? 100 : 200, warmup: quick ? 10 : 30, concurrency: 4, groupSize: 5_000, explain: false, keep: false },
+      progress,
+    );
+    process.stdout.write(`\n${formatReport(readPath)}`);
+  }
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath }, null, 2)}\n`);
+  progress(`results written to ${opts.out}`);
+}
+
+// ---- report ----
+
+interface TargetCheck {
+  what: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+
+function targets(cells: CellRecord[], backends: BackendRecord[], ceiling: number): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const c of cells) {
+    if (c.backend === 'postgres' && (c.protocol === 'native' || c.protocol === 'otlp-proto')) {
+      out.push({ what: `postgres ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 20,000 spans/s', pass: c.spansPerSec >= 20_000 });
+      if (ceiling) {
+        out.push({ what: `postgres ${c.protocol} batch ${c.batch}`, value: `${pct(c.spansPerSec / ceiling)} of COPY`, target: `≥ 50% of COPY (${fmtInt(ceiling / 2)} spans/s)`, pass: c.spansPerSec >= ceiling / 2 });
+      }
+    }
+    if (c.backend === 'pglite') {
+      out.push({ what: `pglite ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 5,000', pass: c.spansPerSec >= 5_000 });
+    }
+  }
+  for (const b of backends) {
+    out.push({ what: `${b.backend} peak RSS`, value: `${b.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.peakRssMb < 300 });
+    if (b.firstStart) out.push({ what: `${b.backend} peak RSS, first start (initdb)`, value: `${b.firstStart.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.firstStart.peakRssMb < 300 });
+  }
+  return out;
+}
+
+function render(
+  cells: CellRecord[], backends: BackendRecord[], methods: MethodResult[], encode: ReturnType<typeof encodeCosts>[], ceiling: number,
+  stages: StageResult[],
+): string {
+  const lines: string[] = [];
+  const cpu = cpus();
+  lines.push('');
+  lines.push(`Spyglass ingest benchmark: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${opts.quick ? '  [--quick]' : ''}`);
+  if (opts.serverNodeFlags.length > 0 || opts.rateLimits === 'off') lines.push(`server: ${[...opts.serverNodeFlags, opts.rateLimits === 'off' ? 'SPYGLASS_RATE_LIMITS=off' : ''].filter(Boolean).join(' ')}`);
+  lines.push(`closed loop, ${opts.concurrency} requests in flight, ${opts.warmupMs / 1000} s warm-up + ${opts.durationMs / 1000} s measured per cell; server, load generator and PostgreSQL share the machine`);
+  const busy = cells.filter((c) => c.otherCpuPct > 25);
+  if (loadAtStart > cpus().length * 0.5 || busy.length > 0) {
+    lines.push(`WARNING: the machine was busy with other work (load average ${loadAtStart.toFixed(1)} at start; ${busy.length} cells with other CPU > 25%): throughput figures are lower bounds; µs/span figures are more robust.`);
+  }
+  lines.push('');
+  lines.push(table(
+    ['back end', 'protocol', 'batch', 'spans/s', 'req/s', 'p50 ms', 'p95 ms', 'errors', 'RSS MB', 'srv µs/span', 'pg µs/span', 'spans/commit', 'srv CPU', 'other CPU', 'vs COPY'],
+    cells.map((c) => [
+      c.backend, c.protocol, String(c.batch), fmtInt(c.spansPerSec), fmtInt((c.requests / c.elapsedMs) * 1000),
+      c.p50Ms.toFixed(1), c.p95Ms.toFixed(1),
+      c.errors ? `${c.errors} ${Object.entries(c.errorKinds).map(([k, v]) => `${k}×${v}`).join(' ')}` : '0',
+      c.peakRssMb.toFixed(0), fmtInt(c.serverUsPerSpan), fmtInt(c.postgresUsPerSpan), fmtInt(c.spansPerCommit), pct(c.serverCpuPct / 100), pct(c.otherCpuPct / 100),
+      c.ratioToCopy === undefined ? '' : pct(c.ratioToCopy),
+    ]),
+    [0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1],
+  ));
+  lines.push('RSS MB: highest server VmRSS sampled every 100 ms during the cell. srv/pg µs/span: CPU time of the server process / of the');
+  lines.push('whole PostgreSQL cluster per acknowledged span. spans/commit: acknowledged spans per write transaction (the writer\'s mean');
+  lines.push('group). srv CPU: server process CPU use (100% = one core; Node\'s main thread caps near 100%). other CPU: busy time of every');
+  lines.push('other process on the machine during the cell (should be ~0 for clean figures).');
+  lines.push('');
+  lines.push(table(
+    ['back end', 'start-up', 'idle RSS', 'peak RSS (VmHWM)', 'first start (initdb)', 'spans acknowledged', 'spans stored', 'exit'],
+    backends.map((b) => [
+      b.backend, `${(b.startupMs / 1000).toFixed(1)} s`, `${b.idleRssMb.toFixed(0)} MB`, `${b.peakRssMb.toFixed(0)} MB`,
+      b.firstStart ? `${(b.firstStart.startupMs / 1000).toFixed(1)} s, peak ${b.firstStart.peakRssMb.toFixed(0)} MB` : b.backend === 'pglite' ? 'this server (--quick)' : '',
+      fmtInt(b.ackedSpans), b.storedSpans === null ? '?' : fmtInt(b.storedSpans), String(b.exitCode),
+    ]),
+    [0, 1, 1, 1, 1, 1, 1, 1],
+  ));
+  if (methods.length > 0) {
+    lines.push('');
+    lines.push(`Database side (PostgreSQL 15, same cluster, a fresh migrated database with all 6 spans indexes per row; one group per transaction, serial, like the writer):`);
+    lines.push(table(
+      ['method', 'TCP_NODELAY', 'group', 'rows', 'rows/s (db)', 'rows/s (+encode)', 'encode ms/1k', 'p50 ms/group', 'p95 ms/group', 'pg µs/row', 'other CPU'],
+      methods.map((m) => [
+        m.label, m.noDelay ? 'on' : 'off (as server)', String(m.group), fmtInt(m.rows), fmtInt(m.dbRowsPerSec), fmtInt(m.e2eRowsPerSec),
+        Number.isNaN(m.encodeMsPer1000) ? 'incl.' : m.encodeMsPer1000.toFixed(2), m.p50GroupMs.toFixed(1), m.p95GroupMs.toFixed(1),
+        m.pgUsPerRow.toFixed(1), pct(m.otherCpuPct / 100),
+      ]),
+      [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    ));
+    lines.push(`COPY ceiling (best raw COPY, database time only): ${fmtInt(ceiling)} rows/s; 50% of it = ${fmtInt(ceiling / 2)} spans/s.`);
+    lines.push('pg µs/row: CPU of the whole PostgreSQL cluster per row (WAL writer and checkpointer included); robust to other load.');
+    if (encode.length > 0) {
+      lines.push(`Client-side encoding per 1,000 rows: ${encode.map((e, i) => `group ${opts.copyGroups[i]}: JSON.stringify ${e.jsonStringifyMsPer1000.toFixed(2)} ms, COPY text ${e.copyTextMsPer1000.toFixed(2)} ms`).join('; ')}`);
+    }
+  }
+  if (stages.length > 0) {
+    lines.push('');
+    lines.push('Server-side stages measured in-process on the same bodies (no HTTP, no database), µs per span:');
+    const names = [...new Set(stages.map((st) => st.stage))];
+    lines.push(table(
+      ['stage', ...opts.batches.map((b) => `batch ${b}`)],
+      names.map((n) => [n, ...opts.batches.map((b) => stages.find((st) => st.stage === n && st.batch === b)?.usPerSpan.toFixed(2) ?? '')]),
+      [0, ...opts.batches.map(() => 1)],
+    ));
+  }
+  const checks = targets(cells, backends, ceiling);
+  if (checks.length > 0) {
+    lines.push('');
+    lines.push('Targets:');
+    lines.push(table(['', 'measured', 'target', ''], checks.map((t) => [t.what, t.value, t.target, t.pass ? 'PASS' : 'FAIL']), [0, 1, 0, 0]));
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+function table(head: string[], rows: string[][], alignRight: number[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (r: string[]) => r.map((v, i) => (alignRight[i] ? v.padStart(widths[i] as number) : v.padEnd(widths[i] as number))).join('  ').trimEnd();
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
+}
+
+const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+const pct = (r: number) => `${(r * 100).toFixed(0)}%`;
+const round = (n: number, digits = 0) => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : null);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits (bounded) until the rest of the machine is quiet: other processes below 25% of one core over 500 ms. */
+async function waitForIdle(maxMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
+  let other = 0;
+  while (performance.now() < until) {
+    const a = machineBusyMs();
+    await sleep(500);
+    other = ((machineBusyMs() - a) / 500) * 100;
+    if (other < 25) return;
+  }
+  progress(`machine still busy (${other.toFixed(0)}% of a core used by other processes) after waiting ${(maxMs / 1000).toFixed(0)} s; measuring anyway`);
+}
+
+/** The next transaction id to be assigned in the cluster (reading it assigns none). */
+async function nextXid(sql: postgres.Sql): Promise<number> {
+  const [row] = (await sql`select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as x`) as unknown as [{ x: string }];
+  return Number(row.x);
+}
+
+async function countRows(url: string): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = (await sql`select count(*)::int as n from spans`) as unknown as [{ n: number }];
+    return row.n;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function countPgliteRows(dir: string): Promise<number> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(dir);
+  try {
+    const res = await db.query<{ n: number }>('select count(*)::int as n from spans');
+    return res.rows[0]?.n ?? 0;
+  } finally {
+    await db.close();
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
