@@ -8,7 +8,7 @@ import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
 import { ingestSpans } from './ingest/ingest-service.ts';
-import { GroupCommitWriter } from './ingest/writer.ts';
+import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -24,7 +24,7 @@ export interface Services {
   store: Store;
   logger: Logger;
   settings: SettingsService;
-  writer: GroupCommitWriter;
+  writer: LanedWriter;
   registrar: Registrar;
   bus: EventBus;
   live: SseHub;
@@ -44,12 +44,12 @@ export interface Services {
 export async function createServices(config: Config, store: Store, logger: Logger): Promise<Services> {
   const settings = new SettingsService(store.db);
   await settings.load();
-  const writer = new GroupCommitWriter({
+  const writer = new LanedWriter({
     commit: async (spans) => void (await insertSpans(store.db, spans)),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,
-  });
+  }, store.kind === 'postgres' ? config.ingest.commitLanes : 1); // PGlite runs one statement at a time anyway
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();

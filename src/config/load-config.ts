@@ -70,6 +70,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
       maxQueuedSpans: int('ingest.max_queued_spans', ingest.max_queued_spans, 100_000, 1, 10_000_000),
       maxCommitSpans: int('ingest.max_commit_spans', ingest.max_commit_spans, 5_000, 1, 100_000),
+      commitLanes: int('ingest.commit_lanes', ingest.commit_lanes, 2, 1, 16),
     },
     rateLimits: {
       enabled: (env.SPYGLASS_RATE_LIMITS ?? String(limits.enabled ?? 'on')) !== 'off' && limits.enabled !== false,

@@ -48,6 +48,8 @@ export interface IngestConfig {
   maxQueuedSpans: number;
   /** Rows written in one group commit at most. */
   maxCommitSpans: number;
+  /** Group-commit lanes committing concurrently on PostgreSQL (spans are assigned by session). */
+  commitLanes: number;
 }
 
 /** Requests per minute (spec §8), keyed by API key or client IP, per route. */

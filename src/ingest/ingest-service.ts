@@ -3,10 +3,10 @@ import type { EventBus } from '../live/bus.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
-import type { GroupCommitWriter } from './writer.ts';
+import type { LanedWriter } from './laned-writer.ts';
 
 export interface IngestDeps {
-  writer: GroupCommitWriter;
+  writer: LanedWriter;
   settings: SettingsService;
   registrar: Registrar;
   bus: EventBus;

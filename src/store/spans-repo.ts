@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import type { Span } from '../model/span.ts';
+import { toSpanJson, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
@@ -25,31 +25,8 @@ export async function insertSpans(db: Db, batch: readonly Span[]): Promise<numbe
 }
 
 function toJsonRows(batch: readonly Span[]): string {
-  const rows = batch.map((s) => ({
-    project_id: s.projectId,
-    span_id: s.spanId,
-    trace_id: s.traceId,
-    parent_span_id: s.parentSpanId,
-    session_id: s.sessionId,
-    span_type: s.spanType,
-    server_name: s.serverName,
-    tool_name: s.toolName,
-    agent_name: s.agentName,
-    status: s.status,
-    error: s.error,
-    started_at: s.startedAt.toISOString(),
-    ended_at: s.endedAt.toISOString(),
-    latency_ms: s.latencyMs,
-    input_args: s.inputArgs,
-    output_result: s.outputResult,
-    llm_input: s.llmInput,
-    llm_output: s.llmOutput,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
-    model_id: s.modelId,
-    health_tag: s.healthTag,
-    cost_usd: s.costUsd,
-  }));
+  // The JSON form's keys are the column names json_populate_recordset maps by.
+  const rows = batch.map(toSpanJson);
   const json = JSON.stringify(rows);
   // PostgreSQL text and json cannot hold NUL: strip it (from values and keys) rather than fail the group.
   return json.includes('\\u0000') ? JSON.stringify(stripNul(rows)) : json;

@@ -48,6 +48,31 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       expect(server.services.writer.pendingSpans).toBe(0);
     });
 
+    it('keeps every session rollup exact when concurrent requests interleave many sessions', async () => {
+      // 12 sessions; each of 30 concurrent requests carries one span of every session. Tool "flaky"
+      // fails in the first half and succeeds from request 20 on; tool "broken" fails in odd sessions only.
+      const run = randomUUID().slice(0, 8);
+      const t0 = Date.now() - 600_000;
+      const requests = Array.from({ length: 30 }, (_, r) =>
+        Array.from({ length: 12 }, (_, s) => {
+          const broken = s % 2 === 1 && r === 29;
+          return nativeSpan({
+            span_id: `il-${run}-${r}-${s}`, session_id: `il-${run}-${s}`, tool_name: broken ? 'broken' : 'flaky',
+            status: broken || r < 15 ? 'error' : 'success', started_at: new Date(t0 + r * 1000).toISOString(), ended_at: new Date(t0 + r * 1000 + 5).toISOString(),
+          });
+        }),
+      );
+      const results = await Promise.all(requests.map((b) => postJson(`${base}/api/traces/spans`, b)));
+      expect(results.map((r) => r.status)).toEqual(Array(30).fill(202));
+      const since = new Date(t0 - 1000).toISOString();
+      const sessions = ((await getJson(`${base}/api/agents/sessions?since=${since}&limit=1000`)).json as any[]).filter((x) => x.session_id.startsWith(`il-${run}-`));
+      expect(sessions).toHaveLength(12);
+      for (const x of sessions) {
+        const odd = Number(x.session_id.split('-').at(-1)) % 2 === 1;
+        expect(x).toMatchObject({ span_count: 30, tool_calls: 30, failed_calls: odd ? 16 : 15, health_tag: odd ? 'tool_failure' : 'success_with_fallback' });
+      }
+    });
+
     it('strips NUL characters and stores the batch without failing its neighbours', async () => {
       const session = `nul-${randomUUID()}`;
       const nulSpan = nativeSpan({
