@@ -44,3 +44,22 @@ describe('agent and server catalogs', () => {
     expect((await put('/api/agents/metadata/scout', { status: 'deprecated', runbook_url: 'https://wiki/scout' })).json).toMatchObject({ status: 'deprecated', runbook_url: 'https://wiki/scout' });
   });
 });
+
+describe('catalogs over GraphQL', () => {
+  const gql = async (query: string) => (await postJson(`${server.httpUrl}/graphql`, { query })).json;
+
+  it('reads, writes, deletes and discovers entries like REST', async () => {
+    const put = await gql('mutation { putServer(name: "jira", input: { transport: "streamable_http", url: "https://jira.example.com/mcp", tags: ["tickets"] }) { name transport url tags source } }');
+    expect(put.data.putServer).toEqual({ name: 'jira', transport: 'streamable_http', url: 'https://jira.example.com/mcp', tags: ['tickets'], source: 'user' });
+    const bad = await gql('mutation { putServer(name: "jira", input: { transport: "telegraph" }) { name } }');
+    expect(bad.errors[0].extensions).toMatchObject({ code: 'VALIDATION', status: 422 });
+    expect((await getJson(`${server.httpUrl}/api/servers/metadata/jira`)).json.tags).toEqual(['tickets']);
+    const list = await gql('{ servers { name } agents { name status } agent(name: "scout") { name status runbookUrl } }');
+    expect(list.data.servers.map((s: any) => s.name)).toContain('jira');
+    expect(list.data.agent).toEqual({ name: 'scout', status: 'deprecated', runbookUrl: 'https://wiki/scout' });
+    expect((await gql('mutation { deleteServer(name: "jira") }')).data.deleteServer).toBe(true);
+    expect((await gql('{ server(name: "jira") { name } }')).errors[0].extensions.status).toBe(404);
+    await fetch(`${server.httpUrl}/api/agents/metadata/scout`, { method: 'DELETE' });
+    expect((await gql('mutation { discoverAgents { discovered names } }')).data.discoverAgents).toEqual({ discovered: 1, names: ['scout'] });
+  });
+});

@@ -1,0 +1,91 @@
+import type { CatalogJson, CatalogKind } from '../catalog/catalog-service.ts';
+import { builder, requireAdmin, type Context } from './builder.ts';
+import { enforce } from '../rest/auth-hook.ts';
+
+const CatalogEntryRef = builder.objectRef<CatalogJson>('CatalogEntry').implement({
+  description: 'An agent or server catalog entry (spec §2.12)',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    projectId: t.exposeString('project_id'),
+    description: t.exposeString('description', { nullable: true }),
+    owner: t.exposeString('owner', { nullable: true }),
+    tags: t.exposeStringList('tags'),
+    runbookUrl: t.exposeString('runbook_url', { nullable: true }),
+    source: t.exposeString('source'),
+    status: t.string({ nullable: true, resolve: (e) => e.status ?? null }),
+    transport: t.string({ nullable: true, resolve: (e) => e.transport ?? null }),
+    url: t.string({ nullable: true, resolve: (e) => e.url ?? null }),
+    createdAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.created_at) }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.updated_at) }),
+  }),
+});
+
+const CatalogInput = builder.inputType('CatalogEntryInput', {
+  description: 'Fields to set; omitted fields stay as they are',
+  fields: (t) => ({
+    description: t.string({ required: false }),
+    owner: t.string({ required: false }),
+    tags: t.stringList({ required: false }),
+    runbookUrl: t.string({ required: false }),
+    status: t.string({ required: false, description: 'agents: active, inactive or deprecated' }),
+    transport: t.string({ required: false, description: 'servers: stdio, sse or streamable_http' }),
+    url: t.string({ required: false, description: 'servers' }),
+  }),
+});
+
+const DiscoveryRef = builder.objectRef<{ discovered: number; names: string[] }>('Discovery').implement({
+  fields: (t) => ({ discovered: t.exposeInt('discovered'), names: t.exposeStringList('names') }),
+});
+
+const project = (ctx: Context, requested: string | null | undefined) => ctx.services.catalog.project(ctx.principal, requested ?? undefined);
+
+for (const [kind, plural] of [['agent', 'agents'], ['server', 'servers']] as [CatalogKind, string][]) {
+  const Kind = kind === 'agent' ? 'Agent' : 'Server';
+  builder.queryField(plural, (t) =>
+    t.field({ type: [CatalogEntryRef], args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.catalog.list(kind, project(ctx, a.projectId)) }),
+  );
+  builder.queryField(kind, (t) =>
+    t.field({
+      type: CatalogEntryRef,
+      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+      resolve: (_r, a, ctx) => ctx.services.catalog.get(kind, project(ctx, a.projectId), a.name),
+    }),
+  );
+  builder.mutationField(`put${Kind}`, (t) =>
+    t.field({
+      type: CatalogEntryRef,
+      description: `Create or update a${kind === 'agent' ? 'n agent' : ' server'} catalog entry`,
+      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }), input: t.arg({ type: CatalogInput, required: true }) },
+      resolve: (_r, a, ctx) => {
+        requireAdmin(ctx);
+        const i = a.input;
+        const body = Object.fromEntries(
+          Object.entries({ description: i.description, owner: i.owner, tags: i.tags, runbook_url: i.runbookUrl, status: i.status, transport: i.transport, url: i.url }).filter(([, v]) => v !== undefined),
+        );
+        return ctx.services.catalog.put(kind, project(ctx, a.projectId), a.name, body);
+      },
+    }),
+  );
+  builder.mutationField(`delete${Kind}`, (t) =>
+    t.boolean({
+      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+      resolve: async (_r, a, ctx) => {
+        requireAdmin(ctx);
+        await ctx.services.catalog.delete(kind, project(ctx, a.projectId), a.name);
+        return true;
+      },
+    }),
+  );
+  builder.mutationField(`discover${Kind}s`, (t) =>
+    t.field({
+      type: DiscoveryRef,
+      description: `Register ${plural} found in stored spans that the catalog lacks`,
+      args: { projectId: t.arg.string({ required: false }) },
+      resolve: async (_r, a, ctx) => {
+        enforce(ctx.principal, 'admin');
+        const names = await ctx.services.catalog.discover(kind, project(ctx, a.projectId));
+        return { discovered: names.length, names };
+      },
+    }),
+  );
+}
