@@ -7,6 +7,9 @@ import { registerNames } from '../store/catalog-repo.ts';
  * Auto-registration of unseen agents and servers (spec §4.4): best effort, after the spans are
  * committed, each name at most once per process (a failed attempt is tried again next time).
  */
+/** Names remembered per process; past it the memory starts over (a repeat registration is a no-op). */
+const MAX_REMEMBERED = 100_000;
+
 export class Registrar {
   private seen = new Set<string>();
 
@@ -19,6 +22,8 @@ export class Registrar {
       if (!name) return;
       const key = `${kind}\0${projectId}\0${name}`;
       if (this.seen.has(key)) return;
+      // A client sending ever-new names must not grow this set without bound.
+      if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
       this.seen.add(key);
       const group = `${kind}\0${projectId}`;
       let entry = fresh.get(group);
