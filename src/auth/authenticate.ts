@@ -49,7 +49,8 @@ export class Authenticator {
   }
 }
 
-function readKey(headers: AuthRequest['headers']): string | undefined {
+/** The presented API key: `X-API-Key`, else `Authorization: Bearer`. */
+export function readKey(headers: AuthRequest['headers']): string | undefined {
   const direct = header(headers, 'x-api-key');
   if (direct) return direct.trim();
   const auth = header(headers, 'authorization');

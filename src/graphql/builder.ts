@@ -43,3 +43,12 @@ builder.scalarType('JSON', { description: 'Any JSON value', serialize: (v) => v,
 export function requireAdmin(ctx: Context): void {
   enforce(ctx.principal, 'write');
 }
+
+/** A Relay connection page from a keyset page: each node's cursor, and whether more follow. */
+export function toConnection<T>(nodes: T[], cursorOf: (node: T) => string, hasNextPage: boolean) {
+  const edges = nodes.map((node) => ({ node, cursor: cursorOf(node) }));
+  return {
+    edges,
+    pageInfo: { hasNextPage, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+  };
+}

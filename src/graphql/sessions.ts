@@ -1,7 +1,7 @@
 import { scopeProject } from '../auth/principal.ts';
 import { getLineage, type Lineage, type LineageEdge, type LineageNode } from '../sessions/lineage-service.ts';
 import { getSessionTree, listSessions, sessionCursor, type SessionJson, type TreeNode } from '../sessions/sessions-service.ts';
-import { builder } from './builder.ts';
+import { builder, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
 
 interface FlatNode {
@@ -70,11 +70,7 @@ builder.queryField('sessions', (t) =>
         limit: a.first ?? 50,
         cursor: a.after ?? undefined,
       });
-      const edges = page.sessions.map((node) => ({ node, cursor: sessionCursor(node) }));
-      return {
-        edges,
-        pageInfo: { hasNextPage: page.nextCursor !== null, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
-      };
+      return toConnection(page.sessions, sessionCursor, page.nextCursor !== null);
     },
   }),
 );

@@ -1,7 +1,7 @@
 import type { Span } from '../model/span.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { spanCursor, querySpans } from '../traces/spans-service.ts';
-import { builder } from './builder.ts';
+import { builder, toConnection } from './builder.ts';
 
 export const SpanRef = builder.objectRef<Span>('Span').implement({
   description: 'One tool call, agent turn or handoff (spec §2.1)',
@@ -67,16 +67,7 @@ builder.queryField('spans', (t) =>
         limit: args.first ?? 100,
         cursor: args.after ?? undefined,
       });
-      const edges = page.spans.map((node) => ({ node, cursor: spanCursor(node) }));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage: page.nextCursor !== null,
-          hasPreviousPage: false,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges[edges.length - 1]?.cursor ?? null,
-        },
-      };
+      return toConnection(page.spans, spanCursor, page.nextCursor !== null);
     },
   }),
 );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { parseLimit } from '../traces/spans-service.ts';
+import { parseLimit } from '../traces/query-params.ts';
 
 /** GET /api/audit/logs (spec §4.11): limit default 50, max 200; offset default 0. */
 export function registerAuditRoutes(app: FastifyInstance, s: Services): void {

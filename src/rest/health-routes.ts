@@ -3,6 +3,7 @@ import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { toDriftJson, toHealthJson } from '../health/types.ts';
 import type { Services } from '../services.ts';
+import { parseIntParam } from '../traces/query-params.ts';
 
 type NameParams = { name: string };
 type Query = Record<string, string | undefined>;
@@ -23,13 +24,13 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/history', async (req) => {
     const q = req.query as Query;
-    const limit = validated((issues) => intParam('limit', q.limit, 10, 1, 100, issues));
+    const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
     return (await h.history(scopeProject(req.principal, q.project_id), req.params.name, limit)).map((r) => toHealthJson(r, { drift: true }));
   });
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-history', async (req) => {
     const q = req.query as Query;
-    const limit = validated((issues) => intParam('limit', q.limit, 10, 1, 100, issues));
+    const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
     return (await h.driftHistory(scopeProject(req.principal, q.project_id), req.params.name, limit)).map(toDriftJson);
   });
 
@@ -37,14 +38,14 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
     const q = req.query as Query;
     const { tool, hours } = validated((issues) => {
       if (!q.tool_name) issues.push({ loc: ['query', 'tool_name'], msg: 'Field required', type: 'missing' });
-      return { tool: q.tool_name ?? '', hours: intParam('hours', q.hours, 24, 1, 168, issues) };
+      return { tool: q.tool_name ?? '', hours: parseIntParam('hours', q.hours, 24, 1, 168, issues) };
     });
     return h.driftImpact(scopeProject(req.principal, q.project_id), req.params.name, tool, hours);
   });
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/blast-radius', async (req) => {
     const q = req.query as Query;
-    const hours = validated((issues) => intParam('hours', q.hours, 24, 1, 720, issues));
+    const hours = validated((issues) => parseIntParam('hours', q.hours, 24, 1, 720, issues));
     return h.blastRadius(scopeProject(req.principal, q.project_id), req.params.name, hours);
   });
 
@@ -79,12 +80,3 @@ function validated<T>(fn: (issues: ValidationIssue[]) => T): T {
   return value;
 }
 
-function intParam(name: string, raw: string | undefined, fallback: number, min: number, max: number, issues: ValidationIssue[]): number {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    issues.push({ loc: ['query', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' });
-    return fallback;
-  }
-  return n;
-}

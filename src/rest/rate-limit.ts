@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
+import { readKey } from '../auth/authenticate.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { RateLimitConfig } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
@@ -47,7 +48,6 @@ export async function installRateLimits(
 function clientKey(req: FastifyRequest, isTrusted: (address: string) => boolean): string {
   const user = req.headers['x-user-id'];
   if (user && isTrusted(req.socket.remoteAddress ?? '')) return `user:${String(user)}`;
-  const raw = req.headers['x-api-key'] ?? /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
-  const key = Array.isArray(raw) ? raw[0] : raw;
+  const key = readKey(req.headers);
   return key ? `key:${sha256(key).slice(0, 24)}` : `ip:${req.ip}`;
 }

@@ -1,7 +1,7 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
-import { parseTime } from '../traces/spans-service.ts';
+import { parseTime } from '../traces/query-params.ts';
 
 export interface LineageNode {
   id: string;

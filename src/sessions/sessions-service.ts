@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { parseLimit, parseTime } from '../traces/spans-service.ts';
+import { parseLimit, parseTime } from '../traces/query-params.ts';
 
 export interface SessionJson {
   session_id: string;

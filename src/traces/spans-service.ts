@@ -1,9 +1,9 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { Span } from '../model/span.ts';
-import { parseUtc } from '../normalize/native.ts';
 import type { Db } from '../store/db.ts';
 import { listSpans, type SpanFilter } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { parseLimit, parseTime } from './query-params.ts';
 
 export interface SpanQuery {
   projectId: string | null;
@@ -52,26 +52,6 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { spans: page, nextCursor: rows.length > limit && last ? spanCursor(last) : null };
-}
-
-export function parseLimit(raw: string | number | undefined, fallback: number, max: number, issues: ValidationIssue[]): number {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    issues.push({ loc: ['query', 'limit'], msg: `Input should be an integer from 1 to ${max}`, type: 'int_range' });
-    return fallback;
-  }
-  return n;
-}
-
-export function parseTime(name: string, raw: string | undefined, issues: ValidationIssue[]): Date | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const ms = parseUtc(raw);
-  if (Number.isNaN(ms)) {
-    issues.push({ loc: ['query', name], msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' });
-    return undefined;
-  }
-  return new Date(ms);
 }
 
 export function spanCursor(s: Span): string {

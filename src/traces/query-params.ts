@@ -1,0 +1,30 @@
+import type { ValidationIssue } from '../errors.ts';
+import { parseUtc } from '../normalize/native.ts';
+
+/**
+ * Query-parameter parsing shared by every read: problems are collected as 422 issues
+ * (`loc: ["query", name]`) so a request learns about all of them at once.
+ */
+export function parseIntParam(name: string, raw: string | number | undefined, fallback: number, min: number, max: number, issues: ValidationIssue[]): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    issues.push({ loc: ['query', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' });
+    return fallback;
+  }
+  return n;
+}
+
+export function parseLimit(raw: string | number | undefined, fallback: number, max: number, issues: ValidationIssue[]): number {
+  return parseIntParam('limit', raw, fallback, 1, max, issues);
+}
+
+export function parseTime(name: string, raw: string | undefined, issues: ValidationIssue[]): Date | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const ms = parseUtc(raw);
+  if (Number.isNaN(ms)) {
+    issues.push({ loc: ['query', name], msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' });
+    return undefined;
+  }
+  return new Date(ms);
+}
