@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { startPeriodic } from '../jobs/periodic.ts';
 import type { HealthService } from './health-service.ts';
 import type { CheckReport } from './checker.ts';
 import { HealthMonitor } from './monitor.ts';
@@ -26,25 +27,20 @@ export function startEmbeddedHealth(health: HealthService, logger: Logger, opts:
   const cfg = health.monitorConfig;
   const intervalSeconds = opts.intervalSeconds ?? cfg.intervalSeconds;
   const monitor = cfg.enabled || opts.forceMonitor ? new HealthMonitor(health, { intervalSeconds, logger, onReport: opts.onReport }) : null;
-  let retention: Promise<void> = Promise.resolve();
-  const prune = () => {
-    retention = health.applyRetention().then(
-      (n) => {
-        if (n.results + n.driftEvents > 0) logger.info(n, 'health retention: old results removed');
-      },
-      (err: unknown) => logger.error({ err }, 'health retention failed'),
-    );
-  };
-  prune();
-  const timer = setInterval(prune, RETENTION_EVERY_MS);
-  timer.unref();
+  const retention = startPeriodic(
+    async () => {
+      const n = await health.applyRetention();
+      if (n.results + n.driftEvents > 0) logger.info(n, 'health retention: old results removed');
+    },
+    RETENTION_EVERY_MS,
+    (err) => logger.error({ err }, 'health retention failed'),
+  );
   monitor?.start();
   return {
     monitor,
     stop: async () => {
-      clearInterval(timer);
       await monitor?.stop();
-      await retention;
+      await retention.stop();
     },
   };
 }
