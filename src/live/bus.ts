@@ -37,10 +37,6 @@ export class EventBus {
     return () => this.listeners.delete(fn);
   }
 
-  get subscriberCount(): number {
-    return this.listeners.size;
-  }
-
   publish(event: LiveEvent): void {
     for (const fn of this.listeners) fn(event);
   }

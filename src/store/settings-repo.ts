@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { settings } from './schema.ts';
 
@@ -12,8 +12,4 @@ export async function writeSetting(db: Db, key: string, value: unknown): Promise
     .insert(settings)
     .values({ key, value })
     .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: sql`now()` } });
-}
-
-export async function deleteSetting(db: Db, key: string): Promise<void> {
-  await db.delete(settings).where(eq(settings.key, key));
 }
