@@ -10,6 +10,7 @@ import type { Config } from './config/types.ts';
 import { ingestSpans } from './ingest/ingest-service.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
+import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
@@ -36,6 +37,8 @@ export interface Services {
   users: UsersService;
   projects: ProjectsService;
   catalog: CatalogService;
+  /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
+  limiter: Limiter;
   ingest(spans: Span[]): Promise<number>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -56,6 +59,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
+  const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
     store,
@@ -73,10 +77,12 @@ export async function createServices(config: Config, store: Store, logger: Logge
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys),
     catalog: new CatalogService(store.db),
+    limiter,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
       await writer.close();
       await audit.close();
+      await limiter.close();
     },
   };
 }

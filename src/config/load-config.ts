@@ -86,6 +86,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
     },
     live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
+    http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
+    network: { allowPrivateTargets: list(undefined, obj(file.network).allow_private_targets) },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
       healthDays: int('retention.health_days', retention.health_days, 90, 1, 3650),

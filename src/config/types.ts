@@ -34,6 +34,10 @@ export interface Config {
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
   live: { keepaliveSeconds: number };
+  /** Browser-facing checks (decisions §12): origins allowed besides same-origin and loopback. */
+  http: { allowedOrigins: string[] };
+  /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */
+  network: { allowPrivateTargets: string[] };
   monitor: MonitorConfig;
   retention: { spansDays: number; healthDays: number };
   servers: ServerConfig[];

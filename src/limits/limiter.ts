@@ -1,0 +1,53 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number };
+
+/**
+ * Fixed-window request counters (one minute) for everything that is not a plain Fastify route
+ * as well as for those: gRPC calls, WebSocket upgrades, pre-authentication checks by address.
+ * Counters live in process memory, or in Redis when configured so that every instance shares them;
+ * a Redis outage falls back to per-process counters rather than refusing or admitting everything.
+ */
+export class Limiter {
+  private readonly buckets = new Map<string, RateLimiterAbstract>();
+  private readonly redis: Redis | undefined;
+
+  constructor(
+    redisUrl: string | undefined,
+    private readonly onRedisError: (message: string) => void = () => {},
+  ) {
+    if (redisUrl) {
+      this.redis = new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      this.redis.on('error', (err: Error) => this.onRedisError(err.message));
+    }
+  }
+
+  /** Counts one request of `who` against `bucket`, which allows `perMinute` a minute. */
+  async take(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
+    try {
+      await this.bucket(bucket, perMinute).consume(who, 1);
+      return { ok: true };
+    } catch (res) {
+      if (res instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limit: perMinute };
+      throw res;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
+  }
+
+  private bucket(name: string, perMinute: number): RateLimiterAbstract {
+    const id = `${name}:${perMinute}`;
+    let limiter = this.buckets.get(id);
+    if (!limiter) {
+      const opts = { keyPrefix: `spyglass-rl:${name}`, points: perMinute, duration: 60 };
+      limiter = this.redis
+        ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) })
+        : new RateLimiterMemory(opts);
+      this.buckets.set(id, limiter);
+    }
+    return limiter;
+  }
+}
