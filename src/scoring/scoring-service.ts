@@ -1,0 +1,51 @@
+import type { Db } from '../store/db.ts';
+import { notFound } from '../errors.ts';
+import type { HealthService } from '../health/health-service.ts';
+import { targetKey } from '../health/targets.ts';
+import type { CheckTarget } from '../health/types.ts';
+import { findServerProjects, loadScoreInputs } from '../store/scoring-repo.ts';
+import { latestScanSummaries, type ServerKey } from '../store/security-repo.ts';
+import { hasAuthConfigured } from './auth-configured.ts';
+import { computeScorecard, type Scorecard } from './scorecard.ts';
+
+/**
+ * Scorecards (spec §2.5, decisions §5) of configured, catalogued or observed servers: two
+ * aggregate statements for any number of servers, then the pure formulas of this folder.
+ */
+export class ScoringService {
+  constructor(private readonly deps: { db: Db; health: Pick<HealthService, 'targets'> }) {}
+
+  /** Scorecards of every configured server of a project (null = every project), in target order. */
+  async list(projectId: string | null, now = new Date()): Promise<Scorecard[]> {
+    const targets = await this.deps.health.targets(projectId);
+    return this.forKeys(targets.map((t) => ({ projectId: t.projectId, serverName: t.name })), now, targets);
+  }
+
+  /** One server's scorecard; 404 when it is neither configured nor catalogued nor has any data. */
+  async get(projectId: string | null, name: string, now = new Date()): Promise<Scorecard> {
+    const targets = await this.deps.health.targets(projectId);
+    const target = targets.find((t) => t.name === name);
+    const project = target?.projectId ?? (await findServerProjects(this.deps.db, projectId, name))[0];
+    if (project === undefined) throw notFound(`no server ${name}`);
+    const [card] = await this.forKeys([{ projectId: project, serverName: name }], now, targets);
+    if (!card) throw notFound(`no server ${name}`);
+    return card;
+  }
+
+  /** Scorecards of the given servers; `targets` tells which are configured and how (authentication). */
+  async forKeys(keys: readonly ServerKey[], now = new Date(), targets?: readonly CheckTarget[]): Promise<Scorecard[]> {
+    if (keys.length === 0) return [];
+    const known = targets ?? (await this.deps.health.targets(null));
+    const byKey = new Map(known.map((t) => [targetKey(t.projectId, t.name), t]));
+    const [inputs, scans] = await Promise.all([loadScoreInputs(this.deps.db, keys, now), latestScanSummaries(this.deps.db, keys, now)]);
+    const scanOf = new Map(scans.map((s) => [targetKey(s.projectId, s.serverName), s]));
+    return inputs.map((i) => {
+      const key = targetKey(i.projectId, i.serverName);
+      const scan = scanOf.get(key) ?? null;
+      const target = byKey.get(key);
+      // An unconfigured server's authentication is unknown: only a scan finding says it has none.
+      const noAuth = target ? !hasAuthConfigured(target) : (scan?.noAuth ?? 0) > 0;
+      return computeScorecard(i, scan, noAuth, now);
+    });
+  }
+}

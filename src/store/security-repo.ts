@@ -1,0 +1,131 @@
+import { lt, sql } from 'drizzle-orm';
+import { execute, type Db } from './db.ts';
+import { securityFindings, securityScans } from './schema-security.ts';
+
+/** The only SQL of security scans: storing a scan with its findings, and retention (schema-security.ts). */
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+/** What a finding counts as in the scorecard (decisions §5); see schema-security.ts. */
+export type FindingKind = 'cve' | 'poisoning' | 'no_auth' | 'owasp' | 'other';
+
+export interface NewFinding {
+  severity: Severity;
+  category: string;
+  rule: string;
+  kind: FindingKind;
+  title: string;
+  description: string;
+  remediation: string;
+  toolName?: string | null;
+  cveId?: string | null;
+}
+
+export interface NewScan {
+  id: string;
+  projectId: string;
+  serverName: string;
+  scannedAt: Date;
+  error?: string | null;
+  findings: NewFinding[];
+}
+
+const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
+
+/** Stores one scan run and its findings in one transaction; the counts of spec §2.6 are derived here. */
+export async function insertScan(db: Db, scan: NewScan): Promise<void> {
+  const f = scan.findings;
+  const highest = f.reduce<Severity | null>((h, x) => (h === null || RANK[x.severity] > RANK[h] ? x.severity : h), null);
+  await db.transaction(async (tx) => {
+    await tx.insert(securityScans).values({
+      id: scan.id,
+      projectId: scan.projectId,
+      serverName: scan.serverName,
+      scannedAt: scan.scannedAt,
+      error: scan.error ?? null,
+      findingsCount: f.length,
+      criticalCount: f.filter((x) => x.severity === 'critical').length,
+      highCount: f.filter((x) => x.severity === 'high').length,
+      highestSeverity: highest ?? 'none',
+    });
+    if (f.length === 0) return;
+    await tx.insert(securityFindings).values(
+      f.map((x, seq) => ({
+        scanId: scan.id,
+        seq,
+        severity: x.severity,
+        category: x.category,
+        rule: x.rule,
+        kind: x.kind,
+        title: x.title,
+        description: x.description,
+        remediation: x.remediation,
+        toolName: x.toolName ?? null,
+        cveId: x.cveId ?? null,
+      })),
+    );
+  });
+}
+
+/** Removes scans older than `cutoff` (their findings go with them). */
+export async function deleteScansBefore(db: Db, cutoff: Date): Promise<number> {
+  const rows = await db.delete(securityScans).where(lt(securityScans.scannedAt, cutoff)).returning({ id: securityScans.id });
+  return rows.length;
+}
+
+export interface ServerKey {
+  projectId: string;
+  serverName: string;
+}
+
+/** What the scorecard reads of a server's latest scan (decisions §5). */
+export interface ScanSummary extends ServerKey {
+  scanId: string;
+  scannedAt: Date;
+  /** Findings counted by severity, except poisoning and no_auth findings, which count on their own. */
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  criticalCves: number;
+  poisoning: number;
+  noAuth: number;
+}
+
+/** The latest scan at or before `now` of each server asked for, with its findings aggregated in SQL. */
+export async function latestScanSummaries(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScanSummary[]> {
+  if (keys.length === 0) return [];
+  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const { rows } = await execute<Record<string, unknown>>(
+    db,
+    sql`select k.project_id, k.server_name, s.id, s.scanned_at, f.*
+        from json_to_recordset(${json}::json) as k(project_id text, server_name text)
+        cross join lateral (
+          select id, scanned_at from security_scans x
+          where x.project_id = k.project_id and x.server_name = k.server_name and x.scanned_at <= ${now.toISOString()}::timestamptz
+          order by x.scanned_at desc limit 1
+        ) s
+        cross join lateral (
+          select count(*) filter (where kind not in ('poisoning', 'no_auth') and severity = 'critical')::int as critical,
+                 count(*) filter (where kind not in ('poisoning', 'no_auth') and severity = 'high')::int as high,
+                 count(*) filter (where kind not in ('poisoning', 'no_auth') and severity = 'medium')::int as medium,
+                 count(*) filter (where kind not in ('poisoning', 'no_auth') and severity = 'low')::int as low,
+                 count(*) filter (where kind = 'cve' and severity = 'critical')::int as critical_cves,
+                 count(*) filter (where kind = 'poisoning')::int as poisoning,
+                 count(*) filter (where kind = 'no_auth')::int as no_auth
+          from security_findings where scan_id = s.id
+        ) f`,
+  );
+  return rows.map((r) => ({
+    projectId: String(r.project_id),
+    serverName: String(r.server_name),
+    scanId: String(r.id),
+    scannedAt: r.scanned_at instanceof Date ? r.scanned_at : new Date(String(r.scanned_at)),
+    critical: Number(r.critical),
+    high: Number(r.high),
+    medium: Number(r.medium),
+    low: Number(r.low),
+    criticalCves: Number(r.critical_cves),
+    poisoning: Number(r.poisoning),
+    noAuth: Number(r.no_auth),
+  }));
+}
