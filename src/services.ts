@@ -14,6 +14,7 @@ import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
+import { ScoringService } from './scoring/scoring-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
@@ -31,6 +32,7 @@ export interface Services {
   live: SseHub;
   metrics: Metrics;
   health: HealthService;
+  scoring: ScoringService;
   keys: KeyService;
   auth: Authenticator;
   audit: AuditLog;
@@ -59,6 +61,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
+  const health = new HealthService({ config, db: store.db, bus, metrics, logger });
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -70,7 +73,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     bus,
     live: new SseHub(bus, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }, (n) => metrics.activeSse.set(n)),
     metrics,
-    health: new HealthService({ config, db: store.db, bus, metrics, logger }),
+    health,
+    scoring: new ScoringService({ db: store.db, health }),
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
     audit,

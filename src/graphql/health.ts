@@ -5,7 +5,7 @@ import { builder, requireAdmin } from './builder.ts';
 
 /** MCP health (spec §2.2-2.4, §2.7): the same service and limits as /api/health. */
 
-const HealthResultRef = builder.objectRef<HealthResult>('HealthResult').implement({
+export const HealthResultRef = builder.objectRef<HealthResult>('HealthResult').implement({
   description: 'A health check result; status stale/unknown is derived when read',
   fields: (t) => ({
     serverName: t.exposeString('serverName'),

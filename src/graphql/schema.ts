@@ -4,6 +4,7 @@ import './spans.ts';
 import './settings.ts';
 import './projects.ts';
 import './health.ts';
+import './scorecard.ts';
 import './sessions.ts';
 import './catalog.ts';
 import './live.ts';

@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { toDriftJson, toHealthJson } from '../health/types.ts';
+import { toScorecardJson } from '../scoring/scorecard.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';
 
 type NameParams = { name: string };
 type Query = Record<string, string | undefined>;
 
-/** Spec §4.2 health routes (scorecard aside), scoped to the caller's project like every read. */
+/** Spec §4.2 health routes, scoped to the caller's project like every read. */
 export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
   const h = s.health;
 
@@ -47,6 +48,11 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
     const q = req.query as Query;
     const hours = validated((issues) => parseIntParam('hours', q.hours, 24, 1, 720, issues));
     return h.blastRadius(scopeProject(req.principal, q.project_id), req.params.name, hours);
+  });
+
+  app.get<{ Params: NameParams }>('/api/health/servers/:name/scorecard', async (req) => {
+    const q = req.query as Query;
+    return toScorecardJson(await s.scoring.get(scopeProject(req.principal, q.project_id), req.params.name));
   });
 
   app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
