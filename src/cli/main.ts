@@ -4,6 +4,7 @@ import { SpyglassError } from '../errors.ts';
 import { apiKeyCommand } from './api-key.ts';
 import { checkCommand } from './check.ts';
 import { monitorCommand } from './monitor.ts';
+import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
 import { runServe } from './serve.ts';
 
@@ -21,6 +22,7 @@ program.addCommand(apiKeyCommand());
 program.addCommand(checkCommand());
 program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
+program.addCommand(scorecardCommand());
 
 try {
   await program.parseAsync(process.argv);
