@@ -31,68 +31,70 @@ CREATE TABLE "health_hourly" (
 	"hour" timestamp with time zone NOT NULL,
 	"checks" integer NOT NULL,
 	"down_checks" integer NOT NULL,
-	"latency_buckets" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	CONSTRAINT "health_hourly_project_id_server_name_hour_pk" PRIMARY KEY("project_id","server_name","hour")
+);
+--> statement-breakpoint
+CREATE TABLE "health_latency_hourly" (
+	"project_id" text NOT NULL,
+	"server_name" text NOT NULL,
+	"hour" timestamp with time zone NOT NULL,
+	"bucket" integer NOT NULL,
+	"checks" integer NOT NULL,
+	CONSTRAINT "health_latency_hourly_project_id_server_name_hour_bucket_pk" PRIMARY KEY("project_id","server_name","hour","bucket")
 );
 --> statement-breakpoint
 ALTER TABLE "security_findings" ADD CONSTRAINT "security_findings_scan_id_security_scans_id_fk" FOREIGN KEY ("scan_id") REFERENCES "public"."security_scans"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "security_scans_server_time_idx" ON "security_scans" USING btree ("project_id","server_name","scanned_at");--> statement-breakpoint
 CREATE INDEX "security_scans_time_idx" ON "security_scans" USING btree ("scanned_at");--> statement-breakpoint
--- health_hourly follows health_results through statement-level triggers, so every writer (checks,
--- retention, project deletion, bulk loads) keeps it exact without knowing it exists. A latency goes
--- into bucket floor(log_1.05(ms)) (0 below 1 ms); down checks and checks without latency count
--- only in checks/down_checks. The small epsilon keeps exact powers of 1.05 in their own bucket.
+-- The hourly rollups follow health_results through statement-level triggers, so every writer
+-- (checks, retention, project deletion, bulk loads) keeps them exact without knowing they exist.
+-- A latency goes into bucket k covering (5000 × 1.05^(k-201), 5000 × 1.05^(k-200)] ms, so 5000 ms
+-- is an exact edge (the scorecard's "p99 above 5000 ms" cap is "p99 bucket ≥ 201"); everything up
+-- to ~0.29 ms is bucket 0. Down checks and checks without latency have no bucket. The epsilon keeps
+-- exact edges in their own bucket despite floating-point logarithms.
 CREATE FUNCTION "health_hourly_bucket"(status text, latency double precision) RETURNS integer
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN status = 'down' OR latency IS NULL THEN NULL
-              WHEN latency < 1 THEN 0
-              ELSE floor(ln(latency) / ln(1.05) + 1e-9)::integer END
-$$;
---> statement-breakpoint
-CREATE FUNCTION "health_hourly_merge"(a jsonb, b jsonb, sign integer) RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT coalesce(jsonb_object_agg(key, n), '{}'::jsonb) FROM (
-    SELECT key, sum(n) AS n FROM (
-      SELECT key, value::integer AS n FROM jsonb_each_text(a)
-      UNION ALL SELECT key, sign * value::integer FROM jsonb_each_text(b)
-    ) u GROUP BY key
-  ) s WHERE n > 0
+              ELSE greatest(0, ceil(ln(greatest(latency, 1e-6) / 5000) / ln(1.05) - 1e-9)::integer + 200) END
 $$;
 --> statement-breakpoint
 CREATE FUNCTION "health_hourly_on_insert"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO health_hourly AS h (project_id, server_name, hour, checks, down_checks, latency_buckets)
-  SELECT project_id, server_name, hour, sum(n)::integer, sum(d)::integer,
-         coalesce(jsonb_object_agg(k::text, n) FILTER (WHERE k IS NOT NULL), '{}'::jsonb)
-  FROM (
-    SELECT r.project_id, r.server_name, date_trunc('hour', r.checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
-           health_hourly_bucket(r.status, r.latency_ms) AS k, count(*) AS n, count(*) FILTER (WHERE r.status = 'down') AS d
-    FROM inserted r GROUP BY 1, 2, 3, 4
-  ) g GROUP BY project_id, server_name, hour
+  INSERT INTO health_hourly AS h (project_id, server_name, hour, checks, down_checks)
+  SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
+         count(*), count(*) FILTER (WHERE status = 'down')
+  FROM inserted GROUP BY 1, 2, 3
   ON CONFLICT (project_id, server_name, hour) DO UPDATE SET
-    checks = h.checks + excluded.checks,
-    down_checks = h.down_checks + excluded.down_checks,
-    latency_buckets = health_hourly_merge(h.latency_buckets, excluded.latency_buckets, 1);
+    checks = h.checks + excluded.checks, down_checks = h.down_checks + excluded.down_checks;
+  INSERT INTO health_latency_hourly AS h (project_id, server_name, hour, bucket, checks)
+  SELECT * FROM (
+    SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+           health_hourly_bucket(status, latency_ms) AS bucket, count(*)::integer AS checks
+    FROM inserted GROUP BY 1, 2, 3, 4
+  ) g WHERE bucket IS NOT NULL
+  ON CONFLICT (project_id, server_name, hour, bucket) DO UPDATE SET checks = h.checks + excluded.checks;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION "health_hourly_on_delete"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE health_hourly h SET
-    checks = h.checks - x.checks,
-    down_checks = h.down_checks - x.down_checks,
-    latency_buckets = health_hourly_merge(h.latency_buckets, x.latency_buckets, -1)
+  UPDATE health_hourly h SET checks = h.checks - x.checks, down_checks = h.down_checks - x.down_checks
   FROM (
-  SELECT project_id, server_name, hour, sum(n)::integer, sum(d)::integer,
-         coalesce(jsonb_object_agg(k::text, n) FILTER (WHERE k IS NOT NULL), '{}'::jsonb)
-  FROM (
-    SELECT r.project_id, r.server_name, date_trunc('hour', r.checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
-           health_hourly_bucket(r.status, r.latency_ms) AS k, count(*) AS n, count(*) FILTER (WHERE r.status = 'down') AS d
-    FROM deleted r GROUP BY 1, 2, 3, 4
-  ) g GROUP BY project_id, server_name, hour
-  ) AS x(project_id, server_name, hour, checks, down_checks, latency_buckets)
+    SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+           count(*) AS checks, count(*) FILTER (WHERE status = 'down') AS down_checks
+    FROM deleted GROUP BY 1, 2, 3
+  ) x
   WHERE h.project_id = x.project_id AND h.server_name = x.server_name AND h.hour = x.hour;
+  UPDATE health_latency_hourly h SET checks = h.checks - x.checks
+  FROM (
+    SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+           health_hourly_bucket(status, latency_ms) AS bucket, count(*) AS checks
+    FROM deleted GROUP BY 1, 2, 3, 4
+  ) x
+  WHERE h.project_id = x.project_id AND h.server_name = x.server_name AND h.hour = x.hour AND h.bucket = x.bucket;
   DELETE FROM health_hourly h USING (SELECT DISTINCT project_id, server_name FROM deleted) x
+  WHERE h.project_id = x.project_id AND h.server_name = x.server_name AND h.checks <= 0;
+  DELETE FROM health_latency_hourly h USING (SELECT DISTINCT project_id, server_name FROM deleted) x
   WHERE h.project_id = x.project_id AND h.server_name = x.server_name AND h.checks <= 0;
   RETURN NULL;
 END $$;
@@ -104,11 +106,13 @@ CREATE TRIGGER "health_hourly_delete" AFTER DELETE ON "health_results" REFERENCI
   FOR EACH STATEMENT EXECUTE FUNCTION health_hourly_on_delete();
 --> statement-breakpoint
 -- Existing history: one pass, through the same rules.
-INSERT INTO health_hourly (project_id, server_name, hour, checks, down_checks, latency_buckets)
-  SELECT project_id, server_name, hour, sum(n)::integer, sum(d)::integer,
-         coalesce(jsonb_object_agg(k::text, n) FILTER (WHERE k IS NOT NULL), '{}'::jsonb)
-  FROM (
-    SELECT r.project_id, r.server_name, date_trunc('hour', r.checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
-           health_hourly_bucket(r.status, r.latency_ms) AS k, count(*) AS n, count(*) FILTER (WHERE r.status = 'down') AS d
-    FROM health_results r GROUP BY 1, 2, 3, 4
-  ) g GROUP BY project_id, server_name, hour;
+INSERT INTO health_hourly (project_id, server_name, hour, checks, down_checks)
+SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*), count(*) FILTER (WHERE status = 'down')
+FROM health_results GROUP BY 1, 2, 3;
+--> statement-breakpoint
+INSERT INTO health_latency_hourly (project_id, server_name, hour, bucket, checks)
+SELECT * FROM (
+  SELECT project_id, server_name, date_trunc('hour', checked_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+         health_hourly_bucket(status, latency_ms) AS bucket, count(*)::integer AS checks
+  FROM health_results GROUP BY 1, 2, 3, 4
+) g WHERE bucket IS NOT NULL;

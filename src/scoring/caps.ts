@@ -1,5 +1,6 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
+import { ABOVE_5000_MS, bucketMs } from './dimensions.ts';
 import type { Grade } from './grades.ts';
 
 /** The hard caps of spec §2.5, in the spec's order; each holds or not on the stored aggregates. */
@@ -27,6 +28,8 @@ export function holdingCaps({ inputs: i, scan, noAuth }: CapInputs): Cap[] {
   }
   if (noAuth) add('no_authentication', 'C', 'no authentication configured (no auth header, no credential in the environment)');
   if (scan && scan.critical + scan.high > 0) add('critical_or_high_finding', 'B', `${scan.critical} critical and ${scan.high} high finding(s) in the latest security scan`);
-  if (i.checkP99Ms24h !== null && i.checkP99Ms24h > 5000) add('slow_p99', 'B', `health-check p99 ${Math.round(i.checkP99Ms24h)} ms over 24 hours (above 5000 ms)`);
+  if (i.p99Bucket24h !== null && i.p99Bucket24h >= ABOVE_5000_MS) {
+    add('slow_p99', 'B', `health-check p99 above 5000 ms over 24 hours (up to ${Math.round(bucketMs(i.p99Bucket24h))} ms)`);
+  }
   return caps;
 }

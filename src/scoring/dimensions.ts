@@ -10,10 +10,13 @@ export interface Dimension {
   notes: string | null;
 }
 
-/** The latency a bucket of the hourly rollup stands for: its lower bound, 1.05^k ms. */
+/** The latency a bucket of the hourly rollup stands for: its upper edge, 5000 × 1.05^(k−200) ms. */
 export function bucketMs(bucket: number): number {
-  return 1.05 ** bucket;
+  return 5000 * 1.05 ** (bucket - 200);
 }
+
+/** The first bucket whose latencies are all above 5000 ms. */
+export const ABOVE_5000_MS = 201;
 
 export function availability(i: Pick<ScoreInputs, 'checks7d' | 'downChecks7d'>): Dimension {
   if (i.checks7d === 0) return dim('availability', 0.3, 0, 'no health checks in the last 7 days');
@@ -60,7 +63,7 @@ export function schemaStability(i: Pick<ScoreInputs, 'driftCompatible' | 'driftW
 /** 100 while the 24 h health-check p99 is within 1.2× its 30-day p99, falling linearly to 0 at 3×. */
 export function performance(i: Pick<ScoreInputs, 'p99Bucket24h' | 'p99Bucket30d'>): Dimension {
   if (i.p99Bucket24h === null || i.p99Bucket30d === null) return dim('performance', 0.1, 100, 'no health-check latency in the last 24 hours');
-  const ratio = bucketMs(i.p99Bucket24h - i.p99Bucket30d);
+  const ratio = 1.05 ** (i.p99Bucket24h - i.p99Bucket30d);
   const raw = ratio <= 1.2 ? 100 : ratio >= 3 ? 0 : (100 * (3 - ratio)) / 1.8;
   return dim('performance', 0.1, raw, `p99 ${round(bucketMs(i.p99Bucket24h))} ms in 24 h, ${round(ratio)}× the 30-day p99 ${round(bucketMs(i.p99Bucket30d))} ms`);
 }

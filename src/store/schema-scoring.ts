@@ -1,12 +1,11 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * Hourly rollup of health_results, maintained in the statement that stores each check, so the
- * scorecard's 7-day and 30-day windows read at most 720 rows per server instead of 43,200 checks.
- * `latency_buckets` counts the latencies of checks that were not down on a log scale:
- * key k holds latencies in [1.05^k, 1.05^(k+1)) ms (key 0 also holds everything below 1 ms).
+ * Hourly rollups of health_results, maintained by statement triggers on that table
+ * (drizzle/0006_scans_and_scoring.sql), so the scorecard's 7-day and 30-day windows read at most
+ * 720 rows per server (and a few latency buckets each) instead of 43,200 checks.
  */
 export const healthHourly = pgTable(
   'health_hourly',
@@ -16,7 +15,22 @@ export const healthHourly = pgTable(
     hour: ts('hour').notNull(),
     checks: integer('checks').notNull(),
     downChecks: integer('down_checks').notNull(),
-    latencyBuckets: jsonb('latency_buckets').$type<Record<string, number>>().notNull().default({}),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.serverName, t.hour] })],
+);
+
+/**
+ * Latencies of the checks that were not down, counted per hour on a log scale anchored at 5000 ms:
+ * bucket k holds (5000 × 1.05^(k−201), 5000 × 1.05^(k−200)] ms, bucket 0 everything below.
+ */
+export const healthLatencyHourly = pgTable(
+  'health_latency_hourly',
+  {
+    projectId: text('project_id').notNull(),
+    serverName: text('server_name').notNull(),
+    hour: ts('hour').notNull(),
+    bucket: integer('bucket').notNull(),
+    checks: integer('checks').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.serverName, t.hour, t.bucket] })],
 );

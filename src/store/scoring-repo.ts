@@ -13,11 +13,9 @@ export interface ScoreInputs extends ServerKey {
   downChecks7d: number;
   /** Failed checks since the last check that was not down (within 7 days). */
   consecutiveFailures: number;
-  /** Latency bucket (floor(log_1.05 ms)) holding the p99 of checks that were not down; null without data. */
+  /** Rollup latency bucket (schema-scoring.ts) holding the p99 of checks that were not down; null without data. */
   p99Bucket24h: number | null;
   p99Bucket30d: number | null;
-  /** Exact p99 latency of checks that were not down in the last 24 hours (the 5000 ms cap). */
-  checkP99Ms24h: number | null;
   driftCompatible: number;
   driftWarning: number;
   driftBreaking: number;
@@ -40,10 +38,13 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
   const h24 = iso(hourNow - 23 * HOUR);
   const h30 = iso(hourNow - 719 * HOUR);
   const d7 = iso(now.getTime() - 7 * 24 * HOUR);
-  const d1 = iso(now.getTime() - 24 * HOUR);
-  const { rows } = await execute<Record<string, unknown>>(
-    db,
-    sql`select k.project_id, k.server_name, a.*, c.*, p.*, q.*, d.*, s.*
+  // The planner's default row guesses for the JSON functions make this look expensive enough for
+  // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
+  const { rows } = await db.transaction(async (tx) => {
+    await execute(tx as unknown as Db, sql`set local jit = off`);
+    return execute<Record<string, unknown>>(
+    tx as unknown as Db,
+    sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
         from json_to_recordset(${json}::json) as k(project_id text, server_name text)
         cross join lateral (
           select coalesce(sum(checks), 0)::int as checks, coalesce(sum(down_checks), 0)::int as down_checks
@@ -67,18 +68,13 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
             select b, sum(n24) over (order by b) as cum24, sum(n24) over () as tot24,
                    sum(n30) over (order by b) as cum30, sum(n30) over () as tot30
             from (
-              select e.key::int as b, coalesce(sum(e.value::int) filter (where h.hour >= ${h24}::timestamptz), 0) as n24, sum(e.value::int) as n30
-              from health_hourly h cross join jsonb_each_text(h.latency_buckets) e
-              where h.project_id = k.project_id and h.server_name = k.server_name and h.hour >= ${h30}::timestamptz and h.hour <= ${nowIso}::timestamptz
+              select l.bucket as b, coalesce(sum(l.checks) filter (where l.hour >= ${h24}::timestamptz), 0) as n24, sum(l.checks) as n30
+              from health_latency_hourly l
+              where l.project_id = k.project_id and l.server_name = k.server_name and l.hour >= ${h30}::timestamptz and l.hour <= ${nowIso}::timestamptz
               group by 1
             ) per_bucket
           ) w
         ) p
-        cross join lateral (
-          select percentile_cont(0.99) within group (order by latency_ms) as check_p99 from health_results r
-          where r.project_id = k.project_id and r.server_name = k.server_name and r.status <> 'down' and r.latency_ms is not null
-            and r.checked_at > ${d1}::timestamptz and r.checked_at <= ${nowIso}::timestamptz
-        ) q
         cross join lateral (
           select count(*) filter (where classification = 'COMPATIBLE')::int as drift_compatible,
                  count(*) filter (where classification = 'WARNING')::int as drift_warning,
@@ -95,7 +91,8 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
             and x.status in ('success', 'error', 'timeout')
             and x.started_at >= ${d7}::timestamptz and x.started_at <= ${nowIso}::timestamptz
         ) s`,
-  );
+    );
+  });
   return rows.map((r) => ({
     projectId: String(r.project_id),
     serverName: String(r.server_name),
@@ -104,7 +101,6 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
     consecutiveFailures: Number(r.consecutive_failures),
     p99Bucket24h: nullableNumber(r.p99_24h),
     p99Bucket30d: nullableNumber(r.p99_30d),
-    checkP99Ms24h: nullableNumber(r.check_p99),
     driftCompatible: Number(r.drift_compatible),
     driftWarning: Number(r.drift_warning),
     driftBreaking: Number(r.drift_breaking),

@@ -10,8 +10,8 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 /** A server that scores 100 on every dimension but security; `scan` decides security. */
 function inputs(over: Partial<ScoreInputs> = {}): ScoreInputs {
   return {
-    projectId: 'default', serverName: 's', checks7d: 100, downChecks7d: 0, consecutiveFailures: 0, p99Bucket24h: 94, p99Bucket30d: 94,
-    checkP99Ms24h: 100, driftCompatible: 0, driftWarning: 0, driftBreaking: 0, calls: 0, failedCalls: 0, callP50Ms: null, callP99Ms: null, ...over,
+    projectId: 'default', serverName: 's', checks7d: 100, downChecks7d: 0, consecutiveFailures: 0, p99Bucket24h: 120, p99Bucket30d: 120,
+    driftCompatible: 0, driftWarning: 0, driftBreaking: 0, calls: 0, failedCalls: 0, callP50Ms: null, callP99Ms: null, ...over,
   };
 }
 
@@ -56,7 +56,7 @@ describe('grade bands', () => {
 
   // Never scanned (security 0, so 75 at most), then performance 0 (-10, ratio 1.05^23 ≈ 3.07),
   // four BREAKING drifts (-15) and one failed call in 40 (reliability 95, -1).
-  const slow = { p99Bucket24h: 94 + 23 };
+  const slow = { p99Bucket24h: 120 + 23 };
   it.each([
     ['performance 0', inputs(slow), 65, 'C'],
     ['performance 0, 1 failed call in 40', inputs({ ...slow, calls: 40, failedCalls: 1, callP50Ms: 10, callP99Ms: 10 }), 64, 'D'],
@@ -79,7 +79,7 @@ describe('hard caps', () => {
     ['low_uptime', 'D', inputs({ checks7d: 100, downChecks7d: 11 }), clean, false],
     ['no_authentication', 'C', inputs(), clean, true],
     ['critical_or_high_finding', 'B', inputs(), scan({ high: 1 }), false],
-    ['slow_p99', 'B', inputs({ checkP99Ms24h: 5000.5 }), clean, false],
+    ['slow_p99', 'B', inputs({ p99Bucket24h: 201 }), clean, false],
   ] as const)('%s alone caps at %s', (reason, maxGrade, i, s, noAuth) => {
     const card = computeScorecard(i, s, noAuth, NOW);
     expect(card.capApplied).toEqual({ reason, maxGrade, description: expect.any(String) });
@@ -90,7 +90,7 @@ describe('hard caps', () => {
     for (const [i, s] of [
       [inputs({ consecutiveFailures: 9 }), clean],
       [inputs({ checks7d: 100, downChecks7d: 10 }), clean],
-      [inputs({ checkP99Ms24h: 5000 }), clean],
+      [inputs({ p99Bucket24h: 200 }), clean], // up to exactly 5000 ms
       [inputs(), scan({ medium: 1 })],
     ] as const) {
       expect(computeScorecard(i, s, false, NOW).capApplied).toBeNull();
@@ -98,22 +98,22 @@ describe('hard caps', () => {
   });
 
   it('combined: the lowest cap wins, the first in spec order on a tie', () => {
-    const all = computeScorecard(inputs({ consecutiveFailures: 12, downChecks7d: 40, checkP99Ms24h: 9000 }), scan({ critical: 1, criticalCves: 1, poisoning: 1, high: 2 }), true, NOW);
+    const all = computeScorecard(inputs({ consecutiveFailures: 12, downChecks7d: 40, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ critical: 1, criticalCves: 1, poisoning: 1, high: 2 }), true, NOW);
     expect(all.capApplied?.reason).toBe('consecutive_failures');
     expect(all.grade).toBe('F');
-    const dc = computeScorecard(inputs({ downChecks7d: 20, checkP99Ms24h: 9000 }), scan({ high: 1 }), true, NOW);
+    const dc = computeScorecard(inputs({ downChecks7d: 20, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), true, NOW);
     expect([dc.capApplied?.reason, dc.grade]).toEqual(['low_uptime', 'D']);
-    const cb = computeScorecard(inputs({ checkP99Ms24h: 9000 }), scan({ high: 1 }), true, NOW);
+    const cb = computeScorecard(inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), true, NOW);
     expect([cb.capApplied?.reason, cb.grade]).toEqual(['no_authentication', 'C']);
-    const bb = computeScorecard(inputs({ checkP99Ms24h: 9000 }), scan({ high: 1 }), false, NOW);
+    const bb = computeScorecard(inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), false, NOW);
     expect([bb.capApplied?.reason, bb.grade]).toEqual(['critical_or_high_finding', 'B']);
   });
 
   it('a cap above the numeric grade does not apply', () => {
     // never scanned and availability 0: score 45, F; the D cap of low uptime changes nothing
-    const card = computeScorecard(inputs({ downChecks7d: 100, checkP99Ms24h: 9000 }), null, false, NOW);
+    const card = computeScorecard(inputs({ downChecks7d: 100, p99Bucket24h: 212, p99Bucket30d: 212 }), null, false, NOW);
     expect([card.score, card.grade, card.capApplied]).toEqual([45, 'F', null]);
-    const slowOnly = computeScorecard(inputs({ driftBreaking: 4, checkP99Ms24h: 9000 }), scan({ medium: 5 }), false, NOW);
+    const slowOnly = computeScorecard(inputs({ driftBreaking: 4, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ medium: 5 }), false, NOW);
     expect([slowOnly.score, slowOnly.grade, slowOnly.capApplied]).toEqual([75, 'C', null]);
   });
 });
