@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
+import { formatScorecardReport, runScorecardBench, type ScorecardBenchResult } from './scorecards.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
@@ -45,6 +46,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run bench -- [options]
   --quick                 short smoke run (~40 s; no separate PGlite first-start measurement; read path on 100,000 spans)
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
+  --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, ~20 min to load)
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
   --batches LIST          spans per request (default 25,500)
@@ -79,6 +81,7 @@ function parseCli() {
         methods: { type: 'string' },
         'no-copy': { type: 'boolean', default: false },
         'no-read': { type: 'boolean', default: false },
+        'no-scorecards': { type: 'boolean', default: false },
         'cpu-prof': { type: 'string' },
         'rate-limits': { type: 'string' },
         'wait-idle': { type: 'string' },
@@ -383,7 +386,13 @@ async function main() {
     );
     process.stdout.write(`\n${formatReport(readPath)}`);
   }
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath }, null, 2)}\n`);
+  let scorecards: ScorecardBenchResult | null = null;
+  if (!args['no-scorecards']) {
+    // Scorecards of 100 servers with 90 days of 60-second health history, target < 1 s in total.
+    scorecards = await runScorecardBench({ servers: quick ? 20 : 100, days: quick ? 7 : 90, runs: 5 }, progress);
+    process.stdout.write(`\n${formatScorecardReport(scorecards)}`);
+  }
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards }, null, 2)}\n`);
   progress(`results written to ${opts.out}`);
 }
 
