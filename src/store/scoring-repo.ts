@@ -43,54 +43,54 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
   const { rows } = await db.transaction(async (tx) => {
     await execute(tx as unknown as Db, sql`set local jit = off`);
     return execute<Record<string, unknown>>(
-    tx as unknown as Db,
-    sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
-        from json_to_recordset(${json}::json) as k(project_id text, server_name text)
-        cross join lateral (
-          select coalesce(sum(checks), 0)::int as checks, coalesce(sum(down_checks), 0)::int as down_checks
-          from health_hourly h
-          where h.project_id = k.project_id and h.server_name = k.server_name and h.hour >= ${h7}::timestamptz and h.hour <= ${nowIso}::timestamptz
-        ) a
-        cross join lateral (
-          select count(*)::int as consecutive_failures from health_results r
-          where r.project_id = k.project_id and r.server_name = k.server_name and r.status = 'down'
-            and r.checked_at >= ${d7}::timestamptz and r.checked_at <= ${nowIso}::timestamptz
-            and r.checked_at > coalesce((
-              select max(u.checked_at) from health_results u
-              where u.project_id = k.project_id and u.server_name = k.server_name and u.status <> 'down'
-                and u.checked_at >= ${d7}::timestamptz and u.checked_at <= ${nowIso}::timestamptz
-            ), '-infinity'::timestamptz)
-        ) c
-        cross join lateral (
-          select min(b) filter (where tot24 > 0 and cum24 >= ceil(0.99 * tot24)) as p99_24h,
-                 min(b) filter (where tot30 > 0 and cum30 >= ceil(0.99 * tot30)) as p99_30d
-          from (
-            select b, sum(n24) over (order by b) as cum24, sum(n24) over () as tot24,
-                   sum(n30) over (order by b) as cum30, sum(n30) over () as tot30
+      tx as unknown as Db,
+      sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
+          from json_to_recordset(${json}::json) as k(project_id text, server_name text)
+          cross join lateral (
+            select coalesce(sum(checks), 0)::int as checks, coalesce(sum(down_checks), 0)::int as down_checks
+            from health_hourly h
+            where h.project_id = k.project_id and h.server_name = k.server_name and h.hour >= ${h7}::timestamptz and h.hour <= ${nowIso}::timestamptz
+          ) a
+          cross join lateral (
+            select count(*)::int as consecutive_failures from health_results r
+            where r.project_id = k.project_id and r.server_name = k.server_name and r.status = 'down'
+              and r.checked_at >= ${d7}::timestamptz and r.checked_at <= ${nowIso}::timestamptz
+              and r.checked_at > coalesce((
+                select max(u.checked_at) from health_results u
+                where u.project_id = k.project_id and u.server_name = k.server_name and u.status <> 'down'
+                  and u.checked_at >= ${d7}::timestamptz and u.checked_at <= ${nowIso}::timestamptz
+              ), '-infinity'::timestamptz)
+          ) c
+          cross join lateral (
+            select min(b) filter (where tot24 > 0 and cum24 >= ceil(0.99 * tot24)) as p99_24h,
+                   min(b) filter (where tot30 > 0 and cum30 >= ceil(0.99 * tot30)) as p99_30d
             from (
-              select l.bucket as b, coalesce(sum(l.checks) filter (where l.hour >= ${h24}::timestamptz), 0) as n24, sum(l.checks) as n30
-              from health_latency_hourly l
-              where l.project_id = k.project_id and l.server_name = k.server_name and l.hour >= ${h30}::timestamptz and l.hour <= ${nowIso}::timestamptz
-              group by 1
-            ) per_bucket
-          ) w
-        ) p
-        cross join lateral (
-          select count(*) filter (where classification = 'COMPATIBLE')::int as drift_compatible,
-                 count(*) filter (where classification = 'WARNING')::int as drift_warning,
-                 count(*) filter (where classification = 'BREAKING')::int as drift_breaking
-          from drift_events e
-          where e.project_id = k.project_id and e.server_name = k.server_name and e.detected_at >= ${d7}::timestamptz and e.detected_at <= ${nowIso}::timestamptz
-        ) d
-        cross join lateral (
-          select count(*)::int as calls, count(*) filter (where status <> 'success')::int as failed_calls,
-                 percentile_cont(0.5) within group (order by latency_ms) as call_p50,
-                 percentile_cont(0.99) within group (order by latency_ms) as call_p99
-          from spans x
-          where x.project_id = k.project_id and x.server_name = k.server_name and x.span_type = 'tool_call'
-            and x.status in ('success', 'error', 'timeout')
-            and x.started_at >= ${d7}::timestamptz and x.started_at <= ${nowIso}::timestamptz
-        ) s`,
+              select b, sum(n24) over (order by b) as cum24, sum(n24) over () as tot24,
+                     sum(n30) over (order by b) as cum30, sum(n30) over () as tot30
+              from (
+                select l.bucket as b, coalesce(sum(l.checks) filter (where l.hour >= ${h24}::timestamptz), 0) as n24, sum(l.checks) as n30
+                from health_latency_hourly l
+                where l.project_id = k.project_id and l.server_name = k.server_name and l.hour >= ${h30}::timestamptz and l.hour <= ${nowIso}::timestamptz
+                group by 1
+              ) per_bucket
+            ) w
+          ) p
+          cross join lateral (
+            select count(*) filter (where classification = 'COMPATIBLE')::int as drift_compatible,
+                   count(*) filter (where classification = 'WARNING')::int as drift_warning,
+                   count(*) filter (where classification = 'BREAKING')::int as drift_breaking
+            from drift_events e
+            where e.project_id = k.project_id and e.server_name = k.server_name and e.detected_at >= ${d7}::timestamptz and e.detected_at <= ${nowIso}::timestamptz
+          ) d
+          cross join lateral (
+            select count(*)::int as calls, count(*) filter (where status <> 'success')::int as failed_calls,
+                   percentile_cont(0.5) within group (order by latency_ms) as call_p50,
+                   percentile_cont(0.99) within group (order by latency_ms) as call_p99
+            from spans x
+            where x.project_id = k.project_id and x.server_name = k.server_name and x.span_type = 'tool_call'
+              and x.status in ('success', 'error', 'timeout')
+              and x.started_at >= ${d7}::timestamptz and x.started_at <= ${nowIso}::timestamptz
+          ) s`,
     );
   });
   return rows.map((r) => ({
