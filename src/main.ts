@@ -61,6 +61,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       // commit anything still queued, then close the database. Live streams never end by
       // themselves, so they are closed first.
       services.live.close();
+      services.liveClients.endAll('server shutting down');
       // Keep-alive clients would hold the server open for the keep-alive timeout: close each
       // connection as soon as its in-flight request is answered.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);

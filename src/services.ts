@@ -12,6 +12,8 @@ import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
+import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
+import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
 import type { Span } from './model/span.ts';
@@ -29,6 +31,8 @@ export interface Services {
   registrar: Registrar;
   bus: EventBus;
   live: SseHub;
+  /** The one budget of live connections (SSE, GraphQL over SSE and WebSocket). */
+  liveClients: LiveClients;
   metrics: Metrics;
   health: HealthService;
   keys: KeyService;
@@ -59,6 +63,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
+  const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
+  const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -68,7 +74,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
-    live: new SseHub(bus, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }, (n) => metrics.activeSse.set(n)),
+    live: new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }),
+    liveClients,
     metrics,
     health: new HealthService({ config, db: store.db, bus, metrics, logger }),
     keys,
@@ -80,6 +87,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     limiter,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
+      await revocation.stop();
       await writer.close();
       await audit.close();
       await limiter.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SpyglassError, notFound } from '../errors.ts';
 import type { Db } from '../store/db.ts';
-import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, type ApiKeyRow } from '../store/keys-repo.ts';
+import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, unusableKeyIds, type ApiKeyRow } from '../store/keys-repo.ts';
 import type { Principal, Role } from './principal.ts';
 import { generateApiKey, keyPrefix, sha256 } from './secrets.ts';
 
@@ -25,6 +25,7 @@ export class KeyService {
   private readonly bootstrap: Map<string, Principal>;
   private cache = new Map<string, { principal: Principal | null; until: number }>();
   private storedKeys: { value: boolean; until: number } = { value: false, until: 0 };
+  private readonly revokedListeners = new Set<(keyIds: string[]) => void>();
 
   constructor(private readonly db: Db, bootstrapKeys: string[]) {
     this.bootstrap = new Map(
@@ -61,7 +62,23 @@ export class KeyService {
     await revokeKey(this.db, id);
     this.cache.delete(row.keyHash);
     this.storedKeys.until = 0;
+    this.announceRevoked([id]);
     return row;
+  }
+
+  /** Calls `fn` with the ids of keys revoked through this process, at once (live streams end). */
+  onRevoked(fn: (keyIds: string[]) => void): () => void {
+    this.revokedListeners.add(fn);
+    return () => this.revokedListeners.delete(fn);
+  }
+
+  /** Of these key ids, those no longer usable (revoked anywhere, expired, deleted). */
+  unusable(ids: string[]): Promise<string[]> {
+    return unusableKeyIds(this.db, ids);
+  }
+
+  private announceRevoked(ids: string[]): void {
+    if (ids.length > 0) for (const fn of this.revokedListeners) fn(ids);
   }
 
   /** Forgets every cached verification: after keys were revoked in bulk (a project deleted). */
@@ -71,8 +88,10 @@ export class KeyService {
   }
 
   async revokeForUser(userId: string): Promise<void> {
-    for (const hash of await revokeUserKeys(this.db, userId)) this.cache.delete(hash);
+    const revoked = await revokeUserKeys(this.db, userId);
+    for (const { hash } of revoked) this.cache.delete(hash);
     this.storedKeys.until = 0;
+    this.announceRevoked(revoked.map((r) => r.id));
   }
 
   /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */

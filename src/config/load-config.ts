@@ -85,7 +85,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
     },
-    live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
+    live: {
+      keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
+      maxClientsPerKey: int('live.max_clients_per_key', obj(file.live).max_clients_per_key, 50, 1, 200),
+    },
     http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
     network: { allowPrivateTargets: list(undefined, obj(file.network).allow_private_targets) },
     retention: {

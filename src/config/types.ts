@@ -33,7 +33,8 @@ export interface Config {
   logLevel: string;
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
-  live: { keepaliveSeconds: number };
+  /** Live clients (SSE, GraphQL over SSE and WebSocket): at most this many per key. */
+  live: { keepaliveSeconds: number; maxClientsPerKey: number };
   /** Browser-facing checks (decisions §12): origins allowed besides same-origin and loopback. */
   http: { allowedOrigins: string[] };
   /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */

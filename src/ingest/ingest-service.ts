@@ -27,7 +27,7 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<numb
   }
   await deps.writer.write(spans);
   deps.onIngested?.(spans.length);
-  for (const s of spans) deps.bus.publish(toSpanEvent(s));
+  deps.bus.publishBatch(spans.map(toSpanEvent));
   deps.registrar.register(spans);
   return spans.length;
 }
