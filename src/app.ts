@@ -35,6 +35,8 @@ declare module 'fastify' {
     access?: Access;
     /** Which limit of spec §8 applies; default `default`. */
     rateLimitKey?: LimitName;
+    /** Requests of the route that need no key although its access is not public (the GraphiQL page). */
+    publicWhen?: (req: FastifyRequest) => boolean;
   }
 }
 
