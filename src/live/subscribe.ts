@@ -35,6 +35,33 @@ export interface StreamOptions {
   ready?: () => Promise<void> | undefined;
 }
 
+// Delivery to GraphQL consumers (executing the subscription for each event) gets a share of the
+// CPU, not all of it: once consumers have used ROUND_MS of one event-loop turn, the rest wait
+// PAUSE_MS for the next round, so ingest and the probes keep at least ~80% of the process however
+// many subscribers there are. A consumer that waits lags, and loses its oldest events (buffer).
+const ROUND_MS = 4;
+const PAUSE_MS = 16;
+let roundStart: number | null = null;
+let paused: Promise<void> | null = null;
+
+function deliveryPaused(): Promise<void> | null {
+  if (paused) return paused;
+  const now = performance.now();
+  if (roundStart === null) {
+    roundStart = now;
+    setImmediate(() => (roundStart = null));
+  } else if (now - roundStart > ROUND_MS) {
+    paused = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        paused = null;
+        resolve();
+      }, PAUSE_MS),
+    );
+    return paused;
+  }
+  return null;
+}
+
 /**
  * Bus events as an async iterator for GraphQL subscriptions, with the same bounded buffer as an
  * SSE client: a slow consumer loses its oldest events, never the server's memory.
@@ -74,7 +101,7 @@ export function iterateEvents<T extends LiveEvent>(bus: EventBus, interest: Inte
           throw new SpyglassError('unauthenticated', reason);
         }
         if (done) return { value: undefined, done: true };
-        const congested = ready?.();
+        const congested = ready?.() ?? (queue.size > 0 ? deliveryPaused() : null);
         if (congested) {
           await congested;
           continue;

@@ -173,7 +173,7 @@ describe('WebSocket upgrades', () => {
       await limited.dispose();
       cfg.remove();
     }
-  });
+  }, 240_000);
 });
 
 describe('publishing', () => {
@@ -188,6 +188,11 @@ describe('publishing', () => {
         await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'warm-up' })], auth);
         await Promise.race([sub.count(1), new Promise((r) => setTimeout(r, 50))]);
       }
+      // Every consumer has caught up (nothing queued) before the batch: none of them lags.
+      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'caught-up' })], auth);
+      await sse.waitFor(() => sse.events.some((e) => e.data.includes('caught-up')), 10_000);
+      await gqlSse.waitFor(() => gqlSse.events.some((e) => e.data.includes('caught-up')), 10_000);
+      while (!sub.received.some((r) => r.spanNew.sessionId === 'caught-up')) await sub.count(sub.received.length + 1);
       const batch = Array.from({ length: 300 }, () => nativeSpan({ session_id: 'big-batch' }));
       expect((await postJson(`${server.httpUrl}/api/traces/spans`, batch, auth)).status).toBe(202);
       const big = (events: { data: string }[]) => events.filter((e) => e.data.includes('big-batch')).length;
