@@ -32,6 +32,9 @@ interface Session {
 export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<any, any>, s: Services): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node drops its own error handler from an upgrading socket; while the checks below run, a
+    // reset from the client must not become an uncaught exception.
+    socket.on('error', () => socket.destroy());
     void admitUpgrade(req, s).then(
       (refusal) => {
         if (refusal) return refuse(socket, refusal.status, refusal.detail, refusal.retryAfter);
