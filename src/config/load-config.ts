@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { createOutboundPolicy } from '../net/outbound-policy.ts';
 import type { Config, ServerConfig, Transport } from './types.ts';
 
 export type { Config, ServerConfig } from './types.ts';
@@ -84,6 +85,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
       intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
+      concurrencyPerProject: int('monitor.concurrency_per_project', monitor.concurrency_per_project, 4, 1, 1000),
+      maxCatalogServersPerProject: int('monitor.max_catalog_servers_per_project', monitor.max_catalog_servers_per_project, 50, 0, 100_000),
     },
     live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
     http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
@@ -94,6 +97,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     servers: parseServers(file.servers, problems),
   };
+  try {
+    createOutboundPolicy(config.network.allowPrivateTargets);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');

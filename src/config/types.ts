@@ -73,4 +73,8 @@ export interface MonitorConfig {
   intervalSeconds: number;
   /** Checks running at once in one process. */
   concurrency: number;
+  /** Of those, at most this many for one project, so one project cannot starve another. */
+  concurrencyPerProject: number;
+  /** Catalog servers with a url one project may have (each one is checked by this server). */
+  maxCatalogServersPerProject: number;
 }
