@@ -1,23 +1,31 @@
 /**
- * A counting semaphore: at most `limit` checks run at once in this process, whoever starts them
- * (monitor, API, CLI). Waiters are served in arrival order.
+ * How many health checks run at once in this process, whoever starts them (monitor, API, CLI),
+ * shared fairly between projects: at most `limit` in all and `perGroup` for one project, and a
+ * freed slot goes to the projects waiting in turn (round robin), first come first served within
+ * a project. So a project full of slow or hanging servers delays its own checks, not another's.
  */
 export class Limiter {
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly activeBy = new Map<string, number>();
+  /** Waiting projects in the order they are served next (Map keeps insertion order). */
+  private readonly queues = new Map<string, (() => void)[]>();
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    readonly perGroup: number = limit,
+  ) {}
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
+  async run<T>(group: string, fn: () => Promise<T>): Promise<T> {
+    if (this.active < this.limit && this.runningIn(group) < this.perGroup && !this.queues.has(group)) this.start(group);
+    else await new Promise<void>((resolve) => this.enqueue(group, resolve));
     try {
       return await fn();
     } finally {
-      const next = this.waiting.shift();
-      // The slot passes straight to the next waiter, so `active` only drops when nobody waits.
-      if (next) next();
-      else this.active--;
+      this.active--;
+      const left = this.runningIn(group) - 1;
+      if (left > 0) this.activeBy.set(group, left);
+      else this.activeBy.delete(group);
+      this.dispatch();
     }
   }
 
@@ -26,6 +34,41 @@ export class Limiter {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    let n = 0;
+    for (const q of this.queues.values()) n += q.length;
+    return n;
+  }
+
+  private dispatch(): void {
+    for (let served = true; served && this.active < this.limit; ) {
+      served = false;
+      for (const [group, queue] of [...this.queues]) {
+        if (this.active >= this.limit) return;
+        if (this.runningIn(group) >= this.perGroup) continue;
+        const next = queue.shift();
+        // A served project goes to the back of the line.
+        this.queues.delete(group);
+        if (queue.length > 0) this.queues.set(group, queue);
+        if (!next) continue;
+        this.start(group);
+        next();
+        served = true;
+      }
+    }
+  }
+
+  private enqueue(group: string, resolve: () => void): void {
+    const queue = this.queues.get(group);
+    if (queue) queue.push(resolve);
+    else this.queues.set(group, [resolve]);
+  }
+
+  private start(group: string): void {
+    this.active++;
+    this.activeBy.set(group, this.runningIn(group) + 1);
+  }
+
+  private runningIn(group: string): number {
+    return this.activeBy.get(group) ?? 0;
   }
 }
