@@ -85,7 +85,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
       intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
-      concurrencyPerProject: int('monitor.concurrency_per_project', monitor.concurrency_per_project, 4, 1, 1000),
+      concurrencyReserved: int('monitor.concurrency_reserved', monitor.concurrency_reserved, -1, 0, 999),
       maxCatalogServersPerProject: int('monitor.max_catalog_servers_per_project', monitor.max_catalog_servers_per_project, 50, 0, 100_000),
     },
     live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
@@ -102,6 +102,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   } catch (err) {
     problems.push((err as Error).message);
   }
+  // A quarter of the slots by default; always at least one slot a single project can use.
+  if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = Math.floor(config.monitor.concurrency / 4);
+  if (config.monitor.concurrencyReserved >= config.monitor.concurrency) problems.push('monitor.concurrency_reserved must be less than monitor.concurrency');
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');

@@ -37,7 +37,7 @@ export class HealthService {
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
-    this.limiter = new Limiter(this.monitorConfig.concurrency, this.monitorConfig.concurrencyPerProject);
+    this.limiter = new Limiter(this.monitorConfig.concurrency, this.monitorConfig.concurrencyReserved);
     this.guardedFetch = createGuardedFetch(createOutboundPolicy(deps.config.network.allowPrivateTargets));
   }
 

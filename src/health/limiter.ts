@@ -1,8 +1,10 @@
 /**
  * How many health checks run at once in this process, whoever starts them (monitor, API, CLI),
- * shared fairly between projects: at most `limit` in all and `perGroup` for one project, and a
- * freed slot goes to the projects waiting in turn (round robin), first come first served within
- * a project. So a project full of slow or hanging servers delays its own checks, not another's.
+ * shared fairly between projects. At most `limit` run in all. A project with no check running may
+ * take any free slot; a project already running checks may take another only while `reserved`
+ * slots stay free, so one project whose servers hang cannot fill every slot (a single project
+ * still uses `limit - reserved`). A freed slot goes to the waiting projects in turn (round robin),
+ * first come first served within one project.
  */
 export class Limiter {
   private active = 0;
@@ -12,11 +14,11 @@ export class Limiter {
 
   constructor(
     readonly limit: number,
-    readonly perGroup: number = limit,
+    readonly reserved = 0,
   ) {}
 
   async run<T>(group: string, fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit && this.runningIn(group) < this.perGroup && !this.queues.has(group)) this.start(group);
+    if (this.canStart(group) && !this.queues.has(group)) this.start(group);
     else await new Promise<void>((resolve) => this.enqueue(group, resolve));
     try {
       return await fn();
@@ -39,12 +41,16 @@ export class Limiter {
     return n;
   }
 
+  private canStart(group: string): boolean {
+    const free = this.limit - this.active;
+    return free > 0 && (this.runningIn(group) === 0 || free - 1 >= this.reserved);
+  }
+
   private dispatch(): void {
     for (let served = true; served && this.active < this.limit; ) {
       served = false;
       for (const [group, queue] of [...this.queues]) {
-        if (this.active >= this.limit) return;
-        if (this.runningIn(group) >= this.perGroup) continue;
+        if (!this.canStart(group)) continue;
         const next = queue.shift();
         // A served project goes to the back of the line.
         this.queues.delete(group);

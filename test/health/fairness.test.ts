@@ -32,8 +32,8 @@ beforeAll(async () => {
   tarpit.listen(0, '127.0.0.1');
   await once(tarpit, 'listening');
   const config = writeConfig(dir, {
-    // Two slots in all, one per project: with one shared FIFO, B's queue would come first.
-    monitor: { enabled: false, concurrency: 2, concurrency_per_project: 1 },
+    // Four slots, one of them reserved by default (a quarter): with one shared FIFO, B's queue would come first.
+    monitor: { enabled: false, concurrency: 4 },
     network: { allow_private_targets: ['127.0.0.0/8'] },
   });
   server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
@@ -70,7 +70,7 @@ describe('health checks are scheduled fairly per project', () => {
       expect(done).toEqual(['a/fast']);
       expect(held.size).toBeGreaterThan(0);
 
-      // Let go of the tarpit: B's checks end (down), one at a time as its single slot frees.
+      // Let go of the tarpit: B's checks end (down) as its slots free.
       releasing = true;
       for (const s of held) s.destroy();
       const reports = await bChecks;

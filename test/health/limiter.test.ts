@@ -30,7 +30,7 @@ describe('health-check limiter', () => {
     expect(started).toEqual(['b1', 'b2', 'a1', 'c1', 'b3', 'b4']);
   });
 
-  it('keeps slots free for other projects: one project holds at most perGroup of them', async () => {
+  it('keeps reserved slots for other projects: a busy project never takes the last ones', async () => {
     const limiter = new Limiter(4, 2);
     const release = gate();
     const running = () => limiter.running;
