@@ -17,10 +17,6 @@ export type CatalogJson = ReturnType<typeof toCatalogJson>;
 const TRANSPORTS = ['stdio', 'sse', 'streamable_http'];
 const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
 
-/**
- * Agent and server catalogs of the active project (spec §2.12, §4.5): the caller's project, the
- * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
- */
 export interface CatalogOptions {
   /** spyglass.yaml's servers[], which belong to the default project. */
   servers: readonly ServerConfig[];
@@ -30,6 +26,10 @@ export interface CatalogOptions {
   maxServersWithUrl: number;
 }
 
+/**
+ * Agent and server catalogs of the active project (spec §2.12, §4.5): the caller's project, the
+ * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
+ */
 export class CatalogService {
   private readonly policy: OutboundPolicy;
 
