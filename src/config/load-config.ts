@@ -102,8 +102,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   } catch (err) {
     problems.push((err as Error).message);
   }
-  // A quarter of the slots by default; always at least one slot a single project can use.
-  if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = Math.floor(config.monitor.concurrency / 4);
+  // An eighth of the slots (at least one) by default; always at least one slot a single project can use.
+  if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = config.monitor.concurrency < 2 ? 0 : Math.max(1, Math.floor(config.monitor.concurrency / 8));
   if (config.monitor.concurrencyReserved >= config.monitor.concurrency) problems.push('monitor.concurrency_reserved must be less than monitor.concurrency');
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   tarpit.listen(0, '127.0.0.1');
   await once(tarpit, 'listening');
   const config = writeConfig(dir, {
-    // Four slots, one of them reserved by default (a quarter): with one shared FIFO, B's queue would come first.
+    // Four slots, one of them reserved by default: with one shared FIFO, B's queue would come first.
     monitor: { enabled: false, concurrency: 4 },
     network: { allow_private_targets: ['127.0.0.0/8'] },
   });
