@@ -83,7 +83,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys),
-    catalog: new CatalogService(store.db),
+    catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     limiter,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {

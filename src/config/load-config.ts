@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { createOutboundPolicy } from '../net/outbound-policy.ts';
 import type { Config, ServerConfig, Transport } from './types.ts';
 
 export type { Config, ServerConfig } from './types.ts';
@@ -84,6 +85,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
       intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
+      concurrencyReserved: int('monitor.concurrency_reserved', monitor.concurrency_reserved, -1, 0, 999),
+      maxCatalogServersPerProject: int('monitor.max_catalog_servers_per_project', monitor.max_catalog_servers_per_project, 50, 0, 100_000),
     },
     live: {
       keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
@@ -97,6 +100,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     servers: parseServers(file.servers, problems),
   };
+  try {
+    createOutboundPolicy(config.network.allowPrivateTargets);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  // An eighth of the slots (at least one) by default; always at least one slot a single project can use.
+  if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = config.monitor.concurrency < 2 ? 0 : Math.max(1, Math.floor(config.monitor.concurrency / 8));
+  if (config.monitor.concurrencyReserved >= config.monitor.concurrency) problems.push('monitor.concurrency_reserved must be less than monitor.concurrency');
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');

@@ -74,4 +74,8 @@ export interface MonitorConfig {
   intervalSeconds: number;
   /** Checks running at once in one process. */
   concurrency: number;
+  /** Of those, slots a project already running checks may not take, kept for other projects. */
+  concurrencyReserved: number;
+  /** Catalog servers with a url one project may have (each one is checked by this server). */
+  maxCatalogServersPerProject: number;
 }
