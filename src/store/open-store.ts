@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { guardPostgresDriver } from './postgres-guard.ts';
@@ -41,12 +42,19 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
   const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60 });
   const db = drizzle(client, { schema }) as unknown as Db;
   const unguard = guardPostgresDriver(warn);
+  let connected = false;
   try {
+    // Connect first, so a wrong host, port, database or password is reported as such rather than
+    // as the first migration statement that failed.
+    await client`select 1`.catch((err: unknown) => {
+      throw connectError(err, url);
+    });
+    connected = true;
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client.end({ timeout: 1 });
     unguard();
-    throw err;
+    throw connected ? migrationError(err) : err;
   }
   return {
     db,
@@ -57,6 +65,12 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
       unguard();
     },
   };
+}
+
+/** drizzle's message is the whole failed statement; the driver's cause says what went wrong. */
+function migrationError(err: unknown): Error {
+  const cause = (err as { cause?: unknown }).cause;
+  return new Error(`applying database migrations failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
 }
 
 async function openPglite(dataDir: string): Promise<Store> {
