@@ -9,6 +9,7 @@ import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
 import { openStore } from './store/open-store.ts';
+import { checkPorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -21,6 +22,10 @@ export interface RunningServer {
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  await checkPorts(config.host, [
+    { port: config.port, what: 'HTTP', env: 'SPYGLASS_PORT' },
+    { port: config.grpcPort, what: 'OTLP/gRPC', env: 'SPYGLASS_GRPC_PORT', hint: 'a local OpenTelemetry Collector often holds 4317; SPYGLASS_GRPC_PORT=0 turns the gRPC receiver off' },
+  ]);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onWarning: (msg) => logger.warn(msg) });
   logger.info({ storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined }, 'storage ready');
   const services = await createServices(config, store, logger);
@@ -44,6 +49,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await app.close();
     await services.close();
     await store.close();
+    // Taken between the check above and here (the database took a while to open).
+    if (grpc === null && /No address added/.test((err as Error).message)) {
+      throw new PortError([`OTLP/gRPC port ${config.host}:${config.grpcPort} was taken while the database opened; set SPYGLASS_GRPC_PORT to a free port (0 turns the gRPC receiver off)`]);
+    }
     throw err;
   }
   const address = app.server.address();
