@@ -29,7 +29,12 @@ export async function withLocalServices<T>(fn: (s: Services) => Promise<T>): Pro
   // The services pull in most of the server; load them only for commands that need them.
   const { openStore } = await import('../store/open-store.ts');
   const { createServices } = await import('../services.ts');
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    onInfo: (msg) => process.stderr.write(`spyglass: ${msg}\n`),
+  });
   const services = await createServices(config, store, logger);
   try {
     return await fn(services);

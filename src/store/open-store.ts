@@ -26,13 +26,15 @@ export interface StoreOptions {
   poolSize?: number;
   /** Where the store reports conditions it recovered from. */
   onWarning?: (message: string) => void;
+  /** Where the store says what it is doing when that takes a while (creating the embedded database). */
+  onInfo?: (message: string) => void;
 }
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
 }
 
 async function openPostgres(url: string, max: number, warn: (message: string) => void): Promise<Store> {
@@ -73,7 +75,7 @@ function migrationError(err: unknown): Error {
   return new Error(`applying database migrations failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
 }
 
-async function openPglite(dataDir: string): Promise<Store> {
+async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
@@ -88,7 +90,10 @@ async function openPglite(dataDir: string): Promise<Store> {
   const options = { postgresqlconf: ['shared_buffers=32MB'] };
   let client: InstanceType<typeof PGlite> | undefined;
   try {
-    if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await initPgliteInChild(dir);
+    if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
+      info(`first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`);
+      await initPgliteInChild(dir);
+    }
     client = await PGlite.create(dir, options);
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
