@@ -72,7 +72,11 @@ describe('the health monitor log', () => {
     proxy = createServer((s) => {
       if (!up) return void s.destroy();
       const t = connect(target, '127.0.0.1');
-      for (const sock of [s, t]) (open.add(sock), sock.on('close', () => open.delete(sock)), sock.on('error', () => {}));
+      for (const sock of [s, t]) {
+        open.add(sock);
+        sock.on('close', () => open.delete(sock));
+        sock.on('error', () => {});
+      }
       s.pipe(t).pipe(s);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
