@@ -35,10 +35,10 @@ export function connectError(err: unknown, url: string): DatabaseConnectError {
   const where = `PostgreSQL at ${t.host}:${t.port} (database "${t.database}", user "${t.user}")`;
   const cause = rootCause(err);
   const code = String(cause.code ?? '');
-  const reason = REASONS[code]?.(t) ?? `${cause.message || 'unknown error'}`;
-  const text = `cannot connect to ${where}: ${reason}`;
-  // The server's own messages never contain the password, but a driver message might echo the URL.
-  return new DatabaseConnectError(t.password ? text.split(t.password).join('***') : text);
+  // Only a message we did not write could contain the password (a driver echoing the URL).
+  const raw = cause.message || 'unknown error';
+  const reason = REASONS[code]?.(t) ?? (t.password ? raw.split(t.password).join('***') : raw);
+  return new DatabaseConnectError(`cannot connect to ${where}: ${reason}`);
 }
 
 const REASONS: Record<string, (t: Target) => string> = {
