@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
-import { createOutboundPolicy } from '../net/outbound-policy.ts';
+import { checkKeys } from './known-keys.ts';
 import type { Config, ServerConfig, Transport } from './types.ts';
 
 export type { Config, ServerConfig } from './types.ts';
@@ -24,6 +25,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const problems: string[] = [];
   const configPath = findConfigFile(env, cwd, problems);
   const file = configPath ? readYaml(configPath, problems) : {};
+  const keyProblems: string[] = [];
+  checkKeys(file, keyProblems);
+  for (const p of keyProblems) problems.push(`${configPath ?? 'config'}: ${p}`);
   const server = obj(file.server);
   const ingest = obj(file.ingest);
   const retention = obj(file.retention);
@@ -42,13 +46,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const bool = (name: string, raw: unknown, fallback: boolean): boolean => {
     if (raw === undefined || raw === null || raw === '') return fallback;
     if (typeof raw === 'boolean') return raw;
-    if (['on', 'true', '1'].includes(String(raw))) return true;
-    if (['off', 'false', '0'].includes(String(raw))) return false;
+    const word = String(raw).trim().toLowerCase();
+    if (['on', 'true', '1', 'yes'].includes(word)) return true;
+    if (['off', 'false', '0', 'no'].includes(word)) return false;
     problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
     return fallback;
   };
   const list = (raw: string | undefined, fileValue: unknown): string[] => {
     if (raw !== undefined) return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if (typeof fileValue === 'string') return fileValue.split(',').map((s) => s.trim()).filter(Boolean);
     return Array.isArray(fileValue) ? fileValue.map(String) : [];
   };
 
@@ -65,7 +71,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metricsToken: nonEmpty(env.SPYGLASS_METRICS_TOKEN),
     trustedProxyCidrs: list(env.SPYGLASS_TRUSTED_PROXY_CIDRS, obj(file.auth).trusted_proxy_cidrs),
     chatWebhook: nonEmpty(env.SPYGLASS_CHAT_WEBHOOK),
-    logLevel: env.SPYGLASS_LOG_LEVEL ?? str(file.log_level) ?? 'info',
+    logLevel: logLevel(nonEmpty(env.SPYGLASS_LOG_LEVEL) ?? str(file.log_level), problems),
     ingest: {
       maxBodyBytes: int('ingest.max_body_bytes', env.SPYGLASS_MAX_BODY_BYTES ?? ingest.max_body_bytes, 10 * 1024 * 1024, 1024, 1 << 30),
       maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
@@ -74,7 +80,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       commitLanes: int('ingest.commit_lanes', ingest.commit_lanes, 2, 1, 16),
     },
     rateLimits: {
-      enabled: (env.SPYGLASS_RATE_LIMITS ?? String(limits.enabled ?? 'on')) !== 'off' && limits.enabled !== false,
+      enabled: bool('SPYGLASS_RATE_LIMITS (rate_limits.enabled)', env.SPYGLASS_RATE_LIMITS ?? limits.enabled, true),
       spans: int('rate_limits.spans', limits.spans, 2000, 1, 10_000_000),
       otlp: int('rate_limits.otlp', limits.otlp, 60, 1, 10_000_000),
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
@@ -100,15 +106,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     servers: parseServers(file.servers, problems),
   };
-  try {
-    createOutboundPolicy(config.network.allowPrivateTargets);
-  } catch (err) {
-    problems.push((err as Error).message);
-  }
   // An eighth of the slots (at least one) by default; always at least one slot a single project can use.
   if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = config.monitor.concurrency < 2 ? 0 : Math.max(1, Math.floor(config.monitor.concurrency / 8));
   if (config.monitor.concurrencyReserved >= config.monitor.concurrency) problems.push('monitor.concurrency_reserved must be less than monitor.concurrency');
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
+  checkCidrs('SPYGLASS_TRUSTED_PROXY_CIDRS (auth.trusted_proxy_cidrs)', config.trustedProxyCidrs, problems);
+  checkCidrs('network.allow_private_targets', config.network.allowPrivateTargets, problems);
+  if (config.port !== 0 && config.port === config.grpcPort) {
+    problems.push(`SPYGLASS_PORT and SPYGLASS_GRPC_PORT are both ${config.port}; HTTP and OTLP/gRPC need different ports`);
+  }
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
   }
@@ -117,6 +123,27 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined, problems: string[]): string {
+  if (raw === undefined) return 'info';
+  const level = raw.toLowerCase();
+  if (LOG_LEVELS.includes(level)) return level;
+  problems.push(`SPYGLASS_LOG_LEVEL (log_level) must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(raw)})`);
+  return 'info';
+}
+
+/** proxy-addr is what reads trusted proxies; it also knows an address from a CIDR. */
+function checkCidrs(name: string, values: string[], problems: string[]): void {
+  for (const v of values) {
+    try {
+      proxyaddr.compile(v);
+    } catch {
+      problems.push(`${name}: ${JSON.stringify(v)} is not an IP address or CIDR (like 10.0.0.0/8 or fd00::/8)`);
+    }
+  }
 }
 
 function findConfigFile(env: Env, cwd: string, problems: string[]): string | undefined {
