@@ -79,6 +79,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
+      perAddress: int('rate_limits.per_address', limits.per_address, 20_000, 1, 10_000_000),
+      authFailures: int('rate_limits.auth_failures', limits.auth_failures, 20, 1, 10_000_000),
     },
     monitor: {
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),

@@ -64,6 +64,10 @@ export interface RateLimitConfig {
   acceptInvite: number;
   verify: number;
   default: number;
+  /** Every request of one client address, checked before authentication (probes excepted). */
+  perAddress: number;
+  /** Failed authentications of one client address; beyond it the address gets 429 until the minute ends. */
+  authFailures: number;
 }
 
 /** The `monitor:` section (spec §2.13): the health-check monitor embedded in `spyglass serve`. */
