@@ -10,6 +10,7 @@ import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
 import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
 import { addSecurityHeaders } from './rest/security-headers.ts';
+import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
@@ -54,7 +55,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // X-Forwarded-For counts only from trusted proxies (spec §5.2); req.ip is the client then.
     trustProxy: s.config.trustedProxyCidrs,
     return503OnClosing: true,
+    // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
+    ...serverTimeouts(s.config.http),
   });
+  capConnectionsPerAddress(app, s.config.http.maxConnectionsPerAddress, (a) => s.auth.isTrustedProxy(a));
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     req.principal = ANONYMOUS;

@@ -28,6 +28,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const retention = obj(file.retention);
   const limits = obj(file.rate_limits);
   const monitor = obj(file.monitor);
+  const http = obj(file.http);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -88,7 +89,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
     },
     live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
-    http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
+    http: {
+      allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins),
+      headersTimeoutSeconds: int('http.headers_timeout_seconds', http.headers_timeout_seconds, 20, 1, 3600),
+      requestTimeoutSeconds: int('http.request_timeout_seconds', http.request_timeout_seconds, 60, 1, 3600),
+      keepAliveTimeoutSeconds: int('http.keep_alive_timeout_seconds', http.keep_alive_timeout_seconds, 72, 1, 3600),
+      maxConnectionsPerAddress: int('http.max_connections_per_address', http.max_connections_per_address, 256, 0, 1_000_000),
+    },
     network: { allowPrivateTargets: list(undefined, obj(file.network).allow_private_targets) },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
@@ -99,6 +106,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (config.http.headersTimeoutSeconds > config.http.requestTimeoutSeconds) {
+    problems.push('http.headers_timeout_seconds cannot exceed http.request_timeout_seconds');
   }
   if (config.workers > 1 && !config.redisUrl) {
     problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_REDIS_URL (rate limits and live events are shared through Redis)');
