@@ -10,6 +10,7 @@ import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
 import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
 import { addSecurityHeaders } from './rest/security-headers.ts';
+import { guardParameters } from './rest/param-guard.ts';
 import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
@@ -76,6 +77,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerMetrics(app, s);
   await installRateLimits(app, s.config.rateLimits, s.config.redisUrl, (a) => s.auth.isTrustedProxy(a), s.limiter);
   installAuth(app, s);
+  guardParameters(app);
   acceptCompressedBodies(app);
 
   registerProbes(app, s);

@@ -7,8 +7,9 @@ import { parseUtc } from '../normalize/native.ts';
  */
 export function parseIntParam(name: string, raw: string | number | undefined, fallback: number, min: number, max: number, issues: ValidationIssue[]): number {
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
+  // Plain decimal digits only: `1e19`, `0x10` or ` 5` are not what a client meant by an integer.
+  const n = typeof raw === 'number' || /^-?\d{1,16}$/.test(String(raw)) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
     issues.push({ loc: ['query', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' });
     return fallback;
   }
