@@ -29,3 +29,11 @@ export function parseTime(name: string, raw: string | undefined, issues: Validat
   }
   return new Date(ms);
 }
+
+/** An optional value out of a fixed set: anything else is a 422 naming the allowed values. */
+export function parseEnumParam<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], issues: ValidationIssue[]): T | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  issues.push({ loc: ['query', name], msg: `Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, type: 'enum' });
+  return undefined;
+}
