@@ -49,7 +49,7 @@ export class Authenticator {
   }
 
   /**
-   * Refuses (429) an address that has failed too often this minute before looking at its key, so
+   * Refuses (429) an address that has failed too often this minute before looking its key up, so
    * guessing keys costs no database lookups; each failure counts against the address.
    */
   async authenticate(req: AuthRequest): Promise<Principal> {
@@ -57,7 +57,10 @@ export class Authenticator {
     const { limiter, perMinute } = this.throttle;
     const who = req.clientAddress ?? req.remoteAddress;
     const before = await limiter.peek('auth-failures', perMinute, who);
-    if (!before.ok) throw tooManyFailures(before.limit, before.retryAfterSeconds);
+    // A key already known valid costs no lookup, so its owner is not locked out by a neighbour
+    // behind the same address (one agent with a revoked key on a shared host, say).
+    const presented = readKey(req.headers);
+    if (!before.ok && !(presented && this.keys.knownValid(presented))) throw tooManyFailures(before.limit, before.retryAfterSeconds);
     try {
       return await this.resolve(req);
     } catch (err) {

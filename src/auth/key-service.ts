@@ -84,6 +84,13 @@ export class KeyService {
     this.storedKeys.until = 0;
   }
 
+  /** A key's principal when it is known valid without asking the database (bootstrap or cached). */
+  knownValid(presented: string): Principal | undefined {
+    const hash = sha256(presented);
+    const hit = this.cache.get(hash);
+    return this.bootstrap.get(hash) ?? (hit && hit.until > Date.now() ? (hit.principal ?? undefined) : undefined);
+  }
+
   /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */
   async verify(presented: string): Promise<Principal | null> {
     const hash = sha256(presented);
