@@ -20,7 +20,7 @@ export function guardParameters(app: FastifyInstance): void {
     const first = issues[0];
     if (first) throw new SpyglassError('bad_request', `${first.loc[0]} parameter ${String(first.loc[1])} ${first.msg}`);
     const receiver = req.routeOptions.config.rateLimitKey === 'spans' || req.routeOptions.config.rateLimitKey === 'otlp';
-    if (!receiver && req.body !== null && typeof req.body === 'object' && containsNul(req.body)) {
+    if (!receiver && req.body !== null && typeof req.body === 'object' && !ArrayBuffer.isView(req.body) && containsNul(req.body)) {
       throw new SpyglassError('bad_request', 'the request body contains a NUL character (\\u0000), which no field may hold');
     }
   });
