@@ -64,7 +64,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   const logPath = join(dataDir, `server-${Date.now()}.log`);
   // The default per-client limits (spec §8) would turn a load test into a 429 test.
   const configPath = join(dataDir, 'spyglass.yaml');
-  writeFileSync(configPath, `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n${opts.extraConfig ?? ''}`);
+  writeFileSync(configPath, `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n  per_address: 10000000\n${opts.extraConfig ?? ''}`);
   const log = createWriteStream(logPath);
   const nodeArgs = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...(opts.nodeFlags ?? [])];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {

@@ -79,7 +79,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     metrics,
     health: new HealthService({ config, db: store.db, bus, metrics, logger }),
     keys,
-    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
+    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys),

@@ -14,10 +14,10 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   auth: ['api_keys', 'trusted_proxy_cidrs'],
   redis: ['url'],
   ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes'],
-  rate_limits: ['enabled', 'spans', 'otlp', 'accept_invite', 'verify', 'default'],
+  rate_limits: ['enabled', 'spans', 'otlp', 'accept_invite', 'verify', 'default', 'per_address', 'auth_failures'],
   monitor: ['enabled', 'health_check_interval_seconds', 'concurrency', 'concurrency_reserved', 'max_catalog_servers_per_project', 'alert_on_every_failure'],
   live: ['keepalive_seconds', 'max_clients_per_key'],
-  http: ['allowed_origins'],
+  http: ['allowed_origins', 'headers_timeout_seconds', 'request_timeout_seconds', 'keep_alive_timeout_seconds', 'max_connections_per_address'],
   network: ['allow_private_targets'],
   retention: ['spans_days', 'health_days'],
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.

@@ -33,6 +33,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const retention = obj(file.retention);
   const limits = obj(file.rate_limits);
   const monitor = obj(file.monitor);
+  const http = obj(file.http);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -86,6 +87,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
+      perAddress: int('rate_limits.per_address', limits.per_address, 20_000, 1, 10_000_000),
+      authFailures: int('rate_limits.auth_failures', limits.auth_failures, 20, 1, 10_000_000),
     },
     monitor: {
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
@@ -98,7 +101,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
       maxClientsPerKey: int('live.max_clients_per_key', obj(file.live).max_clients_per_key, 50, 1, 200),
     },
-    http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
+    http: {
+      allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins),
+      headersTimeoutSeconds: int('http.headers_timeout_seconds', http.headers_timeout_seconds, 20, 1, 3600),
+      requestTimeoutSeconds: int('http.request_timeout_seconds', http.request_timeout_seconds, 60, 1, 3600),
+      keepAliveTimeoutSeconds: int('http.keep_alive_timeout_seconds', http.keep_alive_timeout_seconds, 72, 1, 3600),
+      maxConnectionsPerAddress: int('http.max_connections_per_address', http.max_connections_per_address, 256, 0, 1_000_000),
+    },
     network: { allowPrivateTargets: list(undefined, obj(file.network).allow_private_targets) },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
@@ -117,6 +126,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (config.http.headersTimeoutSeconds > config.http.requestTimeoutSeconds) {
+    problems.push('http.headers_timeout_seconds cannot exceed http.request_timeout_seconds');
   }
   if (config.workers > 1 && !config.redisUrl) {
     problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_REDIS_URL (rate limits and live events are shared through Redis)');

@@ -184,7 +184,7 @@ describe('metrics', () => {
     await fetch(`${server.httpUrl}/api/agents/sessions/0b6c7f4e-6a3e-4b51-9c39-1c2d3e4f5a6b`, { headers: auth });
     await fetch(`${server.httpUrl}/api/liveness`);
     const text = await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
-    expect(text).toMatch(/spyglass_http_requests_total\{method="GET",path="\/api\/agents\/sessions\/\{session_id\}",status="404"\} 1/);
+    expect(text).toMatch(/spyglass_http_requests_total\{method="GET",path="\/api\/agents\/sessions\/\{id\}",status="404"\} 1/);
     expect(text).toMatch(/spyglass_spans_ingested_total \d+/);
     expect(text).toContain('spyglass_http_request_duration_seconds_bucket{le="0.01"');
     expect(text).not.toContain('path="/api/liveness"');
