@@ -29,13 +29,14 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
     const service = text(rs.resource['service.name']);
     const projectId = keyProjectId ?? text(rs.resource[OWN.projectId]) ?? defaultProject;
     for (const s of rs.spans) {
+      // Its attributes could not be read, so it cannot even be classified: rejected, not ignored.
+      if (s.problem !== undefined) {
+        rejected.push({ spanId: s.spanId, problems: [s.problem] });
+        continue;
+      }
       const kind = selectKind(s);
       if (kind === undefined) {
         ignored++;
-        continue;
-      }
-      if (s.problem !== undefined) {
-        rejected.push({ spanId: s.spanId, problems: [s.problem] });
         continue;
       }
       const span = toSpan(s, kind, service, projectId);
