@@ -1,4 +1,5 @@
-import { notFound } from '../errors.ts';
+import { notFound, SpyglassError } from '../errors.ts';
+import { isTransient } from '../store/db.ts';
 
 /**
  * Ingest writes only into projects that exist: a global key naming an unknown project gets 404
@@ -19,12 +20,22 @@ export class KnownProjects {
     for (const id of new Set(ids)) {
       const until = this.seen.get(id);
       if (until !== undefined && until > this.now()) continue;
-      if (!(await this.exists(id))) {
+      if (!(await this.lookUp(id))) {
         this.seen.delete(id);
         throw notFound(`project ${JSON.stringify(id.slice(0, 128))} does not exist; create it first (POST /api/projects)`);
       }
       if (this.seen.size >= 10_000) this.seen.clear();
       this.seen.set(id, this.now() + this.ttlMs);
+    }
+  }
+
+  /** An unreachable database is an outage like any other on the ingest path: 503, so exporters retry. */
+  private async lookUp(id: string): Promise<boolean> {
+    try {
+      return await this.exists(id);
+    } catch (err) {
+      if (isTransient(err)) throw new SpyglassError('unavailable', 'storage unavailable, retry later', { retryAfter: 5 });
+      throw err;
     }
   }
 }
