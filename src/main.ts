@@ -4,7 +4,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config/types.ts';
 import { exportOtlp } from './receivers/otlp-export.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
-import { enforce } from './rest/auth-hook.ts';
+import { admitGrpcExport } from './receivers/otlp-grpc-admit.ts';
 import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
@@ -47,11 +47,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         host: config.host,
         port: config.grpcPort,
         maxMessageBytes: config.ingest.maxBodyBytes,
-        onExport: async (req, meta) => {
-          const principal = await services.auth.authenticate({ headers: meta.metadata, remoteAddress: peerAddress(meta.peer) });
-          enforce(principal, 'write');
-          return exportOtlp(services, principal, req);
-        },
+        admit: (meta) => admitGrpcExport(services, meta),
+        onExport: (req, principal) => exportOtlp(services, principal, req),
+        onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),
       });
     }
   } catch (err) {
@@ -93,14 +91,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger.info('spyglass stopped');
     })());
   return { app, services, httpUrl, grpcPort: grpc?.port ?? null, stop };
-}
-
-/** grpc-js peers look like `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` or `127.0.0.1:5000`. */
-function peerAddress(peer: string): string {
-  const bare = peer.replace(/^ipv[46]:/, '');
-  const v6 = /^\[([^\]]+)\]/.exec(bare);
-  if (v6) return v6[1] as string;
-  return bare.replace(/:\d+$/, '');
 }
 
 async function logMonitored(s: Services, logger: Logger): Promise<void> {

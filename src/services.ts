@@ -7,7 +7,9 @@ import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
-import { ingestSpans } from './ingest/ingest-service.ts';
+import { ingestSpans, type IngestResult } from './ingest/ingest-service.ts';
+import { KnownProjects } from './ingest/known-projects.ts';
+import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
 import { Limiter } from './limits/limiter.ts';
@@ -19,6 +21,7 @@ import { HealthService } from './health/health-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
+import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
@@ -43,7 +46,9 @@ export interface Services {
   catalog: CatalogService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
-  ingest(spans: Span[]): Promise<number>;
+  /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
+  rateLimitWarnings: RateLimitWarnings;
+  ingest(spans: Span[]): Promise<IngestResult>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
 }
@@ -52,7 +57,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const settings = new SettingsService(store.db);
   await settings.load();
   const writer = new LanedWriter({
-    commit: async (spans) => void (await insertSpans(store.db, spans)),
+    commit: (spans) => insertSpans(store.db, spans),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,
@@ -60,7 +65,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
+  const projects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
+  const deps = { writer, settings, registrar, bus, projects, onIngested: (n: number) => metrics.spansIngested.inc(n) };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
@@ -85,6 +91,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     projects: new ProjectsService(store.db, audit, keys),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     limiter,
+    rateLimitWarnings: new RateLimitWarnings(logger),
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
       await revocation.stop();
