@@ -53,6 +53,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await logAuthMode(services, logger);
   const health = startEmbeddedHealth(services.health, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
+  services.stats.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -68,6 +69,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       clearInterval(sweep);
       await health.stop();
       await retention.stop();
+      await services.stats.stop();
       await services.close();
       await store.close();
       logger.info('spyglass stopped');

@@ -18,6 +18,7 @@ import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
 import { insertSpans } from './store/spans-repo.ts';
+import { StatsKeeper } from './store/stats-keeper.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -39,6 +40,8 @@ export interface Services {
   catalog: CatalogService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
+  /** Keeps planner statistics current on both back ends; started by startServer. */
+  stats: StatsKeeper;
   ingest(spans: Span[]): Promise<number>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -56,7 +59,17 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
+  const stats = new StatsKeeper(store.db, logger);
+  const deps = {
+    writer,
+    settings,
+    registrar,
+    bus,
+    onIngested: (n: number) => {
+      metrics.spansIngested.inc(n);
+      stats.noteWritten(n);
+    },
+  };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
@@ -78,6 +91,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     projects: new ProjectsService(store.db, audit, keys),
     catalog: new CatalogService(store.db),
     limiter,
+    stats,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
       await writer.close();

@@ -1,0 +1,123 @@
+import type { Logger } from 'pino';
+import { sql } from 'drizzle-orm';
+import { execute, type Db } from './db.ts';
+
+/** The tables the read paths plan against; the planner needs current statistics on each. */
+export const HOT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'health_results', 'drift_events', 'audit_logs'] as const;
+
+export interface StatsKeeperOptions {
+  /** How often the keeper looks for stale statistics without being asked. */
+  everyMs: number;
+  /** Spans written between two looks, once every table has statistics. */
+  checkEverySpans: number;
+}
+
+const DEFAULTS: StatsKeeperOptions = { everyMs: 60_000, checkEverySpans: 10_000 };
+
+interface TableState {
+  name: string;
+  reltuples: number;
+  mods: number;
+  pages: boolean;
+}
+
+/**
+ * Keeps planner statistics current (ANALYZE), on both back ends. The embedded database has no
+ * autovacuum, and PostgreSQL's first automatic analyze comes only after its naptime: without
+ * statistics a read may take a plan that walks every span. A table is analyzed when it holds rows
+ * but was never analyzed, or when more than 50 rows + 10 % of it changed since (autovacuum's rule).
+ * It looks at start, every `everyMs`, on the first spans written to an unanalyzed table, and after
+ * every `checkEverySpans` spans; one table at a time, skipping a table another ANALYZE holds, so
+ * ingest waits at most one table's sample.
+ */
+export class StatsKeeper {
+  private readonly opts: StatsKeeperOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private written = 0;
+  private unanalyzed = new Set<string>(HOT_TABLES);
+  private readonly waiters = new Map<string, (() => void)[]>();
+
+  constructor(private readonly db: Db, private readonly logger?: Logger, opts: Partial<StatsKeeperOptions> = {}) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
+
+  start(): void {
+    this.stopped = false;
+    if (this.timer) clearInterval(this.timer);
+    void this.check();
+    this.timer = setInterval(() => void this.check(), this.opts.everyMs);
+    this.timer.unref();
+  }
+
+  /** Called after spans are committed; never waits for the analysis it may start. */
+  noteWritten(spans: number): void {
+    this.written += spans;
+    if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans) void this.check();
+  }
+
+  /** Looks for stale statistics and analyzes those tables; concurrent calls share one pass. */
+  check(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        this.written = 0;
+        await this.pass().catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'statistics upkeep failed'));
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Resolves once `table` has planner statistics (by this keeper or by autovacuum). */
+  hasStatistics(table: (typeof HOT_TABLES)[number]): Promise<void> {
+    if (!this.unanalyzed.has(table)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.set(table, [...(this.waiters.get(table) ?? []), resolve]));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async pass(): Promise<void> {
+    for (const t of await this.tableStates()) {
+      if (this.stopped) return;
+      const never = t.reltuples < 0;
+      const stale = (never && t.pages) || t.mods > 50 + 0.1 * Math.max(0, t.reltuples);
+      if (stale) {
+        const started = performance.now();
+        await execute(this.db, sql`analyze (skip_locked) ${sql.identifier(t.name)}`);
+        this.logger?.debug({ table: t.name, ms: Math.round(performance.now() - started) }, 'statistics refreshed');
+      }
+      if (stale || !never) this.markAnalyzed(t.name);
+    }
+  }
+
+  private async tableStates(): Promise<TableState[]> {
+    const names = sql.join(HOT_TABLES.map((n) => sql`${n}`), sql`, `);
+    const { rows } = await execute<{ name: string; reltuples: number | string; mods: number | string | null; pages: boolean }>(
+      this.db,
+      sql`select t.name, c.reltuples, s.n_mod_since_analyze as mods, pg_relation_size(c.oid) > 0 as pages
+          from unnest(array[${names}]::text[]) as t(name)
+          join pg_class c on c.oid = to_regclass(t.name)
+          left join pg_stat_user_tables s on s.relid = c.oid`,
+    );
+    return rows.map((r) => ({ name: r.name, reltuples: Number(r.reltuples), mods: Number(r.mods ?? 0), pages: r.pages }));
+  }
+
+  private markAnalyzed(name: string): void {
+    this.unanalyzed.delete(name);
+    for (const resolve of this.waiters.get(name) ?? []) resolve();
+    this.waiters.delete(name);
+  }
+}
