@@ -88,7 +88,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
     audit,
     users: new UsersService(store.db, keys, audit),
-    projects: new ProjectsService(store.db, audit, keys),
+    projects: new ProjectsService(store.db, audit, keys, registrar),
     catalog: new CatalogService(store.db),
     limiter,
     stats,
