@@ -10,6 +10,9 @@ export interface StatsKeeperOptions {
   everyMs: number;
   /** Spans written between two looks, once every table has statistics. */
   checkEverySpans: number;
+  /** A table with statistics is analyzed again at most this often: ANALYZE costs the same at any size. */
+  minIntervalMs: number;
+  now: () => number;
 }
 
 /**
@@ -18,7 +21,7 @@ export interface StatsKeeperOptions {
  */
 const SPAN_COLUMNS = ['project_id', 'session_id', 'trace_id', 'started_at', 'agent_name', 'server_name', 'tool_name', 'span_type', 'status'];
 
-const DEFAULTS: StatsKeeperOptions = { everyMs: 60_000, checkEverySpans: 10_000 };
+const DEFAULTS: StatsKeeperOptions = { everyMs: 60_000, checkEverySpans: 10_000, minIntervalMs: 60_000, now: Date.now };
 
 interface TableState {
   name: string;
@@ -31,10 +34,13 @@ interface TableState {
  * Keeps planner statistics current (ANALYZE), on both back ends. The embedded database has no
  * autovacuum, and PostgreSQL's first automatic analyze comes only after its naptime: without
  * statistics a read may take a plan that walks every span. A table is analyzed when it holds rows
- * but was never analyzed, or when more than 50 rows + 10 % of it changed since (autovacuum's rule).
- * It looks at start, every `everyMs`, on the first spans written to an unanalyzed table, and after
- * every `checkEverySpans` spans; one table at a time, skipping a table another ANALYZE holds, so
- * ingest waits at most one table's sample.
+ * but was never analyzed (at once), or when more than 50 rows + 10 % of it changed since
+ * (autovacuum's rule), at most once per `minIntervalMs` per table. It looks at start, every
+ * `everyMs`, on the first spans written to an unanalyzed table, and after every `checkEverySpans`
+ * spans; one table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
+ * (30,000 rows), so one run costs the same however large the table, and at most one run per table
+ * per interval however fast spans arrive: ingest on PGlite (one statement at a time) waits at most
+ * one table's sample, a bounded share of the time.
  */
 export class StatsKeeper {
   private readonly opts: StatsKeeperOptions;
@@ -45,6 +51,7 @@ export class StatsKeeper {
   private written = 0;
   private unanalyzed = new Set<string>(HOT_TABLES);
   private readonly waiters = new Map<string, (() => void)[]>();
+  private readonly lastRun = new Map<string, number>();
   /** ANALYZE statements run so far and their time (benchmarks report it). */
   readonly analyses = { count: 0, totalMs: 0, maxMs: 0 };
 
@@ -101,8 +108,10 @@ export class StatsKeeper {
     for (const t of await this.tableStates()) {
       if (this.stopped) return;
       const never = t.reltuples < 0;
-      const stale = (never && t.pages) || t.mods > 50 + 0.1 * Math.max(0, t.reltuples);
+      const due = this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
+      const stale = (never && t.pages) || (due && t.mods > 50 + 0.1 * Math.max(0, t.reltuples));
       if (stale) {
+        this.lastRun.set(t.name, this.opts.now());
         const started = performance.now();
         const columns = t.name === 'spans' ? sql` (${sql.join(SPAN_COLUMNS.map((c) => sql.identifier(c)), sql`, `)})` : sql``;
         await execute(this.db, sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`);

@@ -1,7 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { sessionSpansQuery } from '../../src/store/sessions-repo.ts';
+import { insertSpans } from '../../src/store/spans-repo.ts';
+import { StatsKeeper } from '../../src/store/stats-keeper.ts';
+import { generateSpans } from '../../bench/read-data.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
@@ -94,4 +98,33 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
       expect([...starts].sort()).toEqual(starts);
     }
   });
+});
+
+describe('statistics upkeep', () => {
+  it('analyzes a table at once when it has none, then at most once per interval however fast spans arrive', async () => {
+    const store = await openStore({ dataDir: 'memory://' });
+    try {
+      let now = 1_000_000;
+      const keeper = new StatsKeeper(store.db, undefined, { now: () => now, minIntervalMs: 60_000 });
+      const groups = generateSpans({ spans: 3000, treeSessions: 1, end: new Date(), groupSize: 1000 }).groups;
+      const spanRuns = () => keeper.analyses.count;
+      // Spans with no statistics yet: the first write starts an analysis.
+      await insertSpans(store.db, groups.next().value as never);
+      keeper.noteWritten(1000);
+      await keeper.hasStatistics('spans');
+      const first = spanRuns();
+      expect(first).toBeGreaterThan(0);
+      // Doubling the table is well past the 10 % rule, but the interval has not passed.
+      await insertSpans(store.db, groups.next().value as never);
+      await keeper.check();
+      expect(spanRuns()).toBe(first);
+      now += 60_000;
+      await keeper.check();
+      expect(spanRuns()).toBeGreaterThan(first);
+      await keeper.stop();
+    } finally {
+      await store.close();
+    }
+    // A fresh in-memory PGlite runs initdb in this process: slow on a busy machine.
+  }, 120_000);
 });
