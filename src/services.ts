@@ -59,7 +59,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const stats = new StatsKeeper(store.db, logger);
+  // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
+  const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
   const deps = {
     writer,
     settings,

@@ -12,6 +12,12 @@ export interface StatsKeeperOptions {
   checkEverySpans: number;
   /** A table with statistics is analyzed again at most this often: ANALYZE costs the same at any size. */
   minIntervalMs: number;
+  /**
+   * Statistics target for the keeper's ANALYZE (it samples 300 × target rows); undefined = the
+   * server's default (100). PGlite reads each sampled page through its virtual file system while
+   * ingest waits, so it uses a smaller sample.
+   */
+  statisticsTarget?: number | undefined;
   now: () => number;
 }
 
@@ -114,7 +120,15 @@ export class StatsKeeper {
         this.lastRun.set(t.name, this.opts.now());
         const started = performance.now();
         const columns = t.name === 'spans' ? sql` (${sql.join(SPAN_COLUMNS.map((c) => sql.identifier(c)), sql`, `)})` : sql``;
-        await execute(this.db, sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`);
+        const analyze = sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`;
+        const target = this.opts.statisticsTarget;
+        if (target === undefined) await execute(this.db, analyze);
+        else {
+          await this.db.transaction(async (tx) => {
+            await tx.execute(sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`));
+            await tx.execute(analyze);
+          });
+        }
         const ms = performance.now() - started;
         this.analyses.count++;
         this.analyses.totalMs += ms;

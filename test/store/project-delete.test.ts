@@ -108,7 +108,8 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     });
     // Project settings and an audit entry of the project.
     expectStatus(await call(server.httpUrl, 'PATCH', `/api/projects/${P}`, { key: ADMIN, body: { settings: { team: 'old' } } }), 200, 'patch');
-  });
+    // A PGlite server runs initdb first: slow on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     await server?.dispose();
     config?.remove();

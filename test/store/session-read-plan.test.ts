@@ -51,7 +51,8 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
     for (let i = 0; i < spans.length; i += 600) {
       expect((await postJson(`${server.httpUrl}/api/traces/spans`, spans.slice(i, i + 600))).status).toBe(202);
     }
-  });
+    // A PGlite server runs initdb first: slow on a busy machine.
+  }, 180_000);
   afterAll(async () => server?.dispose());
 
   async function explainSession(id: string): Promise<PlanNode[]> {
