@@ -44,7 +44,7 @@ interface TableState {
  * (autovacuum's rule), at most once per `minIntervalMs` per table. It looks at start, every
  * `everyMs`, on the first spans written to an unanalyzed table, and after every `checkEverySpans`
  * spans; one table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
- * (30,000 rows), so one run costs the same however large the table, and at most one run per table
+ * (300 × statistics target rows), so one run costs the same however large the table, and at most one run per table
  * per interval however fast spans arrive: ingest on PGlite (one statement at a time) waits at most
  * one table's sample, a bounded share of the time.
  */
