@@ -70,6 +70,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const health = startEmbeddedHealth(services.health, logger);
   await logMonitored(services, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
+  services.stats.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -86,6 +87,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       clearInterval(sweep);
       await health.stop();
       await retention.stop();
+      await services.stats.stop();
       await services.close();
       await store.close();
       logger.info('spyglass stopped');

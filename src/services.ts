@@ -23,6 +23,7 @@ import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
+import { StatsKeeper } from './store/stats-keeper.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -48,6 +49,8 @@ export interface Services {
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
   rateLimitWarnings: RateLimitWarnings;
+  /** Keeps planner statistics current on both back ends; started by startServer. */
+  stats: StatsKeeper;
   ingest(spans: Span[]): Promise<IngestResult>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -65,8 +68,20 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const projects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
-  const deps = { writer, settings, registrar, bus, projects, onIngested: (n: number) => metrics.spansIngested.inc(n) };
+  const knownProjects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
+  // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
+  const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
+  const deps = {
+    writer,
+    settings,
+    registrar,
+    bus,
+    projects: knownProjects,
+    onIngested: (n: number) => {
+      metrics.spansIngested.inc(n);
+      stats.noteWritten(n);
+    },
+  };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
@@ -88,10 +103,14 @@ export async function createServices(config: Config, store: Store, logger: Logge
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,
     users: new UsersService(store.db, keys, audit),
-    projects: new ProjectsService(store.db, audit, keys),
+    projects: new ProjectsService(store.db, audit, keys, (id) => {
+      registrar.forgetProject(id);
+      knownProjects.forget(id);
+    }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
+    stats,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
       await revocation.stop();

@@ -5,7 +5,8 @@ import { isTransient } from '../store/db.ts';
  * Ingest writes only into projects that exist: a global key naming an unknown project gets 404
  * rather than creating data nobody can manage. Existing projects are remembered for `ttlMs`, so
  * the check costs a query per project every few seconds, not per request; a project deleted
- * meanwhile can still receive spans for at most that long.
+ * meanwhile in another process can still receive spans for at most that long (in this process
+ * the deletion forgets it at once).
  */
 export class KnownProjects {
   private readonly seen = new Map<string, number>();
@@ -27,6 +28,11 @@ export class KnownProjects {
       if (this.seen.size >= 10_000) this.seen.clear();
       this.seen.set(id, this.now() + this.ttlMs);
     }
+  }
+
+  /** A deleted project is refused from the next request on, not after the cache expires. */
+  forget(id: string): void {
+    this.seen.delete(id);
   }
 
   /** An unreachable database is an outage like any other on the ingest path: 503, so exporters retry. */
