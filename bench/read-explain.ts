@@ -1,13 +1,16 @@
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the exact SQL the read endpoints run: the services are called on a
  * drizzle instance whose logger records each statement and its parameters, and each statement is
- * then explained (three times; the last, warm run is reported). Used by bench/read-path.ts --explain.
+ * then explained (three times; the last, warm run is reported), on PostgreSQL or on the server's own
+ * PGlite. Used by bench/read-path.ts --explain.
  *
  * Standalone, against a loaded database (e.g. one left by `bench/read-path.ts --keep`):
  *   node --import tsx bench/read-explain.ts postgres://postgres@127.0.0.1:PORT/spyglass_read_bench
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { getLineage } from '../src/sessions/lineage-service.ts';
@@ -33,11 +36,37 @@ export interface ExplainTargets {
   cursor?: string | undefined;
 }
 
-export async function explainReadQueries(url: string, t: ExplainTargets): Promise<ExplainResult[]> {
-  const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+/** PostgreSQL by URL, or the PGlite instance a running server holds (it admits no second opener). */
+export type ExplainOn = { url: string } | { pglite: PGlite };
+
+interface Explainer {
+  db: Db;
+  explain(sql: string, params: unknown[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+function explainer(on: ExplainOn, logQuery: (sql: string, params: unknown[]) => void): Explainer {
+  if ('pglite' in on) {
+    const pg = on.pglite;
+    return {
+      db: drizzlePglite(pg, { schema, logger: { logQuery } }) as unknown as Db,
+      explain: async (q, params) => (await pg.query<Record<string, unknown>>(`explain (analyze, buffers) ${q}`, params)).rows.map((r) => String(r['QUERY PLAN'])).join('\n'),
+      close: async () => {},
+    };
+  }
+  const client = postgres(on.url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  return {
+    db: drizzle(client, { schema, logger: { logQuery } }) as unknown as Db,
+    explain: async (q, params) => (await client.unsafe(`explain (analyze, buffers) ${q}`, params as postgres.ParameterOrJSON<never>[])).map((r) => String((r as Record<string, unknown>)['QUERY PLAN'])).join('\n'),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+export async function explainReadQueries(on: ExplainOn, t: ExplainTargets): Promise<ExplainResult[]> {
+  let captured: { sql: string; params: unknown[] }[] = [];
+  const ex = explainer(on, (sql, params) => void captured.push({ sql, params }));
+  const db = ex.db;
   try {
-    let captured: { sql: string; params: unknown[] }[] = [];
-    const db = drizzle(client, { schema, logger: { logQuery: (sql, params) => void captured.push({ sql, params }) } }) as unknown as Db;
     const calls: [string, () => Promise<unknown>][] = [
       ['sessions list (24 h, limit 50)', () => listSessions(db, { projectId: null, limit: 50 })],
       ['sessions list, project-scoped', () => listSessions(db, { projectId: 'default', limit: 50 })],
@@ -59,10 +88,7 @@ export async function explainReadQueries(url: string, t: ExplainTargets): Promis
       const queries = captured;
       for (const [i, q] of queries.entries()) {
         let plan = '';
-        for (let run = 0; run < 3; run++) {
-          const rows = await client.unsafe(`explain (analyze, buffers) ${q.sql}`, q.params as postgres.ParameterOrJSON<never>[]);
-          plan = rows.map((r) => String((r as Record<string, unknown>)['QUERY PLAN'])).join('\n');
-        }
+        for (let run = 0; run < 3; run++) plan = await ex.explain(q.sql, q.params);
         out.push({
           name: queries.length > 1 ? `${name} [query ${i + 1}/${queries.length}]` : name,
           sql: q.sql,
@@ -75,7 +101,7 @@ export async function explainReadQueries(url: string, t: ExplainTargets): Promis
     }
     return out;
   } finally {
-    await client.end({ timeout: 5 });
+    await ex.close();
   }
 }
 
@@ -92,7 +118,7 @@ async function main(): Promise<void> {
   const [agent] = await client`select agent_name from sessions where agent_name is not null group by 1 order by count(*) desc limit 1`;
   await client.end();
   if (!tree || !trace || !agent) throw new Error('database holds no suitable data');
-  const results = await explainReadQueries(url, {
+  const results = await explainReadQueries({ url }, {
     treeSession: { projectId: String(tree.project_id), id: String(tree.session_id) },
     trace: { projectId: String(trace.project_id), id: String(trace.trace_id) },
     agent: String(agent.agent_name),

@@ -1,10 +1,13 @@
 /**
  * Read-path benchmark: latency of the read endpoints of a real Spyglass server (in-process, over
- * HTTP on 127.0.0.1) with N spans loaded in PostgreSQL through the ingest path (insertSpans), so the
- * session, per-tool and hourly-lineage rollups are the ones the server maintains.
+ * HTTP on 127.0.0.1) with N spans loaded into its store (PostgreSQL, or PGlite with --backend
+ * pglite) through the ingest path (insertSpans, counted as ingest), so the session, per-tool and
+ * hourly-lineage rollups and the planner statistics are the ones the server maintains: the bench
+ * never runs ANALYZE itself.
  *
  *   node --import tsx bench/read-path.ts                     1,000,000 spans (load takes a few minutes)
  *   node --import tsx bench/read-path.ts --quick             100,000 spans
+ *   node --import tsx bench/read-path.ts --backend pglite    the embedded database
  *   node --import tsx bench/read-path.ts --json out.json --explain
  *   node --import tsx bench/read-path.ts --keep              leave the cluster running afterwards (psql)
  *   node --import tsx bench/read-path.ts --database-url URL  measure an already loaded database
@@ -21,12 +24,12 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../src/main.ts';
 import { execute, type Db } from '../src/store/db.ts';
-import { openStore } from '../src/store/open-store.ts';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { loadSpans, type DataInfo } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
@@ -34,6 +37,8 @@ import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 export const TARGET_P95_MS = 50;
 
 export interface ReadPathOptions {
+  /** Default postgres. */
+  backend?: 'postgres' | 'pglite' | undefined;
   spans: number;
   /** Sessions of exactly 200 spans to load (tree targets). */
   treeSessions: number;
@@ -43,7 +48,7 @@ export interface ReadPathOptions {
   /** 0 or 1 = skip the concurrent pass. */
   concurrency: number;
   groupSize: number;
-  /** An already loaded database: skip the cluster and the load. */
+  /** An already loaded PostgreSQL database: skip the cluster and the load. */
   databaseUrl?: string | undefined;
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
@@ -73,6 +78,7 @@ export interface EndpointResult {
 }
 
 export interface ReadPathResult {
+  backend: 'postgres' | 'pglite';
   startedAt: string;
   machine: { cpus: number; cpuModel: string; memGb: number; node: string };
   loadavg: { start: number[]; afterLoad: number[] | null; end: number[] };
@@ -84,7 +90,9 @@ export interface ReadPathResult {
     sessionToolRows: number;
     tableMb: Record<string, number>;
   };
-  load: { ms: number; spansPerSec: number; analyzeMs: number; groupSize: number } | null;
+  load: { ms: number; spansPerSec: number; groupSize: number } | null;
+  /** ANALYZE run by the server's statistics keeper (during the load and at start); none by the bench. */
+  statistics: { analyzes: number; totalMs: number; maxMs: number; waitAfterLoadMs: number };
   target: { p95Ms: number };
   endpoints: EndpointResult[];
   explain?: ExplainResult[] | undefined;
@@ -120,10 +128,11 @@ export async function runReadPath(
   };
   const startLoad = loadavg();
   const startedAt = new Date().toISOString();
+  const backend = opts.backend ?? 'postgres';
   try {
     let url = opts.databaseUrl;
     let cluster: PgCluster | null = null;
-    if (!url) {
+    if (backend === 'postgres' && !url) {
       log('starting PostgreSQL cluster…');
       cluster = await startPgCluster();
       const c = cluster;
@@ -137,15 +146,21 @@ export async function runReadPath(
     let info: DataInfo | null = null;
     let afterLoad: number[] | null = null;
     {
-      const store = await openStore({ databaseUrl: url, dataDir: tmpdir(), poolSize: 2 });
-      cleanups.push(() => store.close());
+      // The server runs during the load, as in production: its statistics keeper sees the spans
+      // written and analyzes when it decides to.
+      const server = await startBenchServer(backend === 'postgres' ? url : undefined, cleanups);
+      log(`server on ${server.httpUrl} (${backend})`);
+      const db = server.services.store.db;
       if (!opts.databaseUrl) {
         log(`loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`);
         let lastLog = 0;
+        let noted = 0;
         const loaded = await loadSpans(
-          store.db,
+          db,
           { spans: opts.spans, treeSessions: opts.treeSessions, end: new Date(), groupSize: opts.groupSize },
           ({ spans, elapsedMs }) => {
+            server.services.stats.noteWritten(spans - noted);
+            noted = spans;
             if (elapsedMs - lastLog < 5000 && spans < opts.spans) return;
             lastLog = elapsedMs;
             const la = loadavg()[0]?.toFixed(2);
@@ -154,24 +169,24 @@ export async function runReadPath(
           signal,
         );
         info = loaded.info;
-        const t = performance.now();
-        await execute(store.db, sql`analyze`);
-        const analyzeMs = performance.now() - t;
-        load = { ms: Math.round(loaded.loadMs), spansPerSec: Math.round(opts.spans / (loaded.loadMs / 1000)), analyzeMs: Math.round(analyzeMs), groupSize: opts.groupSize };
+        load = { ms: Math.round(loaded.loadMs), spansPerSec: Math.round(opts.spans / (loaded.loadMs / 1000)), groupSize: opts.groupSize };
         afterLoad = loadavg();
-        log(`loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s; ANALYZE ${load.analyzeMs} ms`);
+        log(`loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`);
       }
-      const data = await describeData(store.db);
-      const targets = await pickTargets(store.db);
+      // No ANALYZE here: only what the server's keeper did (it analyzes a table it finds without
+      // statistics at start, so a preloaded database has them too once this resolves).
+      const waitStart = performance.now();
+      for (const table of ['spans', 'sessions', 'session_tools', 'lineage_hourly'] as const) await server.services.stats.hasStatistics(table);
+      const a = server.services.stats.analyses;
+      const statistics = { analyzes: a.count, totalMs: Math.round(a.totalMs), maxMs: Math.round(a.maxMs), waitAfterLoadMs: Math.round(performance.now() - waitStart) };
+      log(`statistics: the server ran ANALYZE ${statistics.analyzes} times, ${statistics.totalMs} ms in all, longest ${statistics.maxMs} ms; the bench ran none`);
+      const data = await describeData(db);
+      const targets = await pickTargets(db);
       log(`data: ${data.spans.toLocaleString('en-US')} spans, ${data.sessions.toLocaleString('en-US')} sessions, ${data.lineageRows} lineage rows; tables ${Object.entries(data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
       if (targets.treeSessions.length === 0) throw new Error('no 200-span session in the database');
       if (targets.traces.length === 0) throw new Error('no typical session trace in the database');
-      await store.close();
-      cleanups.pop();
       signal?.throwIfAborted();
 
-      const server = await startBenchServer(url, cleanups);
-      log(`server on ${server.httpUrl}`);
       const cursors = await walkCursors(server.httpUrl, 'limit=50', 21);
       const cases = buildCases(targets, cursors);
       const endpoints: EndpointResult[] = [];
@@ -182,18 +197,21 @@ export async function runReadPath(
       let explain: ExplainResult[] | undefined;
       if (opts.explain) {
         log('EXPLAIN (ANALYZE, BUFFERS) of the queries behind each endpoint…');
-        explain = await explainReadQueries(url, { treeSession: targets.treeSessions[0] as Target, trace: targets.traces[0] as Target, agent: targets.agents[0] as string, cursor: cursors[0] });
+        const on = backend === 'postgres' ? { url: url as string } : { pglite: (db as unknown as { $client: PGlite }).$client };
+        explain = await explainReadQueries(on, { treeSession: targets.treeSessions[0] as Target, trace: targets.traces[0] as Target, agent: targets.agents[0] as string, cursor: cursors[0] });
       }
       await server.stop();
       const at = cleanups.indexOf(server.stop);
       if (at >= 0) cleanups.splice(at, 1);
 
       const result: ReadPathResult = {
+        backend,
         startedAt,
         machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGb: Math.round(totalmem() / 2 ** 30), node: process.version },
         loadavg: { start: round2(startLoad), afterLoad: afterLoad && round2(afterLoad), end: round2(loadavg()) },
         data: info ? { ...data, sessionsByProject: info.sessionsByProject } : data,
         load,
+        statistics,
         target: { p95Ms: TARGET_P95_MS },
         endpoints,
         explain,
@@ -221,12 +239,13 @@ export async function runReadPath(
   }
 }
 
-async function startBenchServer(url: string, cleanups: (() => Promise<unknown>)[]): Promise<RunningServer> {
+/** The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one. */
+async function startBenchServer(url: string | undefined, cleanups: (() => Promise<unknown>)[]): Promise<RunningServer> {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   // cwd = the temp dir, so a spyglass.yaml in the working directory is not picked up.
   const config = loadConfig(
-    { SPYGLASS_DATABASE_URL: url, SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_DATA_DIR: dir, SPYGLASS_HOST: '127.0.0.1' },
+    { ...(url ? { SPYGLASS_DATABASE_URL: url } : {}), SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_DATA_DIR: dir, SPYGLASS_HOST: '127.0.0.1' },
     dir,
   );
   const server = await startServer(config, pino({ level: 'error' }, pino.destination(2)));
@@ -422,9 +441,10 @@ const round2 = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
 /** The readable table (stdout). */
 export function formatReport(r: ReadPathResult): string {
   const lines: string[] = [];
-  lines.push(`Read path: ${r.data.spans.toLocaleString('en-US')} spans, ${r.data.sessions.toLocaleString('en-US')} sessions (${Object.entries(r.data.sessionsByProject).map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`).join(', ')}), ${r.data.lineageRows.toLocaleString('en-US')} lineage rows, PostgreSQL`);
+  lines.push(`Read path: ${r.data.spans.toLocaleString('en-US')} spans, ${r.data.sessions.toLocaleString('en-US')} sessions (${Object.entries(r.data.sessionsByProject).map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`).join(', ')}), ${r.data.lineageRows.toLocaleString('en-US')} lineage rows, ${r.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
   lines.push(`tables: ${Object.entries(r.data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
-  if (r.load) lines.push(`load: ${(r.load.ms / 1000).toFixed(1)} s through insertSpans (groups of ${r.load.groupSize}) = ${r.load.spansPerSec.toLocaleString('en-US')} spans/s; ANALYZE ${r.load.analyzeMs} ms`);
+  if (r.load) lines.push(`load: ${(r.load.ms / 1000).toFixed(1)} s through insertSpans (groups of ${r.load.groupSize}) = ${r.load.spansPerSec.toLocaleString('en-US')} spans/s`);
+  lines.push(`statistics: ANALYZE by the server's keeper only: ${r.statistics.analyzes} runs, ${r.statistics.totalMs} ms in all, longest ${r.statistics.maxMs} ms; ${r.statistics.waitAfterLoadMs} ms waited after the load`);
   lines.push(`machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}; load avg start ${r.loadavg.start.join(' ')}${r.loadavg.afterLoad ? `, after load ${r.loadavg.afterLoad.join(' ')}` : ''}, end ${r.loadavg.end.join(' ')}`);
   const conc = r.endpoints.find((e) => e.concurrent)?.concurrent?.concurrency;
   const n = r.endpoints[0]?.sequential.n ?? 0;
@@ -462,6 +482,7 @@ export function formatReport(r: ReadPathResult): string {
 }
 
 const USAGE = `usage: node --import tsx bench/read-path.ts [options]
+  --backend B           postgres (default) or pglite
   --spans N             spans to load (default 1000000)
   --quick               100000 spans, 100 requests per endpoint
   --requests N          measured requests per endpoint (default 200; quick 100)
@@ -479,6 +500,7 @@ async function main(): Promise<void> {
   try {
     values = parseArgs({
       options: {
+        backend: { type: 'string' },
         spans: { type: 'string' },
         quick: { type: 'boolean', default: false },
         requests: { type: 'string' },
@@ -511,7 +533,16 @@ async function main(): Promise<void> {
     }
     return n;
   };
+  if (values.backend !== undefined && values.backend !== 'postgres' && values.backend !== 'pglite') {
+    process.stderr.write(`--backend must be postgres or pglite\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.backend === 'pglite' && (values['database-url'] || values.keep)) {
+    process.stderr.write('--database-url and --keep need --backend postgres\n');
+    process.exit(2);
+  }
   const opts: ReadPathOptions = {
+    backend: values.backend as ReadPathOptions['backend'],
     spans: int('spans', values.spans, values.quick ? 100_000 : 1_000_000, 1000),
     treeSessions: int('tree-sessions', values['tree-sessions'], 20, 1),
     requests: int('requests', values.requests, values.quick ? 100 : 200, 1),

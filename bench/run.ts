@@ -22,6 +22,7 @@ import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
 import { runCell, type CellResult } from './load.ts';
+import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid } from './proc-stats.ts';
 import { readStatusKb, startServerProc } from './server-proc.ts';
@@ -63,6 +64,8 @@ const USAGE = `usage: npm run bench -- [options]
   --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
   --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
                           one core (default 0: don't wait); for a machine shared with other work
+  --no-live               skip the live-load row (ingest with and without 200 live subscribers)
+  --live-subscribers N    live clients in the live-load row (default 200: SSE, GraphQL-SSE, GraphQL-WS in thirds)
   --out FILE              JSON results (default bench/results.json)`;
 
 function parseCli() {
@@ -82,6 +85,8 @@ function parseCli() {
         'no-copy': { type: 'boolean', default: false },
         'no-read': { type: 'boolean', default: false },
         'no-scorecards': { type: 'boolean', default: false },
+        'no-live': { type: 'boolean', default: false },
+        'live-subscribers': { type: 'string' },
         'cpu-prof': { type: 'string' },
         'rate-limits': { type: 'string' },
         'wait-idle': { type: 'string' },
@@ -362,8 +367,21 @@ async function main() {
   const copyCeiling = Math.max(0, ...methods.filter((m) => m.method === 'copy' && m.noDelay).map((m) => m.dbRowsPerSec));
   if (copyCeiling > 0) for (const c of cells) if (c.backend === 'postgres') c.ratioToCopy = c.spansPerSec / copyCeiling;
 
+  let liveLoad: LiveLoadResult | null = null;
+  if (!args['no-live']) {
+    progress('live load: one PGlite server, without and then with live subscribers');
+    liveLoad = await runLiveLoad(
+      {
+        subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)), batch: 100, concurrency: opts.concurrency,
+        warmupMs: opts.warmupMs, durationMs: Math.max(opts.durationMs, 2000), probeEveryMs: 20, nextSeq, t0,
+      },
+      progress,
+    );
+  }
+
   const report = render(cells, backends, methods, encode, copyCeiling, stages);
   process.stdout.write(report);
+  if (liveLoad) process.stdout.write(renderLiveLoad(liveLoad));
   const results = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memMb: Math.round(totalmem() / 2 ** 20), node: process.version },
@@ -375,7 +393,8 @@ async function main() {
     insertMethods: methods.map((m) => ({ ...m, pgUsPerRow: round(m.pgUsPerRow, 1), otherCpuPct: round(m.otherCpuPct), dbRowsPerSec: round(m.dbRowsPerSec), e2eRowsPerSec: round(m.e2eRowsPerSec), encodeMsPer1000: Number.isNaN(m.encodeMsPer1000) ? null : round(m.encodeMsPer1000, 2), p50GroupMs: round(m.p50GroupMs, 2), p95GroupMs: round(m.p95GroupMs, 2) })),
     clientEncodeCosts: encode.map((e, i) => ({ group: opts.copyGroups[i], ...e })),
     serverStagesUsPerSpan: stages.map((st) => ({ ...st, usPerSpan: round(st.usPerSpan, 2) })),
-    targets: targets(cells, backends, copyCeiling),
+    targets: [...targets(cells, backends, copyCeiling), ...(liveLoad ? liveTargets(liveLoad) : [])],
+    liveLoad,
   };
   let readPath: ReadPathResult | null = null;
   if (!args['no-read']) {
@@ -423,6 +442,26 @@ function targets(cells: CellRecord[], backends: BackendRecord[], ceiling: number
     if (b.firstStart) out.push({ what: `${b.backend} peak RSS, first start (initdb)`, value: `${b.firstStart.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.firstStart.peakRssMb < 300 });
   }
   return out;
+}
+
+function liveTargets(l: LiveLoadResult): TargetCheck[] {
+  return [
+    { what: `live load: throughput with ${l.with.subscribers} subscribers`, value: `${pct(l.throughputRatio)} of without`, target: '≥ 80%', pass: l.throughputRatio >= 0.8 },
+    { what: `live load: liveness p99 with ${l.with.subscribers} subscribers`, value: `${l.with.livenessP99Ms.toFixed(1)} ms`, target: '< 50 ms', pass: l.with.livenessP99Ms < 50 },
+  ];
+}
+
+function renderLiveLoad(l: LiveLoadResult): string {
+  const lines = ['', `Live load (PGlite, native batches of 100, ${opts.concurrency} in flight; SPYGLASS_RATE_LIMITS=off: the load exceeds any per-client limit):`];
+  lines.push(table(
+    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered'],
+    [l.without, l.with].map((r) => [String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered)]),
+    [1, 1, 1, 1, 1, 1, 1],
+  ));
+  lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new;`);
+  lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection (target p99 < 50 ms).`);
+  for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
+  return `${lines.join('\n')}\n`;
 }
 
 function render(

@@ -29,6 +29,10 @@ export interface ServerOptions {
   nodeFlags?: string[];
   /** Extra environment for the server. */
   env?: Record<string, string>;
+  /** YAML appended to the server's spyglass.yaml (other top-level sections than rate_limits). */
+  extraConfig?: string;
+  /** How long start-up may take before it counts as failed (default 60 s). */
+  readyTimeoutMs?: number;
 }
 
 export interface ServerProc {
@@ -60,7 +64,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   const logPath = join(dataDir, `server-${Date.now()}.log`);
   // The default per-client limits (spec §8) would turn a load test into a 429 test.
   const configPath = join(dataDir, 'spyglass.yaml');
-  writeFileSync(configPath, 'rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n');
+  writeFileSync(configPath, `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n  per_address: 10000000\n${opts.extraConfig ?? ''}`);
   const log = createWriteStream(logPath);
   const nodeArgs = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...(opts.nodeFlags ?? [])];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
@@ -140,7 +144,8 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   };
 
   // Ready when /api/readiness answers 200 (storage migrated and reachable); bounded wait.
-  const deadline = Date.now() + 60_000;
+  const readyMs = opts.readyTimeoutMs ?? 60_000;
+  const deadline = Date.now() + readyMs;
   for (;;) {
     if (exitCode !== undefined) {
       throw new Error(`server exited with ${exitCode} during start-up:\n${logTail()}`);
@@ -154,7 +159,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
     }
     if (Date.now() > deadline) {
       await proc.stop(2000);
-      throw new Error(`server not ready within 60 s:\n${logTail()}`);
+      throw new Error(`server not ready within ${readyMs / 1000} s:\n${logTail()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

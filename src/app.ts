@@ -10,6 +10,8 @@ import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
 import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
 import { addSecurityHeaders } from './rest/security-headers.ts';
+import { guardParameters } from './rest/param-guard.ts';
+import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
@@ -35,6 +37,8 @@ declare module 'fastify' {
     access?: Access;
     /** Which limit of spec §8 applies; default `default`. */
     rateLimitKey?: LimitName;
+    /** Requests of the route that need no key although its access is not public (the GraphiQL page). */
+    publicWhen?: (req: FastifyRequest) => boolean;
   }
 }
 
@@ -54,7 +58,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // X-Forwarded-For counts only from trusted proxies (spec §5.2); req.ip is the client then.
     trustProxy: s.config.trustedProxyCidrs,
     return503OnClosing: true,
+    // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
+    ...serverTimeouts(s.config.http),
   });
+  capConnectionsPerAddress(app, s.config.http.maxConnectionsPerAddress, (a) => s.auth.isTrustedProxy(a));
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     req.principal = ANONYMOUS;
@@ -70,8 +77,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);
   registerMetrics(app, s);
-  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl, (a) => s.auth.isTrustedProxy(a));
+  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl, (a) => s.auth.isTrustedProxy(a), s.limiter);
   installAuth(app, s);
+  guardParameters(app);
   acceptCompressedBodies(app);
 
   registerProbes(app, s);

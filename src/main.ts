@@ -4,11 +4,12 @@ import { buildApp } from './app.ts';
 import type { Config } from './config/types.ts';
 import { exportOtlp } from './receivers/otlp-export.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
-import { enforce } from './rest/auth-hook.ts';
+import { admitGrpcExport } from './receivers/otlp-grpc-admit.ts';
 import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
 import { openStore } from './store/open-store.ts';
+import { checkPorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -21,7 +22,20 @@ export interface RunningServer {
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onWarning: (msg) => logger.warn(msg) });
+  logger.info(
+    { configFile: config.configPath ?? null },
+    config.configPath ? `config: read ${config.configPath}` : 'config: no config file (SPYGLASS_CONFIG unset, no ./spyglass.yaml); defaults and SPYGLASS_* variables apply',
+  );
+  await checkPorts(config.host, [
+    { port: config.port, what: 'HTTP', env: 'SPYGLASS_PORT' },
+    { port: config.grpcPort, what: 'OTLP/gRPC', env: 'SPYGLASS_GRPC_PORT', hint: 'a local OpenTelemetry Collector often holds 4317; SPYGLASS_GRPC_PORT=0 turns the gRPC receiver off' },
+  ]);
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onWarning: (msg) => logger.warn(msg),
+    onInfo: (msg) => logger.info(msg),
+  });
   logger.info({ storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined }, 'storage ready');
   const services = await createServices(config, store, logger);
   const app = await buildApp(services);
@@ -33,17 +47,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         host: config.host,
         port: config.grpcPort,
         maxMessageBytes: config.ingest.maxBodyBytes,
-        onExport: async (req, meta) => {
-          const principal = await services.auth.authenticate({ headers: meta.metadata, remoteAddress: peerAddress(meta.peer) });
-          enforce(principal, 'write');
-          return exportOtlp(services, principal, req);
-        },
+        admit: (meta) => admitGrpcExport(services, meta),
+        onExport: (req, principal) => exportOtlp(services, principal, req),
+        onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),
       });
     }
   } catch (err) {
     await app.close();
     await services.close();
     await store.close();
+    // Taken between the check above and here (the database took a while to open).
+    if (grpc === null && /No address added/.test((err as Error).message)) {
+      throw new PortError([`OTLP/gRPC port ${config.host}:${config.grpcPort} was taken while the database opened; set SPYGLASS_GRPC_PORT to a free port (0 turns the gRPC receiver off)`]);
+    }
     throw err;
   }
   const address = app.server.address();
@@ -52,7 +68,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   logger.info({ http: httpUrl, grpcPort: grpc?.port ?? null }, 'spyglass listening');
   await logAuthMode(services, logger);
   const health = startEmbeddedHealth(services.health, logger);
+  await logMonitored(services, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
+  services.stats.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -61,6 +79,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       // commit anything still queued, then close the database. Live streams never end by
       // themselves, so they are closed first.
       services.live.close();
+      services.liveClients.endAll('server shutting down');
       // Keep-alive clients would hold the server open for the keep-alive timeout: close each
       // connection as soon as its in-flight request is answered.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
@@ -68,6 +87,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       clearInterval(sweep);
       await health.stop();
       await retention.stop();
+      await services.stats.stop();
       await services.close();
       await store.close();
       logger.info('spyglass stopped');
@@ -75,12 +95,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   return { app, services, httpUrl, grpcPort: grpc?.port ?? null, stop };
 }
 
-/** grpc-js peers look like `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` or `127.0.0.1:5000`. */
-function peerAddress(peer: string): string {
-  const bare = peer.replace(/^ipv[46]:/, '');
-  const v6 = /^\[([^\]]+)\]/.exec(bare);
-  if (v6) return v6[1] as string;
-  return bare.replace(/:\d+$/, '');
+async function logMonitored(s: Services, logger: Logger): Promise<void> {
+  const targets = await s.health.targets(null);
+  const fromConfig = targets.filter((t) => t.source === 'config').length;
+  const counts = { servers: targets.length, fromConfig, fromCatalog: targets.length - fromConfig };
+  if (!s.config.monitor.enabled) {
+    logger.info(counts, `health monitor: off (monitor.enabled: false); ${targets.length} MCP server(s) configured, checked only on request`);
+  } else {
+    logger.info(counts, `health monitor: ${targets.length} MCP server(s) monitored (${fromConfig} from the config file, ${counts.fromCatalog} from the catalog)${targets.length === 0 ? '; add servers: to spyglass.yaml' : ''}`);
+  }
 }
 
 async function logAuthMode(s: Services, logger: Logger): Promise<void> {

@@ -7,18 +7,24 @@ import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
-import { ingestSpans } from './ingest/ingest-service.ts';
+import { ingestSpans, type IngestResult } from './ingest/ingest-service.ts';
+import { KnownProjects } from './ingest/known-projects.ts';
+import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
+import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
+import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
 import { ScoringService } from './scoring/scoring-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
+import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
+import { StatsKeeper } from './store/stats-keeper.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -30,6 +36,8 @@ export interface Services {
   registrar: Registrar;
   bus: EventBus;
   live: SseHub;
+  /** The one budget of live connections (SSE, GraphQL over SSE and WebSocket). */
+  liveClients: LiveClients;
   metrics: Metrics;
   health: HealthService;
   scoring: ScoringService;
@@ -41,7 +49,11 @@ export interface Services {
   catalog: CatalogService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
-  ingest(spans: Span[]): Promise<number>;
+  /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
+  rateLimitWarnings: RateLimitWarnings;
+  /** Keeps planner statistics current on both back ends; started by startServer. */
+  stats: StatsKeeper;
+  ingest(spans: Span[]): Promise<IngestResult>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
 }
@@ -50,7 +62,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const settings = new SettingsService(store.db);
   await settings.load();
   const writer = new LanedWriter({
-    commit: async (spans) => void (await insertSpans(store.db, spans)),
+    commit: (spans) => insertSpans(store.db, spans),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,
@@ -58,10 +70,25 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const deps = { writer, settings, registrar, bus, onIngested: (n: number) => metrics.spansIngested.inc(n) };
+  const knownProjects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
+  // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
+  const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
+  const deps = {
+    writer,
+    settings,
+    registrar,
+    bus,
+    projects: knownProjects,
+    onIngested: (n: number) => {
+      metrics.spansIngested.inc(n);
+      stats.noteWritten(n);
+    },
+  };
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger });
+  const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
+  const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -71,19 +98,26 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
-    live: new SseHub(bus, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }, (n) => metrics.activeSse.set(n)),
+    live: new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }),
+    liveClients,
     metrics,
     health,
     scoring: new ScoringService({ db: store.db, health }),
     keys,
-    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs),
+    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,
     users: new UsersService(store.db, keys, audit),
-    projects: new ProjectsService(store.db, audit, keys),
-    catalog: new CatalogService(store.db),
+    projects: new ProjectsService(store.db, audit, keys, (id) => {
+      registrar.forgetProject(id);
+      knownProjects.forget(id);
+    }),
+    catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     limiter,
+    rateLimitWarnings: new RateLimitWarnings(logger),
+    stats,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {
+      await revocation.stop();
       await writer.close();
       await audit.close();
       await limiter.close();

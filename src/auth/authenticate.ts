@@ -1,5 +1,6 @@
 import proxyaddr from 'proxy-addr';
 import { SpyglassError } from '../errors.ts';
+import type { Limiter } from '../limits/limiter.ts';
 import type { KeyService } from './key-service.ts';
 import { LOCAL_ADMIN, type Principal, type Role } from './principal.ts';
 import { maskEmail } from './secrets.ts';
@@ -8,6 +9,14 @@ export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The TCP peer, before any X-Forwarded-For. */
   remoteAddress: string;
+  /** The client as far as trusted proxies tell (HTTP's req.ip); failed attempts count against it. */
+  clientAddress?: string;
+}
+
+/** Failed authentications one client address may make per minute before it is refused outright. */
+export interface FailureThrottle {
+  limiter: Limiter;
+  perMinute: number;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -21,7 +30,12 @@ export class Authenticator {
   private readonly trusted: (addr: string, i: number) => boolean;
   readonly loopbackOnly: boolean;
 
-  constructor(private readonly keys: KeyService, listenHost: string, trustedProxyCidrs: string[]) {
+  constructor(
+    private readonly keys: KeyService,
+    listenHost: string,
+    trustedProxyCidrs: string[],
+    private readonly throttle?: FailureThrottle,
+  ) {
     this.trusted = proxyaddr.compile(trustedProxyCidrs);
     this.loopbackOnly = LOOPBACK_HOSTS.has(listenHost);
   }
@@ -34,7 +48,28 @@ export class Authenticator {
     return this.loopbackOnly && !(await this.keys.anyKeys());
   }
 
+  /**
+   * Refuses (429) an address that has failed too often this minute before looking its key up, so
+   * guessing keys costs no database lookups; each failure counts against the address.
+   */
   async authenticate(req: AuthRequest): Promise<Principal> {
+    if (!this.throttle) return this.resolve(req);
+    const { limiter, perMinute } = this.throttle;
+    const who = req.clientAddress ?? req.remoteAddress;
+    const before = await limiter.peek('auth-failures', perMinute, who);
+    // A key already known valid costs no lookup, so its owner is not locked out by a neighbour
+    // behind the same address (one agent with a revoked key on a shared host, say).
+    const presented = readKey(req.headers);
+    if (!before.ok && !(presented && this.keys.knownValid(presented))) throw tooManyFailures(before.limit, before.retryAfterSeconds);
+    try {
+      return await this.resolve(req);
+    } catch (err) {
+      if (err instanceof SpyglassError && err.code === 'unauthenticated') await limiter.take('auth-failures', perMinute, who);
+      throw err;
+    }
+  }
+
+  private async resolve(req: AuthRequest): Promise<Principal> {
     const presented = readKey(req.headers);
     let principal: Principal | null;
     if (presented) {
@@ -69,6 +104,10 @@ function applyProxyUser(p: Principal, headers: AuthRequest['headers']): Principa
 function header(headers: AuthRequest['headers'], name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+function tooManyFailures(limit: number, retryAfter: number): SpyglassError {
+  return new SpyglassError('rate_limited', `Rate limit exceeded: ${limit} failed authentications per 1 minute`, { retryAfter });
 }
 
 function unauthenticated(msg: string): SpyglassError {

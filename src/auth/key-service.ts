@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { SpyglassError, notFound } from '../errors.ts';
 import type { Db } from '../store/db.ts';
-import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, type ApiKeyRow } from '../store/keys-repo.ts';
+import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, unusableKeyIds, type ApiKeyRow } from '../store/keys-repo.ts';
 import type { Principal, Role } from './principal.ts';
 import { generateApiKey, keyPrefix, sha256 } from './secrets.ts';
 
 const CACHE_MS = 10_000;
+/** Unknown keys are remembered this long: a client retrying a wrong key costs one lookup, not one per request. */
+const NEGATIVE_CACHE_MS = 5_000;
+const MAX_CACHED = 10_000;
+/** Every stored key has this shape (decisions §2); anything else is refused without a lookup. */
+const KEY_SHAPE = /^sg_[0-9a-f]{64}$/;
 
 export interface CreateKeyInput {
   name: string;
@@ -24,7 +29,10 @@ export interface CreateKeyInput {
 export class KeyService {
   private readonly bootstrap: Map<string, Principal>;
   private cache = new Map<string, { principal: Principal | null; until: number }>();
+  /** Kept apart from `cache` so a flood of made-up keys cannot push valid keys out. */
+  private unknown = new Map<string, number>();
   private storedKeys: { value: boolean; until: number } = { value: false, until: 0 };
+  private readonly revokedListeners = new Set<(keyIds: string[]) => void>();
 
   constructor(private readonly db: Db, bootstrapKeys: string[]) {
     this.bootstrap = new Map(
@@ -46,6 +54,7 @@ export class KeyService {
       expiresAt: input.expiresAt,
     });
     this.storedKeys = { value: true, until: Date.now() + CACHE_MS };
+    this.unknown.delete(record.keyHash);
     return { key, record };
   }
 
@@ -61,18 +70,44 @@ export class KeyService {
     await revokeKey(this.db, id);
     this.cache.delete(row.keyHash);
     this.storedKeys.until = 0;
+    this.announceRevoked([id]);
     return row;
+  }
+
+  /** Calls `fn` with the ids of keys revoked through this process, at once (live streams end). */
+  onRevoked(fn: (keyIds: string[]) => void): () => void {
+    this.revokedListeners.add(fn);
+    return () => this.revokedListeners.delete(fn);
+  }
+
+  /** Of these key ids, those no longer usable (revoked anywhere, expired, deleted). */
+  unusable(ids: string[]): Promise<string[]> {
+    return unusableKeyIds(this.db, ids);
+  }
+
+  private announceRevoked(ids: string[]): void {
+    if (ids.length > 0) for (const fn of this.revokedListeners) fn(ids);
   }
 
   /** Forgets every cached verification: after keys were revoked in bulk (a project deleted). */
   forgetCached(): void {
     this.cache.clear();
+    this.unknown.clear();
     this.storedKeys.until = 0;
   }
 
   async revokeForUser(userId: string): Promise<void> {
-    for (const hash of await revokeUserKeys(this.db, userId)) this.cache.delete(hash);
+    const revoked = await revokeUserKeys(this.db, userId);
+    for (const { hash } of revoked) this.cache.delete(hash);
     this.storedKeys.until = 0;
+    this.announceRevoked(revoked.map((r) => r.id));
+  }
+
+  /** A key's principal when it is known valid without asking the database (bootstrap or cached). */
+  knownValid(presented: string): Principal | undefined {
+    const hash = sha256(presented);
+    const hit = this.cache.get(hash);
+    return this.bootstrap.get(hash) ?? (hit && hit.until > Date.now() ? (hit.principal ?? undefined) : undefined);
   }
 
   /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */
@@ -80,20 +115,25 @@ export class KeyService {
     const hash = sha256(presented);
     const boot = this.bootstrap.get(hash);
     if (boot) return boot;
+    if (!KEY_SHAPE.test(presented)) return null;
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.principal;
+    const unknownUntil = this.unknown.get(hash);
+    if (unknownUntil !== undefined && unknownUntil > now) return null;
     const row = await findKeyByHash(this.db, hash);
-    const usable = row && !row.revokedAt && (!row.expiresAt || row.expiresAt.getTime() > now);
+    if (!row) {
+      remember(this.unknown, hash, now + NEGATIVE_CACHE_MS);
+      return null;
+    }
+    const usable = !row.revokedAt && (!row.expiresAt || row.expiresAt.getTime() > now);
     const principal: Principal | null = usable
       ? { role: row.role as Role, projectId: row.projectId, actor: `key:${row.prefix}`, keyId: row.id }
       : null;
     // Best effort, at most once per cache period: a lost update only makes last_used_at older.
     if (usable) touchKey(this.db, row.id).catch(() => undefined);
     // An expiring key is cached no longer than it lives.
-    const until = Math.min(now + CACHE_MS, row?.expiresAt?.getTime() ?? Infinity);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { principal, until });
+    remember(this.cache, hash, { principal, until: Math.min(now + CACHE_MS, row.expiresAt?.getTime() ?? Infinity) });
     return principal;
   }
 
@@ -106,4 +146,14 @@ export class KeyService {
     this.storedKeys = { value, until: now + 2_000 };
     return value;
   }
+}
+
+/** Map.set that drops the oldest entry when full: bounded memory, and no wholesale clear. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_CACHED) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+  map.set(key, value);
 }

@@ -3,10 +3,13 @@ import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
+import type { ServerConfig } from '../config/types.ts';
+import { createOutboundPolicy, type OutboundPolicy } from '../net/outbound-policy.ts';
 import {
-  deleteCatalogEntry, findCatalogEntry, findUncataloguedNames, listCatalog, registerNames, upsertCatalogEntry,
+  countServersWithUrl, deleteCatalogEntry, findCatalogEntry, findUncataloguedNames, listCatalog, registerNames, upsertCatalogEntry, withServerCatalogLock,
   type AgentRow, type CatalogPatch, type ServerRow,
 } from '../store/catalog-repo.ts';
+import { addsUrl, serverPatchIssues } from './server-rules.ts';
 
 export type CatalogKind = 'agent' | 'server';
 export type CatalogJson = ReturnType<typeof toCatalogJson>;
@@ -14,12 +17,28 @@ export type CatalogJson = ReturnType<typeof toCatalogJson>;
 const TRANSPORTS = ['stdio', 'sse', 'streamable_http'];
 const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
 
+export interface CatalogOptions {
+  /** spyglass.yaml's servers[], which belong to the default project. */
+  servers: readonly ServerConfig[];
+  /** network.allow_private_targets (decisions §12). */
+  allowPrivateTargets: readonly string[];
+  /** monitor.max_catalog_servers_per_project: entries with a url one project may have. */
+  maxServersWithUrl: number;
+}
+
 /**
  * Agent and server catalogs of the active project (spec §2.12, §4.5): the caller's project, the
  * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
  */
 export class CatalogService {
-  constructor(private readonly db: Db) {}
+  private readonly policy: OutboundPolicy;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: CatalogOptions,
+  ) {
+    this.policy = createOutboundPolicy(opts.allowPrivateTargets);
+  }
 
   project(p: Principal, requested: string | undefined): string {
     return scopeProject(p, requested) ?? DEFAULT_PROJECT;
@@ -36,7 +55,25 @@ export class CatalogService {
   }
 
   async put(kind: CatalogKind, projectId: string, name: string, body: unknown): Promise<CatalogJson> {
-    return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, parsePatch(kind, body)));
+    const patch = parsePatch(kind, body);
+    if (kind === 'agent') return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, patch));
+    const configured = projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
+    const row = await withServerCatalogLock(this.db, projectId, async (tx) => {
+      const existing = (await findCatalogEntry(tx, 'server', projectId, name)) as ServerRow | undefined;
+      const issues = serverPatchIssues(patch, existing, configured, this.policy);
+      if (issues.length > 0) throw invalid(issues);
+      if (configured) {
+        // What spyglass.yaml says is not copied into the catalog, where project viewers read it.
+        patch.transport = configured.transport;
+        delete patch.url;
+      }
+      const cap = this.opts.maxServersWithUrl;
+      if (addsUrl(patch, existing) && (await countServersWithUrl(tx, projectId)) >= cap) {
+        throw new SpyglassError('conflict', `project ${projectId} already has ${cap} catalog servers with a url (monitor.max_catalog_servers_per_project); remove one or ask the operator to raise the limit`);
+      }
+      return upsertCatalogEntry(tx, 'server', projectId, name, patch);
+    });
+    return toCatalogJson(row);
   }
 
   async delete(kind: CatalogKind, projectId: string, name: string): Promise<void> {
@@ -73,7 +110,6 @@ function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
     const transport = str('transport');
     if (transport !== undefined && transport !== null && !TRANSPORTS.includes(transport)) issues.push({ loc: ['body', 'transport'], msg: `Input should be one of ${TRANSPORTS.join(', ')}`, type: 'enum' });
     else patch.transport = transport;
-    if ((transport === 'sse' || transport === 'streamable_http') && !patch.url) issues.push({ loc: ['body', 'url'], msg: `url is required for ${transport}`, type: 'missing' });
     if (patch.url && !/^https?:\/\//.test(patch.url)) issues.push({ loc: ['body', 'url'], msg: 'Input should be an http(s) URL', type: 'url_parsing' });
   }
   if (issues.length > 0) throw invalid(issues);

@@ -42,4 +42,11 @@ export class Registrar {
       });
     }
   }
+
+  /** Forgets the names seen for a project (it was deleted): they are registered again if they return. */
+  forgetProject(projectId: string): void {
+    for (const key of this.seen) {
+      if (key.split('\0')[1] === projectId) this.seen.delete(key);
+    }
+  }
 }

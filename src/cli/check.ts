@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
-import { toDriftJson, toHealthJson } from '../health/types.ts';
+import { toDriftJson, toHealthJson, type DriftChange } from '../health/types.ts';
 import type { Services } from '../services.ts';
 import { printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
-export const CHECK_COLUMNS = ['server_name', 'status', 'latency_ms', 'tools_count', 'schema_drift', 'error'];
+export const CHECK_COLUMNS = ['server_name', 'status', 'latency_ms', 'tools_count', 'error', 'drift'];
 
 /** `spyglass check`: one health check of every configured server (or one); exit 1 if any is down. */
 export function checkCommand(): Command {
@@ -20,7 +20,8 @@ export function checkCommand(): Command {
       const rows = remote
         ? ((await callApi(remote, 'POST', '/api/health/check', o.server ? { server_name: o.server } : {})) as Record<string, unknown>[])
         : await withLocalServices(async (s) => (await checkLocally(s, o.server)).map(reportJson));
-      printRows(rows, CHECK_COLUMNS, o.json ?? false);
+      if (rows.length === 0 && !o.server) process.stderr.write(NO_SERVERS);
+      printCheckRows(rows, o.json ?? false);
       if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
     });
 }
@@ -31,8 +32,34 @@ export async function checkLocally(s: Services, server: string | undefined): Pro
     targets = targets.filter((t) => t.name === server);
     if (targets.length === 0) throw new Error(`no configured server named ${server} (see servers: in spyglass.yaml)`);
   }
-  if (targets.length === 0) process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
   return s.health.checkAll(targets);
+}
+
+export const NO_SERVERS = `spyglass: no MCP servers are configured, so there is nothing to check. Add one to spyglass.yaml
+(in the working directory, or the file SPYGLASS_CONFIG names), for example:
+
+  servers:
+    - name: everything
+      transport: stdio                 # or streamable_http / sse with url:
+      command: npx
+      args: ["-y", "@modelcontextprotocol/server-everything"]
+
+or register one on a running server: PUT /api/servers/metadata/<name> with transport and url.
+See docs/health.md.
+`;
+
+/** The table (for people) lists each drift change; --json prints the rows as they are. */
+export function printCheckRows(rows: Record<string, unknown>[], json: boolean): void {
+  if (json || rows.length === 0) return printRows(rows, CHECK_COLUMNS, json);
+  printRows(rows.map((r) => ({ ...r, drift: driftText(r.drift) })), CHECK_COLUMNS, false);
+}
+
+function driftText(drift: unknown): string | null {
+  const changes = (drift as { changes?: DriftChange[] } | null)?.changes;
+  if (!changes?.length) return null;
+  return changes
+    .map((c) => `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim())
+    .join('\n');
 }
 
 export function reportJson(r: CheckReport): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { SpyglassError } from '../errors.ts';
@@ -8,8 +9,11 @@ import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
 import { runServe } from './serve.ts';
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command()
   .name('spyglass')
+  .version(version, '-V, --version', 'print the version and exit')
   .description('Observability and runtime reliability for AI agents and the MCP servers they call')
   .showHelpAfterError();
 

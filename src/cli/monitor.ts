@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
-import { printRows } from './output.ts';
-import { CHECK_COLUMNS, reportJson } from './check.ts';
+import { NO_SERVERS, printCheckRows, reportJson } from './check.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 /**
@@ -52,8 +51,11 @@ export function monitorCommand(): Command {
     });
 }
 
+/** --once: a table for people, or JSON lines (one object per check, like the daemon) with --json. */
 function finishOnce(rows: Record<string, unknown>[], json: boolean): void {
-  printRows(rows, CHECK_COLUMNS, json);
+  if (rows.length === 0) process.stderr.write(NO_SERVERS);
+  if (json) rows.forEach((r) => printLine(r, true));
+  else printCheckRows(rows, false);
   if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
 }
 

@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { HEALTH_TAGS } from '../model/span.ts';
 import { getSessionTree, listSessions, toTreeJson, type SessionJson, type TreeNodeJson } from '../sessions/sessions-service.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
@@ -10,7 +11,8 @@ export function sessionsCommand(): Command {
   return new Command('sessions')
     .description('list recent sessions, or show one session as a span tree (--id)')
     .option('--agent <name>', 'only sessions of this agent')
-    .option('--tag <health_tag>', 'only sessions with this health tag')
+    // An unknown tag is refused with the allowed values, not answered with an empty list.
+    .addOption(new Option('--tag <health_tag>', 'only sessions with this health tag').choices(HEALTH_TAGS))
     .option('--since <iso>', 'sessions active since (default: last 24 h)')
     .option('--limit <n>', 'how many sessions', '50')
     .option('--id <session_id>', 'show this session as a tree')

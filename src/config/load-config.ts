@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
+import { checkKeys } from './known-keys.ts';
 import type { Config, ServerConfig, Transport } from './types.ts';
 
 export type { Config, ServerConfig } from './types.ts';
@@ -23,11 +25,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const problems: string[] = [];
   const configPath = findConfigFile(env, cwd, problems);
   const file = configPath ? readYaml(configPath, problems) : {};
+  const keyProblems: string[] = [];
+  checkKeys(file, keyProblems);
+  for (const p of keyProblems) problems.push(`${configPath ?? 'config'}: ${p}`);
   const server = obj(file.server);
   const ingest = obj(file.ingest);
   const retention = obj(file.retention);
   const limits = obj(file.rate_limits);
   const monitor = obj(file.monitor);
+  const http = obj(file.http);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -41,13 +47,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const bool = (name: string, raw: unknown, fallback: boolean): boolean => {
     if (raw === undefined || raw === null || raw === '') return fallback;
     if (typeof raw === 'boolean') return raw;
-    if (['on', 'true', '1'].includes(String(raw))) return true;
-    if (['off', 'false', '0'].includes(String(raw))) return false;
+    const word = String(raw).trim().toLowerCase();
+    if (['on', 'true', '1', 'yes'].includes(word)) return true;
+    if (['off', 'false', '0', 'no'].includes(word)) return false;
     problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
     return fallback;
   };
   const list = (raw: string | undefined, fileValue: unknown): string[] => {
     if (raw !== undefined) return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if (typeof fileValue === 'string') return fileValue.split(',').map((s) => s.trim()).filter(Boolean);
     return Array.isArray(fileValue) ? fileValue.map(String) : [];
   };
 
@@ -64,7 +72,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metricsToken: nonEmpty(env.SPYGLASS_METRICS_TOKEN),
     trustedProxyCidrs: list(env.SPYGLASS_TRUSTED_PROXY_CIDRS, obj(file.auth).trusted_proxy_cidrs),
     chatWebhook: nonEmpty(env.SPYGLASS_CHAT_WEBHOOK),
-    logLevel: env.SPYGLASS_LOG_LEVEL ?? str(file.log_level) ?? 'info',
+    logLevel: logLevel(nonEmpty(env.SPYGLASS_LOG_LEVEL) ?? str(file.log_level), problems),
     ingest: {
       maxBodyBytes: int('ingest.max_body_bytes', env.SPYGLASS_MAX_BODY_BYTES ?? ingest.max_body_bytes, 10 * 1024 * 1024, 1024, 1 << 30),
       maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
@@ -73,20 +81,33 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       commitLanes: int('ingest.commit_lanes', ingest.commit_lanes, 2, 1, 16),
     },
     rateLimits: {
-      enabled: (env.SPYGLASS_RATE_LIMITS ?? String(limits.enabled ?? 'on')) !== 'off' && limits.enabled !== false,
+      enabled: bool('SPYGLASS_RATE_LIMITS (rate_limits.enabled)', env.SPYGLASS_RATE_LIMITS ?? limits.enabled, true),
       spans: int('rate_limits.spans', limits.spans, 2000, 1, 10_000_000),
       otlp: int('rate_limits.otlp', limits.otlp, 60, 1, 10_000_000),
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
+      perAddress: int('rate_limits.per_address', limits.per_address, 20_000, 1, 10_000_000),
+      authFailures: int('rate_limits.auth_failures', limits.auth_failures, 20, 1, 10_000_000),
     },
     monitor: {
       enabled: bool('monitor.enabled', env.SPYGLASS_MONITOR ?? monitor.enabled, true),
       intervalSeconds: int('monitor.health_check_interval_seconds', monitor.health_check_interval_seconds, 60, 1, 86_400),
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
+      concurrencyReserved: int('monitor.concurrency_reserved', monitor.concurrency_reserved, -1, 0, 999),
+      maxCatalogServersPerProject: int('monitor.max_catalog_servers_per_project', monitor.max_catalog_servers_per_project, 50, 0, 100_000),
     },
-    live: { keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600) },
-    http: { allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins) },
+    live: {
+      keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
+      maxClientsPerKey: int('live.max_clients_per_key', obj(file.live).max_clients_per_key, 50, 1, 200),
+    },
+    http: {
+      allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins),
+      headersTimeoutSeconds: int('http.headers_timeout_seconds', http.headers_timeout_seconds, 20, 1, 3600),
+      requestTimeoutSeconds: int('http.request_timeout_seconds', http.request_timeout_seconds, 60, 1, 3600),
+      keepAliveTimeoutSeconds: int('http.keep_alive_timeout_seconds', http.keep_alive_timeout_seconds, 72, 1, 3600),
+      maxConnectionsPerAddress: int('http.max_connections_per_address', http.max_connections_per_address, 256, 0, 1_000_000),
+    },
     network: { allowPrivateTargets: list(undefined, obj(file.network).allow_private_targets) },
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
@@ -94,15 +115,47 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     servers: parseServers(file.servers, problems),
   };
+  // An eighth of the slots (at least one) by default; always at least one slot a single project can use.
+  if (config.monitor.concurrencyReserved < 0) config.monitor.concurrencyReserved = config.monitor.concurrency < 2 ? 0 : Math.max(1, Math.floor(config.monitor.concurrency / 8));
+  if (config.monitor.concurrencyReserved >= config.monitor.concurrency) problems.push('monitor.concurrency_reserved must be less than monitor.concurrency');
   if (config.trustedProxyCidrs.length === 0) config.trustedProxyCidrs = ['127.0.0.0/8', '::1/128'];
+  checkCidrs('SPYGLASS_TRUSTED_PROXY_CIDRS (auth.trusted_proxy_cidrs)', config.trustedProxyCidrs, problems);
+  checkCidrs('network.allow_private_targets', config.network.allowPrivateTargets, problems);
+  if (config.port !== 0 && config.port === config.grpcPort) {
+    problems.push(`SPYGLASS_PORT and SPYGLASS_GRPC_PORT are both ${config.port}; HTTP and OTLP/gRPC need different ports`);
+  }
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (config.http.headersTimeoutSeconds > config.http.requestTimeoutSeconds) {
+    problems.push('http.headers_timeout_seconds cannot exceed http.request_timeout_seconds');
   }
   if (config.workers > 1 && !config.redisUrl) {
     problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_REDIS_URL (rate limits and live events are shared through Redis)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined, problems: string[]): string {
+  if (raw === undefined) return 'info';
+  const level = raw.toLowerCase();
+  if (LOG_LEVELS.includes(level)) return level;
+  problems.push(`SPYGLASS_LOG_LEVEL (log_level) must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(raw)})`);
+  return 'info';
+}
+
+/** proxy-addr is what reads trusted proxies; it also knows an address from a CIDR. */
+function checkCidrs(name: string, values: string[], problems: string[]): void {
+  for (const v of values) {
+    try {
+      proxyaddr.compile(v);
+    } catch {
+      problems.push(`${name}: ${JSON.stringify(v)} is not an IP address or CIDR (like 10.0.0.0/8 or fd00::/8)`);
+    }
+  }
 }
 
 function findConfigFile(env: Env, cwd: string, problems: string[]): string | undefined {

@@ -33,9 +33,10 @@ export interface Config {
   logLevel: string;
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
-  live: { keepaliveSeconds: number };
+  /** Live clients (SSE, GraphQL over SSE and WebSocket): at most this many per key. */
+  live: { keepaliveSeconds: number; maxClientsPerKey: number };
   /** Browser-facing checks (decisions §12): origins allowed besides same-origin and loopback. */
-  http: { allowedOrigins: string[] };
+  http: { allowedOrigins: string[] } & HttpServerLimits;
   /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */
   network: { allowPrivateTargets: string[] };
   monitor: MonitorConfig;
@@ -64,6 +65,22 @@ export interface RateLimitConfig {
   acceptInvite: number;
   verify: number;
   default: number;
+  /** Every request of one client address, checked before authentication (probes excepted). */
+  perAddress: number;
+  /** Failed authentications of one client address; beyond it the address gets 429 until the minute ends. */
+  authFailures: number;
+}
+
+/** Socket-level limits of the HTTP server (slow or idle clients, connection floods). */
+export interface HttpServerLimits {
+  /** Time to receive a request's headers. */
+  headersTimeoutSeconds: number;
+  /** Time to receive a whole request, headers and body. */
+  requestTimeoutSeconds: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutSeconds: number;
+  /** Open connections per client address (trusted proxies excepted); 0 = no cap. */
+  maxConnectionsPerAddress: number;
 }
 
 /** The `monitor:` section (spec §2.13): the health-check monitor embedded in `spyglass serve`. */
@@ -73,4 +90,8 @@ export interface MonitorConfig {
   intervalSeconds: number;
   /** Checks running at once in one process. */
   concurrency: number;
+  /** Of those, slots a project already running checks may not take, kept for other projects. */
+  concurrencyReserved: number;
+  /** Catalog servers with a url one project may have (each one is checked by this server). */
+  maxCatalogServersPerProject: number;
 }

@@ -2,12 +2,15 @@ import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
+import type { LiveConnection } from '../live/live-clients.ts';
 import { enforce } from '../rest/auth-hook.ts';
 import type { Services } from '../services.ts';
 
 export interface Context {
   principal: Principal;
   services: Services;
+  /** The WebSocket a subscription arrives on (absent over HTTP). */
+  live?: LiveConnection;
 }
 
 /** The one Pothos builder; each domain file adds its types and fields. */

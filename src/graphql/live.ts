@@ -1,7 +1,8 @@
 import { scopeProject } from '../auth/principal.ts';
-import type { AlertFiredEvent, HealthCheckEvent, LiveEvent, SpanNewEvent } from '../live/bus.ts';
-import { iterateEvents } from '../live/subscribe.ts';
-import { builder } from './builder.ts';
+import { SpyglassError } from '../errors.ts';
+import type { AlertFiredEvent, HealthCheckEvent, Interest, LiveEvent, SpanNewEvent } from '../live/bus.ts';
+import { iterateEvents, type EventStream } from '../live/subscribe.ts';
+import { builder, type Context } from './builder.ts';
 
 builder.subscriptionType({});
 
@@ -38,10 +39,8 @@ builder.subscriptionField('spanNew', (t) =>
   t.field({
     type: SpanEventRef,
     args: { projectId: t.arg.string({ required: false }) },
-    subscribe: (_r, a, ctx) => {
-      const project = scopeProject(ctx.principal, a.projectId);
-      return iterateEvents(ctx.services.bus, (e: LiveEvent): e is SpanNewEvent => e.type === 'span:new' && (project === null || e.data.project_id === project));
-    },
+    subscribe: (_r, a, ctx) =>
+      openStream(ctx, { type: 'span:new', projectId: scopeProject(ctx.principal, a.projectId) }, (e: LiveEvent): e is SpanNewEvent => e.type === 'span:new'),
     resolve: (e: SpanNewEvent) => e.data,
   }),
 );
@@ -50,14 +49,12 @@ builder.subscriptionField('healthCheck', (t) =>
   t.field({
     type: HealthEventRef,
     args: { serverName: t.arg.string({ required: false }) },
-    subscribe: (_r, a, ctx) => {
-      const project = ctx.principal.projectId;
-      return iterateEvents(
-        ctx.services.bus,
-        (e: LiveEvent): e is HealthCheckEvent =>
-          e.type === 'health:check' && (!a.serverName || e.data.server_name === a.serverName) && (project === null || !e.data.project_id || e.data.project_id === project),
-      );
-    },
+    subscribe: (_r, a, ctx) =>
+      openStream(
+        ctx,
+        { type: 'health:check', projectId: ctx.principal.projectId },
+        (e: LiveEvent): e is HealthCheckEvent => e.type === 'health:check' && (!a.serverName || e.data.server_name === a.serverName),
+      ),
     resolve: (e: HealthCheckEvent) => e.data,
   }),
 );
@@ -65,10 +62,32 @@ builder.subscriptionField('healthCheck', (t) =>
 builder.subscriptionField('alertFired', (t) =>
   t.field({
     type: AlertEventRef,
-    subscribe: (_r, _a, ctx) => {
-      const project = ctx.principal.projectId;
-      return iterateEvents(ctx.services.bus, (e: LiveEvent): e is AlertFiredEvent => e.type === 'alert:fired' && (project === null || !e.data.project_id || e.data.project_id === project));
-    },
+    subscribe: (_r, _a, ctx) =>
+      openStream(ctx, { type: 'alert:fired', projectId: ctx.principal.projectId }, (e: LiveEvent): e is AlertFiredEvent => e.type === 'alert:fired'),
     resolve: (e: AlertFiredEvent) => e.data,
   }),
 );
+
+/**
+ * A subscription's event stream, counted in the live budget (decisions §12): on a WebSocket as
+ * one of the connection's subscriptions; over HTTP (GraphQL over SSE) the request is a live
+ * connection of its own, ended when its key is revoked.
+ */
+function openStream<T extends LiveEvent>(ctx: Context, interest: Interest, accept: (e: LiveEvent) => e is T): EventStream<T> {
+  const { bus, liveClients } = ctx.services;
+  const buffer = liveClients.limits.buffer;
+  if (ctx.live) return iterateEvents(bus, interest, accept, { buffer, onClose: ctx.live.addSubscription(), ready: ctx.live.ready });
+  let stream: EventStream<T> | null = null;
+  const conn = liveClients.connect('graphql-sse', ctx.principal, (reason) => stream?.end(reason));
+  if ('refused' in conn) throw new SpyglassError('rate_limited', conn.refused);
+  const uncount = conn.addSubscription();
+  // The HTTP response pulls from the stream only as fast as its socket drains.
+  stream = iterateEvents(bus, interest, accept, {
+    buffer,
+    onClose: () => {
+      uncount();
+      conn.release();
+    },
+  });
+  return stream;
+}

@@ -1,48 +1,86 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { ExecutionArgs } from 'graphql';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import proxyaddr from 'proxy-addr';
+import { WebSocket, WebSocketServer } from 'ws';
+import { readKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
+import { sha256 } from '../auth/secrets.ts';
+import { SpyglassError } from '../errors.ts';
+import type { LiveConnection } from '../live/live-clients.ts';
+import { browserRefusal } from '../rest/browser-origin.ts';
 import type { Services } from '../services.ts';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;
+interface Session {
+  principal: Principal;
+  conn: LiveConnection;
+  who: string;
+}
 
 /**
- * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance, so
- * the same schema, limits and error masking apply. The key comes from the upgrade request's
- * headers or from connectionParams `{ apiKey }`; a connection without a valid one is refused.
+ * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance, so the
+ * same schema, limits and error masking apply. The upgrade is checked before a socket exists
+ * (Origin and Host, rate limit per address, the key when headers carry one, the live budget); the
+ * key itself may come in connectionParams `{ apiKey }`, checked at connection_init. A connection
+ * is one live client, with at most `maxSubscriptions` subscriptions, and is closed with a reason
+ * when its key is revoked.
  */
 export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<any, any>, s: Services): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  app.server.on('upgrade', (req, socket, head) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql') return void socket.destroy();
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node drops its own error handler from an upgrading socket; while the checks below run, a
+    // reset from the client must not become an uncaught exception.
+    socket.on('error', () => socket.destroy());
+    void admitUpgrade(req, s).then(
+      (refusal) => {
+        if (refusal) return refuse(socket, refusal.status, refusal.detail, refusal.retryAfter);
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      },
+      () => refuse(socket, 500, 'internal error'),
+    );
   });
   app.addHook('onClose', async () => {
+    for (const client of wss.clients) client.close(1001, 'server shutting down');
     for (const client of wss.clients) client.terminate();
     await new Promise<void>((r) => wss.close(() => r()));
   });
 
-  const principals = new WeakMap<object, Principal>();
+  const sessions = new WeakMap<object, Session>();
   useServer(
     {
       onConnect: async (ctx) => {
-        const params = (ctx.connectionParams ?? {}) as { apiKey?: string; 'x-api-key'?: string };
-        const key = params.apiKey ?? params['x-api-key'];
-        const headers = { ...ctx.extra.request.headers, ...(key ? { 'x-api-key': key } : {}) };
+        const socket = ctx.extra.socket;
+        const req = ctx.extra.request;
+        const key = keyFromParams(ctx.connectionParams);
+        const headers = { ...req.headers, ...(key ? { 'x-api-key': key } : {}) };
+        let principal: Principal;
         try {
-          principals.set(ctx.extra.socket, await s.auth.authenticate({ headers, remoteAddress: ctx.extra.request.socket.remoteAddress ?? '' }));
-          return true;
-        } catch {
-          return false;
+          principal = await s.auth.authenticate({ headers, remoteAddress: req.socket.remoteAddress ?? '' });
+        } catch (err) {
+          return closeWith(socket, 4403, `Forbidden: ${err instanceof SpyglassError ? err.message : 'authentication failed'}`);
         }
+        const who = key ? `key:${sha256(key).slice(0, 24)}` : clientId(req, s);
+        const limited = await rateLimit(s, who);
+        if (limited) return closeWith(socket, 4429, `Too many requests: ${limited.detail}`);
+        const conn = s.liveClients.connect('graphql-ws', principal, (reason, code) => void closeWith(socket, code, code === 4403 ? `Forbidden: ${reason}` : reason));
+        if ('refused' in conn) return closeWith(socket, 1013, `Try again later: ${conn.refused}`);
+        socket.once('close', () => conn.release());
+        conn.ready = congestion(req.socket);
+        sessions.set(socket, { principal, conn, who });
+        return true;
       },
       execute: (args: ExecutionArgs) => (args.rootValue as Enveloped).execute(args),
       subscribe: (args: ExecutionArgs) => (args.rootValue as Enveloped).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const req = { principal: principals.get(ctx.extra.socket) };
-        const enveloped = yoga.getEnveloped({ ...ctx, req, socket: ctx.extra.socket, params: payload }) as Enveloped;
+        const session = sessions.get(ctx.extra.socket);
+        if (!session) return [new GraphQLError('not connected', { extensions: { code: 'UNAUTHENTICATED' } })];
+        const limited = await rateLimit(s, session.who);
+        if (limited) return [new GraphQLError(limited.detail, { extensions: { code: 'RATE_LIMITED', status: 429 } })];
+        const enveloped = yoga.getEnveloped({ ...ctx, req: { principal: session.principal }, live: session.conn, socket: ctx.extra.socket, params: payload }) as Enveloped;
         const args = {
           schema: enveloped.schema,
           operationName: payload.operationName,
@@ -56,5 +94,82 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
       },
     },
     wss,
+  );
+}
+
+interface Refusal {
+  status: number;
+  detail: string;
+  retryAfter?: number;
+}
+
+/** The checks an upgrade passes before a socket exists; null admits it. */
+async function admitUpgrade(req: IncomingMessage, s: Services): Promise<Refusal | null> {
+  if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql') return { status: 404, detail: `no WebSocket endpoint ${(req.url ?? '/').split('?')[0]}` };
+  const refusal = browserRefusal(req.headers, s.config.http.allowedOrigins);
+  if (refusal) return { status: 403, detail: `cross-origin request refused: ${refusal}` };
+  const limited = await rateLimit(s, clientId(req, s));
+  if (limited) return limited;
+  if (readKey(req.headers)) {
+    try {
+      await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' });
+    } catch (err) {
+      return { status: 401, detail: err instanceof SpyglassError ? err.message : 'authentication failed' };
+    }
+  }
+  const max = s.liveClients.limits.maxClients;
+  if (s.liveClients.count >= max) return { status: 503, detail: `too many live clients (max ${max})`, retryAfter: 5 };
+  return null;
+}
+
+async function rateLimit(s: Services, who: string): Promise<Refusal | null> {
+  if (!s.config.rateLimits.enabled) return null;
+  const r = await s.limiter.take('graphql-ws', s.config.rateLimits.default, who);
+  return r.ok ? null : { status: 429, detail: `Rate limit exceeded: ${r.limit} per 1 minute`, retryAfter: r.retryAfterSeconds };
+}
+
+/** The client address, X-Forwarded-For counting only from trusted proxies (as for HTTP routes). */
+function clientId(req: IncomingMessage, s: Services): string {
+  return `ip:${proxyaddr(req, (addr) => s.auth.isTrustedProxy(addr))}`;
+}
+
+/** While the TCP socket under a WebSocket has more queued than it can send: until it drains or closes. */
+function congestion(tcp: IncomingMessage['socket']): () => Promise<void> | undefined {
+  return () => {
+    if (!tcp.writableNeedDrain || tcp.destroyed) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        tcp.off('drain', done);
+        tcp.off('close', done);
+        resolve();
+      };
+      tcp.once('drain', done);
+      tcp.once('close', done);
+    });
+  };
+}
+
+function keyFromParams(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (typeof value !== 'string') continue;
+    const n = name.toLowerCase();
+    if (n === 'apikey' || n === 'x-api-key') return value.trim();
+    if (n === 'authorization') return /^Bearer\s+(\S+)$/i.exec(value)?.[1];
+  }
+  return undefined;
+}
+
+/** Closes with a code and a reason a client can show (at most 123 bytes, as WebSocket allows). */
+function closeWith(socket: WebSocket, code: number, reason: string): false {
+  if (socket.readyState === WebSocket.OPEN) socket.close(code, Buffer.from(reason).subarray(0, 123).toString());
+  return false;
+}
+
+function refuse(socket: Duplex, status: number, detail: string, retryAfter?: number): void {
+  const body = JSON.stringify({ detail });
+  const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' }[status] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${retryAfter ? `Retry-After: ${retryAfter}\r\n` : ''}Connection: close\r\n\r\n${body}`,
   );
 }

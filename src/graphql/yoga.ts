@@ -1,42 +1,43 @@
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { SpyglassError } from '../errors.ts';
+import type { LiveConnection } from '../live/live-clients.ts';
+import { checkBrowserOrigin } from '../rest/browser-origin.ts';
 import type { Services } from '../services.ts';
 import type { Context } from './builder.ts';
+import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
+import { queryLimits } from './limits.ts';
 import { schema } from './schema.ts';
 import { serveGraphqlWs } from './ws.ts';
 
 interface ServerContext {
   req: FastifyRequest;
   reply: FastifyReply;
+  live?: LiveConnection;
 }
 
 /**
  * GraphQL at /graphql over the same services and auth as REST. Errors are masked except
- * SpyglassErrors, which carry their code and HTTP status in `extensions`. Depth, cost and alias
- * limits keep one query from taking the server down.
+ * SpyglassErrors, which carry their code and HTTP status in `extensions`; errors raised before
+ * GraphQL runs (authentication, rate limits, Origin checks) get the same GraphQL shape. Depth,
+ * cost and alias limits keep one query from taking the server down. GraphiQL (development only)
+ * is served from the package, without a key, under its own CSP.
  */
 export function registerGraphql(app: FastifyInstance, s: Services): void {
+  const graphiql = process.env.NODE_ENV !== 'production';
   const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: process.env.NODE_ENV !== 'production',
+    graphiql: false,
     landingPage: false,
     logging: false,
-    context: ({ req }) => ({ principal: req.principal, services: s }),
-    plugins: [maxDepthPlugin({ n: 8 }), costLimitPlugin({ maxCost: 5000 }), maxAliasesPlugin({ n: 15 })],
+    context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
+    plugins: queryLimits(),
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original instanceof SpyglassError) {
-          return new GraphQLError(original.message, {
-            extensions: { code: original.code.toUpperCase(), status: original.status, ...(original.issues ? { issues: original.issues } : {}) },
-          });
-        }
+        if (original instanceof SpyglassError) return toGraphQLError(original);
         if (error instanceof GraphQLError && !error.originalError) return error;
         s.logger.error({ err: original }, 'graphql resolver failed');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
@@ -48,13 +49,44 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    // Queries travel by POST too; mutations check the admin role themselves.
-    config: { access: 'read' },
+    // Queries travel by POST too; mutations check the admin role themselves. The GraphiQL page
+    // holds no data, and a browser cannot send a key when it opens it.
+    config: { access: 'read', publicWhen: (req) => graphiql && wantsGraphiql(req) },
+    onRequest: checkBrowserOrigin(s.config.http.allowedOrigins),
+    errorHandler: (err, _req, reply) => sendGraphQLError(err, reply),
     handler: async (req, reply) => {
+      if (graphiql && wantsGraphiql(req)) {
+        const page = graphiqlPage();
+        return reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp).send(page.html);
+      }
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => void reply.header(key, value));
       void reply.status(response.status);
       return reply.send(response.body);
     },
   });
+}
+
+function toGraphQLError(err: SpyglassError): GraphQLError {
+  return new GraphQLError(err.message, {
+    extensions: { code: err.code.toUpperCase(), status: err.status, ...(err.issues ? { issues: err.issues } : {}) },
+  });
+}
+
+/** The GraphQL-over-HTTP shape for errors raised before GraphQL runs, with their HTTP status. */
+function sendGraphQLError(err: FastifyError | SpyglassError | Error, reply: FastifyReply): void {
+  let status = 500;
+  let error: GraphQLError;
+  if (err instanceof SpyglassError) {
+    status = err.status;
+    error = toGraphQLError(err);
+    if (err.retryAfter !== undefined) void reply.header('Retry-After', String(err.retryAfter));
+  } else {
+    const fe = err as FastifyError;
+    status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+    if (status >= 500) reply.log.error({ err }, 'graphql request failed');
+    error = new GraphQLError(status < 500 ? fe.message : 'internal error', { extensions: { code, status } });
+  }
+  void reply.status(status).type('application/graphql-response+json; charset=utf-8').send({ errors: [error.toJSON()] });
 }

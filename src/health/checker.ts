@@ -3,6 +3,7 @@ import type { Db } from '../store/db.ts';
 import { findBaseline, findToolSnapshot, saveCheck } from '../store/health-repo.ts';
 import { classifyCheck } from './classify.ts';
 import { diffTools, mostSevere } from './drift-diff.ts';
+import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { probeServer } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
 import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from './types.ts';
@@ -25,7 +26,8 @@ export interface CheckReport {
   drift: DriftEvent | null;
 }
 
-export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal): Promise<CheckReport> {
+/** `guardedFetch` is given for targets whose URL came through the API (decisions §12). */
+export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch): Promise<CheckReport> {
   if (signal?.aborted) throw new CheckCancelled();
   // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
   const checkedAt = new Date();
@@ -40,6 +42,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
     healthToolArgs: target.healthToolArgs,
     timeoutMs: Math.round(target.timeoutSeconds * 1000),
     signal,
+    guardedFetch,
   });
   const base = {
     id: randomUUID(),

@@ -31,6 +31,16 @@ export function readStatus(r: HealthResult, now: Date, intervalSeconds: number, 
   return ageMs > (intervalSeconds + timeoutSeconds) * 1000 ? 'stale' : r.status;
 }
 
+/**
+ * The blast radius `server_status` (spec §2.7 allows only up, degraded, down): whether the server
+ * serves now as far as a check can vouch. Only a check within its interval plus timeout says up or
+ * degraded; a stale result, a server never checked, or any other stored value reads as down.
+ */
+export function blastStatus(r: HealthResult | undefined, now: Date, intervalSeconds: number, timeoutSeconds: number): CheckedStatus {
+  const status = r ? readStatus(r, now, intervalSeconds, timeoutSeconds) : 'unknown';
+  return status === 'up' || status === 'degraded' ? status : 'down';
+}
+
 /** Spec §2.7: CRITICAL > 5 agents or > 100 sessions; HIGH > 2 or > 20; MEDIUM any agent; else LOW. */
 export function blastSeverity(totalAgents: number, totalSessions: number): BlastSeverity {
   if (totalAgents > 5 || totalSessions > 100) return 'CRITICAL';

@@ -6,7 +6,9 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageByAgent } from '../store/health-repo.ts';
 import { runCheck, type CheckReport } from './checker.ts';
-import { blastSeverity, readStatus } from './classify.ts';
+import { blastSeverity, blastStatus, readStatus } from './classify.ts';
+import { createGuardedFetch, type GuardedFetch } from '../net/guarded-fetch.ts';
+import { createOutboundPolicy } from '../net/outbound-policy.ts';
 import { Limiter } from './limiter.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type MonitorConfig } from './monitor-config.ts';
 import { resolveTargets, targetKey } from './targets.ts';
@@ -30,10 +32,13 @@ export class HealthService {
   readonly monitorConfig: MonitorConfig;
   private readonly limiter: Limiter;
   private readonly inFlight = new Map<string, Promise<CheckReport>>();
+  /** Catalog (API-supplied) URLs are fetched through the outbound policy; spyglass.yaml servers are trusted as written. */
+  private readonly guardedFetch: GuardedFetch;
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
-    this.limiter = new Limiter(this.monitorConfig.concurrency);
+    this.limiter = new Limiter(this.monitorConfig.concurrency, this.monitorConfig.concurrencyReserved);
+    this.guardedFetch = createGuardedFetch(createOutboundPolicy(deps.config.network.allowPrivateTargets));
   }
 
   /** Configured servers of a project (null = every project). */
@@ -51,7 +56,7 @@ export class HealthService {
     const running = this.inFlight.get(key);
     if (running) return running;
     const p = this.limiter
-      .run(() => runCheck(this.deps.db, target, signal))
+      .run(target.projectId, () => runCheck(this.deps.db, target, signal, target.source === 'catalog' ? this.guardedFetch : undefined))
       .then((report) => {
         this.announce(report);
         return report;
@@ -101,10 +106,12 @@ export class HealthService {
   /** Spec §2.7 exactly: per-agent usage of the server in the window, and how bad its outage would be. */
   async blastRadius(projectId: string | null, name: string, hours: number, now = new Date()): Promise<BlastRadius> {
     const since = new Date(now.getTime() - hours * 3_600_000);
-    const [usage, [last]] = await Promise.all([
+    const [usage, [last], targets] = await Promise.all([
       usageByAgent(this.deps.db, { projectId, serverName: name, since }),
       listResults(this.deps.db, projectId, name, 1),
+      this.targets(projectId),
     ]);
+    const target = targets.find((t) => t.name === name && (!last || t.projectId === last.projectId));
     const agents = usage.agents
       .map((a) => ({
         agent_name: a.agentName,
@@ -119,7 +126,7 @@ export class HealthService {
     const totalSessions = agents.reduce((n, a) => n + a.session_count, 0);
     return {
       server_name: name,
-      server_status: last?.status ?? 'unknown',
+      server_status: blastStatus(last, now, this.intervalOf(target ?? {}), target?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
       window_hours: hours,
       severity: blastSeverity(agents.length, totalSessions),
       total_agents: agents.length,

@@ -11,6 +11,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport as TransportName } from '../config/types.ts';
+import { OutboundPolicyError, type GuardedFetch } from '../net/guarded-fetch.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { findInvalidSchema } from './tool-validation.ts';
 
@@ -33,9 +34,14 @@ export interface ProbeRequest {
   timeoutMs: number;
   /** Aborts the check early (the monitor stopping). */
   signal?: AbortSignal | undefined;
+  /**
+   * Set for URLs that came through the API (decisions §12): every request goes through this
+   * policy-guarded fetch, and errors never repeat what the target answered.
+   */
+  guardedFetch?: GuardedFetch | undefined;
 }
 
-export type FailureKind = 'timeout' | 'refused' | 'unreachable' | 'auth' | 'http' | 'spawn' | 'exited' | 'protocol' | 'cancelled';
+export type FailureKind = 'timeout' | 'policy' | 'refused' | 'unreachable' | 'auth' | 'http' | 'spawn' | 'exited' | 'protocol' | 'cancelled';
 
 export type ProbeOutcome =
   | {
@@ -103,7 +109,7 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
       };
       if (req.healthTool) {
         stage = `health tool ${req.healthTool}`;
-        listed.probeError = await callProbe(c, req.healthTool, req.healthToolArgs, opts);
+        listed.probeError = await callProbe(c, req.healthTool, req.healthToolArgs, opts, !req.guardedFetch);
       }
       return listed;
     })();
@@ -153,9 +159,9 @@ async function listTools(c: Client, opts: () => { timeout: number; signal: Abort
   return { tools, invalid };
 }
 
-async function callProbe(c: Client, name: string, args: Record<string, unknown> | undefined, opts: () => { timeout: number; signal: AbortSignal }): Promise<string | null> {
+async function callProbe(c: Client, name: string, args: Record<string, unknown> | undefined, opts: () => { timeout: number; signal: AbortSignal }, echo: boolean): Promise<string | null> {
   const res = (await c.request({ method: 'tools/call', params: { name, arguments: args ?? {} } }, ResultSchema, opts())) as Record<string, unknown>;
-  if (res.isError === true) return `health tool ${name} reported an error: ${textOf(res) || 'no message'}`;
+  if (res.isError === true) return `health tool ${name} reported an error${echo ? `: ${textOf(res) || 'no message'}` : ''}`;
   if (!Array.isArray(res.content) && res.structuredContent === undefined) return `health tool ${name} answered without content`;
   return null;
 }
@@ -177,7 +183,8 @@ function createTransport(req: ProbeRequest, http: HttpFacts, signal: AbortSignal
   const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const sig = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
     try {
-      const res = await fetch(input, { ...init, signal: sig });
+      // The SDK passes URLs; a Request would carry its own method and body, which we do not forward.
+      const res = req.guardedFetch ? await req.guardedFetch(input instanceof Request ? input.url : input, { ...init, signal: sig }) : await fetch(input, { ...init, signal: sig });
       if (!res.ok && http.status === null) {
         http.status = res.status;
         http.wwwAuthenticate = res.headers.get('www-authenticate');
@@ -257,6 +264,10 @@ function describe(err: unknown, stage: string, req: ProbeRequest, http: HttpFact
     return { kind: 'timeout', error: `timed out after ${req.timeoutMs} ms waiting for ${stage}` };
   }
   if (err instanceof CancelledError) return { kind: 'cancelled', error: 'check cancelled' };
+  const refused = policyError(err) ?? policyError(http.networkError);
+  if (refused) return { kind: 'policy', error: refused.message };
+  // What an API-supplied target answered is not repeated: that would make the check a way to read it.
+  const echo = !req.guardedFetch;
   if (transport instanceof ProcessTransport) {
     const e = err as NodeJS.ErrnoException;
     if (stage === 'initialize' && !transport.proc.pid && e.code) return { kind: 'spawn', error: `could not start ${req.command ?? ''}: ${e.code === 'ENOENT' ? 'command not found' : e.message}` };
@@ -269,12 +280,12 @@ function describe(err: unknown, stage: string, req: ProbeRequest, http: HttpFact
   }
   // A JSON-RPC error is the server's own answer: report it as it said it.
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
-    return { kind: 'protocol', error: `${stage} failed: ${err.message.slice(0, 500)}` };
+    return { kind: 'protocol', error: `${stage} failed: ${echo ? err.message.slice(0, 500) : `JSON-RPC error ${err.code}`}` };
   }
   const status = err instanceof StreamableHTTPError || err instanceof SseError ? (err.code ?? null) : null;
   if (status === 401 || status === 403 || (err as Error)?.name === 'UnauthorizedError' || http.status === 401 || http.status === 403) {
     const shown = status ?? http.status ?? 401;
-    return { kind: 'auth', error: `authentication failed (HTTP ${shown})${http.wwwAuthenticate ? `; WWW-Authenticate: ${http.wwwAuthenticate}` : ''}` };
+    return { kind: 'auth', error: `authentication failed (HTTP ${shown})${echo && http.wwwAuthenticate ? `; WWW-Authenticate: ${http.wwwAuthenticate}` : ''}` };
   }
   const code = errnoCode(err) ?? errnoCode(http.networkError);
   const where = req.url ? new URL(req.url).host : '';
@@ -285,7 +296,14 @@ function describe(err: unknown, stage: string, req: ProbeRequest, http: HttpFact
   if (err instanceof McpError) return { kind: 'exited', error: `connection closed by the server during ${stage}` };
   if (http.status !== null) return { kind: 'http', error: `HTTP ${http.status} during ${stage}` };
   const message = err instanceof Error ? err.message : String(err);
-  return { kind: 'protocol', error: `${stage} failed: ${message.slice(0, 500)}` };
+  return { kind: 'protocol', error: echo ? `${stage} failed: ${message.slice(0, 500)}` : `${stage} failed: the server's answer was not usable MCP` };
+}
+
+function policyError(err: unknown): OutboundPolicyError | null {
+  for (let e = err as { cause?: unknown } | null, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e instanceof OutboundPolicyError) return e;
+  }
+  return null;
 }
 
 /** The first errno-style code along an error's cause chain (fetch wraps socket errors). */

@@ -20,6 +20,8 @@ export interface MonitorOptions {
 export class HealthMonitor {
   private timer: NodeJS.Timeout | undefined;
   private readonly nextDue = new Map<string, number>();
+  /** Whether each server's last check found it down: the log says so once per transition. */
+  private readonly wasDown = new Map<string, boolean>();
   private readonly running = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
   private stopped = false;
@@ -76,7 +78,10 @@ export class HealthMonitor {
         due = now + this.health.intervalOf(t, this.opts.intervalSeconds) * 1000;
         this.track(
           this.health.check(t, this.abort.signal).then(
-            (report) => this.opts.onReport?.(report),
+            (report) => {
+              this.logTransition(key, report);
+              this.opts.onReport?.(report);
+            },
             (err: unknown) => {
               if (!(err instanceof CheckCancelled)) this.opts.logger.error({ err, server: t.name }, 'health check could not be stored');
             },
@@ -86,10 +91,24 @@ export class HealthMonitor {
       this.nextDue.set(key, due);
       next = Math.min(next, due);
     }
-    for (const key of this.nextDue.keys()) if (!keys.has(key)) this.nextDue.delete(key);
+    for (const key of this.nextDue.keys()) {
+      if (keys.has(key)) continue;
+      this.nextDue.delete(key);
+      this.wasDown.delete(key);
+    }
     // With no servers yet, look again after one interval (catalog entries may appear).
     const wait = Number.isFinite(next) ? next - now : this.opts.intervalSeconds * 1000;
     this.schedule(Math.min(Math.max(wait, 50), this.opts.intervalSeconds * 1000));
+  }
+
+  /** Down (first seen, or after being reachable) and back: one line each, not one per check. */
+  private logTransition(key: string, { result }: CheckReport): void {
+    const down = result.status === 'down';
+    const before = this.wasDown.get(key);
+    this.wasDown.set(key, down);
+    const fields = { server: result.serverName, project: result.projectId, status: result.status };
+    if (down && before !== true) this.opts.logger.warn({ ...fields, error: result.error }, `MCP server ${result.serverName} is down: ${result.error ?? 'no answer'}`);
+    if (!down && before === true) this.opts.logger.info(fields, `MCP server ${result.serverName} is back (${result.status})`);
   }
 
   private schedule(ms: number): void {

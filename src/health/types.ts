@@ -104,7 +104,7 @@ export interface AffectedAgent {
 
 export interface BlastRadius {
   server_name: string;
-  server_status: HealthStatus;
+  server_status: CheckedStatus;
   window_hours: number;
   severity: BlastSeverity;
   total_agents: number;

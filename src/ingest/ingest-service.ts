@@ -3,6 +3,7 @@ import type { EventBus } from '../live/bus.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
+import type { KnownProjects } from './known-projects.ts';
 import type { LanedWriter } from './laned-writer.ts';
 
 export interface IngestDeps {
@@ -10,26 +11,34 @@ export interface IngestDeps {
   settings: SettingsService;
   registrar: Registrar;
   bus: EventBus;
+  projects: KnownProjects;
   /** Counts spans stored through any receiver (metrics). */
   onIngested?: (n: number) => void;
 }
 
+/** `stored`: spans newly stored; `duplicates`: spans whose id the project already had (sent again). */
+export interface IngestResult {
+  stored: number;
+  duplicates: number;
+}
+
 /**
- * The one ingest path for every receiver: redact, group-commit, then publish and auto-register.
- * Resolves after the spans are durably committed.
+ * The one ingest path for every receiver: check the projects exist, redact, group-commit, then
+ * publish and auto-register. Resolves after the spans are durably committed.
  */
-export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<number> {
-  if (spans.length === 0) return 0;
+export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<IngestResult> {
+  if (spans.length === 0) return { stored: 0, duplicates: 0 };
+  await deps.projects.check(spans.map((s) => s.projectId));
   const redacting = deps.settings.redactPayloads;
   for (const s of spans) {
     if (redacting) redact(s);
     s.costUsd = estimateCost(s.modelId, s.inputTokens, s.outputTokens);
   }
-  await deps.writer.write(spans);
-  deps.onIngested?.(spans.length);
-  for (const s of spans) deps.bus.publish(toSpanEvent(s));
+  const stored = await deps.writer.write(spans);
+  deps.onIngested?.(stored);
+  deps.bus.publishBatch(spans.map(toSpanEvent));
   deps.registrar.register(spans);
-  return spans.length;
+  return { stored, duplicates: spans.length - stored };
 }
 
 function redact(s: Span): void {

@@ -21,7 +21,8 @@ export class LanedWriter {
     return this.lanes.reduce((n, l) => n + l.pendingSpans, 0);
   }
 
-  async write(spans: Span[]): Promise<void> {
+  /** Resolves with how many of `spans` were new. */
+  async write(spans: Span[]): Promise<number> {
     if (this.lanes.length === 1) return (this.lanes[0] as GroupCommitWriter).write(spans);
     const parts = new Map<number, Span[]>();
     for (const s of spans) {
@@ -30,7 +31,8 @@ export class LanedWriter {
       if (part) part.push(s);
       else parts.set(lane, [s]);
     }
-    await Promise.all([...parts].map(([lane, part]) => (this.lanes[lane] as GroupCommitWriter).write(part)));
+    const stored = await Promise.all([...parts].map(([lane, part]) => (this.lanes[lane] as GroupCommitWriter).write(part)));
+    return stored.reduce((a, b) => a + b, 0);
   }
 
   async close(): Promise<void> {

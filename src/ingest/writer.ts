@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
+import { storedKey } from '../store/spans-repo.ts';
 
 export interface WriterOptions {
-  /** Commits one group in one transaction; must be all-or-nothing. */
-  commit: (spans: Span[]) => Promise<void>;
+  /** Commits one group in one transaction; must be all-or-nothing. Returns the storedKey of each new span. */
+  commit: (spans: Span[]) => Promise<ReadonlySet<string>>;
   maxQueuedSpans: number;
   maxCommitSpans: number;
   /** How long a group keeps retrying while the database is unreachable before its requests get 503. */
@@ -15,8 +16,22 @@ export interface WriterOptions {
 
 interface Pending {
   spans: Span[];
-  resolve: () => void;
+  /** With how many of the request's spans were newly stored (the rest were already there). */
+  resolve: (stored: number) => void;
   reject: (err: Error) => void;
+}
+
+/**
+ * A commit that failed for a reason retrying cannot fix. Validation should have refused such data
+ * before the writer, so this is a bug: answered as an internal error (500, never 503: a retry would
+ * fail the same way), and logged with the database's error code and message and the batch size,
+ * never its parameters.
+ */
+export class CommitError extends Error {
+  constructor(readonly pgCode: string | undefined, readonly spans: number) {
+    super('spans could not be stored');
+    this.name = 'CommitError';
+  }
 }
 
 /**
@@ -36,13 +51,14 @@ export class GroupCommitWriter {
     return this.queuedSpans;
   }
 
-  write(spans: Span[]): Promise<void> {
-    if (spans.length === 0) return Promise.resolve();
+  /** Resolves, once committed, with how many of `spans` were new (not stored before). */
+  write(spans: Span[]): Promise<number> {
+    if (spans.length === 0) return Promise.resolve(0);
     if (this.closed) return Promise.reject(new SpyglassError('unavailable', 'shutting down', { retryAfter: 1 }));
     if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.opts.maxQueuedSpans) {
       return Promise.reject(new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 }));
     }
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       this.queue.push({ spans, resolve, reject });
       this.queuedSpans += spans.length;
       this.flushing ??= this.drain().finally(() => {
@@ -87,12 +103,13 @@ export class GroupCommitWriter {
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.opts.commit(spans);
-        for (const p of group) p.resolve();
+        const stored = new Set(await this.opts.commit(spans));
+        // A key is claimed once: a span sent twice (in one request or two) counts as new once.
+        for (const p of group) p.resolve(p.spans.filter((s) => stored.delete(storedKey(s.projectId, s.spanId))).length);
         return;
       } catch (err) {
         if (isTransient(err) && Date.now() < deadline) {
-          this.opts.logger?.warn({ err: describe(err), attempt }, 'database unreachable, retrying group commit');
+          this.opts.logger?.warn({ err: describe(err), spans: spans.length, attempt }, 'database unreachable, retrying group commit');
           await sleep(Math.min(100 * 2 ** attempt, 2000));
           continue;
         }
@@ -106,17 +123,26 @@ export class GroupCommitWriter {
           for (const p of group) await this.commitGroup([p]);
           return;
         }
-        this.opts.logger?.error({ err: describe(err) }, 'group commit failed');
-        (group[0] as Pending).reject(new SpyglassError('unavailable', 'spans could not be stored', { retryAfter: 5 }));
+        const e = describe(err);
+        this.opts.logger?.error({ err: e, spans: spans.length }, 'group commit failed');
+        (group[0] as Pending).reject(new CommitError(e.code, spans.length));
         return;
       }
     }
   }
 }
 
+/**
+ * The database's own error: drizzle wraps it in an error whose message holds the whole statement
+ * and its parameters (up to the body limit), so only the innermost code and message are kept.
+ */
 function describe(err: unknown): { message: string; code?: string } {
-  const e = err as { message?: string; code?: string };
-  return { message: e.message ?? String(err), code: e.code };
+  let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
+  for (let i = 0; i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object'; i++) {
+    e = e.cause as typeof e;
+  }
+  const message = typeof e?.message === 'string' ? e.message : 'unknown error';
+  return { message: message.length > 300 ? `${message.slice(0, 300)}…` : message, ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

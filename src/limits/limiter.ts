@@ -34,6 +34,17 @@ export class Limiter {
     }
   }
 
+  /** Whether `who` has used up `bucket` this window, without counting a request. */
+  async peek(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
+    try {
+      const res = await this.bucket(bucket, perMinute).get(who);
+      if (res && res.consumedPoints >= perMinute) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limit: perMinute };
+    } catch {
+      // A counter that cannot be read admits the request; take() still counts it.
+    }
+    return { ok: true };
+  }
+
   async close(): Promise<void> {
     if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
   }

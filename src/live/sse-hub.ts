@@ -1,44 +1,44 @@
 import type { ServerResponse } from 'node:http';
-import type { EventBus, LiveEvent } from './bus.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { EventBus, Sequenced } from './bus.ts';
+import { EventQueue } from './event-queue.ts';
+import type { LiveClients, LiveConnection } from './live-clients.ts';
 
 export interface SseOptions {
-  maxClients: number;
-  /** Events buffered per client while its socket is busy; the oldest is dropped beyond it. */
-  clientBuffer: number;
   /** Events kept for replay after a reconnect with Last-Event-ID. */
   replay: number;
   keepaliveMs: number;
 }
 
-export const DEFAULT_SSE: SseOptions = { maxClients: 200, clientBuffer: 50, replay: 1000, keepaliveMs: 15_000 };
-
-interface Sequenced {
-  id: number;
-  event: LiveEvent;
-}
+export const DEFAULT_SSE: SseOptions = { replay: 1000, keepaliveMs: 15_000 };
 
 interface Client {
   res: ServerResponse;
   projectId: string | null;
-  queue: Sequenced[];
+  queue: EventQueue;
   waitingForDrain: boolean;
-  dropped: number;
+  conn?: LiveConnection;
 }
 
 /**
- * Server-Sent Events fan-out (spec §6.1, decisions §10). Memory stays bounded whatever the
- * clients do: at most `maxClients`, each with at most `clientBuffer` queued events, and nothing
- * more is written to a socket until it drains.
+ * Server-Sent Events fan-out (spec §6.1, decisions §10). Each client takes a place in the shared
+ * live budget and gets events already filtered by project from the bus; frames are built once
+ * per event and written after the publishing code has returned, one write per client and tick.
  */
 export class SseHub {
-  private clients = new Set<Client>();
+  private readonly clients = new Set<Client>();
+  private readonly dirty = new Set<Client>();
+  private flushScheduled = false;
   private ring: Sequenced[] = [];
-  private nextId = 1;
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
-  constructor(bus: EventBus, private readonly opts: SseOptions = DEFAULT_SSE, private readonly onCount?: (n: number) => void) {
-    this.unsubscribe = bus.subscribe((event) => this.dispatch(event));
+  constructor(
+    private readonly bus: EventBus,
+    private readonly budget: LiveClients,
+    private readonly opts: SseOptions = DEFAULT_SSE,
+  ) {
+    this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) => this.remember(items));
     this.timer = setInterval(() => this.keepalive(), opts.keepaliveMs);
     this.timer.unref();
   }
@@ -48,7 +48,7 @@ export class SseHub {
   }
 
   /** Takes over the response. `lastEventId` replays what the ring still holds after it. */
-  attach(res: ServerResponse, projectId: string | null, lastEventId: number | null): void {
+  attach(res: ServerResponse, principal: Principal, projectId: string | null, lastEventId: number | null): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -56,16 +56,18 @@ export class SseHub {
       'x-accel-buffering': 'no',
       'x-content-type-options': 'nosniff',
     });
-    if (this.clients.size >= this.opts.maxClients) {
-      res.end(`event: error\ndata: ${JSON.stringify({ detail: `too many live clients (max ${this.opts.maxClients})` })}\n\n`);
-      return;
-    }
-    const client: Client = { res, projectId, queue: [], waitingForDrain: false, dropped: 0 };
+    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false };
+    const conn = this.budget.connect('sse', principal, (reason) => {
+      this.detach(client, off);
+      if (!res.writableEnded) res.end(errorFrame(reason));
+    });
+    if ('refused' in conn) return void res.end(errorFrame(conn.refused));
+    client.conn = conn;
+    const off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, items));
     this.clients.add(client);
-    this.onCount?.(this.clients.size);
     res.on('close', () => {
-      this.clients.delete(client);
-      this.onCount?.(this.clients.size);
+      this.detach(client, off);
+      conn.release();
     });
     res.on('drain', () => {
       client.waitingForDrain = false;
@@ -73,44 +75,63 @@ export class SseHub {
     });
     res.write(`retry: 2000\n: connected\n\n`);
     if (lastEventId !== null) {
-      for (const item of this.ring) if (item.id > lastEventId) this.enqueue(client, item);
+      const missed = this.ring.slice(-this.opts.replay).filter((item) => item.id > lastEventId && visible(item, projectId));
+      this.enqueue(client, missed);
     }
   }
 
+  /** Ends every stream (shutdown); each client is told why. */
   close(): void {
     clearInterval(this.timer);
     this.unsubscribe();
-    for (const c of this.clients) c.res.end();
+    for (const c of [...this.clients]) c.conn?.end('server shutting down', 1001);
     this.clients.clear();
   }
 
-  private dispatch(event: LiveEvent): void {
-    const item = { id: this.nextId++, event };
-    this.ring.push(item);
-    if (this.ring.length > this.opts.replay) this.ring.shift();
-    for (const client of this.clients) this.enqueue(client, item);
+  private detach(client: Client, off: () => void): void {
+    off();
+    this.clients.delete(client);
+    this.dirty.delete(client);
   }
 
-  private enqueue(client: Client, item: Sequenced): void {
-    const project = item.event.data.project_id;
-    if (client.projectId !== null && project !== undefined && project !== null && project !== client.projectId) return;
-    client.queue.push(item);
-    if (client.queue.length > this.opts.clientBuffer) {
-      client.queue.shift();
-      client.dropped++;
-    }
-    this.flush(client);
+  private remember(items: readonly Sequenced[]): void {
+    for (const item of items) this.ring.push(item);
+    // Trimmed in steps so that keeping the ring costs O(1) per event.
+    if (this.ring.length > 2 * this.opts.replay) this.ring = this.ring.slice(-this.opts.replay);
+  }
+
+  private enqueue(client: Client, items: readonly Sequenced[]): void {
+    client.queue.push(items, client.waitingForDrain);
+    this.dirty.add(client);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      for (const c of this.dirty) this.flush(c);
+      this.dirty.clear();
+    });
   }
 
   private flush(client: Client): void {
-    while (!client.waitingForDrain && client.queue.length > 0) {
-      const item = client.queue.shift() as Sequenced;
-      const ok = client.res.write(`id: ${item.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`);
-      if (!ok) client.waitingForDrain = true;
+    if (client.waitingForDrain || client.queue.size === 0) return;
+    let text = '';
+    for (let item = client.queue.shift(); item; item = client.queue.shift()) {
+      item.sse ??= `id: ${item.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
+      text += item.sse;
     }
+    if (!client.res.write(text)) client.waitingForDrain = true;
   }
 
   private keepalive(): void {
     for (const client of this.clients) if (!client.waitingForDrain) client.res.write(': keepalive\n\n');
   }
+}
+
+function visible(item: Sequenced, projectId: string | null): boolean {
+  const p = item.event.data.project_id;
+  return projectId === null || p === undefined || p === null || p === projectId;
+}
+
+function errorFrame(detail: string): string {
+  return `event: error\ndata: ${JSON.stringify({ detail })}\n\n`;
 }

@@ -1,23 +1,92 @@
-import type { EventBus, LiveEvent } from './bus.ts';
+import { SpyglassError } from '../errors.ts';
+import type { EventBus, Interest, LiveEvent } from './bus.ts';
+import { EventQueue } from './event-queue.ts';
+
+export interface EventStream<T> extends AsyncIterableIterator<T> {
+  /** Ends the stream from the server side: the consumer's next read fails with `reason`. */
+  end(reason: string): void;
+}
+
+// Consumers are woken after the publishing code has returned, all in one macrotask: executing
+// subscriptions never runs on the ingest path.
+const waiting = new Set<() => void>();
+let scheduled = false;
+function wakeLater(fn: () => void): void {
+  waiting.add(fn);
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(() => {
+    scheduled = false;
+    const fns = [...waiting];
+    waiting.clear();
+    for (const f of fns) f();
+  });
+}
+
+export interface StreamOptions {
+  /** Events held for a slow consumer; the oldest is dropped beyond it. */
+  buffer: number;
+  /** Runs once however the stream ends. */
+  onClose: () => void;
+  /**
+   * While the consumer's socket cannot take more, a promise that settles when it can: events then
+   * wait in the buffer (and the oldest are dropped) instead of piling up in the socket's.
+   */
+  ready?: () => Promise<void> | undefined;
+}
+
+// Delivery to GraphQL consumers (executing the subscription for each event) gets a share of the
+// CPU, not all of it: once consumers have used ROUND_MS of one event-loop turn, the rest wait
+// PAUSE_MS for the next round, so ingest and the probes keep at least ~80% of the process however
+// many subscribers there are. A consumer that waits lags, and loses its oldest events (buffer).
+const ROUND_MS = 4;
+const PAUSE_MS = 16;
+let roundStart: number | null = null;
+let paused: Promise<void> | null = null;
+
+function deliveryPaused(): Promise<void> | null {
+  if (paused) return paused;
+  const now = performance.now();
+  if (roundStart === null) {
+    roundStart = now;
+    setImmediate(() => (roundStart = null));
+  } else if (now - roundStart > ROUND_MS) {
+    paused = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        paused = null;
+        resolve();
+      }, PAUSE_MS),
+    );
+    return paused;
+  }
+  return null;
+}
 
 /**
  * Bus events as an async iterator for GraphQL subscriptions, with the same bounded buffer as an
  * SSE client: a slow consumer loses its oldest events, never the server's memory.
  */
-export function iterateEvents<T extends LiveEvent>(bus: EventBus, accept: (e: LiveEvent) => e is T, buffer = 50): AsyncIterableIterator<T> {
-  const queue: T[] = [];
+export function iterateEvents<T extends LiveEvent>(bus: EventBus, interest: Interest, accept: (e: LiveEvent) => e is T, opts: StreamOptions): EventStream<T> {
+  const { onClose, ready } = opts;
+  const queue = new EventQueue(opts.buffer);
   let wake: (() => void) | null = null;
   let done = false;
-  const unsubscribe = bus.subscribe((e) => {
-    if (!accept(e)) return;
-    queue.push(e);
-    if (queue.length > buffer) queue.shift();
-    wake?.();
+  let failure: string | null = null;
+  const unsubscribe = bus.subscribeBatches(interest, (items) => {
+    // Waiting in next() means caught up: the whole batch; otherwise the consumer lags.
+    queue.push(items, wake === null);
+    if (wake) wakeLater(wake);
   });
-  const finish = (): Promise<IteratorResult<T>> => {
+  const close = () => {
+    if (done) return;
     done = true;
     unsubscribe();
-    wake?.();
+    queue.clear();
+    onClose();
+    if (wake) wakeLater(wake);
+  };
+  const finish = (): Promise<IteratorResult<T>> => {
+    close();
     return Promise.resolve({ value: undefined, done: true });
   };
   return {
@@ -25,15 +94,33 @@ export function iterateEvents<T extends LiveEvent>(bus: EventBus, accept: (e: Li
       return this;
     },
     async next(): Promise<IteratorResult<T>> {
-      while (!done) {
+      for (;;) {
+        if (failure !== null) {
+          const reason = failure;
+          failure = null;
+          throw new SpyglassError('unauthenticated', reason);
+        }
+        if (done) return { value: undefined, done: true };
+        const congested = ready?.() ?? (queue.size > 0 ? deliveryPaused() : null);
+        if (congested) {
+          await congested;
+          continue;
+        }
         const item = queue.shift();
-        if (item) return { value: item, done: false };
+        if (item) {
+          if (accept(item.event)) return { value: item.event, done: false };
+          continue;
+        }
         await new Promise<void>((r) => (wake = r));
         wake = null;
       }
-      return { value: undefined, done: true };
     },
     return: finish,
     throw: finish,
+    end(reason: string) {
+      if (done) return;
+      failure = reason;
+      close();
+    },
   };
 }

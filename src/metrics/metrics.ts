@@ -41,8 +41,11 @@ export class Metrics {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LONG_HEX = /\b[0-9a-f]{16,}\b/gi;
 
-/** Path label without ids (spec §6.3): UUIDs and long hex become {id}; the route pattern wins when known. */
+/**
+ * Path label without ids (spec §6.3): every path parameter becomes `{id}` (so
+ * `/api/projects/:project_id` is `/api/projects/{id}`); without a route, UUIDs and long hex do.
+ */
 export function normalisePath(routeUrl: string | undefined, rawUrl: string): string {
-  if (routeUrl) return routeUrl.replace(/:(\w+)/g, '{$1}');
+  if (routeUrl) return routeUrl.replace(/:\w+/g, '{id}');
   return (rawUrl.split('?')[0] ?? '').replace(UUID, '{id}').replace(LONG_HEX, '{id}');
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+import { checkSpan, MAX_TOKENS } from './span-checks.ts';
 
 const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
-const nullableInt = { type: ['integer', 'null'], minimum: 0 };
+const nullableInt = { type: ['integer', 'null'], minimum: 0, maximum: MAX_TOKENS };
 const name = { type: 'string', minLength: 1, maxLength: 512 };
 const id = { type: ['string', 'null'], maxLength: 128 };
 
@@ -13,7 +14,7 @@ const spanSchema = {
   required: ['server_name', 'tool_name', 'started_at', 'ended_at', 'status'],
   properties: {
     server_name: name,
-    tool_name: { type: 'string', maxLength: 4096 },
+    tool_name: { type: 'string', maxLength: 1024 },
     started_at: { type: 'string', format: 'iso-datetime' },
     ended_at: { type: 'string', format: 'iso-datetime' },
     latency_ms: { type: ['number', 'null'], minimum: 0 },
@@ -37,7 +38,11 @@ const spanSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+/** A 422 lists at most this many problems (of every span and field), then says how many more. */
+export const MAX_REPORTED_ISSUES = 100;
+
+// strictNumbers: JSON's 1e309 parses to Infinity, which is no number a span can hold.
+const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true });
 // Naive timestamps (no zone) are read as UTC, as the spec says every timestamp is UTC.
 ajv.addFormat('iso-datetime', { type: 'string', validate: (s: string) => !Number.isNaN(parseUtc(s)) });
 const validateBatch = ajv.compile({ type: 'array', items: spanSchema });
@@ -68,8 +73,9 @@ export interface NativeSpanInput {
 }
 
 /**
- * Validates a native batch (decisions §3): one invalid span rejects the whole batch with a 422 whose
- * `loc` names its index. `projectId` is the project a span gets when it names none.
+ * Validates a native batch (decisions §3): any invalid span rejects the whole batch with a 422
+ * listing every problem found (each `loc` names the span's index and field), up to
+ * MAX_REPORTED_ISSUES. `projectId` is the project a span gets when it names none.
  */
 export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans: number): Span[] {
   if (!Array.isArray(body)) {
@@ -78,13 +84,29 @@ export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans:
   if (body.length > maxSpans) {
     throw validationError([{ loc: ['body'], msg: `A batch holds at most ${maxSpans} spans (got ${body.length})`, type: 'too_long' }]);
   }
-  if (!validateBatch(body)) throw validationError((validateBatch.errors ?? []).map(toIssue));
-  const spans = (body as NativeSpanInput[]).map((input) => toSpan(input, projectId));
-  const bad = spans.findIndex((s) => s.endedAt.getTime() < s.startedAt.getTime());
-  if (bad >= 0) {
-    throw validationError([{ loc: ['body', bad, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' }]);
-  }
+  const issues = validateBatch(body) ? [] : (validateBatch.errors ?? []).map(toIssue);
+  const malformed = new Set(issues.map((i) => i.loc[1]));
+  const spans: Span[] = [];
+  body.forEach((input: NativeSpanInput, index) => {
+    if (malformed.has(index)) return;
+    const span = toSpan(input, projectId);
+    for (const p of checkSpan(span)) issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
+    if (span.endedAt.getTime() < span.startedAt.getTime()) {
+      issues.push({ loc: ['body', index, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' });
+    }
+    spans.push(span);
+  });
+  if (issues.length > 0) throw validationError(capIssues(issues));
   return spans;
+}
+
+/** Sorted by span, at most MAX_REPORTED_ISSUES, and a last entry saying how many were left out. */
+function capIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const byIndex = (i: ValidationIssue) => (typeof i.loc[1] === 'number' ? i.loc[1] : -1);
+  const sorted = issues.sort((a, b) => byIndex(a) - byIndex(b));
+  if (sorted.length <= MAX_REPORTED_ISSUES) return sorted;
+  const more = sorted.length - MAX_REPORTED_ISSUES;
+  return [...sorted.slice(0, MAX_REPORTED_ISSUES), { loc: ['body'], msg: `${more} more problems not listed`, type: 'too_many_errors' }];
 }
 
 function toSpan(i: NativeSpanInput, projectId: string): Span {
@@ -106,7 +128,8 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     endedAt,
     latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime(),
     inputArgs: i.input_args ?? null,
-    outputResult: i.output_result ?? null,
+    // Spec §2.1: null on error (a failed call has no result to show).
+    outputResult: i.status === 'error' || i.status === 'timeout' ? null : (i.output_result ?? null),
     llmInput: i.llm_input ?? null,
     llmOutput: i.llm_output ?? null,
     inputTokens: i.input_tokens ?? null,
@@ -138,6 +161,9 @@ function toIssue(e: ErrorObject): ValidationIssue {
       return { loc, msg: `Input should be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
     case 'format':
       return { loc, msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' };
+    case 'maximum':
+    case 'minimum':
+      return { loc, msg: `Input should be ${e.keyword === 'maximum' ? 'at most' : 'at least'} ${String(e.params.limit)}`, type: e.keyword === 'maximum' ? 'less_than_equal' : 'greater_than_equal' };
     default:
       return { loc, msg: e.message ?? 'Invalid value', type: e.keyword };
   }

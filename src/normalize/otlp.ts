@@ -1,11 +1,20 @@
 import { HEALTH_TAGS, SPAN_TYPES, type HealthTag, type Span, type SpanType } from '../model/span.ts';
 import type { AttrValue, Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
 import { AGENT_OPERATIONS, ALIASES, FRAMEWORK_KIND_KEYS, FRAMEWORK_KINDS, OWN } from './otlp-aliases.ts';
+import { checkSpan } from './span-checks.ts';
 
 export interface OtlpNormalizeResult {
   spans: Span[];
   /** Spans that are not agent or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
   ignored: number;
+  /** Agent or tool spans that cannot be stored, one line per problem; they go to partial_success. */
+  rejected: OtlpRejection[];
+}
+
+export interface OtlpRejection {
+  /** The span's id (hex), so a client can find it. */
+  spanId: string;
+  problems: string[];
 }
 
 /**
@@ -14,20 +23,29 @@ export interface OtlpNormalizeResult {
  */
 export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string): OtlpNormalizeResult {
   const spans: Span[] = [];
+  const rejected: OtlpRejection[] = [];
   let ignored = 0;
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
     const projectId = keyProjectId ?? text(rs.resource[OWN.projectId]) ?? defaultProject;
     for (const s of rs.spans) {
+      // Its attributes could not be read, so it cannot even be classified: rejected, not ignored.
+      if (s.problem !== undefined) {
+        rejected.push({ spanId: s.spanId, problems: [s.problem] });
+        continue;
+      }
       const kind = selectKind(s);
       if (kind === undefined) {
         ignored++;
         continue;
       }
-      spans.push(toSpan(s, kind, service, projectId));
+      const span = toSpan(s, kind, service, projectId);
+      const problems = checkSpan(span);
+      if (problems.length === 0) spans.push(span);
+      else rejected.push({ spanId: s.spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
     }
   }
-  return { spans, ignored };
+  return { spans, ignored, rejected };
 }
 
 /** undefined = not an agent/tool span; otherwise the span type it implies (null: decide later). */

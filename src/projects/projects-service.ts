@@ -18,7 +18,13 @@ const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Projects (spec §4.7). A project-bound key sees only its own project. */
 export class ProjectsService {
-  constructor(private readonly db: Db, private readonly audit: AuditLog, private readonly keys: KeyService) {}
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    private readonly keys: KeyService,
+    /** Forgets what other parts remember of a deleted project (registered names, known ids). */
+    private readonly onDeleted: (id: string) => void = () => {},
+  ) {}
 
   async list(p: Principal): Promise<ProjectJson[]> {
     return (await listProjects(this.db, p.projectId)).map(toJson);
@@ -67,11 +73,16 @@ export class ProjectsService {
   async delete(p: Principal, id: string): Promise<void> {
     if (p.projectId !== null) throw forbidden('a project-bound key cannot delete projects');
     if (id === DEFAULT_PROJECT) throw new SpyglassError('conflict', 'the default project cannot be deleted');
+    // Audit entries still queued for this project are written first, so the delete removes them too.
+    await this.audit.flush();
     const deleted = await deleteProjectCascade(this.db, id);
-    // Its keys were revoked in the same transaction; a cached verification must not outlive them.
+    // Its keys were deleted in the same transaction; a cached verification must not outlive them.
     this.keys.forgetCached();
+    // Agents and servers seen before must be registered again when a project of this id sends spans.
+    this.onDeleted(id);
     if (!deleted) throw notFound(`no project ${id}`);
-    this.audit.record(p, 'project.deleted', `project:${id}`, 'success', id);
+    // Instance-wide (no project): the record of the deletion is not a row of the deleted project.
+    this.audit.record(p, 'project.deleted', `project:${id}`, 'success', null);
   }
 
   async exists(id: string): Promise<boolean> {

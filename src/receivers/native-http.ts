@@ -3,10 +3,11 @@ import { forbidden, SpyglassError } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeNativeBatch } from '../normalize/native.ts';
 import type { Services } from '../services.ts';
+import { warnWhenRateLimited } from './rate-limit-hook.ts';
 
 /** POST /api/traces/spans: the native JSON batch (spec §2.1, decisions §3). */
 export function registerNativeReceiver(app: FastifyInstance, s: Services): void {
-  app.post('/api/traces/spans', { config: { rateLimitKey: 'spans' } }, async (req, reply) => {
+  app.post('/api/traces/spans', { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
     }
@@ -16,7 +17,7 @@ export function registerNativeReceiver(app: FastifyInstance, s: Services): void 
       const other = spans.findIndex((sp) => sp.projectId !== bound);
       if (other >= 0) throw forbidden(`span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`);
     }
-    const accepted = await s.ingest(spans);
-    return reply.status(202).send({ accepted });
+    const { stored, duplicates } = await s.ingest(spans);
+    return reply.status(202).send({ accepted: stored, duplicates });
   });
 }

@@ -7,6 +7,9 @@
  * rather than in requestDeserialize because grpc-js reports deserialiser failures as INTERNAL,
  * while an undecodable export is the client's fault (INVALID_ARGUMENT, not retried).
  *
+ * `admit` (authentication, rate limit) runs on the metadata before the message is decoded, so an
+ * unauthenticated or throttled caller costs no decoding and never sees a decoder error.
+ *
  * gzip/deflate request compression is handled by grpc-js itself (it advertises
  * `grpc-accept-encoding: identity,deflate,gzip` and enforces the receive limit on the
  * decompressed size), so nothing here needs to know about it.
@@ -22,11 +25,18 @@ import type { DecodedExport, ExportOutcome } from './otlp-types.ts';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
-export interface GrpcReceiverOptions {
+export interface CallMeta {
+  metadata: Record<string, string>;
+  peer: string;
+}
+
+export interface GrpcReceiverOptions<A = unknown> {
   host: string;
   /** 0 = ephemeral; the bound port is returned. */
   port: number;
-  onExport: (req: DecodedExport, meta: { metadata: Record<string, string>; peer: string }) => Promise<ExportOutcome>;
+  /** Decides from metadata alone whether the call may proceed (throws a SpyglassError if not). */
+  admit: (meta: CallMeta) => Promise<A>;
+  onExport: (req: DecodedExport, admitted: A, meta: CallMeta) => Promise<ExportOutcome>;
   maxMessageBytes: number;
   /** Sees errors that reach clients only as INTERNAL "internal error", so they can be logged. */
   onInternalError?: (err: unknown) => void;
@@ -53,7 +63,7 @@ const traceService: ServiceDefinition = {
   },
 };
 
-export async function startOtlpGrpcServer(opts: GrpcReceiverOptions): Promise<GrpcReceiver> {
+export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Promise<GrpcReceiver> {
   const server = new Server({
     'grpc.max_receive_message_length': opts.maxMessageBytes,
     // channelz keeps per-call statistics nobody here reads.
@@ -81,9 +91,10 @@ export async function startOtlpGrpcServer(opts: GrpcReceiverOptions): Promise<Gr
   };
 }
 
-async function handleExport(call: ServerUnaryCall<Buffer, ExportOutcome>, opts: GrpcReceiverOptions): Promise<ExportOutcome> {
-  const req = decodeOtlpProtobuf(call.request);
-  return opts.onExport(req, { metadata: flattenMetadata(call.metadata), peer: call.getPeer() });
+async function handleExport<A>(call: ServerUnaryCall<Buffer, ExportOutcome>, opts: GrpcReceiverOptions<A>): Promise<ExportOutcome> {
+  const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
+  const admitted = await opts.admit(meta);
+  return opts.onExport(decodeOtlpProtobuf(call.request), admitted, meta);
 }
 
 /** First value per key; binary (-bin) values as base64. grpc-js already lowercases keys. */

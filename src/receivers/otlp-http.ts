@@ -5,6 +5,7 @@ import { exportOtlp } from './otlp-export.ts';
 import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { ExportOutcome } from './otlp-types.ts';
+import { warnWhenRateLimited } from './rate-limit-hook.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 
@@ -13,7 +14,7 @@ export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services
   await app.register(async (scope) => {
     scope.addContentTypeParser(PROTOBUF_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
-      scope.post(path, { config: { rateLimitKey: 'otlp' } }, async (req, reply) => {
+      scope.post(path, { config: { rateLimitKey: 'otlp' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
         const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
         const isProtobuf = PROTOBUF_TYPES.includes(type);
         if (!isProtobuf && type !== 'application/json') {

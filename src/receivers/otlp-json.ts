@@ -13,6 +13,13 @@ type Obj = Record<string, unknown>;
 /** Deeper AnyValue nesting is refused rather than risking the stack on hostile input. */
 export const MAX_VALUE_DEPTH = 32;
 
+/** Attributes nested deeper than MAX_VALUE_DEPTH: in a span's own attributes only that span is rejected. */
+export class NestingTooDeep extends Error {
+  constructor(where: string) {
+    super(`${where}: values nested deeper than ${MAX_VALUE_DEPTH}`);
+  }
+}
+
 const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -20,6 +27,14 @@ const UINT = /^\d{1,20}$/;
 const INT = /^-?\d{1,20}$/;
 
 export function decodeOtlpJson(body: unknown): DecodedExport {
+  try {
+    return decodeRequest(body);
+  } catch (err) {
+    throw err instanceof NestingTooDeep ? badRequest(err.message) : err;
+  }
+}
+
+function decodeRequest(body: unknown): DecodedExport {
   const root = expectObject(body, 'request');
   const list = field(root, 'resourceSpans', 'resource_spans');
   if (list === undefined || list === null) return { resourceSpans: [] };
@@ -49,6 +64,14 @@ function decodeSpan(value: unknown, where: string): DecodedSpan {
   const spanId = decodeId(field(s, 'spanId', 'span_id'), 8, `${where}.spanId`);
   if (spanId === '') throw badRequest(`${where}: spanId missing`);
   const status = optionalObject(s.status, `${where}.status`);
+  let attributes: Attrs = {};
+  let problem: string | undefined;
+  try {
+    attributes = decodeKeyValues(s.attributes, `${where}.attributes`, 0);
+  } catch (err) {
+    if (!(err instanceof NestingTooDeep)) throw err;
+    problem = `attributes: values nested deeper than ${MAX_VALUE_DEPTH}`;
+  }
   return {
     traceId: decodeId(field(s, 'traceId', 'trace_id'), 16, `${where}.traceId`),
     spanId,
@@ -56,9 +79,10 @@ function decodeSpan(value: unknown, where: string): DecodedSpan {
     name: optionalString(s.name, `${where}.name`),
     startTimeMs: decodeNanos(field(s, 'startTimeUnixNano', 'start_time_unix_nano'), `${where}.startTimeUnixNano`),
     endTimeMs: decodeNanos(field(s, 'endTimeUnixNano', 'end_time_unix_nano'), `${where}.endTimeUnixNano`),
-    attributes: decodeKeyValues(s.attributes, `${where}.attributes`, 0),
+    attributes,
     statusCode: status ? decodeStatusCode(status.code, `${where}.status.code`) : 0,
     statusMessage: status ? optionalString(status.message, `${where}.status.message`) : '',
+    ...(problem === undefined ? {} : { problem }),
   };
 }
 
@@ -115,7 +139,7 @@ function decodeKeyValues(value: unknown, where: string, depth: number): Attrs {
 
 function decodeAnyValue(value: unknown, where: string, depth: number): AttrValue {
   if (value === undefined || value === null) return null;
-  if (depth >= MAX_VALUE_DEPTH) throw badRequest(`${where}: values nested deeper than ${MAX_VALUE_DEPTH}`);
+  if (depth >= MAX_VALUE_DEPTH) throw new NestingTooDeep(where);
   const v = expectObject(value, where);
   let x: unknown;
   if ((x = field(v, 'stringValue', 'string_value')) !== undefined) return expectString(x, where);

@@ -17,7 +17,7 @@
  */
 import { BufferReader, Writer, type Reader } from 'protobufjs/minimal.js';
 import { badRequest } from '../errors.ts';
-import { MAX_VALUE_DEPTH, setAttr } from './otlp-json.ts';
+import { MAX_VALUE_DEPTH, NestingTooDeep, setAttr } from './otlp-json.ts';
 import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan, ExportOutcome } from './otlp-types.ts';
 
 // tag = field_number << 3 | wire_type (0 varint, 1 fixed64, 2 length-delimited)
@@ -135,7 +135,7 @@ function readSpan(r: Reader, scopeWhere: string, index: number): DecodedSpan {
       case T_NAME: span.name = r.string(); break;
       case T_START: span.startTimeMs = readNanosAsMs(r); break;
       case T_END: span.endTimeMs = readNanosAsMs(r); break;
-      case T_ATTRS: readKeyValue(r, span.attributes, 0); break;
+      case T_ATTRS: readSpanAttribute(r, span); break;
       case T_STATUS: readStatus(r, span); break;
       default: skipField(r, tag, M_SPAN);
     }
@@ -145,6 +145,21 @@ function readSpan(r: Reader, scopeWhere: string, index: number): DecodedSpan {
     && (span.parentSpanId === '' || span.parentSpanId.length === 16);
   if (!idsOk) throwBadIds(span, `${scopeWhere}.spans[${index}]`);
   return span;
+}
+
+/** A too-deep attribute rejects its span only: the attribute's bytes are skipped and decoding goes on. */
+function readSpanAttribute(r: Reader, span: DecodedSpan): void {
+  const start = r.pos;
+  const limit = r.len;
+  try {
+    readKeyValue(r, span.attributes, 0);
+  } catch (err) {
+    if (!(err instanceof NestingTooDeep)) throw err;
+    r.pos = start;
+    r.len = limit;
+    skipBytes(r);
+    span.problem = `attributes: values nested deeper than ${MAX_VALUE_DEPTH}`;
+  }
 }
 
 function throwBadIds(span: DecodedSpan, where: string): never {
@@ -182,7 +197,7 @@ function readKeyValue(r: Reader, into: Attrs, depth: number): void {
 
 /** Reads a length-delimited AnyValue; an AnyValue with no field set is null. */
 function readAnyValue(r: Reader, depth: number): AttrValue {
-  if (depth >= MAX_VALUE_DEPTH) throw new Error(`values nested deeper than ${MAX_VALUE_DEPTH}`);
+  if (depth >= MAX_VALUE_DEPTH) throw new NestingTooDeep('attributes');
   const outer = enter(r);
   let value: AttrValue = null;
   while (r.pos < r.len) {

@@ -20,6 +20,8 @@ export interface DecodedSpan {
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
   statusMessage: string;
+  /** Set when the span decoded but cannot be stored (e.g. attributes nested too deep): it is rejected alone. */
+  problem?: string;
 }
 
 export interface DecodedResourceSpans {

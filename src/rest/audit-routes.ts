@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { parseLimit } from '../traces/query-params.ts';
+import { parseIntParam, parseLimit } from '../traces/query-params.ts';
+
+/** Far beyond any audit log, and inside what PostgreSQL's OFFSET takes. */
+const MAX_OFFSET = 1_000_000_000;
 
 /** GET /api/audit/logs (spec §4.11): limit default 50, max 200; offset default 0. */
 export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
@@ -9,8 +12,7 @@ export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
     const q = req.query as { limit?: string; offset?: string };
     const issues: ValidationIssue[] = [];
     const limit = parseLimit(q.limit, 50, 200, issues);
-    const offset = q.offset === undefined ? 0 : Number(q.offset);
-    if (!Number.isInteger(offset) || offset < 0) issues.push({ loc: ['query', 'offset'], msg: 'Input should be a non-negative integer', type: 'int_range' });
+    const offset = parseIntParam('offset', q.offset, 0, 0, MAX_OFFSET, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     const rows = await s.audit.list({ projectId: req.principal.projectId, limit, offset });
     return rows.map((r) => ({ event_id: r.eventId, timestamp: r.timestamp.toISOString(), actor: r.actor, action: r.action, resource: r.resource, result: r.result }));

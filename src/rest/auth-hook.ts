@@ -17,8 +17,8 @@ export function accessOf(method: string, access: Access | undefined): Access {
 export function installAuth(app: FastifyInstance, s: Services): void {
   app.addHook('onRequest', async (req) => {
     const access = accessOf(req.method, req.routeOptions.config.access);
-    if (access === 'public' || !req.routeOptions.url) return;
-    req.principal = await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' });
+    if (access === 'public' || !req.routeOptions.url || req.routeOptions.config.publicWhen?.(req)) return;
+    req.principal = await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '', clientAddress: req.ip });
     enforce(req.principal, access);
   });
 }

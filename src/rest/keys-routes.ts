@@ -4,6 +4,9 @@ import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { ApiKeyRow } from '../store/keys-repo.ts';
 import type { Services } from '../services.ts';
 
+/** The furthest expiry a key may have (100 years): later dates overflow dates in storage and JSON. */
+const MAX_EXPIRY_DAYS = 36_500;
+
 /** API key management (decisions §2). A project-bound admin manages only its project's keys. */
 export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
   app.post('/api/auth/api-keys', { config: { access: 'admin' } }, async (req, reply) => {
@@ -41,9 +44,12 @@ export function parseKeyInput(body: Record<string, unknown>): { name: string; ro
   if (body.expires_at !== undefined && body.expires_at !== null) {
     expiresAt = new Date(String(body.expires_at));
     if (Number.isNaN(expiresAt.getTime())) issues.push({ loc: ['body', 'expires_at'], msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' });
+    else if (expiresAt.getTime() > Date.now() + MAX_EXPIRY_DAYS * 86_400_000) issues.push({ loc: ['body', 'expires_at'], msg: `Input should be at most ${MAX_EXPIRY_DAYS} days ahead`, type: 'less_than_equal' });
   } else if (body.expires_in_days !== undefined) {
-    const days = Number(body.expires_in_days);
-    if (!Number.isFinite(days) || days <= 0) issues.push({ loc: ['body', 'expires_in_days'], msg: 'Input should be a positive number', type: 'greater_than' });
+    const raw = body.expires_in_days;
+    // A number, or a numeric string (the CLI passes its option through).
+    const days = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+    if (!Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS) issues.push({ loc: ['body', 'expires_in_days'], msg: `Input should be a number greater than 0 and at most ${MAX_EXPIRY_DAYS}`, type: 'number_range' });
     else expiresAt = new Date(Date.now() + days * 86_400_000);
   }
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid key', { issues });

@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 
-/** Liveness (no I/O), readiness (storage answers), and the deprecated /api/status. */
+/**
+ * Liveness (no I/O), readiness (storage answers), and the deprecated /api/status. Orchestrators
+ * poll these, so they are the only routes outside the rate limits (no limiter I/O either).
+ */
 export function registerProbes(app: FastifyInstance, s: Services): void {
-  app.get('/api/liveness', { config: { access: 'public' } }, async () => ({ status: 'ok' }));
-  app.get('/api/status', { config: { access: 'public' } }, async (_req, reply) => {
+  const probe = { config: { access: 'public' as const, rateLimit: false as const } };
+  app.get('/api/liveness', probe, async () => ({ status: 'ok' }));
+  app.get('/api/status', probe, async (_req, reply) => {
     void reply.header('Deprecation', 'true').header('Link', '</api/liveness>; rel="successor-version"');
     return { status: 'ok', deprecated: true, use: '/api/liveness' };
   });
-  app.get('/api/readiness', { config: { access: 'public' } }, async (req, reply) => {
+  app.get('/api/readiness', probe, async (req, reply) => {
     try {
       await s.store.ping(2000);
       return { status: 'ready' };

@@ -5,25 +5,37 @@ import { readKey } from '../auth/authenticate.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { RateLimitConfig } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
+import type { Limiter } from '../limits/limiter.ts';
 
-export type LimitName = Exclude<keyof RateLimitConfig, 'enabled'>;
+export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' | 'authFailures'>;
 
 /**
- * Per-route limits of spec §8, keyed by API key (or client IP without one). Counters live in
- * process memory, or in Redis when configured so every worker shares them.
+ * Two layers (docs/auth.md). First, before authentication, every request of one client address
+ * counts against `perAddress` on the shared limiter, so requests without a valid key are limited
+ * too. Then, after authentication, the per-route limits of spec §8, keyed by API key (public
+ * routes: by client address). Only routes with `config.rateLimit: false` (the probes) skip both.
  */
 export async function installRateLimits(
   app: FastifyInstance,
   limits: RateLimitConfig,
   redisUrl: string | undefined,
   isTrusted: (address: string) => boolean,
+  limiter: Limiter,
 ): Promise<void> {
   if (!limits.enabled) return;
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config.rateLimit === false) return;
+    const r = await limiter.take('address', limits.perAddress, req.ip);
+    if (!r.ok) throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, { retryAfter: r.retryAfterSeconds });
+  });
+
   const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   if (redis) {
     redis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis error (rate limits)'));
     app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
   }
+  // Route-level hooks run after the global authentication hook: by then a presented key is known
+  // to be valid, so keying a counter by it cannot be dodged with made-up keys.
   await app.register(rateLimit, {
     global: true,
     max: (req: FastifyRequest) => limits[(req.routeOptions.config.rateLimitKey as LimitName | undefined) ?? 'default'] ?? limits.default,
@@ -34,7 +46,6 @@ export async function installRateLimits(
     redis,
     nameSpace: 'spyglass-rl-',
     skipOnError: true,
-    allowList: (req: FastifyRequest) => req.routeOptions.config.access === 'public',
     // ctx.after is the time left in the window; the message names the window itself.
     errorResponseBuilder: (_req, ctx) =>
       new SpyglassError('rate_limited', `Rate limit exceeded: ${ctx.max} per 1 minute`, { retryAfter: Math.ceil(ctx.ttl / 1000) }),
@@ -44,8 +55,10 @@ export async function installRateLimits(
 /**
  * Who a counter belongs to: a user behind a trusted proxy (which sends one key for everybody),
  * else the API key, else the client address (X-Forwarded-For counts only from trusted proxies).
+ * Public routes authenticate nobody, so a key sent to them proves nothing: the address counts.
  */
 function clientKey(req: FastifyRequest, isTrusted: (address: string) => boolean): string {
+  if (req.routeOptions.config.access === 'public') return `ip:${req.ip}`;
   const user = req.headers['x-user-id'];
   if (user && isTrusted(req.socket.remoteAddress ?? '')) return `user:${String(user)}`;
   const key = readKey(req.headers);

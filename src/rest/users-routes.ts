@@ -26,12 +26,13 @@ export function registerUserRoutes(app: FastifyInstance, s: Services): void {
     return s.users.deactivate(req.principal, user_id);
   });
 
-  app.post('/api/users/accept-invite', { config: { rateLimitKey: 'acceptInvite' } }, async (req) => {
+  // Public: the invitation token or the password is the credential. Limited per client address (spec §8).
+  app.post('/api/users/accept-invite', { config: { access: 'public', rateLimitKey: 'acceptInvite' } }, async (req) => {
     const body = object(req.body);
     return s.users.acceptInvite(requireString(body, 'token'), requireString(body, 'password'));
   });
 
-  app.post('/api/users/verify', { config: { rateLimitKey: 'verify' } }, async (req) => {
+  app.post('/api/users/verify', { config: { access: 'public', rateLimitKey: 'verify' } }, async (req) => {
     const body = object(req.body);
     return { ok: true, user: await s.users.verify(requireString(body, 'email'), requireString(body, 'password')) };
   });

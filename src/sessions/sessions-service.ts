@@ -1,10 +1,10 @@
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { toSpanJson, type Span, type SpanJson } from '../model/span.ts';
+import { HEALTH_TAGS, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { parseLimit, parseTime } from '../traces/query-params.ts';
+import { parseEnumParam, parseLimit, parseTime } from '../traces/query-params.ts';
 
 export interface SessionJson {
   session_id: string;
@@ -49,8 +49,9 @@ export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions:
   const since = parseTime('since', q.since, issues) ?? new Date(Date.now() - 24 * 3600 * 1000);
   const until = parseTime('until', q.until, issues);
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
+  const healthTag = parseEnumParam('health_tag', q.health_tag, HEALTH_TAGS, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag: q.health_tag, since, until, before: cursor && { lastCallAt: cursor.time, sessionId: cursor.id }, limit: limit + 1 });
+  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, sessionId: cursor.id }, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const sessions = page.map(toSessionJson);
   const last = sessions[sessions.length - 1];

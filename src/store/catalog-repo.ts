@@ -78,3 +78,19 @@ export async function deleteCatalogEntry(db: Db, kind: 'agent' | 'server', proje
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/**
+ * Runs `fn` in a transaction holding a per-project lock on the server catalog, so checks such as
+ * "at most N servers with a url" and the write that follows them are not raced by another request.
+ */
+export async function withServerCatalogLock<T>(db: Db, projectId: string, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`spyglass.servers.${projectId}`}))`);
+    return fn(tx as unknown as Db);
+  });
+}
+
+export async function countServersWithUrl(db: Db, projectId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(servers).where(and(eq(servers.projectId, projectId), sql`${servers.url} is not null`));
+  return Number(row?.n ?? 0);
+}

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { apiKeys } from './schema.ts';
 
@@ -33,9 +33,17 @@ export async function revokeKey(db: Db, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export async function revokeUserKeys(db: Db, userId: string): Promise<string[]> {
-  const rows = await db.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).returning({ hash: apiKeys.keyHash });
-  return rows.map((r) => r.hash);
+export async function revokeUserKeys(db: Db, userId: string): Promise<{ id: string; hash: string }[]> {
+  return db.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id, hash: apiKeys.keyHash });
+}
+
+/** Of these key ids, those no longer usable: revoked, expired or deleted. */
+export async function unusableKeyIds(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt }).from(apiKeys).where(inArray(apiKeys.id, ids));
+  const now = Date.now();
+  const usable = new Set(rows.filter((r) => !r.revokedAt && (!r.expiresAt || r.expiresAt.getTime() > now)).map((r) => r.id));
+  return ids.filter((id) => !usable.has(id));
 }
 
 /** Whether any usable key is stored (decides whether local auth-disabled mode may apply). */

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { guardPostgresDriver } from './postgres-guard.ts';
@@ -25,13 +26,15 @@ export interface StoreOptions {
   poolSize?: number;
   /** Where the store reports conditions it recovered from. */
   onWarning?: (message: string) => void;
+  /** Where the store says what it is doing when that takes a while (creating the embedded database). */
+  onInfo?: (message: string) => void;
 }
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
 }
 
 async function openPostgres(url: string, max: number, warn: (message: string) => void): Promise<Store> {
@@ -41,12 +44,19 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
   const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60 });
   const db = drizzle(client, { schema }) as unknown as Db;
   const unguard = guardPostgresDriver(warn);
+  let connected = false;
   try {
+    // Connect first, so a wrong host, port, database or password is reported as such rather than
+    // as the first migration statement that failed.
+    await client`select 1`.catch((err: unknown) => {
+      throw connectError(err, url);
+    });
+    connected = true;
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client.end({ timeout: 1 });
     unguard();
-    throw err;
+    throw connected ? migrationError(err) : err;
   }
   return {
     db,
@@ -59,7 +69,13 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
   };
 }
 
-async function openPglite(dataDir: string): Promise<Store> {
+/** drizzle's message is the whole failed statement; the driver's cause says what went wrong. */
+function migrationError(err: unknown): Error {
+  const cause = (err as { cause?: unknown }).cause;
+  return new Error(`applying database migrations failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+}
+
+async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
@@ -74,7 +90,10 @@ async function openPglite(dataDir: string): Promise<Store> {
   const options = { postgresqlconf: ['shared_buffers=32MB'] };
   let client: InstanceType<typeof PGlite> | undefined;
   try {
-    if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) await initPgliteInChild(dir);
+    if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
+      info(`first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`);
+      await initPgliteInChild(dir);
+    }
     client = await PGlite.create(dir, options);
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {

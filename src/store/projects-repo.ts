@@ -24,14 +24,25 @@ export async function updateProject(db: Db, id: string, patch: { name?: string; 
   return row;
 }
 
-/** Removes a project with everything stored under it, in one transaction; its keys are revoked. */
+/** Every table holding rows of a project, by its project_id column. */
+const PROJECT_TABLES = [
+  'spans', 'sessions', 'session_tools', 'lineage_hourly', 'agents', 'servers', 'health_results', 'drift_events', 'audit_logs', 'api_keys',
+  // Scans (their findings go with them) and the health rollups, which the health_results trigger only decrements.
+  'security_scans', 'health_hourly', 'health_latency_hourly',
+] as const;
+
+/**
+ * Removes a project with everything stored under it, in one transaction: spans and their rollups,
+ * catalog entries, health results and drift events, audit entries, and the keys bound to it (a
+ * deleted key authenticates no one). Nothing of it comes back when a project of that id is created.
+ */
 export async function deleteProjectCascade(db: Db, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    for (const table of ['spans', 'agents', 'servers']) {
+    const rows = await tx.delete(projects).where(eq(projects.id, id)).returning({ id: projects.id });
+    if (rows.length === 0) return false;
+    for (const table of PROJECT_TABLES) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where project_id = ${id}`);
     }
-    await tx.execute(sql`update api_keys set revoked_at = now() where project_id = ${id} and revoked_at is null`);
-    const rows = await tx.delete(projects).where(eq(projects.id, id)).returning({ id: projects.id });
-    return rows.length > 0;
+    return true;
   });
 }

@@ -4,7 +4,8 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 /**
  * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
  * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups, including
- * each touched session's health tag. One statement is one round trip and atomic by itself.
+ * each touched session's health tag. One statement is one round trip and atomic by itself. It
+ * returns the keys of the rows it stored, so each request can be told how many of its spans were new.
  *
  * The tag needs every tool of a session after this batch. The statement cannot read its own
  * upserts, so `tool_state` merges the batch with the stored rows the same way the upsert does.
@@ -17,7 +18,7 @@ export function insertWithRollups(columnList: SQL, rowsJson: string): SQL {
 with input as (select * from json_populate_recordset(null::spans, ${rowsJson}::json)),
 ins as (
   insert into spans (${columnList}) select ${columnList} from input on conflict do nothing
-  returning project_id, coalesce(session_id, trace_id) as skey, span_type, server_name, tool_name, agent_name,
+  returning project_id, span_id, coalesce(session_id, trace_id) as skey, span_type, server_name, tool_name, agent_name,
             status, status in ('error', 'timeout') as failed, started_at, ended_at, latency_ms,
             input_tokens, output_tokens, cost_usd, health_tag
 ),
@@ -120,7 +121,7 @@ lin as (
     errors = l.errors + excluded.errors,
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
 )
-select count(*)::int as inserted from ins`;
+select project_id, span_id from ins`;
 }
 
 /** Severity rank: success 1 … loop_detected 9 (HEALTH_TAGS is ordered most severe first). */

@@ -63,6 +63,8 @@ export const spans = pgTable(
     index('spans_time_idx').on(t.startedAt, t.spanId),
     index('spans_trace_idx').on(t.traceId, t.startedAt).where(sql`${t.traceId} is not null`),
     index('spans_session_idx').on(t.projectId, t.sessionId, t.startedAt).where(sql`${t.sessionId} is not null`),
+    // A session without session id is keyed by its trace: the other branch of a session's spans.
+    index('spans_sessionless_trace_idx').on(t.projectId, t.traceId, t.startedAt).where(sql`${t.sessionId} is null`),
     index('spans_server_time_idx').on(t.projectId, t.serverName, t.startedAt),
     index('spans_agent_time_idx').on(t.projectId, t.agentName, t.startedAt),
   ],

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gte, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
 
@@ -40,17 +41,28 @@ export async function findSessionRow(db: Db, projectId: string | null, sessionId
   return row;
 }
 
-/** Spans of one session: its session_id, or its trace_id for spans that carry no session id. */
-export async function listSessionSpans(db: Db, projectId: string, sessionId: string, limit: number): Promise<SpanRow[]> {
-  return db
+/**
+ * Spans of one session: its session_id, or its trace_id for spans that carry no session id. Two
+ * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
+ * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
+ * of the project.
+ */
+export function sessionSpansQuery(db: Db, projectId: string, sessionId: string, limit: number) {
+  const bySession = db
     .select()
     .from(spans)
-    .where(
-      and(
-        eq(spans.projectId, projectId),
-        or(eq(spans.sessionId, sessionId), and(sql`${spans.sessionId} is null`, eq(spans.traceId, sessionId))),
-      ),
-    )
+    .where(and(eq(spans.projectId, projectId), eq(spans.sessionId, sessionId)))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))
     .limit(limit);
+  const byTrace = db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)))
+    .orderBy(asc(spans.startedAt), asc(spans.spanId))
+    .limit(limit);
+  return unionAll(bySession, byTrace).orderBy(asc(spans.startedAt), asc(spans.spanId)).limit(limit);
+}
+
+export async function listSessionSpans(db: Db, projectId: string, sessionId: string, limit: number): Promise<SpanRow[]> {
+  return sessionSpansQuery(db, projectId, sessionId, limit);
 }

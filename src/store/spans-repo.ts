@@ -11,17 +11,20 @@ const COLUMNS = [
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
+/** How insertSpans names a stored span: project and span id. */
+export const storedKey = (projectId: string, spanId: string): string => `${projectId}\0${spanId}`;
+
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
  * round trip, atomic by itself). The batch travels as one JSON parameter expanded by
  * json_populate_recordset: no per-row parameters, and the same SQL on both drivers. A span id
  * already stored for the project is skipped, so a retried export is stored (and counted) once.
- * Returns how many spans were new.
+ * Returns the storedKey of each span that was new.
  */
-export async function insertSpans(db: Db, batch: readonly Span[]): Promise<number> {
-  if (batch.length === 0) return 0;
-  const { rows } = await execute<{ inserted: number }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
-  return Number(rows[0]?.inserted ?? 0);
+export async function insertSpans(db: Db, batch: readonly Span[]): Promise<Set<string>> {
+  if (batch.length === 0) return new Set();
+  const { rows } = await execute<{ project_id: string; span_id: string }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
+  return new Set(rows.map((r) => storedKey(r.project_id, r.span_id)));
 }
 
 function toJsonRows(batch: readonly Span[]): string {

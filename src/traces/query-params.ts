@@ -7,8 +7,9 @@ import { parseUtc } from '../normalize/native.ts';
  */
 export function parseIntParam(name: string, raw: string | number | undefined, fallback: number, min: number, max: number, issues: ValidationIssue[]): number {
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
+  // Plain decimal digits only: `1e19`, `0x10` or ` 5` are not what a client meant by an integer.
+  const n = typeof raw === 'number' || /^-?\d{1,16}$/.test(String(raw)) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
     issues.push({ loc: ['query', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' });
     return fallback;
   }
@@ -27,4 +28,12 @@ export function parseTime(name: string, raw: string | undefined, issues: Validat
     return undefined;
   }
   return new Date(ms);
+}
+
+/** An optional value out of a fixed set: anything else is a 422 naming the allowed values. */
+export function parseEnumParam<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], issues: ValidationIssue[]): T | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  issues.push({ loc: ['query', name], msg: `Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, type: 'enum' });
+  return undefined;
 }

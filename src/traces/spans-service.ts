@@ -1,9 +1,9 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import type { Span } from '../model/span.ts';
+import { SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { listSpans, type SpanFilter } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { parseLimit, parseTime } from './query-params.ts';
+import { parseEnumParam, parseLimit, parseTime } from './query-params.ts';
 
 export interface SpanQuery {
   projectId: string | null;
@@ -32,6 +32,8 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
   const since = parseTime('since', q.since, issues);
   const until = parseTime('until', q.until, issues);
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
+  const status = parseEnumParam('status', q.status, SPAN_STATUSES, issues);
+  const spanType = parseEnumParam('span_type', q.span_type, SPAN_TYPES, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
 
   const filter: SpanFilter = {
@@ -41,8 +43,8 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
     sessionId: q.session_id,
     traceId: q.trace_id,
     agentName: q.agent_name,
-    status: q.status,
-    spanType: q.span_type,
+    status,
+    spanType,
     since,
     until,
     before: cursor && { startedAt: cursor.time, spanId: cursor.id },

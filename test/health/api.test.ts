@@ -51,6 +51,8 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       const closed = await freePort();
       const config = writeConfig(dir, {
         monitor: { enabled: false },
+        // The catalog entry below points at the loopback fixtures, which the operator opens here.
+        network: { allow_private_targets: ['127.0.0.0/8'] },
         servers: [
           { name: 'alpha', transport: 'streamable_http', url: `${fx.url}/ok/alpha/mcp` },
           { name: 'never', transport: 'streamable_http', url: `http://127.0.0.1:${closed}/mcp` },
@@ -168,7 +170,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         ['br-nothing', 'LOW', 0, 0],
       ])('%s: %s', async (name, severity, agents, sessions) => {
         const r = expectStatus(await get(`/api/health/servers/${name}/blast-radius?project_id=default`), 200, 'blast').json;
-        expect(r).toMatchObject({ server_name: name, severity, total_agents: agents, total_sessions: sessions, window_hours: 24, server_status: 'unknown' });
+        expect(r).toMatchObject({ server_name: name, severity, total_agents: agents, total_sessions: sessions, window_hours: 24, server_status: 'down' });
       });
 
       it('per agent: calls, sessions, errors, error rate, mean latency, last call, newest window only', async () => {
@@ -188,6 +190,16 @@ describe.each(backends)('$name', ({ name, available, env }) => {
 
       it('reports the server status from its latest check', async () => {
         expect((await get('/api/health/servers/alpha/blast-radius')).json.server_status).toBe('up');
+      });
+
+      it('server_status is only up, degraded or down: stale and never-checked servers read as down', async () => {
+        // A result 10 minutes old (monitor interval 60 s): the list calls it stale, the blast radius down.
+        await saveCheck(server.services.store.db, { result: result('br-stale', new Date(Date.now() - 600_000)), instructions: null, tools: null, drift: null });
+        expect((await get('/api/health/servers/br-stale?project_id=default')).json.status).toBe('stale');
+        expect((await get('/api/health/servers/br-stale/blast-radius?project_id=default')).json.server_status).toBe('down');
+        expect((await get('/api/health/servers/never/blast-radius?project_id=default')).json.server_status).toBe('down');
+        const q = await gql('{ blastRadius(name: "br-stale", projectId: "default") { serverStatus } }');
+        expect(q.data.blastRadius.serverStatus).toBe('down');
       });
     });
 

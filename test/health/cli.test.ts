@@ -57,7 +57,8 @@ describe('spyglass monitor', () => {
   it('--once runs one pass and exits non-zero when a server is down', { timeout: 60_000 }, async () => {
     const r = await runCli(['monitor', '--once', '--json'], env);
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stdout).map((x: any) => x.status)).toEqual(['down', 'up']);
+    // JSON lines, one object per check, like the daemon prints.
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).status)).toEqual(['down', 'up']);
   });
 
   it('runs as a daemon on its interval until SIGTERM, then exits cleanly', { timeout: 60_000 }, async () => {

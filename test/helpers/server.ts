@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { freePort } from './free-port.ts';
@@ -14,15 +14,15 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts the real service on 127.0.0.1 with ephemeral ports: PGlite in a temp directory by default,
- * PostgreSQL when `databaseUrl` is given.
+ * PostgreSQL when `databaseUrl` is given. `logger` lets a test read what the server logs.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, logger?: Logger): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   const config = loadConfig(
     { SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: String(await freePort()), SPYGLASS_DATA_DIR: dataDir, ...env },
     dataDir,
   );
-  const server = await startServer(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const server = await startServer(config, logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   return {
     ...server,
     dataDir,

@@ -33,7 +33,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         });
         const res = await postJson(`${base}/api/traces/spans`, [agent, tool]);
         expect(res.status).toBe(202);
-        expect(res.json).toEqual({ accepted: 2 });
+        expect(res.json).toEqual({ accepted: 2, duplicates: 0 });
 
         const got = await spansOf('session_id=sess-native');
         expect(got.map((s) => s.span_id).sort()).toEqual(['agent-span-1', 'tool-span-1']);

@@ -14,7 +14,7 @@ function one(attributes: Attrs, opts: { name?: string; resource?: Attrs; statusC
 
 describe('OTLP normalisation (decisions §3)', () => {
   it('ignores spans that are not agent or tool spans', () => {
-    expect(one({ 'http.request.method': 'GET' })).toEqual({ spans: [], ignored: 1 });
+    expect(one({ 'http.request.method': 'GET' })).toEqual({ spans: [], ignored: 1, rejected: [] });
   });
 
   it('reads the server and tool from a span named mcp.<server>.<tool>', () => {

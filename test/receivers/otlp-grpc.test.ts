@@ -10,7 +10,8 @@ import { SpyglassError } from '../../src/errors.ts';
 import { TRACE_EXPORT_PATH, startOtlpGrpcServer, type GrpcReceiver, type GrpcReceiverOptions } from '../../src/receivers/otlp-grpc.ts';
 import type { DecodedExport, ExportOutcome } from '../../src/receivers/otlp-types.ts';
 
-type OnExport = GrpcReceiverOptions['onExport'];
+type OnExport = (req: DecodedExport, meta: { metadata: Record<string, string>; peer: string }) => Promise<ExportOutcome>;
+const admitAll = async () => undefined;
 type ExporterConfig = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>;
 interface Received { req: DecodedExport; metadata: Record<string, string>; peer: string }
 
@@ -68,6 +69,7 @@ describe('OTLP/gRPC receiver', () => {
   const received: Received[] = [];
   const internalErrors: unknown[] = [];
   let behaviour: OnExport = async () => ACCEPTED;
+  let admission: GrpcReceiverOptions['admit'] = admitAll;
   let server: GrpcReceiver;
   let client: Client;
 
@@ -76,7 +78,8 @@ describe('OTLP/gRPC receiver', () => {
       host: '127.0.0.1',
       port: 0,
       maxMessageBytes: 4 * 1024 * 1024,
-      onExport: async (req, meta) => {
+      admit: async (meta) => admission(meta),
+      onExport: async (req, _admitted, meta) => {
         received.push({ req, ...meta });
         return behaviour(req, meta);
       },
@@ -88,6 +91,7 @@ describe('OTLP/gRPC receiver', () => {
   afterEach(() => {
     received.length = 0;
     behaviour = async () => ACCEPTED;
+    admission = admitAll;
   });
 
   afterAll(async () => {
@@ -161,6 +165,19 @@ describe('OTLP/gRPC receiver', () => {
     expect(internalErrors).toHaveLength(1);
   });
 
+  it('admits a call from its metadata before decoding it: a refused caller never sees decoder errors', async () => {
+    const seen: string[] = [];
+    admission = async (meta) => {
+      seen.push(meta.metadata['x-api-key'] ?? '');
+      throw new SpyglassError('unauthenticated', 'missing API key');
+    };
+    const { error } = await callExport(client, Buffer.from('definitely not protobuf'));
+    expect(error?.code).toBe(status.UNAUTHENTICATED);
+    expect(error?.details).toBe('missing API key');
+    expect(seen).toEqual(['']);
+    expect(received).toHaveLength(0);
+  });
+
   it('answers INVALID_ARGUMENT to garbage and keeps serving', async () => {
     const { error } = await callExport(client, Buffer.from('definitely not protobuf'));
     expect(error?.code).toBe(status.INVALID_ARGUMENT);
@@ -177,7 +194,7 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
   it('refuses messages above maxMessageBytes without calling onExport', async () => {
     let calls = 0;
     const server = await startOtlpGrpcServer({
-      host: '127.0.0.1', port: 0, maxMessageBytes: 1024,
+      host: '127.0.0.1', port: 0, maxMessageBytes: 1024, admit: admitAll,
       onExport: async () => {
         calls++;
         return ACCEPTED;
@@ -201,7 +218,7 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const server = await startOtlpGrpcServer({
-      host: '127.0.0.1', port: 0, maxMessageBytes: 1024 * 1024,
+      host: '127.0.0.1', port: 0, maxMessageBytes: 1024 * 1024, admit: admitAll,
       onExport: async () => {
         arrived();
         await released;

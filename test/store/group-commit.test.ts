@@ -39,7 +39,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       );
       const results = await Promise.all(batches.map((b) => postJson(`${base}/api/traces/spans`, b)));
       expect(results.map((r) => r.status)).toEqual(Array(50).fill(202));
-      expect(results.map((r) => r.json)).toEqual(Array(50).fill({ accepted: 25 }));
+      expect(results.map((r) => r.json)).toEqual(Array(50).fill({ accepted: 25, duplicates: 0 }));
 
       const stored = await sessionSpans(base, session);
       expect(stored).toHaveLength(1250);

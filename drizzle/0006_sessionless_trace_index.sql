@@ -1,0 +1,1 @@
+CREATE INDEX "spans_sessionless_trace_idx" ON "spans" USING btree ("project_id","trace_id","started_at") WHERE "spans"."session_id" is null;

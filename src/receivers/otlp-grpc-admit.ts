@@ -1,0 +1,34 @@
+import type { Principal } from '../auth/principal.ts';
+import { SpyglassError } from '../errors.ts';
+import { whoIs } from '../ingest/rate-limit-warnings.ts';
+import { enforce } from '../rest/auth-hook.ts';
+import type { Services } from '../services.ts';
+import type { CallMeta } from './otlp-grpc.ts';
+
+/**
+ * What OTLP/HTTP does before its handler, for a gRPC call and from its metadata alone: the `otlp`
+ * rate limit (counted per API key, else per address, like HTTP), then authentication and the
+ * write check. A throttled call gets RESOURCE_EXHAUSTED with google.rpc.RetryInfo.
+ */
+export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Principal> {
+  const address = peerAddress(meta.peer);
+  if (s.config.rateLimits.enabled) {
+    const who = whoIs(meta.metadata, address);
+    const res = await s.limiter.take('otlp', s.config.rateLimits.otlp, who);
+    if (!res.ok) {
+      s.rateLimitWarnings.rateLimited(who, { transport: 'grpc', route: 'TraceService/Export', limitPerMinute: res.limit });
+      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${res.limit} per 1 minute`, { retryAfter: res.retryAfterSeconds });
+    }
+  }
+  const principal = await s.auth.authenticate({ headers: meta.metadata, remoteAddress: address });
+  enforce(principal, 'write');
+  return principal;
+}
+
+/** grpc-js peers look like `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` or `127.0.0.1:5000`. */
+export function peerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const v6 = /^\[([^\]]+)\]/.exec(bare);
+  if (v6) return v6[1] as string;
+  return bare.replace(/:\d+$/, '');
+}

@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import { sql } from 'drizzle-orm';
+import { execute, type Db } from './db.ts';
+
+/** The tables the read paths plan against; the planner needs current statistics on each. */
+export const HOT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'health_results', 'drift_events', 'audit_logs'] as const;
+
+export interface StatsKeeperOptions {
+  /** How often the keeper looks for stale statistics without being asked. */
+  everyMs: number;
+  /** Spans written between two looks, once every table has statistics. */
+  checkEverySpans: number;
+  /** A table with statistics is analyzed again at most this often: ANALYZE costs the same at any size. */
+  minIntervalMs: number;
+  /**
+   * Statistics target for the keeper's ANALYZE (it samples 300 × target rows); undefined = the
+   * server's default (100). PGlite reads each sampled page through its virtual file system while
+   * ingest waits, so it uses a smaller sample.
+   */
+  statisticsTarget?: number | undefined;
+  now: () => number;
+}
+
+/**
+ * Columns the reads filter, join or sort spans by. Statistics on the payload columns (arguments,
+ * results, LLM text) serve no plan and take half the time of analyzing spans.
+ */
+const SPAN_COLUMNS = ['project_id', 'session_id', 'trace_id', 'started_at', 'agent_name', 'server_name', 'tool_name', 'span_type', 'status'];
+
+const DEFAULTS: StatsKeeperOptions = { everyMs: 60_000, checkEverySpans: 10_000, minIntervalMs: 60_000, now: Date.now };
+
+interface TableState {
+  name: string;
+  reltuples: number;
+  mods: number;
+  pages: boolean;
+}
+
+/**
+ * Keeps planner statistics current (ANALYZE), on both back ends. The embedded database has no
+ * autovacuum, and PostgreSQL's first automatic analyze comes only after its naptime: without
+ * statistics a read may take a plan that walks every span. A table is analyzed when it holds rows
+ * but was never analyzed (at once), or when more than 50 rows + 10 % of it changed since
+ * (autovacuum's rule), at most once per `minIntervalMs` per table. It looks at start, every
+ * `everyMs`, on the first spans written to an unanalyzed table, and after every `checkEverySpans`
+ * spans; one table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
+ * (300 × statistics target rows), so one run costs the same however large the table, and at most one run per table
+ * per interval however fast spans arrive: ingest on PGlite (one statement at a time) waits at most
+ * one table's sample, a bounded share of the time.
+ */
+export class StatsKeeper {
+  private readonly opts: StatsKeeperOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private written = 0;
+  private unanalyzed = new Set<string>(HOT_TABLES);
+  private readonly waiters = new Map<string, (() => void)[]>();
+  private readonly lastRun = new Map<string, number>();
+  /** ANALYZE statements run so far and their time (benchmarks report it). */
+  readonly analyses = { count: 0, totalMs: 0, maxMs: 0 };
+
+  constructor(private readonly db: Db, private readonly logger?: Logger, opts: Partial<StatsKeeperOptions> = {}) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
+
+  start(): void {
+    this.stopped = false;
+    if (this.timer) clearInterval(this.timer);
+    void this.check();
+    this.timer = setInterval(() => void this.check(), this.opts.everyMs);
+    this.timer.unref();
+  }
+
+  /** Called after spans are committed; never waits for the analysis it may start. */
+  noteWritten(spans: number): void {
+    this.written += spans;
+    if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans) void this.check();
+  }
+
+  /** Looks for stale statistics and analyzes those tables; concurrent calls share one pass. */
+  check(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        this.written = 0;
+        await this.pass().catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'statistics upkeep failed'));
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Resolves once `table` has planner statistics (by this keeper or by autovacuum). */
+  hasStatistics(table: (typeof HOT_TABLES)[number]): Promise<void> {
+    if (!this.unanalyzed.has(table)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.set(table, [...(this.waiters.get(table) ?? []), resolve]));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async pass(): Promise<void> {
+    for (const t of await this.tableStates()) {
+      if (this.stopped) return;
+      const never = t.reltuples < 0;
+      const due = this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
+      const stale = (never && t.pages) || (due && t.mods > 50 + 0.1 * Math.max(0, t.reltuples));
+      if (stale) {
+        this.lastRun.set(t.name, this.opts.now());
+        const started = performance.now();
+        const columns = t.name === 'spans' ? sql` (${sql.join(SPAN_COLUMNS.map((c) => sql.identifier(c)), sql`, `)})` : sql``;
+        const analyze = sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`;
+        const target = this.opts.statisticsTarget;
+        if (target === undefined) await execute(this.db, analyze);
+        else {
+          await this.db.transaction(async (tx) => {
+            await tx.execute(sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`));
+            await tx.execute(analyze);
+          });
+        }
+        const ms = performance.now() - started;
+        this.analyses.count++;
+        this.analyses.totalMs += ms;
+        this.analyses.maxMs = Math.max(this.analyses.maxMs, ms);
+        this.logger?.debug({ table: t.name, ms: Math.round(ms) }, 'statistics refreshed');
+      }
+      if (stale || !never) this.markAnalyzed(t.name);
+    }
+  }
+
+  private async tableStates(): Promise<TableState[]> {
+    const names = sql.join(HOT_TABLES.map((n) => sql`${n}`), sql`, `);
+    const { rows } = await execute<{ name: string; reltuples: number | string; mods: number | string | null; pages: boolean }>(
+      this.db,
+      sql`select t.name, c.reltuples, s.n_mod_since_analyze as mods, pg_relation_size(c.oid) > 0 as pages
+          from unnest(array[${names}]::text[]) as t(name)
+          join pg_class c on c.oid = to_regclass(t.name)
+          left join pg_stat_user_tables s on s.relid = c.oid`,
+    );
+    return rows.map((r) => ({ name: r.name, reltuples: Number(r.reltuples), mods: Number(r.mods ?? 0), pages: r.pages }));
+  }
+
+  private markAnalyzed(name: string): void {
+    this.unanalyzed.delete(name);
+    for (const resolve of this.waiters.get(name) ?? []) resolve();
+    this.waiters.delete(name);
+  }
+}

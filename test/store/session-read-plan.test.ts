@@ -1,0 +1,131 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { sessionSpansQuery } from '../../src/store/sessions-repo.ts';
+import { insertSpans } from '../../src/store/spans-repo.ts';
+import { StatsKeeper } from '../../src/store/stats-keeper.ts';
+import { generateSpans } from '../../bench/read-data.ts';
+import { backends } from '../helpers/backends.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
+
+/**
+ * Item 13: reading one session must not walk every span. The server keeps planner statistics by
+ * itself (nobody runs ANALYZE here), and the session-detail query has one index-served branch per
+ * way a span belongs to a session.
+ */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(n: PlanNode): PlanNode[] {
+  return [n, ...(n.Plans ?? []).flatMap(nodes)];
+}
+
+const SESSIONS = 150;
+const PER_SESSION = 12;
+
+describe.each(backends.filter((b) => b.available))('session detail reads on $name', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ ...(await backend.env()), SPYGLASS_RATE_LIMITS: 'off' });
+    // First without statistics, as after a fresh start: the keeper is paused, and so is
+    // PostgreSQL's autovacuum on spans (its first analyze is up to a minute away anyway).
+    await server.services.stats.stop();
+    if (backend.name === 'postgres') await execute(server.services.store.db, sql`alter table spans set (autovacuum_enabled = false)`);
+    const t0 = Date.now() - 3_600_000;
+    const spans: Record<string, unknown>[] = [];
+    for (let s = 0; s < SESSIONS; s++) {
+      for (let i = 0; i < PER_SESSION; i++) {
+        const start = new Date(t0 + s * 1000 + i * 10);
+        const at = { started_at: start.toISOString(), ended_at: new Date(start.getTime() + 5).toISOString() };
+        // Every tenth session carries no session id: it is keyed by its trace id.
+        spans.push(nativeSpan(s % 10 === 0 ? { session_id: null, trace_id: `plan-t${s}`, ...at } : { session_id: `plan-s${s}`, trace_id: `plan-t${s}`, ...at }));
+      }
+    }
+    for (let i = 0; i < spans.length; i += 600) {
+      expect((await postJson(`${server.httpUrl}/api/traces/spans`, spans.slice(i, i + 600))).status).toBe(202);
+    }
+    // A PGlite server runs initdb first: slow on a busy machine.
+  }, 180_000);
+  afterAll(async () => server?.dispose());
+
+  async function explainSession(id: string): Promise<PlanNode[]> {
+    const { rows } = await execute<{ 'QUERY PLAN': unknown }>(
+      server.services.store.db,
+      sql`explain (format json) ${sessionSpansQuery(server.services.store.db, 'default', id, 10_001)}`,
+    );
+    const raw = rows[0]?.['QUERY PLAN'];
+    const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    return nodes((doc[0] as { Plan: PlanNode }).Plan);
+  }
+
+  async function reltuples(): Promise<number> {
+    const { rows } = await execute<{ reltuples: number | string }>(server.services.store.db, sql`select reltuples from pg_class where oid = to_regclass('spans')`);
+    return Number(rows[0]?.reltuples);
+  }
+
+  function expectOnlySessionIndexes(all: PlanNode[]): void {
+    expect(all.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+    const indexes = new Set(all.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])));
+    expect([...indexes].sort()).toEqual(['spans_session_idx', 'spans_sessionless_trace_idx']);
+    for (const n of all.filter((x) => x['Index Name'])) expect(n['Index Cond']).toMatch(/session_id|trace_id/);
+  }
+
+  it('reads a session from the two session indexes even before any statistics exist', async () => {
+    expect(await reltuples()).toBeLessThan(0);
+    for (const id of ['plan-s77', 'plan-t70']) expectOnlySessionIndexes(await explainSession(id));
+  });
+
+  it('gathers statistics by itself (nobody runs ANALYZE) and still reads from the session indexes', async () => {
+    server.services.stats.start();
+    await server.services.stats.hasStatistics('spans');
+    expect(await reltuples()).toBeGreaterThan(0);
+    for (const id of ['plan-s77', 'plan-t70']) expectOnlySessionIndexes(await explainSession(id));
+  });
+
+  it('returns every span of a session, whether keyed by session id or by trace id', async () => {
+    for (const id of ['plan-s77', 'plan-t70']) {
+      const res = await getJson(`${server.httpUrl}/api/agents/sessions/${id}`);
+      expect(res.status).toBe(200);
+      expect(res.json.session.span_count).toBe(PER_SESSION);
+      const starts = (res.json.spans as { started_at: string }[]).map((s) => s.started_at);
+      expect(starts).toHaveLength(PER_SESSION);
+      expect([...starts].sort()).toEqual(starts);
+    }
+  });
+});
+
+describe('statistics upkeep', () => {
+  it('analyzes a table at once when it has none, then at most once per interval however fast spans arrive', async () => {
+    const store = await openStore({ dataDir: 'memory://' });
+    try {
+      let now = 1_000_000;
+      const keeper = new StatsKeeper(store.db, undefined, { now: () => now, minIntervalMs: 60_000 });
+      const groups = generateSpans({ spans: 3000, treeSessions: 1, end: new Date(), groupSize: 1000 }).groups;
+      const spanRuns = () => keeper.analyses.count;
+      // Spans with no statistics yet: the first write starts an analysis.
+      await insertSpans(store.db, groups.next().value as never);
+      keeper.noteWritten(1000);
+      await keeper.hasStatistics('spans');
+      const first = spanRuns();
+      expect(first).toBeGreaterThan(0);
+      // Doubling the table is well past the 10 % rule, but the interval has not passed.
+      await insertSpans(store.db, groups.next().value as never);
+      await keeper.check();
+      expect(spanRuns()).toBe(first);
+      now += 60_000;
+      await keeper.check();
+      expect(spanRuns()).toBeGreaterThan(first);
+      await keeper.stop();
+    } finally {
+      await store.close();
+    }
+    // A fresh in-memory PGlite runs initdb in this process: slow on a busy machine.
+  }, 120_000);
+});
