@@ -49,7 +49,8 @@ export class ProjectsService {
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
     const row = await insertProject(this.db, { id, name, settings: settings as Record<string, unknown> });
     if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
-    this.audit.record(p, 'project.created', `project:${id}`, 'success', id);
+    // Instance-wide like project.deleted: a project's life cycle outlives its own rows.
+    this.audit.record(p, 'project.created', `project:${id}`, 'success', null);
     return toJson(row);
   }
 
