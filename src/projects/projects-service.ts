@@ -49,8 +49,7 @@ export class ProjectsService {
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
     const row = await insertProject(this.db, { id, name, settings: settings as Record<string, unknown> });
     if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
-    // Instance-wide like project.deleted: a project's life cycle outlives its own rows.
-    this.audit.record(p, 'project.created', `project:${id}`, 'success', null);
+    this.audit.record(p, 'project.created', `project:${id}`, 'success', id);
     return toJson(row);
   }
 
