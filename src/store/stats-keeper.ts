@@ -55,6 +55,12 @@ export class StatsKeeper {
   private again = false;
   private stopped = false;
   private written = 0;
+  /**
+   * Spans reported written since spans was last analyzed. The server's own counter
+   * (n_mod_since_analyze) lags: a backend flushes it at most once a second, and PGlite's single
+   * backend may not flush it until it is idle, so what ingest reported counts too.
+   */
+  private spansSinceAnalyze = 0;
   private unanalyzed = new Set<string>(HOT_TABLES);
   private readonly waiters = new Map<string, (() => void)[]>();
   private readonly lastRun = new Map<string, number>();
@@ -76,6 +82,7 @@ export class StatsKeeper {
   /** Called after spans are committed; never waits for the analysis it may start. */
   noteWritten(spans: number): void {
     this.written += spans;
+    this.spansSinceAnalyze += spans;
     if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans) void this.check();
   }
 
@@ -114,10 +121,12 @@ export class StatsKeeper {
     for (const t of await this.tableStates()) {
       if (this.stopped) return;
       const never = t.reltuples < 0;
+      const mods = t.name === 'spans' ? Math.max(t.mods, this.spansSinceAnalyze) : t.mods;
       const due = this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
-      const stale = (never && t.pages) || (due && t.mods > 50 + 0.1 * Math.max(0, t.reltuples));
+      const stale = (never && t.pages) || (due && mods > 50 + 0.1 * Math.max(0, t.reltuples));
       if (stale) {
         this.lastRun.set(t.name, this.opts.now());
+        if (t.name === 'spans') this.spansSinceAnalyze = 0;
         const started = performance.now();
         const columns = t.name === 'spans' ? sql` (${sql.join(SPAN_COLUMNS.map((c) => sql.identifier(c)), sql`, `)})` : sql``;
         const analyze = sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`;

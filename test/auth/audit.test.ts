@@ -39,6 +39,7 @@ describe('audit log', () => {
     expectStatus(await call(base, 'DELETE', `/api/auth/api-keys/${victim.id}`, as), 200, 'revoke');
     // project.created / project.deleted
     expectStatus(await call(base, 'POST', '/api/projects', { ...as, body: { id: 'audited-project', name: 'Audited' } }), 201, 'project');
+    expectStatus(await call(base, 'POST', '/api/projects', { ...as, body: { id: 'audited-kept', name: 'Kept' } }), 201, 'project kept');
     expectStatus(await call(base, 'DELETE', '/api/projects/audited-project', as), 204, 'delete project');
     // settings.updated
     expectStatus(await call(base, 'PUT', '/api/settings', { ...as, body: { redact_payloads: false } }), 200, 'settings');
@@ -62,7 +63,9 @@ describe('audit log', () => {
 
     expect(find('api_key.created', `api_key:${victim.prefix}`)).toMatchObject({ actor: me, result: 'success' });
     expect(find('api_key.revoked', `api_key:${victim.prefix}`)).toMatchObject({ actor: me, result: 'success' });
-    expect(find('project.created', 'project:audited-project')).toMatchObject({ actor: me });
+    expect(find('project.created', 'project:audited-kept')).toMatchObject({ actor: me });
+    // A project's own entries go with it; the record of its deletion is instance-wide and stays.
+    expect(find('project.created', 'project:audited-project')).toBeUndefined();
     expect(find('project.deleted', 'project:audited-project')).toMatchObject({ actor: me });
     expect(find('settings.updated')).toMatchObject({ actor: me, resource: 'settings:redact_payloads' });
     expect(find('user.invited', `user:${maskedPerson}`)).toMatchObject({ actor: me });

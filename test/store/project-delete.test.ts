@@ -81,7 +81,8 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
   }
 
   beforeAll(async () => {
-    config = configFile('monitor:\n  enabled: false\n');
+    // The catalog server's URL is a loopback address: allowed here, as the outbound policy requires.
+    config = configFile('monitor:\n  enabled: false\nnetwork:\n  allow_private_targets: [127.0.0.0/8]\n');
     server = await startTestServer({ ...(await backend.env()), SPYGLASS_CONFIG: config.path, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
     await createProject(server.httpUrl, ADMIN, P);
     await createProject(server.httpUrl, ADMIN, FRESH);
@@ -144,7 +145,7 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     expect((await call(server.httpUrl, 'GET', `/api/agents/sessions?project_id=${P}`, { key: oldKey })).status).toBe(401);
   });
 
-  it('keeps the record of the deletion in the instance-wide audit log', async () => {
+  it('keeps the record of the deletion in the instance-wide audit log, after the deleted project\'s own entries went with it', async () => {
     const entries = expectStatus(await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key: ADMIN }), 200, 'audit').json as { action: string; resource: string }[];
     expect(entries.filter((e) => e.resource === `project:${P}`).map((e) => e.action)).toEqual(['project.created', 'project.deleted']);
   });

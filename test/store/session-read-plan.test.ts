@@ -117,6 +117,7 @@ describe('statistics upkeep', () => {
       expect(first).toBeGreaterThan(0);
       // Doubling the table is well past the 10 % rule, but the interval has not passed.
       await insertSpans(store.db, groups.next().value as never);
+      keeper.noteWritten(1000);
       await keeper.check();
       expect(spanRuns()).toBe(first);
       now += 60_000;
