@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -14,6 +15,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test time is spent waiting on servers, sockets and child processes, not computing:
+    // one worker per core instead of vitest's default (cores - 1, so one on a 2-core CI machine).
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
   },
 });
