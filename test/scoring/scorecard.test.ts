@@ -151,7 +151,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       const old = ago(8 * DAY);
       spans.push(nativeSpan({ server_name: 'rel', status: 'error', started_at: old.toISOString(), ended_at: old.toISOString() }));
       // catalogued up front: auto-registration runs after the ingest answer, not before it
-      expectStatus(await call(server.httpUrl, 'PUT', '/api/servers/metadata/rel', { key: ADMIN, body: { owner: 'team' } }), 200, 'catalog');
+      expectStatus(await call(server.httpUrl, 'PUT', '/api/servers/metadata/rel', { key: ADMIN, body: { transport: 'stdio', owner: 'team' } }), 200, 'catalog');
       expectStatus(await call(server.httpUrl, 'POST', '/api/traces/spans', { key: ADMIN, body: spans }), 202, 'ingest');
       expect(await dim('rel', 'reliability')).toEqual({ name: 'reliability', weight: 0.2, rawScore: 65, weightedScore: 13, notes: 'error rate 12.5% of 40 calls, p99/p50 6.5' });
     });
