@@ -13,6 +13,8 @@ import { Template } from './payloads.ts';
 import { startServerProc, type ServerProc } from './server-proc.ts';
 
 export interface LiveLoadOptions {
+  /** postgres:// URL of a fresh database; undefined runs the server on PGlite. */
+  databaseUrl?: string | undefined;
   subscribers: number;
   batch: number;
   concurrency: number;
@@ -41,10 +43,11 @@ export interface LiveLoadResult {
   mix: { sse: number; graphqlSse: number; graphqlWs: number };
   throughputRatio: number;
   rateLimits: 'off';
+  backend: 'pglite' | 'postgres';
 }
 
 export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string) => void): Promise<LiveLoadResult> {
-  const server = await startServerProc({ rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
+  const server = await startServerProc({ databaseUrl: opts.databaseUrl, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
   try {
     const template = Template.build('native', opts.batch);
     progress(`live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`);
@@ -54,7 +57,7 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
     try {
       const withSubs = await measure(server, template, opts, subs);
       progress(`live load with ${opts.subscribers} subscribers: ${Math.round(withSubs.spansPerSec)} spans/s, liveness p99 ${withSubs.livenessP99Ms.toFixed(1)} ms, ${withSubs.eventsDelivered} events delivered`);
-      return { without, with: withSubs, mix: subs.mix, throughputRatio: withSubs.spansPerSec / without.spansPerSec, rateLimits: 'off' };
+      return { without, with: withSubs, mix: subs.mix, throughputRatio: withSubs.spansPerSec / without.spansPerSec, rateLimits: 'off', backend: opts.databaseUrl ? 'postgres' : 'pglite' };
     } finally {
       subs.close();
     }
