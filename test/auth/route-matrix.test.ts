@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Access } from '../../src/rest/auth-hook.ts';
-import { GOOD_PASSWORD, bootstrapKey, call, createKey, createProject, expectStatus, revokeKey, type Reply } from '../helpers/auth.ts';
+import { GOOD_PASSWORD, bootstrapKey, call, createKey, createProject, expectStatus, readReply, revokeKey, type Reply } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -109,16 +109,7 @@ async function send(base: string, method: string, sample: Sample, authHeaders: R
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 10_000);
   try {
-    const res = await fetch(`${base}${sample.path}`, { method, headers, signal: abort.signal });
-    const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
-    const text = streaming ? '' : await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json, text };
+    return await readReply(await fetch(`${base}${sample.path}`, { method, headers, signal: abort.signal }));
   } finally {
     clearTimeout(timer);
     abort.abort();

@@ -31,8 +31,14 @@ export async function call(base: string, method: string, path: string, opts: Cal
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${base}${path}`, { method, headers, body });
-  const text = await res.text();
+  return readReply(await fetch(`${base}${path}`, { method, headers, body }));
+}
+
+/** Status, headers and body of an answer; an event stream is cancelled unread, so it cannot keep a test waiting. */
+export async function readReply(res: Response): Promise<Reply> {
+  const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  const text = streaming ? '' : await res.text();
+  if (streaming) await res.body?.cancel();
   let json: unknown;
   try {
     json = text ? JSON.parse(text) : undefined;

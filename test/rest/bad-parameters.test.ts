@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapKey, call, type Reply } from '../helpers/auth.ts';
+import { bootstrapKey, call, readReply, type Reply } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -12,17 +12,7 @@ const ADMIN = bootstrapKey();
 
 /** Sends and reads at most the head of the answer: a stream must not keep the test waiting. */
 async function send(base: string, method: string, path: string): Promise<Reply> {
-  const res = await fetch(`${base}${path}`, { method, headers: { 'x-api-key': ADMIN }, signal: AbortSignal.timeout(15_000) });
-  const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  const text = streaming ? '' : await res.text();
-  if (streaming) await res.body?.cancel();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return readReply(await fetch(`${base}${path}`, { method, headers: { 'x-api-key': ADMIN }, signal: AbortSignal.timeout(15_000) }));
 }
 
 const fill = (url: string, value: string) => url.replace(/:\w+/g, value);
