@@ -23,7 +23,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
   alerts: ['consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
   costs: ['rules'],
-  security: ['advisories_path'],
+  security: ['advisories_path', 'advisories_url', 'advisories_refresh_hours', 'concurrency', 'history_days'],
   'servers[]': [
     'name', 'transport', 'command', 'args', 'env', 'url', 'headers', 'health_check_interval_seconds',
     'health_check_timeout_seconds', 'timeout_seconds', 'health_tool', 'health_tool_args',

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
 import { checkKeys } from './known-keys.ts';
@@ -34,6 +34,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const limits = obj(file.rate_limits);
   const monitor = obj(file.monitor);
   const http = obj(file.http);
+  const security = obj(file.security);
 
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -113,6 +114,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
       healthDays: int('retention.health_days', retention.health_days, 90, 1, 3650),
     },
+    security: {
+      advisoriesPath: optionalPath(security.advisories_path, configPath, cwd),
+      advisoriesUrl: typeof security.advisories_url === 'string' && security.advisories_url !== '' ? security.advisories_url : undefined,
+      advisoriesRefreshHours: int('security.advisories_refresh_hours', security.advisories_refresh_hours, 24, 1, 8760),
+      concurrency: int('security.concurrency', security.concurrency, 8, 1, 256),
+      historyDays: int('security.history_days', security.history_days, 90, 1, 3650),
+    },
     servers: parseServers(file.servers, problems),
   };
   // An eighth of the slots (at least one) by default; always at least one slot a single project can use.
@@ -135,6 +143,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** A path from the config file, relative to that file's directory (or the working directory without one). */
+function optionalPath(raw: unknown, configPath: string | undefined, cwd: string): string | undefined {
+  if (typeof raw !== 'string' || raw === '') return undefined;
+  return resolve(configPath ? dirname(configPath) : cwd, raw);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

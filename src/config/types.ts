@@ -41,7 +41,21 @@ export interface Config {
   network: { allowPrivateTargets: string[] };
   monitor: MonitorConfig;
   retention: { spansDays: number; healthDays: number };
+  security: SecurityConfig;
   servers: ServerConfig[];
+}
+
+/** Security scans (decisions §6, docs/security.md). */
+export interface SecurityConfig {
+  /** OSV advisories replacing or extending the shipped file: a JSON file, a directory of OSV JSON, or an OSV export zip. */
+  advisoriesPath: string | undefined;
+  /** An OSV-compatible URL to refresh advisories from; unset (the default) = offline only. Goes through the outbound policy. */
+  advisoriesUrl: string | undefined;
+  advisoriesRefreshHours: number;
+  /** Servers scanned at once. */
+  concurrency: number;
+  /** Scans (and their findings) are kept this many days. */
+  historyDays: number;
 }
 
 export interface IngestConfig {

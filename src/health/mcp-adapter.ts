@@ -39,6 +39,8 @@ export interface ProbeRequest {
    * policy-guarded fetch, and errors never repeat what the target answered.
    */
   guardedFetch?: GuardedFetch | undefined;
+  /** Also list prompts and resources (every page) where the server offers them: security scans read them. */
+  inventory?: boolean | undefined;
 }
 
 export type FailureKind = 'timeout' | 'policy' | 'refused' | 'unreachable' | 'auth' | 'http' | 'spawn' | 'exited' | 'protocol' | 'cancelled';
@@ -56,6 +58,10 @@ export type ProbeOutcome =
       serverInfo: Record<string, unknown> | null;
       protocolVersion: string | null;
       instructions: string | null;
+      capabilities: Record<string, unknown> | null;
+      /** With `inventory`: prompts/list and resources/list items; null when not asked or not offered. */
+      prompts: Record<string, unknown>[] | null;
+      resources: Record<string, unknown>[] | null;
     }
   | { ok: false; kind: FailureKind; error: string; elapsedMs: number; serverInfo: Record<string, unknown> | null; protocolVersion: string | null };
 
@@ -106,7 +112,16 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
         serverInfo: (c.getServerVersion() as Record<string, unknown> | undefined) ?? null,
         protocolVersion: negotiated,
         instructions: c.getInstructions() ?? null,
+        capabilities: (c.getServerCapabilities() as Record<string, unknown> | undefined) ?? null,
+        prompts: null,
+        resources: null,
       };
+      if (req.inventory) {
+        const caps = listed.capabilities ?? {};
+        // A server that offers prompts or resources but fails to list them is still healthy; the scan sees none.
+        if (caps.prompts) listed.prompts = await listAll(c, 'prompts/list', 'prompts', opts).catch(() => null);
+        if (caps.resources) listed.resources = await listAll(c, 'resources/list', 'resources', opts).catch(() => null);
+      }
       if (req.healthTool) {
         stage = `health tool ${req.healthTool}`;
         listed.probeError = await callProbe(c, req.healthTool, req.healthToolArgs, opts, !req.guardedFetch);
@@ -157,6 +172,23 @@ async function listTools(c: Client, opts: () => { timeout: number; signal: Abort
     cursor = next;
   }
   return { tools, invalid };
+}
+
+/** Every page of a list method (bounded by MAX_PAGES and a repeated cursor); items that are not objects are dropped. */
+async function listAll(c: Client, method: 'prompts/list' | 'resources/list', key: string, opts: () => { timeout: number; signal: AbortSignal }): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = (await c.request({ method, params: cursor ? { cursor } : {} }, ResultSchema, opts())) as Record<string, unknown>;
+    const list = res[key];
+    if (Array.isArray(list)) for (const x of list as unknown[]) if (x && typeof x === 'object' && !Array.isArray(x)) items.push(x as Record<string, unknown>);
+    const next = res.nextCursor;
+    if (typeof next !== 'string' || next === '' || seen.has(next)) break;
+    seen.add(next);
+    cursor = next;
+  }
+  return items;
 }
 
 async function callProbe(c: Client, name: string, args: Record<string, unknown> | undefined, opts: () => { timeout: number; signal: AbortSignal }, echo: boolean): Promise<string | null> {
