@@ -3,11 +3,13 @@
  * then with `subscribers` of them connected (SSE, GraphQL over SSE and GraphQL over WebSocket in
  * equal parts) and reading every event. The server runs with rate limits off (it is driven over
  * HTTP harder than any per-client limit allows) and with live.max_clients_per_key raised to the
- * budget, since every bench client is the same local caller.
+ * budget, since every bench client is the same local caller. The subscribers run in a child process
+ * of their own, so their reading does not slow the load generator or the liveness probe here.
  */
+import { fork } from 'node:child_process';
 import { request } from 'node:http';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import { fileURLToPath } from 'node:url';
+import { processCpuMs } from './proc-stats.ts';
 import { runCell, type CellResult } from './load.ts';
 import { Template } from './payloads.ts';
 import { startServerProc, type ServerProc } from './server-proc.ts';
@@ -35,6 +37,10 @@ export interface LiveRun {
   livenessProbes: number;
   /** Events the subscribers received during the run, all of them together. */
   eventsDelivered: number;
+  /** Server process CPU µs per span stored (includes delivering events to the subscribers). */
+  serverUsPerSpan: number;
+  /** CPU the subscriber process used during the run (it shares the machine with the server). */
+  subscribersCpuMs: number;
 }
 
 export interface LiveLoadResult {
@@ -68,7 +74,8 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
 }
 
 async function measure(server: ServerProc, template: Template, opts: LiveLoadOptions, subs: Subscribers | null): Promise<LiveRun> {
-  const delivered0 = subs?.events() ?? 0;
+  const delivered0 = (await subs?.events()) ?? 0;
+  const cpu0 = { server: processCpuMs(server.pid), subs: subs ? processCpuMs(subs.pid) : 0 };
   const probe = startLivenessProbe(server.httpPort, opts.probeEveryMs);
   let r: CellResult;
   try {
@@ -87,7 +94,10 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
     errors: r.errors,
     livenessP99Ms: lat.length ? (lat[Math.min(lat.length - 1, Math.floor(0.99 * lat.length))] as number) : Number.NaN,
     livenessProbes: lat.length,
-    eventsDelivered: (subs?.events() ?? 0) - delivered0,
+    eventsDelivered: ((await subs?.events()) ?? 0) - delivered0,
+    // Server CPU per span: what the subscribers cost the server, whatever else ran on the machine.
+    serverUsPerSpan: ((processCpuMs(server.pid) - cpu0.server) * 1000) / Math.max(1, r.spans),
+    subscribersCpuMs: subs ? processCpuMs(subs.pid) - cpu0.subs : 0,
   };
 }
 
@@ -121,40 +131,41 @@ function startLivenessProbe(port: number, everyMs: number): { latencies: number[
 interface Subscribers {
   count: number;
   mix: LiveLoadResult['mix'];
-  events(): number;
+  pid: number;
+  events(): Promise<number>;
   close(): void;
 }
 
-/** `n` live clients in equal thirds, each reading everything; resolves once all are subscribed. */
+/** `n` live clients in a child process (live-subscribers.ts); resolves once all are subscribed. */
 async function connect(server: ServerProc, n: number): Promise<Subscribers> {
-  let events = 0;
-  const closers: (() => void)[] = [];
-  const mix = { sse: Math.ceil(n / 3), graphqlSse: Math.ceil((n - Math.ceil(n / 3)) / 2), graphqlWs: 0 };
-  mix.graphqlWs = n - mix.sse - mix.graphqlSse;
-  const sse = (path: string) =>
-    new Promise<void>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.httpPort, path, headers: { accept: 'text/event-stream' } }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`${path}: ${res.statusCode}`));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          for (let i = chunk.indexOf('\ndata:'); i >= 0; i = chunk.indexOf('\ndata:', i + 1)) events++;
-        });
-        closers.push(() => res.destroy());
-        resolve();
-      });
-      req.on('error', reject);
-      req.end();
+  const child = fork(fileURLToPath(new URL('./live-subscribers.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const reply = <K extends string>(key: K) =>
+    new Promise<Record<K, unknown>>((resolve, reject) => {
+      const on = (m: Record<string, unknown>) => {
+        if (key in m || 'error' in m) {
+          child.off('message', on);
+          if ('error' in m) reject(new Error(String(m.error)));
+          else resolve(m as Record<K, unknown>);
+        }
+      };
+      child.on('message', on);
+      child.once('exit', (code) => reject(new Error(`subscribers exited (${code})`)));
     });
-  const ws = () =>
-    new Promise<void>((resolve, reject) => {
-      const client: Client = createClient({ url: `ws://127.0.0.1:${server.httpPort}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, onNonLazyError: reject });
-      client.on('connected', () => resolve());
-      client.subscribe({ query: 'subscription { spanNew { spanId toolName status latencyMs } }' }, { next: () => void events++, error: () => undefined, complete: () => undefined });
-      closers.push(() => void client.dispose());
-    });
-  const gqlQuery = encodeURIComponent('subscription { spanNew { spanId toolName status latencyMs } }');
-  for (let i = 0; i < mix.sse; i++) await sse('/api/live/events');
-  for (let i = 0; i < mix.graphqlSse; i++) await sse(`/graphql?query=${gqlQuery}`);
-  for (let i = 0; i < mix.graphqlWs; i++) await ws();
-  return { count: n, mix, events: () => events, close: () => closers.forEach((c) => c()) };
+  const connected = reply('connected');
+  child.send({ connect: { port: server.httpPort, n } });
+  const mix = (await connected).connected as LiveLoadResult['mix'];
+  return {
+    count: n,
+    mix,
+    pid: child.pid as number,
+    events: async () => {
+      const r = reply('events');
+      child.send({ count: true });
+      return Number((await r).events);
+    },
+    close: () => {
+      if (child.connected) child.send({ close: true });
+      setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+    },
+  };
 }

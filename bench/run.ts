@@ -458,11 +458,11 @@ function liveTargets(l: LiveLoadResult): TargetCheck[] {
 function renderLiveLoad(l: LiveLoadResult): string {
   const lines = ['', `Live load (${l.backend === 'postgres' ? 'PostgreSQL' : 'PGlite'}, native batches of 100, ${opts.concurrency} in flight; SPYGLASS_RATE_LIMITS=off: the load exceeds any per-client limit):`];
   lines.push(table(
-    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered'],
-    [l.without, l.with].map((r) => [String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered)]),
-    [1, 1, 1, 1, 1, 1, 1],
+    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered', 'srv µs/span', 'subscribers CPU s'],
+    [l.without, l.with].map((r) => [String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered), r.serverUsPerSpan.toFixed(1), (r.subscribersCpuMs / 1000).toFixed(1)]),
+    [1, 1, 1, 1, 1, 1, 1, 1, 1],
   ));
-  lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new;`);
+  lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new, in a process of their own;`);
   lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection (target p99 < 50 ms).`);
   for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
   return `${lines.join('\n')}\n`;

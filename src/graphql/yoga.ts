@@ -9,6 +9,7 @@ import type { Context } from './builder.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
 import { queryLimits } from './limits.ts';
 import { schema } from './schema.ts';
+import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
 
 interface ServerContext {
@@ -33,7 +34,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     landingPage: false,
     logging: false,
     context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
-    plugins: queryLimits(),
+    plugins: [...queryLimits(), sharedSubscriptions()],
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;
