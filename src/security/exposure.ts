@@ -39,7 +39,9 @@ export async function probeExposure(target: CheckTarget, opts: ExposureOptions):
   const withoutCredentials = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADER.test(name)));
   const ask = target.transport === 'sse' ? askSse : askStreamable;
 
-  const foreign = await ask(fetcher, target.url, { ...headers, origin: FOREIGN_ORIGIN }, bounded).catch(() => null);
+  // Sent as a page on a rebound name would send it: a foreign Origin and none of our credentials
+  // (a browser has no Authorization header to add), so a server that demands them is not flagged.
+  const foreign = await ask(fetcher, target.url, { ...withoutCredentials, origin: FOREIGN_ORIGIN }, bounded).catch(() => null);
   if (foreign) {
     out.foreignOriginAccepted = foreign.accepted;
     out.allowOriginStar = foreign.allowOriginStar;

@@ -9,8 +9,8 @@ export const SECRET_PATTERNS: readonly { name: string; re: RegExp }[] = [
   { name: 'API secret key (sk-…)', re: /\bsk-[A-Za-z0-9_-]{20,}/ },
   { name: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
   { name: 'private key', re: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
-  { name: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
   { name: 'bearer token', re: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/ },
+  { name: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
 ];
 
 /** Query parameters and flags whose value is a credential. */

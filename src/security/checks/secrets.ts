@@ -20,21 +20,26 @@ export const SECRET_RULES = {
 const FLAG = /^--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?$/s;
 
 function argsFindings(args: readonly string[]): Finding[] {
-  const out: Finding[] = [];
+  // Keyed by location: `--token ghp_…` is found both as a flag value and as a literal, reported once.
+  const out = new Map<number, Finding>();
   args.forEach((arg, i) => {
     const literal = findSecret(arg);
     const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? parseUrl(arg) : null;
     const inUrl = url ? secretInUrl(url) : null;
     const flag = FLAG.exec(arg);
+    const next = args[i + 1];
+    const inline = flag?.[2];
+    const flagValue = flag ? (inline ?? (next !== undefined && !next.startsWith('-') ? next : undefined)) : undefined;
     const flagName = flag?.[1] ?? '';
-    const flagValue = flag ? (flag[2] ?? (i + 1 < args.length && !args[i + 1]?.startsWith('-') ? args[i + 1] : undefined)) : undefined;
     const byFlag = CREDENTIAL_NAME.test(flagName.replace(/^.*[-_](?=(key|token|secret|password)$)/i, '')) && flagValue !== undefined && !isPlaceholder(flagValue) && flagValue.length >= 8 && !/^[./~]|\.(?:pem|key|json|txt)$/i.test(flagValue);
     const what = literal ? `a ${literal.name}` : inUrl ? `a URL with ${inUrl.what}` : byFlag ? `the value of --${flagName}` : null;
     if (!what) return;
+    const at = !literal && !inUrl && inline === undefined ? i + 1 : i;
+    if (out.has(at)) return;
     const value = literal?.match ?? inUrl?.value ?? flagValue ?? '';
-    out.push(findingOf(SECRET_RULES.args, { severity: 'high', location: `args[${i}]`, evidence: mask(value), description: `Launch argument ${i} carries ${what}.` }));
+    out.set(at, findingOf(SECRET_RULES.args, { severity: 'high', location: `args[${at}]`, evidence: mask(value), description: `Launch argument ${at} carries ${what}.` }));
   });
-  return out;
+  return [...out.values()];
 }
 
 /** Tool names and descriptions that say the tool returns the environment (server-everything's `get-env`). */
