@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 
 /**
@@ -19,9 +19,13 @@ export interface UnconfiguredServer {
 }
 
 export async function findUnconfiguredServers(db: Db, projectId: string, known: readonly string[], since: Date, until: Date): Promise<UnconfiguredServer[]> {
-  const { rows } = await execute<{ server_name: string; calls: number; last_seen: Date | string }>(
-    db,
-    sql`with recursive names(name) as (
+  const { rows } = await execute<{ server_name: string; calls: number; last_seen: Date | string }>(db, unconfiguredServersQuery(projectId, known, since, until));
+  return rows.map((r) => ({ serverName: r.server_name, calls: Number(r.calls), lastSeen: new Date(r.last_seen) }));
+}
+
+/** The query itself, exported so its plan can be checked (EXPLAIN) against a large table. */
+export function unconfiguredServersQuery(projectId: string, known: readonly string[], since: Date, until: Date): SQL {
+  return sql`with recursive names(name) as (
           (select s.server_name from spans s where s.project_id = ${projectId} order by s.server_name limit 1)
           union all
           select (select s.server_name from spans s where s.project_id = ${projectId} and s.server_name > n.name order by s.server_name limit 1)
@@ -41,7 +45,5 @@ export async function findUnconfiguredServers(db: Db, projectId: string, known: 
             and s.started_at >= ${since.toISOString()}::timestamptz and s.started_at <= ${until.toISOString()}::timestamptz
         ) w
         where w.calls > 0
-        order by u.name`,
-  );
-  return rows.map((r) => ({ serverName: r.server_name, calls: Number(r.calls), lastSeen: new Date(r.last_seen) }));
+        order by u.name`;
 }
