@@ -1,6 +1,7 @@
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import type { CheckTarget } from '../health/types.ts';
 import { hasAuthConfigured } from '../scoring/auth-configured.ts';
+import { CREDENTIAL_HEADER } from './checks/secret-patterns.ts';
 import { deleteSession, initializeBody, openSseEndpoint, postRpc, PROBE_PROTOCOL, type Fetcher } from './exposure-http.ts';
 import type { HttpExposure } from './types.ts';
 
@@ -15,8 +16,6 @@ import type { HttpExposure } from './types.ts';
  */
 export const FOREIGN_ORIGIN = 'http://evil.invalid';
 const WELL_KNOWN_MS = 2000;
-/** Header names that carry a credential; left out of the "without credentials" request. */
-const CREDENTIAL_HEADER = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
 
 export interface ExposureOptions {
   guardedFetch?: GuardedFetch | undefined;

@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckTarget } from '../../src/health/types.ts';
-import { surfaceChecks } from '../../src/security/checks/index.ts';
+import { SURFACE_RULES, surfaceChecks } from '../../src/security/checks/index.ts';
+import { SHADOW_RULE } from '../../src/security/shadow-servers.ts';
 import { observe } from '../../src/security/observe.ts';
 import { OWASP_TITLES, type Finding, type Observation } from '../../src/security/types.ts';
 import { SURFACE_TOOLS } from '../fixtures/mcp/surface/tools.ts';
@@ -71,11 +71,11 @@ describe('OWASP-MCP-01 secrets', () => {
   });
 
   it('credential headers over plain http:// to another host; not over https or to loopback', () => {
-    const headers = { Authorization: 'Bearer abcdefghijklmnop1234', 'X-Api-Key': 'k-1234567890abcdef', Accept: 'application/json' };
+    const headers = { Authorization: 'Bearer abcdefghijklmnop1234', 'X-GitHub-Token': 'k-1234567890abcdef', Accept: 'application/json' };
     const plain = byRule(run({ transport: 'streamable_http', url: 'http://mcp.internal.example:8080/mcp', headers }), 'secrets.headers');
     expect(plain.map((f) => [f.location, f.severity, f.evidence])).toEqual([
       ['headers.Authorization', 'high', 'Bearer abcd…1234'],
-      ['headers.X-Api-Key', 'high', 'k-…cdef'],
+      ['headers.X-GitHub-Token', 'high', 'k-…cdef'],
     ]);
     expect(byRule(run({ transport: 'streamable_http', url: 'https://mcp.internal.example/mcp', headers }), 'secrets.headers')).toEqual([]);
     expect(byRule(run({ transport: 'streamable_http', url: 'http://localhost:3000/mcp', headers }), 'secrets.headers')).toEqual([]);
@@ -136,5 +136,14 @@ describe('OWASP-MCP-07 transport and authentication', () => {
     const found = run({ transport: 'sse', url: 'https://mcp.example.com/sse', headers: { Authorization: 'Bearer t' } }, { ...unreachable, http });
     expect(byRule(found, 'transport.dns-rebinding')).toEqual([expect.objectContaining({ severity: 'medium' })]);
     expect(byRule(found, 'transport.sse-session-in-url')).toEqual([expect.objectContaining({ severity: 'low', category: 'OWASP-MCP-07' })]);
+  });
+});
+
+describe('documentation', () => {
+  it('docs/security-surface.fragment.md lists exactly the rules implemented, with their category and kind', () => {
+    const doc = readFileSync(new URL('../../docs/security-surface.fragment.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z.-]+)` \| (OWASP-MCP-\d\d) \| [^|]+ \| \**([a-z_]+)\** \|/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+    const implemented = [...SURFACE_RULES, SHADOW_RULE].map((r) => `${r.id} ${r.category} ${r.kind}`);
+    expect(rows.sort()).toEqual(implemented.sort());
   });
 });

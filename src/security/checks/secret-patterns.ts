@@ -16,6 +16,9 @@ export const SECRET_PATTERNS: readonly { name: string; re: RegExp }[] = [
 /** Query parameters and flags whose value is a credential. */
 export const CREDENTIAL_NAME = /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth)$/i;
 
+/** Header names that carry a credential (the words of decisions §5, as in scoring/auth-configured.ts). */
+export const CREDENTIAL_HEADER = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
+
 /** `${VAR}`, `$VAR`, `<token>`, `{{token}}`, `%VAR%`, `xxx`, `changeme`, `your-api-key`, empty: written to be replaced. */
 export function isPlaceholder(value: string): boolean {
   const v = value.trim();

@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.ts';
 import { findingOf, isLoopbackHost, mask, parseUrl, toolText, type Rule } from './rule.ts';
-import { CREDENTIAL_NAME, findSecret, isPlaceholder, secretInUrl } from './secret-patterns.ts';
+import { CREDENTIAL_HEADER, CREDENTIAL_NAME, findSecret, isPlaceholder, secretInUrl } from './secret-patterns.ts';
 
 /**
  * OWASP-MCP-01 from the launch spec and the tool list: credentials written into args, env, the URL
@@ -59,7 +59,7 @@ export const secretsCheck: Check = ({ target, observation }) => {
   if (inUrl) out.push(findingOf(SECRET_RULES.url, { severity: 'high', location: 'url', evidence: mask(inUrl.value), description: `The server URL carries ${inUrl.what}.` }));
   if (url?.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     for (const [name, value] of Object.entries(target.headers ?? {})) {
-      if (isPlaceholder(value) || !(CREDENTIAL_NAME.test(name.replace(/^x-/i, '')) || /^(?:authorization|cookie|proxy-authorization)$/i.test(name) || findSecret(value))) continue;
+      if (isPlaceholder(value) || !(CREDENTIAL_HEADER.test(name) || findSecret(value))) continue;
       out.push(findingOf(SECRET_RULES.headers, { severity: 'high', location: `headers.${name}`, evidence: mask(value), description: `Header ${name} is sent over plain http:// to ${url.hostname}, readable by anyone on the path.` }));
     }
   }
