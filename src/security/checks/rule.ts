@@ -37,15 +37,21 @@ export function findingOf(rule: Rule, hit: Hit): Finding {
   };
 }
 
-/** `sk-…abcd`: the first characters up to the key's known prefix (at most 4) and the last 4; short values show nothing. */
+/** Key prefixes that name the provider without revealing anything of the key. */
+const KNOWN_PREFIX = /^(?:sk-(?:proj-|ant-)?|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA|eyJ)/;
+
+/**
+ * `sk-…abcd`: a known provider prefix and the last 4 characters, enough to find the key in a
+ * vault; anything else (passwords) shows 2 + 2 characters; short values show nothing.
+ */
 export function mask(secret: string): string {
   const s = secret.trim();
   const bearer = /^Bearer\s+/i.exec(s);
   if (bearer) return `Bearer ${mask(s.slice(bearer[0].length))}`;
   if (s.startsWith('-----BEGIN')) return s.slice(0, s.indexOf('-----', 5) + 5);
   if (s.length < 12) return '…';
-  const prefix = /^[A-Za-z]+[-_]/.exec(s)?.[0] ?? s.slice(0, 4);
-  return `${prefix.slice(0, 11)}…${s.slice(-4)}`;
+  const known = KNOWN_PREFIX.exec(s)?.[0];
+  return known ? `${known}…${s.slice(-4)}` : `${s.slice(0, 2)}…${s.slice(-2)}`;
 }
 
 /** 127.0.0.0/8, ::1, `localhost` and `*.localhost`: a server only this machine can reach (by name, no DNS). */
