@@ -33,7 +33,7 @@ export async function refreshAdvisories(url: string, guardedFetch: GuardedFetch,
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (declared > maxBytes) {
       await res.body?.cancel().catch(() => {});
-      throw new Error(`the download is ${declared} bytes, more than the limit of ${maxBytes}`);
+      throw new Error(`the download is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
     }
     const bytes = await readBounded(res, maxBytes);
     const records = parseAdvisoryBytes(bytes, url, opts.limits ?? DEFAULT_LIMITS);
@@ -56,7 +56,7 @@ async function readBounded(res: Response, maxBytes: number): Promise<Uint8Array>
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new Error(`the download is larger than the limit of ${maxBytes} bytes`);
+      throw new Error(`the download is more than the limit of ${maxBytes} bytes`);
     }
     chunks.push(value);
   }
