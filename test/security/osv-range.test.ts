@@ -58,6 +58,12 @@ describe('OSV range evaluation', () => {
     expect(evaluateAffected('PyPI', '1.23.0', a).status).toBe('unaffected');
   });
 
+  it('an entry with only commit (GIT) ranges cannot be judged by version and says so', () => {
+    const a: OsvAffected = { ranges: [{ type: 'GIT', events: [{ introduced: 'abc123' }, { fixed: 'def456' }] }] };
+    expect(evaluateAffected('npm', '1.0.0', a)).toEqual({ status: 'unparseable', what: 'bound', value: 'a GIT (commit) range only' });
+    expect(evaluateAffected('npm', '1.0.0', {})).toMatchObject({ status: 'affected', range: 'all versions' });
+  });
+
   it('an unparseable version or bound is an outcome of its own, never "unaffected"', () => {
     expect(evaluateAffected('npm', 'banana', eco([{ introduced: '0' }, { fixed: '1.0.0' }]))).toEqual({ status: 'unparseable', what: 'version', value: 'banana' });
     expect(evaluateAffected('npm', '1.0.0', eco([{ introduced: '0' }, { fixed: 'soon' }]))).toEqual({ status: 'unparseable', what: 'bound', value: 'fixed soon' });

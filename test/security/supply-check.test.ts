@@ -85,6 +85,8 @@ describe('supply.cve', () => {
     expect(scan(remote('https://mcp.example.test/mcp'), info)).toEqual([]);
     // A name with no advisories is not guessed at.
     expect(scan(stdio('/opt/servers/run-it.sh'), observed({ serverInfo: { name: 'whatever', version: 'x' } }))).toEqual([]);
+    // Nor is an odd version from so weak a source reported.
+    expect(scan(stdio('/opt/servers/run-it.sh'), observed({ serverInfo: { name: 'mcp-remote', version: 'dev' } }))).toEqual([]);
   });
 });
 

@@ -41,8 +41,9 @@ export function isExactVersion(ecosystem: Ecosystem, text: string): boolean {
 
 export function evaluateAffected(ecosystem: Ecosystem, version: string, affected: OsvAffected): RangeOutcome {
   if (affected.versions?.includes(version)) return { status: 'affected', range: `listed version ${version}`, fixed: null };
+  if ((affected.ranges ?? []).length === 0 && !affected.versions) return { status: 'affected', range: 'all versions', fixed: null };
   const ranges = (affected.ranges ?? []).filter((r) => r.type !== 'GIT'); // commit ranges name no package version
-  if (ranges.length === 0 && !affected.versions) return { status: 'affected', range: 'all versions', fixed: null };
+  if (ranges.length === 0 && !affected.versions) return { status: 'unparseable', what: 'bound', value: 'a GIT (commit) range only' };
   let unparseable: RangeOutcome | null = null;
   for (const range of ranges) {
     const outcome = evaluateRange(schemeFor(ecosystem, range), version, range);

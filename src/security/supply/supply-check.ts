@@ -33,6 +33,6 @@ export function serverInfoPackage(observation: Observation, db: AdvisoryDb): Pac
   if (typeof name !== 'string' || typeof version !== 'string') return null;
   const ecosystem = (['npm', 'PyPI'] as Ecosystem[]).find((e) => advisoriesFor(db, e, name).length > 0);
   if (!ecosystem) return null;
-  const exact = isExactVersion(ecosystem, version);
-  return { ecosystem, name, version, spec: `${name}@${version}`, pinned: exact, source: 'serverInfo', location: 'serverInfo', launcher: null, versionKind: exact ? 'exact' : 'invalid' };
+  if (!isExactVersion(ecosystem, version)) return null; // too weak a source to report an odd version from
+  return { ecosystem, name, version, spec: `${name}@${version}`, pinned: true, source: 'serverInfo', location: 'serverInfo', launcher: null, versionKind: 'exact' };
 }
