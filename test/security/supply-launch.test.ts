@@ -62,6 +62,8 @@ describe('launchPackage: fetch-and-run launchers', () => {
     expect(launchPackage(remote('https://mcp.example.test/mcp'))).toBeNull();
     expect(pkg('npx', 'github:someone/server')).toBeNull();
     expect(pkg('npx', './local-server')).toBeNull();
+    expect(pkg('uvx', '--from', 'git+https://example.test/mcp-server-x', 'mcp-server-x')).toBeNull();
+    expect(pkg('uvx', '--from', 'mcp-server-x @ https://example.test/x.whl', 'mcp-server-x')).toBeNull();
     expect(pkg('docker', 'run', '-i', 'mcp/git:latest')).toBeNull();
     expect(pkg('npx')).toBeNull();
   });

@@ -1,6 +1,7 @@
 import type { CheckTarget } from '../../health/types.ts';
 import type { Finding, Observation } from '../types.ts';
 import type { PackageRef } from './launch-package.ts';
+import { maskEvidence } from './mask.ts';
 import { advisoriesFor, type AdvisoryDb } from './osv-types.ts';
 
 /**
@@ -30,7 +31,7 @@ export function unpinnedFindings(ref: PackageRef, db: AdvisoryDb): Finding[] {
       toolName: null,
       cveId: null,
       location: ref.location,
-      evidence: ref.spec.slice(0, 200),
+      evidence: maskEvidence(ref.spec),
     },
   ];
 }
@@ -44,7 +45,7 @@ export function pipeToShellFindings(target: CheckTarget): Finding[] {
   const words = [target.command, ...(target.args ?? [])];
   const text = words.join(' ');
   const program = (target.command.split(/[\\/]/).pop() ?? '').toLowerCase();
-  const base = { category: CATEGORY, kind: 'owasp' as const, severity: 'high' as const, rule: 'supply.pipe-to-shell', toolName: null, cveId: null, evidence: text.slice(0, 200) };
+  const base = { category: CATEGORY, kind: 'owasp' as const, severity: 'high' as const, rule: 'supply.pipe-to-shell', toolName: null, cveId: null, evidence: maskEvidence(text) };
   if (PIPE_TO_SHELL.test(text)) {
     return [
       {
@@ -88,7 +89,7 @@ export function legacyProtocolFindings(target: CheckTarget, observation: Observa
     findings.push({
       ...base,
       location: 'transport',
-      evidence: target.url ?? null,
+      evidence: target.url ? maskEvidence(target.url) : null,
       title: 'The server uses the deprecated HTTP+SSE transport',
       description: 'HTTP+SSE was replaced by Streamable HTTP in protocol revision 2025-03-26; it carries the session id in the URL and is kept only for compatibility.',
       remediation: 'Move the server to the Streamable HTTP transport and configure it with transport: streamable_http.',

@@ -34,8 +34,9 @@ export function parseNpmSpec(spec: string): ParsedSpec | null {
 
 const PY_NAME = /^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$/;
 
-/** `name`, `name==1.0`, `name===1.0`, `name@1.0` (uvx), `name[extra]>=1,<2`; null when not a name. */
+/** `name`, `name==1.0`, `name===1.0`, `name@1.0` (uvx), `name[extra]>=1,<2`; null when not a registry package. */
 export function parsePypiSpec(spec: string): ParsedSpec | null {
+  if (spec.includes('://') || /^(git\+|\.|\/|~)/.test(spec)) return null; // VCS URL, direct reference or local path
   const m = PY_NAME.exec(spec.trim());
   if (!m || m[1] === undefined) return null;
   const name = m[1];
