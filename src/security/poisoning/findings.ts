@@ -1,0 +1,83 @@
+import type { Finding, Severity } from '../types.ts';
+import type { Hit } from './patterns.ts';
+import { RULES, type RuleMeta } from './rules.ts';
+import { scanText } from './scan-text.ts';
+import type { Place } from './strings.ts';
+import { excerpt } from './text.ts';
+
+/** Known side channels (mcp-shield's list): a parameter the model fills with whatever it is told to. */
+const EXFIL_PARAMS = new Set(['sidenote', 'note', 'notes', 'feedback', 'details', 'extra', 'additional', 'additionalinfo', 'metadata', 'debug', 'context', 'annotation', 'annotations', 'reasoning', 'remark', 'remarks']);
+
+const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
+export const PER_GROUP = 10;
+export const PER_SERVER = 200;
+
+/** Every rule hit of one place. */
+export function scanPlace(p: Place, cache?: Map<string, Hit[]>): Hit[] {
+  // Servers repeat the same descriptions ("The name of the entity"): scan each text once.
+  const key = `${p.field}\u0000${p.text}`;
+  let found = cache?.get(key);
+  if (!found) {
+    found = scanText(p.text, p.field);
+    cache?.set(key, found);
+  }
+  const hits = [...found];
+  if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, ''))) hits.push({ meta: RULES.exfilParam, index: 0, length: p.text.length });
+  return hits;
+}
+
+export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
+  const source = h.source ?? p.text;
+  let evidence = excerpt(source, h.index, h.length);
+  // A credential is shown only by its first characters.
+  if (meta.id === RULES.secret.id) evidence = `${source.slice(h.index, h.index + 6)}… (${h.length} characters, masked)`;
+  const note = h.note ? ` ${h.note.charAt(0).toUpperCase()}${h.note.slice(1)}.` : '';
+  return {
+    severity: meta.severity,
+    category: meta.category,
+    rule: meta.id,
+    kind: meta.kind,
+    title: meta.title,
+    description: `Found in ${p.location}: ${meta.explain}${note}`,
+    remediation: meta.remediation,
+    toolName: p.toolName,
+    location: p.location,
+    evidence,
+  };
+}
+
+/**
+ * The findings of all places: one per rule per location, the most severe first, at most
+ * PER_GROUP per tool/prompt/resource and PER_SERVER in all; what is left out is counted in one
+ * `poisoning.capped` finding so a flood of matches cannot bury the rest of the scan.
+ */
+export function placesToFindings(places: readonly Place[]): Finding[] {
+  const groups = new Map<string, Finding[]>();
+  const cache = new Map<string, Hit[]>();
+  for (const p of places) {
+    for (const h of scanPlace(p, cache)) {
+      const list = groups.get(p.group) ?? [];
+      list.push(toFinding(p, h));
+      groups.set(p.group, list);
+    }
+  }
+  const kept: Finding[] = [];
+  let dropped = 0;
+  for (const list of groups.values()) {
+    list.sort((a, b) => RANK[b.severity] - RANK[a.severity]);
+    kept.push(...list.slice(0, PER_GROUP));
+    dropped += Math.max(0, list.length - PER_GROUP);
+  }
+  kept.sort((a, b) => RANK[b.severity] - RANK[a.severity]);
+  dropped += Math.max(0, kept.length - PER_SERVER);
+  const out = kept.slice(0, PER_SERVER);
+  if (dropped > 0) {
+    out.push({ ...capped(), description: `${dropped} further matches are not listed (at most ${PER_GROUP} per tool, prompt or resource and ${PER_SERVER} per server).` });
+  }
+  return out;
+}
+
+function capped(): Finding {
+  const m = RULES.capped;
+  return { severity: m.severity, category: m.category, rule: m.id, kind: m.kind, title: m.title, description: '', remediation: m.remediation, toolName: null, location: null, evidence: null };
+}
