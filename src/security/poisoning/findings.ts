@@ -3,7 +3,7 @@ import type { Hit } from './patterns.ts';
 import { RULES, type RuleMeta } from './rules.ts';
 import { scanText } from './scan-text.ts';
 import type { Place } from './strings.ts';
-import { excerpt } from './text.ts';
+import { escapeHidden, excerpt } from './text.ts';
 
 /** Known side channels (mcp-shield's list): a parameter the model fills with whatever it is told to. */
 const EXFIL_PARAMS = new Set(['sidenote', 'note', 'notes', 'feedback', 'details', 'extra', 'additional', 'additionalinfo', 'metadata', 'debug', 'context', 'annotation', 'annotations', 'reasoning', 'remark', 'remarks']);
@@ -31,6 +31,8 @@ export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
   let evidence = excerpt(source, h.index, h.length);
   // A credential is shown only by its first characters.
   if (meta.id === RULES.secret.id) evidence = `${source.slice(h.index, h.index + 6)}… (${h.length} characters, masked)`;
+  // Locations carry names, and a name can hide characters too.
+  const where = escapeHidden(p.location);
   const note = h.note ? ` ${h.note.charAt(0).toUpperCase()}${h.note.slice(1)}.` : '';
   return {
     severity: meta.severity,
@@ -38,10 +40,10 @@ export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
     rule: meta.id,
     kind: meta.kind,
     title: meta.title,
-    description: `Found in ${p.location}: ${meta.explain}${note}`,
+    description: `Found in ${where}: ${meta.explain}${note}`,
     remediation: meta.remediation,
     toolName: p.toolName,
-    location: p.location,
+    location: where,
     evidence,
   };
 }

@@ -101,7 +101,7 @@ const ruleList: PatternRule[] = [
   },
   {
     meta: RULES.exfilUrl,
-    patterns: [new RegExp(String.raw`\b${VERB_SEND}\b[^\n]{0,80}?\bto\s{1,3}(?:https?:\/\/|ftp:\/\/|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,})`, 'gi')],
+    patterns: [new RegExp(String.raw`\b${VERB_SEND}(?:s|ed|ing)?\b[^\n]{0,80}?\bto\s{1,3}(?:https?:\/\/|ftp:\/\/|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,})`, 'gi')],
   },
   {
     meta: RULES.trigger,
@@ -139,7 +139,7 @@ const ruleList: PatternRule[] = [
  * well under 100 ms). Keep it in step with the patterns above: a pattern whose anchor is missing
  * here would never run.
  */
-const ANCHORS = /[<[`~@!]|\.(?:env|pem|key|aws|kube|netrc|npmrc|git-cred)|id_|mcp\.json|claude_desktop|\/etc\/|_history|ignore|disregard|forget|override|bypass|instruction|prompt|you\s+are\s+now|user|this\s+tool|before|will\s+not\s+work|priority|must|behavio|whenever|instead|using|calling|invoking|secretly|silently|covertly|quietly|discreetly|surreptitiously|history|conversation|chat|previous\s+messages|https?:|ftp:|also|additionally|actually|purposes|background|akia|gh[pousr]_|github_pat|sk-|xox|begin|bearer|atob|base64|decode/i;
+const ANCHORS = /[<[`~@!]|\.(?:env|pem|key|aws|kube|netrc|npmrc|git-cred)|id_|mcp\.json|claude_desktop|\/etc\/|_history|ignore|disregard|forget|override|bypass|instruction|prompt|you\s+are\s+now|user|this\s+tool|before|will\s+not\s+work|priority|must|behavio|tool\s+is|whenever|instead|using|calling|invoking|secretly|silently|covertly|quietly|discreetly|surreptitiously|history|conversation|chat|previous\s+messages|https?:|ftp:|also|additionally|actually|purposes|background|akia|gh[pousr]_|github_pat|sk-|xox|begin|bearer|atob|base64|decode/i;
 
 /** The wording hits on one (visible) text: at most one per rule, the first match. */
 export function matchPatterns(text: string): Hit[] {

@@ -4,6 +4,7 @@ import type { Check, Finding, Severity } from '../types.ts';
 import { scanPlace } from './findings.ts';
 import { hashTool } from './pin.ts';
 import { collectTool, type Place } from './strings.ts';
+import { escapeHidden } from './text.ts';
 
 /**
  * Rug pull (OWASP-MCP-03): a tool or the instructions differ from what was pinned on first use.
@@ -57,10 +58,10 @@ function changeFinding(location: string, toolName: string | null, what: string, 
     rule: 'poisoning.rug-pull',
     kind: escalated ? 'poisoning' : 'owasp',
     title: escalated ? 'Definition changed to poisoned text since it was pinned' : 'Definition changed since it was pinned',
-    description: `Since first use, ${what}.${escalated ? ` The new text trips ${poison.rules.join('; ')}.` : ''}`,
+    description: escapeHidden(`Since first use, ${what}.${escalated ? ` The new text trips ${poison.rules.join('; ')}.` : ''}`),
     remediation: REMEDIATION,
     toolName,
-    location,
+    location: escapeHidden(location),
     evidence: null,
   };
 }

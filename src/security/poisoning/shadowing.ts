@@ -76,5 +76,5 @@ function mentions(text: string, word: string, ignoreCase: boolean): number {
 }
 
 function finding(rule: string, severity: Severity, kind: FindingKind, toolName: string | null, location: string, title: string, description: string, evidence: string): Finding {
-  return { severity, category: 'OWASP-MCP-03', rule, kind, title, description, remediation: 'Rename the tool or drop one of the servers from the project; keep descriptions about this server\'s own tools.', toolName, location, evidence: escapeHidden(evidence).slice(0, 200) };
+  return { severity, category: 'OWASP-MCP-03', rule, kind, title, description: escapeHidden(description), remediation: 'Rename the tool or drop one of the servers from the project; keep descriptions about this server\'s own tools.', toolName, location: escapeHidden(location), evidence: escapeHidden(evidence).slice(0, 200) };
 }
