@@ -13,17 +13,15 @@ export const PER_GROUP = 10;
 export const PER_SERVER = 200;
 
 /** Every rule hit of one place. */
-export function scanPlace(p: Place, cache?: Map<string, Hit[]>): Hit[] {
+export function scanPlace(p: Place, cache?: Map<string, readonly Hit[]>): readonly Hit[] {
   // Servers repeat the same descriptions ("The name of the entity"): scan each text once.
-  const key = `${p.field}\u0000${p.text}`;
-  let found = cache?.get(key);
+  let found = p.field === 'text' ? cache?.get(p.text) : undefined;
   if (!found) {
     found = scanText(p.text, p.field);
-    cache?.set(key, found);
+    if (p.field === 'text') cache?.set(p.text, found);
   }
-  const hits = [...found];
-  if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, ''))) hits.push({ meta: RULES.exfilParam, index: 0, length: p.text.length });
-  return hits;
+  if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, ''))) return [...found, { meta: RULES.exfilParam, index: 0, length: p.text.length }];
+  return found;
 }
 
 export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
@@ -55,7 +53,7 @@ export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
  */
 export function placesToFindings(places: readonly Place[]): Finding[] {
   const groups = new Map<string, Finding[]>();
-  const cache = new Map<string, Hit[]>();
+  const cache = new Map<string, readonly Hit[]>();
   for (const p of places) {
     for (const h of scanPlace(p, cache)) {
       const list = groups.get(p.group) ?? [];

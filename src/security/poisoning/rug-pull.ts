@@ -28,7 +28,7 @@ export const rugPullCheck: Check = ({ observation: obs, pin }) => {
     out.push(changeFinding(`tools.${name}`, name, `tool "${name}" changed its ${changed.join(', ') || 'definition'}`, newPoison(collectTool(was), collectTool(now))));
   }
   if (pin.instructionsPinnedAt !== null && (obs.instructions ?? null) !== (pin.instructions ?? null)) {
-    const place = (text: string | null): Place[] => (text ? [{ location: 'instructions', text, field: 'text', toolName: null, group: 'instructions' }] : []);
+    const place = (text: string | null): Place[] => (text ? [{ location: 'instructions', text, field: 'text', toolName: null, group: 'instructions', param: false }] : []);
     out.push(changeFinding('instructions', null, 'the server instructions changed', newPoison(place(pin.instructions), place(obs.instructions))));
   }
   out.push(...identity(pin.serverInfo, obs.serverInfo));

@@ -8,16 +8,18 @@ export type { Hit };
 
 /** Hex is a subset of base64's alphabet: a text without a 24-character run has no blob. */
 const BLOB_GATE = /[A-Za-z0-9+/]{24}/;
+const NONE: readonly Hit[] = Object.freeze([]);
 
 /**
  * What one string of the server's surface trips. `name` strings (tool, prompt and parameter names)
  * get only the character rules: wording rules need sentences. Rules run on the visible text, on
  * the text spelled by tag characters, and on decoded blobs, so hiding a phrase does not hide it.
  */
-export function scanText(text: string, field: 'text' | 'name'): Hit[] {
+export function scanText(text: string, field: 'text' | 'name'): readonly Hit[] {
   const plain = PLAIN.test(text);
+  // Most names are plain identifiers: nothing to look at, nothing to allocate.
+  if (field === 'name') return plain ? NONE : matchHidden(text, field);
   const hits = matchHidden(text, field);
-  if (field === 'name') return hits;
   const visible = plain ? text : visibleText(text);
   const wording = matchPatterns(visible);
   for (const h of wording) hits.push(visible === text ? h : { ...h, source: visible });

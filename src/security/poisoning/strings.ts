@@ -14,8 +14,8 @@ export interface Place {
   toolName: string | null;
   /** Findings are capped per group (a tool, a prompt, a resource, the instructions). */
   group: string;
-  /** Set on input-schema property names: the exfiltration-channel rule looks at these. */
-  param?: boolean;
+  /** Input-schema property names: the exfiltration-channel rule looks at these. */
+  param: boolean;
 }
 
 /** Schema keywords whose values are machine syntax, not text a model reads. */
@@ -26,7 +26,7 @@ const MAX_DEPTH = 64;
 
 export function collectPlaces(obs: Observation): Place[] {
   const out: Place[] = [];
-  if (typeof obs.instructions === 'string') out.push({ location: 'instructions', text: obs.instructions, field: 'text', toolName: null, group: 'instructions' });
+  if (typeof obs.instructions === 'string') out.push({ location: 'instructions', text: obs.instructions, field: 'text', toolName: null, group: 'instructions', param: false });
   for (const t of obs.tools) collectTool(t, out);
   for (const p of obs.prompts ?? []) {
     const name = String(p.name);
@@ -64,17 +64,19 @@ export function collectTool(t: Record<string, unknown>, out: Place[] = []): Plac
 function walk(node: unknown, path: string, out: Place[], tool: string, group: string, input: boolean, depth: number): void {
   if (depth > MAX_DEPTH) return;
   if (typeof node === 'string') {
-    out.push({ location: path, text: node, field: 'text', toolName: tool, group });
+    out.push({ location: path, text: node, field: 'text', toolName: tool, group, param: false });
   } else if (Array.isArray(node)) {
     node.forEach((v, i) => walk(v, `${path}[${i}]`, out, tool, group, input, depth + 1));
   } else if (isObject(node)) {
-    for (const [key, value] of Object.entries(node)) {
+    // for...in, not Object.entries: a 10,000-property surface should not allocate a pair per key.
+    for (const key in node) {
       if (SKIP.has(key)) continue;
+      const value = node[key];
       if (NAME_MAPS.has(key) && isObject(value)) {
-        for (const [name, sub] of Object.entries(value)) {
+        for (const name in value) {
           const where = `${path}.${key}.${name}`;
-          out.push({ location: where, text: name, field: 'name', toolName: tool, group, ...(input && key === 'properties' ? { param: true } : {}) });
-          walk(sub, where, out, tool, group, input, depth + 1);
+          out.push({ location: where, text: name, field: 'name', toolName: tool, group, param: input && key === 'properties' });
+          walk(value[name], where, out, tool, group, input, depth + 1);
         }
       } else {
         walk(value, `${path}.${key}`, out, tool, group, input, depth + 1);
@@ -84,7 +86,7 @@ function walk(node: unknown, path: string, out: Place[], tool: string, group: st
 }
 
 function push(out: Place[], location: string, value: unknown, field: 'text' | 'name', toolName: string | null, group: string): void {
-  if (typeof value === 'string' && value !== '') out.push({ location, text: value, field, toolName, group });
+  if (typeof value === 'string' && value !== '') out.push({ location, text: value, field, toolName, group, param: false });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
