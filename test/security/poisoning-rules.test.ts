@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { poisoningCheck, scanText } from '../../src/security/poisoning/index.ts';
+import { readFileSync } from 'node:fs';
+import { poisoningCheck, RUG_PULL_RULES, RULES, scanText, SHADOWING_RULES } from '../../src/security/poisoning/index.ts';
 import type { Observation } from '../../src/security/types.ts';
 
 /** The rule catalogue over many phrasings, the strings it must leave alone, and hostile input sizes. */
@@ -63,6 +64,7 @@ const POSITIVE: [rule: string, text: string][] = [
   ['secrets.metadata', 'token ghp_0123456789abcdefghijABCDEFGHIJ012345'],
   ['secrets.metadata', '-----BEGIN OPENSSH PRIVATE KEY-----'],
   ['secrets.metadata', 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345'],
+  ['secrets.metadata', 'key sk-proj-abcDEF123ghiJKL456mnoPQR'],
 ];
 
 /** Text real servers write: none of it may trip a rule. */
@@ -82,9 +84,19 @@ const NEGATIVE = [
   'Reads a file and returns it as a base64-encoded content block',
   'Creates an issue and also sends a notification to the assignees',
   'Line one\n\nLine two\n\nLine three',
+  'Wraps sk-learn-compatible-estimators-and-pipelines',
+  'Uses Bearer authentication-with-refresh-tokens-and-scopes',
 ];
 
 describe('poisoning rule catalogue', () => {
+  it('is documented exactly: the fragment lists every rule the checks report, and nothing else', () => {
+    const doc = readFileSync(new URL('../../docs/security-poisoning.fragment.md', import.meta.url), 'utf8');
+    const listed = [...doc.matchAll(/^\| `([a-z0-9.-]+)` \|/gm)].map((m) => m[1]).sort();
+    const implemented = [...Object.values(RULES).map((r) => r.id), ...SHADOWING_RULES, ...RUG_PULL_RULES].sort();
+    expect(listed).toEqual(implemented);
+    for (const r of Object.values(RULES)) expect(doc, r.id).toContain(`| \`${r.id}\` | ${r.category} | ${r.severity} | ${r.kind} |`);
+  });
+
   it.each(POSITIVE)('%s matches %j', (rule, text) => {
     expect(rules(text)).toContain(rule);
   });

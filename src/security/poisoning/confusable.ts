@@ -16,13 +16,18 @@ export function skeleton(name: string): string {
   return out.toLowerCase();
 }
 
+const LATIN = /\p{Script=Latin}/u;
+const OTHER_SCRIPTS: readonly [string, RegExp][] = [
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Armenian', /\p{Script=Armenian}/u],
+  ['Cherokee', /\p{Script=Cherokee}/u],
+];
+
 /** A name that mixes Latin letters with letters of another script: nobody types that by accident. */
 export function mixedScript(name: string): string | null {
-  if (!/\p{Script=Latin}/u.test(name)) return null;
-  for (const script of ['Cyrillic', 'Greek', 'Armenian', 'Cherokee']) {
-    if (new RegExp(`\\p{Script=${script}}`, 'u').test(name)) return script;
-  }
-  return null;
+  if (!LATIN.test(name)) return null;
+  return OTHER_SCRIPTS.find(([, re]) => re.test(name))?.[0] ?? null;
 }
 
 /** Edit distance of a and b when it is at most `max`, otherwise max + 1 (stops early). */

@@ -121,10 +121,11 @@ const ruleList: PatternRule[] = [
     patterns: [
       /\bAKIA[0-9A-Z]{16}\b/g,
       /\bgh[pousr]_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}/g,
-      /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}/g,
+      // Keys and tokens carry digits; words joined by dashes (`sk-learn-…`) do not.
+      /\bsk-(?:proj-|ant-)?(?=[A-Za-z_-]{0,60}\d)[A-Za-z0-9_-]{20,}/g,
       /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
       /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/g,
-      /\bBearer\s{1,3}[A-Za-z0-9._~+/-]{20,}=*/g,
+      /\bBearer\s{1,3}(?=[A-Za-z._~+/-]{0,60}\d)[A-Za-z0-9._~+/-]{20,}=*/g,
     ],
   },
   {

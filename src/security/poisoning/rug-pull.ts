@@ -11,6 +11,9 @@ import { escapeHidden } from './text.ts';
  * A change alone is medium; a change whose new text trips a poisoning rule the pinned text did not
  * is the attack itself and counts as confirmed poisoning. Identity drift (OWASP-MCP-09) is low.
  */
+/** The rule ids this check reports (docs/security.md lists each). */
+export const RUG_PULL_RULES = ['poisoning.rug-pull', 'identity.name-changed', 'identity.version-downgrade'] as const;
+
 const FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 const REMEDIATION = 'Compare the new definition with the pinned one; if the change is intended, re-pin the server, otherwise stop using it.';

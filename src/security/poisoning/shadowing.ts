@@ -10,6 +10,10 @@ import { escapeHidden, excerpt } from './text.ts';
  */
 const MIN_CONFUSABLE = 5;
 
+/** The rule ids this check reports (docs/security.md lists each). */
+export const SHADOWING_RULES = ['shadowing.collision', 'shadowing.confusable', 'shadowing.mixed-script', 'shadowing.similar-name', 'shadowing.cross-reference', 'shadowing.server-reference'] as const;
+type ShadowingRule = (typeof SHADOWING_RULES)[number];
+
 export const shadowingCheck: Check = ({ observation: obs, peers }) => {
   if (!obs.reachable) return [];
   const out: Finding[] = [];
@@ -75,6 +79,6 @@ function mentions(text: string, word: string, ignoreCase: boolean): number {
   return -1;
 }
 
-function finding(rule: string, severity: Severity, kind: FindingKind, toolName: string | null, location: string, title: string, description: string, evidence: string): Finding {
+function finding(rule: ShadowingRule, severity: Severity, kind: FindingKind, toolName: string | null, location: string, title: string, description: string, evidence: string): Finding {
   return { severity, category: 'OWASP-MCP-03', rule, kind, title, description: escapeHidden(description), remediation: 'Rename the tool or drop one of the servers from the project; keep descriptions about this server\'s own tools.', toolName, location: escapeHidden(location), evidence: escapeHidden(evidence).slice(0, 200) };
 }
