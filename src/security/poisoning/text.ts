@@ -20,7 +20,7 @@ export function visibleText(text: string): string {
   return ANY_HIDDEN_TEST.test(text) ? text.replace(ANY_HIDDEN, '') : text;
 }
 
-/** Every character outside printable ASCII, tab and newline, written as `\u{XXXX}`... except ordinary letters and symbols. */
+/** Every hidden character (invisible, bidi, tag, control) written as `\u{XXXX}`; visible text is left as it is. */
 export function escapeHidden(text: string): string {
   return text.replace(ANY_HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
 }
@@ -28,11 +28,25 @@ export function escapeHidden(text: string): string {
 /** At most `max` characters around [index, index+length), hidden characters escaped, newlines shown as `\n`. */
 export function excerpt(text: string, index: number, length: number, max = 200): string {
   const room = Math.max(0, max - Math.min(length, max));
-  const start = Math.max(0, index - Math.floor(room / 4));
-  const raw = text.slice(start, start + max);
+  let start = Math.max(0, index - Math.floor(room / 4));
+  let end = Math.min(text.length, start + max);
+  // Never split a surrogate pair: half a tag character would escape the escaping.
+  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start--;
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end++;
+  const raw = text.slice(start, end);
   let out = escapeHidden(raw).replace(/\r?\n/g, '\\n');
   if (start > 0) out = `…${out}`;
-  if (start + max < text.length) out = `${out}…`;
+  if (end < text.length) out = `${out}…`;
   // Escaping lengthens the text; cut again so the stored excerpt keeps its bound.
-  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+  if (out.length <= max) return out;
+  const cut = isHighSurrogate(out.charCodeAt(max - 2)) ? max - 2 : max - 1;
+  return `${out.slice(0, cut)}…`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
