@@ -167,9 +167,9 @@ describe('poisoning rule catalogue', () => {
   });
 
   it('scans 500 tools × 20 parameters and finds nothing in plain text', () => {
-    // Measured at about 60 ms of CPU on this shared, loaded 2-core machine, 4-5× a JSON
-    // round trip of the same list (which took 13 ms there); the anchor pass keeps the catalogue
-    // off strings that cannot match. Asserting time here would be flaky, so it is not asserted.
+    // Measured at about 40 ms of CPU on this shared, loaded 2-core machine (load average 10),
+    // under 3× a JSON round trip of the same list there: plain strings cost three regex tests
+    // and allocate nothing. Asserting time here would be flaky, so it is not asserted.
     const tools = Array.from({ length: 500 }, (_, i) => ({
       name: `tool_${i}`,
       description: `Does thing number ${i} with the given inputs and returns a result.`,

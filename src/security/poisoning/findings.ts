@@ -13,13 +13,8 @@ export const PER_GROUP = 10;
 export const PER_SERVER = 200;
 
 /** Every rule hit of one place. */
-export function scanPlace(p: Place, cache?: Map<string, readonly Hit[]>): readonly Hit[] {
-  // Servers repeat the same descriptions ("The name of the entity"): scan each text once.
-  let found = p.field === 'text' ? cache?.get(p.text) : undefined;
-  if (!found) {
-    found = scanText(p.text, p.field);
-    if (p.field === 'text') cache?.set(p.text, found);
-  }
+export function scanPlace(p: Place): readonly Hit[] {
+  const found = scanText(p.text, p.field);
   if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, ''))) return [...found, { meta: RULES.exfilParam, index: 0, length: p.text.length }];
   return found;
 }
@@ -53,9 +48,8 @@ export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
  */
 export function placesToFindings(places: readonly Place[]): Finding[] {
   const groups = new Map<string, Finding[]>();
-  const cache = new Map<string, readonly Hit[]>();
   for (const p of places) {
-    for (const h of scanPlace(p, cache)) {
+    for (const h of scanPlace(p)) {
       const list = groups.get(p.group) ?? [];
       list.push(toFinding(p, h));
       groups.set(p.group, list);

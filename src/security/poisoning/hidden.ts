@@ -1,4 +1,4 @@
-import type { Hit } from './patterns.ts';
+import { NO_HITS, type Hit } from './patterns.ts';
 import { RULES } from './rules.ts';
 import { BIDI, CONTROL, INVISIBLE } from './text.ts';
 
@@ -37,9 +37,9 @@ export function hiddenTagText(text: string): string {
 export const PLAIN = /^[\t\n\r\x20-\x7E]*$/;
 const BLANK_LINES = /\n[ \t\r]*\n|[ \t]{50}/;
 
-export function matchHidden(text: string, field: 'text' | 'name'): Hit[] {
+export function matchHidden(text: string, field: 'text' | 'name'): readonly Hit[] {
+  if (text.length <= LONG_TEXT && PLAIN.test(text) && !BLANK_LINES.test(text)) return NO_HITS;
   const hits: Hit[] = [];
-  if (text.length <= LONG_TEXT && PLAIN.test(text) && !BLANK_LINES.test(text)) return hits;
   const tag = TAG_RUN.exec(text);
   TAG_RUN.lastIndex = 0;
   if (tag) hits.push({ meta: RULES.unicodeTags, index: tag.index, length: tag[0].length, note: `the tag characters spell "${hiddenTagText(text).slice(0, 120)}"` });

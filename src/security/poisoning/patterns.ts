@@ -140,12 +140,14 @@ const ruleList: PatternRule[] = [
  * well under 100 ms). Keep it in step with the patterns above: a pattern whose anchor is missing
  * here would never run.
  */
+export const NO_HITS: readonly Hit[] = Object.freeze([]);
+
 const ANCHORS = /[<[`~@!]|\.(?:env|pem|key|aws|kube|netrc|npmrc|git-cred)|id_|mcp\.json|claude_desktop|\/etc\/|_history|ignore|disregard|forget|override|bypass|instruction|prompt|you\s+are\s+now|user|this\s+tool|before|will\s+not\s+work|priority|must|behavio|tool\s+is|whenever|instead|using|calling|invoking|secretly|silently|covertly|quietly|discreetly|surreptitiously|history|conversation|chat|previous\s+messages|https?:|ftp:|also|additionally|actually|purposes|background|akia|gh[pousr]_|github_pat|sk-|xox|begin|bearer|atob|base64|decode/i;
 
 /** The wording hits on one (visible) text: at most one per rule, the first match. */
-export function matchPatterns(text: string): Hit[] {
+export function matchPatterns(text: string): readonly Hit[] {
+  if (!ANCHORS.test(text)) return NO_HITS;
   const hits: Hit[] = [];
-  if (!ANCHORS.test(text)) return hits;
   const seen = new Set<string>();
   for (const r of ruleList) {
     for (const re of r.patterns) {

@@ -1,6 +1,6 @@
 import { encodedHit, decodeBlobs } from './encoded.ts';
 import { hiddenTagText, matchHidden, PLAIN } from './hidden.ts';
-import { matchPatterns, type Hit } from './patterns.ts';
+import { matchPatterns, NO_HITS, type Hit } from './patterns.ts';
 import { RULES } from './rules.ts';
 import { visibleText } from './text.ts';
 
@@ -8,7 +8,6 @@ export type { Hit };
 
 /** Hex is a subset of base64's alphabet: a text without a 24-character run has no blob. */
 const BLOB_GATE = /[A-Za-z0-9+/]{24}/;
-const NONE: readonly Hit[] = Object.freeze([]);
 
 /**
  * What one string of the server's surface trips. `name` strings (tool, prompt and parameter names)
@@ -18,17 +17,20 @@ const NONE: readonly Hit[] = Object.freeze([]);
 export function scanText(text: string, field: 'text' | 'name'): readonly Hit[] {
   const plain = PLAIN.test(text);
   // Most names are plain identifiers: nothing to look at, nothing to allocate.
-  if (field === 'name') return plain ? NONE : matchHidden(text, field);
-  const hits = matchHidden(text, field);
+  if (field === 'name') return plain ? NO_HITS : matchHidden(text, field);
+  const hidden = matchHidden(text, field);
   const visible = plain ? text : visibleText(text);
   const wording = matchPatterns(visible);
+  const tags = plain ? '' : hiddenTagText(text);
+  const blobs = BLOB_GATE.test(visible) ? decodeBlobs(visible) : [];
+  // The common case (a plain sentence) ends here without building anything.
+  if (hidden.length === 0 && wording.length === 0 && tags === '' && blobs.length === 0) return NO_HITS;
+  const hits = [...hidden];
   for (const h of wording) hits.push(visible === text ? h : { ...h, source: visible });
   // Tag characters already report as critical; what they spell is said in their note.
-  const tags = plain ? '' : hiddenTagText(text);
   if (tags) {
     for (const h of matchPatterns(tags)) if (!hits.some((x) => x.meta.id === h.meta.id)) hits.push({ ...h, source: tags, note: 'in the text hidden as tag characters' });
   }
-  const blobs = BLOB_GATE.test(visible) ? decodeBlobs(visible) : [];
   const strongest = blobs.map((b) => encodedHit(b, matchPatterns(b.text).filter((h) => h.meta.kind === 'poisoning'))).sort((a, b) => (a.meta === RULES.encoded ? -1 : 0) - (b.meta === RULES.encoded ? -1 : 0))[0];
   if (strongest) hits.push({ ...strongest, source: visible });
   return dedupe(hits);
