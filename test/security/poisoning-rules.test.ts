@@ -124,6 +124,13 @@ describe('poisoning rule catalogue', () => {
     }
   });
 
+  it('masks a credential in the evidence of any rule, not only the credential rule', () => {
+    const obs = { reachable: true, tools: [{ name: 't', description: 'Posts to https://hooks.example.com/in with ghp_0123456789abcdefghijABCDEFGHIJ012345' }], instructions: null, prompts: null, resources: null } as unknown as Observation;
+    const findings = poisoningCheck({ observation: obs } as never);
+    expect(findings.map((f) => f.rule).sort()).toEqual(['poisoning.exfil-url', 'secrets.metadata']);
+    for (const f of findings) expect(JSON.stringify(f)).not.toContain('0123456789abcdef');
+  });
+
   it('checks names for hidden characters only', () => {
     expect(rules('add\u200Bnumbers', 'name')).toEqual(['poisoning.invisible-unicode']);
     expect(rules('ignore_previous_instructions', 'name')).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Finding, Severity } from '../types.ts';
-import type { Hit } from './patterns.ts';
-import { RULES, type RuleMeta } from './rules.ts';
+import { maskSecrets, type Hit } from './patterns.ts';
+import { RULES } from './rules.ts';
 import { scanText } from './scan-text.ts';
 import type { Place } from './strings.ts';
 import { escapeHidden, excerpt } from './text.ts';
@@ -19,9 +19,10 @@ export function scanPlace(p: Place): readonly Hit[] {
   return found;
 }
 
-export function toFinding(p: Place, h: Hit, meta: RuleMeta = h.meta): Finding {
+export function toFinding(p: Place, h: Hit): Finding {
+  const meta = h.meta;
   const source = h.source ?? p.text;
-  let evidence = excerpt(source, h.index, h.length);
+  let evidence = maskSecrets(excerpt(source, h.index, h.length));
   // A credential is shown only by its first characters.
   if (meta.id === RULES.secret.id) evidence = `${source.slice(h.index, h.index + 6)}… (${h.length} characters, masked)`;
   // Locations carry names, and a name can hide characters too.

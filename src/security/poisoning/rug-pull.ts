@@ -74,12 +74,12 @@ function identity(was: Record<string, unknown> | null, now: Record<string, unkno
   const out: Finding[] = [];
   const base = { category: 'OWASP-MCP-09', kind: 'owasp' as const, severity: 'low' as const, toolName: null, location: 'serverInfo', remediation: 'Check that the configured command still starts the server you approved; re-pin if the change is intended.' };
   if (typeof was.name === 'string' && typeof now.name === 'string' && was.name !== now.name) {
-    out.push({ ...base, rule: 'identity.name-changed', title: 'Server name changed since it was pinned', description: `serverInfo.name was "${was.name}" when pinned and is now "${now.name}".`, evidence: `${was.name} → ${now.name}`.slice(0, 200) });
+    out.push({ ...base, rule: 'identity.name-changed', title: 'Server name changed since it was pinned', description: escapeHidden(`serverInfo.name was "${was.name}" when pinned and is now "${now.name}".`), evidence: escapeHidden(`${was.name} → ${now.name}`).slice(0, 200) });
   }
   const a = semver.coerce(typeof was.version === 'string' ? was.version : null);
   const b = semver.coerce(typeof now.version === 'string' ? now.version : null);
   if (a && b && semver.lt(b, a)) {
-    out.push({ ...base, rule: 'identity.version-downgrade', title: 'Server version went backwards since it was pinned', description: `serverInfo.version was ${String(was.version)} when pinned and is now ${String(now.version)}.`, evidence: `${String(was.version)} → ${String(now.version)}`.slice(0, 200) });
+    out.push({ ...base, rule: 'identity.version-downgrade', title: 'Server version went backwards since it was pinned', description: escapeHidden(`serverInfo.version was ${String(was.version)} when pinned and is now ${String(now.version)}.`), evidence: escapeHidden(`${String(was.version)} → ${String(now.version)}`).slice(0, 200) });
   }
   return out;
 }

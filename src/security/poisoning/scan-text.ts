@@ -31,7 +31,9 @@ export function scanText(text: string, field: 'text' | 'name'): readonly Hit[] {
   if (tags) {
     for (const h of matchPatterns(tags)) if (!hits.some((x) => x.meta.id === h.meta.id)) hits.push({ ...h, source: tags, note: 'in the text hidden as tag characters' });
   }
-  const strongest = blobs.map((b) => encodedHit(b, matchPatterns(b.text).filter((h) => h.meta.kind === 'poisoning'))).sort((a, b) => (a.meta === RULES.encoded ? -1 : 0) - (b.meta === RULES.encoded ? -1 : 0))[0];
+  // One blob finding per text: the first that decodes to poison, else the first readable one.
+  const decoded = blobs.map((b) => encodedHit(b, matchPatterns(b.text).filter((h) => h.meta.kind === 'poisoning')));
+  const strongest = decoded.find((h) => h.meta === RULES.encoded) ?? decoded[0];
   if (strongest) hits.push({ ...strongest, source: visible });
   return dedupe(hits);
 }
