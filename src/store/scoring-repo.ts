@@ -4,7 +4,7 @@ import type { ServerKey } from './security-repo.ts';
 
 /**
  * The scorecard's reads (decisions §5), one statement for any number of servers, all aggregates:
- * health counts and latency percentiles from the hourly rollup (schema-scoring.ts), the current run
+ * health counts and latency percentiles from the hourly and daily rollups (schema-scoring.ts), the current run
  * of failed checks from health_results, drift events and tool-call spans of the last 7 days.
  * Rollup windows are whole UTC hours ending with the current one (168 for 7 days, 24 and 720).
  */
@@ -27,6 +27,7 @@ export interface ScoreInputs extends ServerKey {
 }
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScoreInputs[]> {
   if (keys.length === 0) return [];
@@ -38,6 +39,12 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
   const h24 = iso(hourNow - 23 * HOUR);
   const h30 = iso(hourNow - 719 * HOUR);
   const d7 = iso(now.getTime() - 7 * 24 * HOUR);
+  // The 30-day latency window in three parts: the hourly rows of its first, partial day, whole
+  // days from the daily rollup up to today, and today's hours, which the 24-hour window reads
+  // anyway. Per server that is at most 30 days and 47 hours of buckets instead of 720 hours, with
+  // the same counts (test/scoring/rollups.test.ts).
+  const firstDay = iso(Math.ceil((hourNow - 719 * HOUR) / DAY) * DAY);
+  const today = iso(Math.floor(hourNow / DAY) * DAY);
   // The planner's default row guesses for the JSON functions make this look expensive enough for
   // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
   const { rows } = await db.transaction(async (tx) => {
@@ -68,9 +75,18 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
               select b, sum(n24) over (order by b) as cum24, sum(n24) over () as tot24,
                      sum(n30) over (order by b) as cum30, sum(n30) over () as tot30
               from (
-                select l.bucket as b, coalesce(sum(l.checks) filter (where l.hour >= ${h24}::timestamptz), 0) as n24, sum(l.checks) as n30
-                from health_latency_hourly l
-                where l.project_id = k.project_id and l.server_name = k.server_name and l.hour >= ${h30}::timestamptz and l.hour <= ${nowIso}::timestamptz
+                select l.bucket as b, coalesce(sum(l.checks) filter (where l.in24), 0) as n24,
+                       coalesce(sum(l.checks) filter (where l.in30), 0) as n30
+                from (
+                  select t.bucket, t.checks, true as in24, t.hour >= ${today}::timestamptz as in30 from health_latency_hourly t
+                  where t.project_id = k.project_id and t.server_name = k.server_name and t.hour >= ${h24}::timestamptz and t.hour <= ${nowIso}::timestamptz
+                  union all
+                  select d.bucket, d.checks, false, true from health_latency_daily d
+                  where d.project_id = k.project_id and d.server_name = k.server_name and d.day >= ${firstDay}::timestamptz and d.day < ${today}::timestamptz
+                  union all
+                  select h.bucket, h.checks, false, true from health_latency_hourly h
+                  where h.project_id = k.project_id and h.server_name = k.server_name and h.hour >= ${h30}::timestamptz and h.hour < ${firstDay}::timestamptz
+                ) l
                 group by 1
               ) per_bucket
             ) w
