@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 import type { ServerKey } from './security-repo.ts';
 
@@ -31,6 +31,32 @@ const DAY = 24 * HOUR;
 
 export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScoreInputs[]> {
   if (keys.length === 0) return [];
+  // The planner's default row guesses for the JSON functions make this look expensive enough for
+  // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
+  const { rows } = await db.transaction(async (tx) => {
+    await execute(tx as unknown as Db, sql`set local jit = off`);
+    return execute<Record<string, unknown>>(tx as unknown as Db, scoreInputsStatement(keys, now));
+  });
+  return rows.map((r) => ({
+    projectId: String(r.project_id),
+    serverName: String(r.server_name),
+    checks7d: Number(r.checks),
+    downChecks7d: Number(r.down_checks),
+    consecutiveFailures: Number(r.consecutive_failures),
+    p99Bucket24h: nullableNumber(r.p99_24h),
+    p99Bucket30d: nullableNumber(r.p99_30d),
+    driftCompatible: Number(r.drift_compatible),
+    driftWarning: Number(r.drift_warning),
+    driftBreaking: Number(r.drift_breaking),
+    calls: Number(r.calls),
+    failedCalls: Number(r.failed_calls),
+    callP50Ms: nullableNumber(r.call_p50),
+    callP99Ms: nullableNumber(r.call_p99),
+  }));
+}
+
+/** The statement behind loadScoreInputs, for EXPLAIN in bench/scorecards.ts. */
+export function scoreInputsStatement(keys: readonly ServerKey[], now: Date): SQL {
   const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
   const hourNow = Math.floor(now.getTime() / HOUR) * HOUR;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -45,13 +71,7 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
   // the same counts (test/scoring/rollups.test.ts).
   const firstDay = iso(Math.ceil((hourNow - 719 * HOUR) / DAY) * DAY);
   const today = iso(Math.floor(hourNow / DAY) * DAY);
-  // The planner's default row guesses for the JSON functions make this look expensive enough for
-  // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
-  const { rows } = await db.transaction(async (tx) => {
-    await execute(tx as unknown as Db, sql`set local jit = off`);
-    return execute<Record<string, unknown>>(
-      tx as unknown as Db,
-      sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
+  return sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
           from json_to_recordset(${json}::json) as k(project_id text, server_name text)
           cross join lateral (
             select coalesce(sum(checks), 0)::int as checks, coalesce(sum(down_checks), 0)::int as down_checks
@@ -106,25 +126,7 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
             where x.project_id = k.project_id and x.server_name = k.server_name and x.span_type = 'tool_call'
               and x.status in ('success', 'error', 'timeout')
               and x.started_at >= ${d7}::timestamptz and x.started_at <= ${nowIso}::timestamptz
-          ) s`,
-    );
-  });
-  return rows.map((r) => ({
-    projectId: String(r.project_id),
-    serverName: String(r.server_name),
-    checks7d: Number(r.checks),
-    downChecks7d: Number(r.down_checks),
-    consecutiveFailures: Number(r.consecutive_failures),
-    p99Bucket24h: nullableNumber(r.p99_24h),
-    p99Bucket30d: nullableNumber(r.p99_30d),
-    driftCompatible: Number(r.drift_compatible),
-    driftWarning: Number(r.drift_warning),
-    driftBreaking: Number(r.drift_breaking),
-    calls: Number(r.calls),
-    failedCalls: Number(r.failed_calls),
-    callP50Ms: nullableNumber(r.call_p50),
-    callP99Ms: nullableNumber(r.call_p99),
-  }));
+          ) s`;
 }
 
 function nullableNumber(v: unknown): number | null {
