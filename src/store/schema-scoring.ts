@@ -36,9 +36,10 @@ export const healthLatencyHourly = pgTable(
 );
 
 /**
- * The same latency buckets per UTC day, kept by the same triggers: the scorecard's 30-day p99
- * reads ~30 days of these plus the hourly rows of the partial days at the window's two ends,
- * instead of 720 hours of buckets (docs/benchmarks.md, "Scorecards at 100 servers × 90 days").
+ * The same latency buckets per UTC day, kept by the same triggers (drizzle/0008_daily_latency_rollup.sql):
+ * the scorecard's 30-day p99 reads the window's whole days here, and hourly rows only for its
+ * partial first day and the last 24 hours, instead of 720 hours of buckets (docs/benchmarks.md,
+ * "Scorecards at 100 servers × 90 days").
  */
 export const healthLatencyDaily = pgTable(
   'health_latency_daily',
