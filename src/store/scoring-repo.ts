@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 import type { ServerKey } from './security-repo.ts';
 
 /**
  * The scorecard's reads (decisions §5), one statement for any number of servers, all aggregates:
- * health counts and latency percentiles from the hourly rollup (schema-scoring.ts), the current run
+ * health counts and latency percentiles from the hourly and daily rollups (schema-scoring.ts), the current run
  * of failed checks from health_results, drift events and tool-call spans of the last 7 days.
  * Rollup windows are whole UTC hours ending with the current one (168 for 7 days, 24 and 720).
  */
@@ -27,9 +27,36 @@ export interface ScoreInputs extends ServerKey {
 }
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScoreInputs[]> {
   if (keys.length === 0) return [];
+  // The planner's default row guesses for the JSON functions make this look expensive enough for
+  // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
+  const { rows } = await db.transaction(async (tx) => {
+    await execute(tx as unknown as Db, sql`set local jit = off`);
+    return execute<Record<string, unknown>>(tx as unknown as Db, scoreInputsStatement(keys, now));
+  });
+  return rows.map((r) => ({
+    projectId: String(r.project_id),
+    serverName: String(r.server_name),
+    checks7d: Number(r.checks),
+    downChecks7d: Number(r.down_checks),
+    consecutiveFailures: Number(r.consecutive_failures),
+    p99Bucket24h: nullableNumber(r.p99_24h),
+    p99Bucket30d: nullableNumber(r.p99_30d),
+    driftCompatible: Number(r.drift_compatible),
+    driftWarning: Number(r.drift_warning),
+    driftBreaking: Number(r.drift_breaking),
+    calls: Number(r.calls),
+    failedCalls: Number(r.failed_calls),
+    callP50Ms: nullableNumber(r.call_p50),
+    callP99Ms: nullableNumber(r.call_p99),
+  }));
+}
+
+/** The statement behind loadScoreInputs, for EXPLAIN in bench/scorecards.ts. */
+export function scoreInputsStatement(keys: readonly ServerKey[], now: Date): SQL {
   const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
   const hourNow = Math.floor(now.getTime() / HOUR) * HOUR;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -38,13 +65,13 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
   const h24 = iso(hourNow - 23 * HOUR);
   const h30 = iso(hourNow - 719 * HOUR);
   const d7 = iso(now.getTime() - 7 * 24 * HOUR);
-  // The planner's default row guesses for the JSON functions make this look expensive enough for
-  // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
-  const { rows } = await db.transaction(async (tx) => {
-    await execute(tx as unknown as Db, sql`set local jit = off`);
-    return execute<Record<string, unknown>>(
-      tx as unknown as Db,
-      sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
+  // The 30-day latency window in three parts: the hourly rows of its first, partial day, whole
+  // days from the daily rollup up to today, and today's hours, which the 24-hour window reads
+  // anyway. Per server that is at most 30 days and 47 hours of buckets instead of 720 hours, with
+  // the same counts (test/scoring/rollups.test.ts).
+  const firstDay = iso(Math.ceil((hourNow - 719 * HOUR) / DAY) * DAY);
+  const today = iso(Math.floor(hourNow / DAY) * DAY);
+  return sql`select k.project_id, k.server_name, a.*, c.*, p.*, d.*, s.*
           from json_to_recordset(${json}::json) as k(project_id text, server_name text)
           cross join lateral (
             select coalesce(sum(checks), 0)::int as checks, coalesce(sum(down_checks), 0)::int as down_checks
@@ -68,9 +95,18 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
               select b, sum(n24) over (order by b) as cum24, sum(n24) over () as tot24,
                      sum(n30) over (order by b) as cum30, sum(n30) over () as tot30
               from (
-                select l.bucket as b, coalesce(sum(l.checks) filter (where l.hour >= ${h24}::timestamptz), 0) as n24, sum(l.checks) as n30
-                from health_latency_hourly l
-                where l.project_id = k.project_id and l.server_name = k.server_name and l.hour >= ${h30}::timestamptz and l.hour <= ${nowIso}::timestamptz
+                select l.bucket as b, coalesce(sum(l.checks) filter (where l.in24), 0) as n24,
+                       coalesce(sum(l.checks) filter (where l.in30), 0) as n30
+                from (
+                  select t.bucket, t.checks, true as in24, t.hour >= ${today}::timestamptz as in30 from health_latency_hourly t
+                  where t.project_id = k.project_id and t.server_name = k.server_name and t.hour >= ${h24}::timestamptz and t.hour <= ${nowIso}::timestamptz
+                  union all
+                  select d.bucket, d.checks, false, true from health_latency_daily d
+                  where d.project_id = k.project_id and d.server_name = k.server_name and d.day >= ${firstDay}::timestamptz and d.day < ${today}::timestamptz
+                  union all
+                  select h.bucket, h.checks, false, true from health_latency_hourly h
+                  where h.project_id = k.project_id and h.server_name = k.server_name and h.hour >= ${h30}::timestamptz and h.hour < ${firstDay}::timestamptz
+                ) l
                 group by 1
               ) per_bucket
             ) w
@@ -90,25 +126,7 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
             where x.project_id = k.project_id and x.server_name = k.server_name and x.span_type = 'tool_call'
               and x.status in ('success', 'error', 'timeout')
               and x.started_at >= ${d7}::timestamptz and x.started_at <= ${nowIso}::timestamptz
-          ) s`,
-    );
-  });
-  return rows.map((r) => ({
-    projectId: String(r.project_id),
-    serverName: String(r.server_name),
-    checks7d: Number(r.checks),
-    downChecks7d: Number(r.down_checks),
-    consecutiveFailures: Number(r.consecutive_failures),
-    p99Bucket24h: nullableNumber(r.p99_24h),
-    p99Bucket30d: nullableNumber(r.p99_30d),
-    driftCompatible: Number(r.drift_compatible),
-    driftWarning: Number(r.drift_warning),
-    driftBreaking: Number(r.drift_breaking),
-    calls: Number(r.calls),
-    failedCalls: Number(r.failed_calls),
-    callP50Ms: nullableNumber(r.call_p50),
-    callP99Ms: nullableNumber(r.call_p99),
-  }));
+          ) s`;
 }
 
 function nullableNumber(v: unknown): number | null {
