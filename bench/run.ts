@@ -47,7 +47,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run bench -- [options]
   --quick                 short smoke run (~40 s; no separate PGlite first-start measurement; read path on 100,000 spans)
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
-  --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, ~20 min to load)
+  --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, 4-7 min to load on 2 cores)
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
   --batches LIST          spans per request (default 25,500)
