@@ -28,7 +28,7 @@ export async function updateProject(db: Db, id: string, patch: { name?: string; 
 const PROJECT_TABLES = [
   'spans', 'sessions', 'session_tools', 'lineage_hourly', 'agents', 'servers', 'health_results', 'drift_events', 'audit_logs', 'api_keys',
   // Scans (their findings go with them) and the health rollups, which the health_results trigger only decrements.
-  'security_scans', 'health_hourly', 'health_latency_hourly',
+  'security_scans', 'security_pins', 'health_hourly', 'health_latency_hourly',
 ] as const;
 
 /**
