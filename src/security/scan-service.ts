@@ -16,6 +16,12 @@ import { scanRunEvents } from './scan-event.ts';
 import { observeTarget, runChecks } from './scan-one.ts';
 import type { Observation, Peer } from './types.ts';
 
+export interface ScanOptions {
+  signal?: AbortSignal;
+  /** Called as each server's observation ends (the CLI's progress line). */
+  onObserved?: (target: CheckTarget, done: number, total: number) => void;
+}
+
 export interface ScanDeps {
   config: Config;
   db: Db;
@@ -41,7 +47,7 @@ export class ScanService {
   }
 
   /** Scans the configured servers of a project (null = every project), or only `serverName`; 404 for an unknown name. */
-  async scan(projectId: string | null, serverName?: string, signal?: AbortSignal): Promise<StoredScan[]> {
+  async scan(projectId: string | null, serverName?: string, opts: ScanOptions = {}): Promise<StoredScan[]> {
     const all = await this.deps.health.targets(projectId);
     const targets = serverName === undefined ? all : all.filter((t) => t.name === serverName);
     if (targets.length === 0 && serverName !== undefined) throw notFound(`no configured server ${serverName}`);
@@ -50,7 +56,9 @@ export class ScanService {
       targets.map((t) =>
         this.limiter.run(t.projectId, async () => {
           const at = new Date();
-          observed.set(targetKey(t.projectId, t.name), { obs: await observeTarget(this.deps.health, this.deps.registry, t, this.deps.logger, signal), at });
+          const obs = await observeTarget(this.deps.health, this.deps.registry, t, this.deps.logger, opts.signal);
+          observed.set(targetKey(t.projectId, t.name), { obs, at });
+          opts.onObserved?.(t, observed.size, targets.length);
         }),
       ),
     );
