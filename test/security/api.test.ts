@@ -8,6 +8,7 @@ import { insertScan } from '../../src/store/security-repo.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
+import { SseClient } from '../helpers/sse.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -140,6 +141,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       useRegistry(server.services, { checks: [toolDescriptionCheck, configCheck], projectChecks: [] });
       const events: LiveEvent[] = [];
       const off = server.services.bus.subscribe((e) => void (e.type === 'security:scan' && events.push(e)));
+      const sse = await SseClient.open(`${server.httpUrl}/api/live/events`, { 'x-api-key': ADMIN });
       try {
         const scans = expectStatus(await post('/api/security/scan', { project_id: 'default' }), 200, 'scan').json;
         const [alpha, down] = scans;
@@ -154,10 +156,16 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         expect((await get('/api/security/servers/alpha')).json.findings).toEqual(alpha.findings);
         // Three servers with high findings, one event for the run.
         expect(events).toEqual([{ type: 'security:scan', data: expect.objectContaining({ project_id: 'default', servers: ['alpha'], high_count: 2, critical_count: 0, highest_severity: 'high' }) }]);
+        // The live SSE stream keeps spec §6.1's event set: a marker published after the scan
+        // arrives, and nothing of the scan but its health checks came before it.
+        server.services.bus.publish({ type: 'health:check', data: { server_name: 'sse-marker', status: 'up', latency_ms: 1, project_id: 'default' } });
+        await sse.waitFor(() => sse.events.some((e) => e.data.includes('sse-marker')), 10_000);
+        expect([...new Set(sse.events.map((e) => e.event))]).toEqual(['health:check']);
         useRegistry(server.services, { checks: [configCheck], projectChecks: [] });
         await post('/api/security/scan', { project_id: 'default' });
         expect(events).toHaveLength(1);
       } finally {
+        sse.close();
         off();
       }
     }, 30_000);
