@@ -2,7 +2,7 @@ import { scopeProject } from '../auth/principal.ts';
 import { OWASP_TITLES } from '../security/types.ts';
 import type { ServerKey, StoredScan } from '../store/security-repo.ts';
 import { builder, requireAdmin, type Context } from './builder.ts';
-import { HealthResultRef } from './health.ts';
+import { HealthResultRef, bounded } from './health.ts';
 
 /** Security scans (spec §2.6, §4.3): the same service, roles and project scoping as /api/security. */
 
@@ -77,6 +77,16 @@ builder.queryField('securityScan', (t) =>
     description: 'One server\'s latest security scan; not found when it was never scanned',
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
     resolve: (_r, a, ctx) => ctx.services.security.latest(scopeProject(ctx.principal, a.projectId), a.name),
+  }),
+);
+
+builder.queryField('securityScanHistory', (t) =>
+  t.field({
+    type: [SecurityScanRef],
+    description: 'A server\'s scans, newest first (GET /api/security/servers/{name}/history)',
+    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), offset: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) =>
+      ctx.services.security.history(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100), bounded('offset', a.offset, 0, 0, 10_000)),
   }),
 );
 

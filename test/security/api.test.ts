@@ -130,9 +130,12 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       expect(byName.down.error).toBeTruthy();
       const one = await gql('{ securityScan(name: "ghost") { id } }');
       expect(one.errors[0].extensions.code).toBe('NOT_FOUND');
-      const run = await gql('mutation { runSecurityScan(serverName: "alpha") { serverName projectId error scannedAt } }');
+      const run = await gql('mutation { runSecurityScan(serverName: "alpha") { id serverName projectId error scannedAt } }');
       expect(run.errors).toBeUndefined();
       expect(run.data.runSecurityScan).toMatchObject([{ serverName: 'alpha', projectId: 'default', error: null }]);
+      const history = await gql('{ securityScanHistory(name: "alpha", limit: 2) { id scannedAt } }');
+      expect(history.data.securityScanHistory.map((h: { id: string }) => h.id)).toEqual([run.data.runSecurityScan[0].id, expect.any(String)]);
+      expect((await gql('{ securityScanHistory(name: "alpha", limit: 101) { id } }')).errors[0].extensions.code).toBe('VALIDATION');
       const p2 = await gql('{ securityScan(name: "alpha") { id } }', p2Admin);
       expect(p2.errors[0].extensions.code).toBe('NOT_FOUND');
     }, 30_000);
