@@ -173,6 +173,16 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       }
     }, 30_000);
 
+    it('a check that throws is named in the scan\'s error; the other checks still report', async () => {
+      const boom = function exploding(): never {
+        throw new Error('boom');
+      };
+      useRegistry(server.services, { checks: [boom, toolDescriptionCheck], projectChecks: [] });
+      const [alpha] = expectStatus(await post('/api/security/scan', { server_name: 'alpha' }), 200, 'scan').json;
+      expect(alpha.error).toBe('check(s) failed: exploding');
+      expect(alpha.findings_count).toBe(2);
+    }, 30_000);
+
     it('pins what a scan first sees, hands the pin to the next scan, and deletes pins with the project', async () => {
       const seen: (number | null)[] = [];
       useRegistry(server.services, { checks: [(ctx) => (seen.push(ctx.pin ? ctx.pin.tools.size : null), [])], projectChecks: [], pin: firstSeenPin });
