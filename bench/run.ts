@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
 import { formatScorecardReport, runScorecardBench, type ScorecardBenchResult } from './scorecards.ts';
+import { formatScanReport, runScanBench, type ScanBenchResult } from './scan.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
@@ -48,6 +49,7 @@ const USAGE = `usage: npm run bench -- [options]
   --quick                 short smoke run (~40 s; no separate PGlite first-start measurement; read path on 100,000 spans)
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
   --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, 4-7 min to load on 2 cores)
+  --no-scan               skip the security-scan part (one scan run over 50 fixture servers, ~1 min)
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
   --batches LIST          spans per request (default 25,500)
@@ -85,6 +87,7 @@ function parseCli() {
         'no-copy': { type: 'boolean', default: false },
         'no-read': { type: 'boolean', default: false },
         'no-scorecards': { type: 'boolean', default: false },
+        'no-scan': { type: 'boolean', default: false },
         'no-live': { type: 'boolean', default: false },
         'live-subscribers': { type: 'string' },
         'cpu-prof': { type: 'string' },
@@ -415,7 +418,13 @@ async function main() {
     scorecards = await runScorecardBench({ servers: quick ? 20 : 100, days: quick ? 7 : 90, runs: 5 }, progress);
     process.stdout.write(`\n${formatScorecardReport(scorecards)}`);
   }
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards }, null, 2)}\n`);
+  let scan: ScanBenchResult | null = null;
+  if (!args['no-scan']) {
+    // One security scan run over 50 in-process streamable-HTTP fixture servers.
+    scan = await runScanBench({ servers: quick ? 10 : 50, runs: quick ? 1 : 3 }, progress);
+    process.stdout.write(`\n${formatScanReport(scan)}`);
+  }
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan }, null, 2)}\n`);
   progress(`results written to ${opts.out}`);
 }
 

@@ -22,6 +22,7 @@ import { registerProbes } from './rest/probes.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
 import { registerTracesRoutes } from './rest/traces-routes.ts';
 import { registerHealthRoutes } from './rest/health-routes.ts';
+import { registerSecurityRoutes } from './rest/security-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -95,6 +96,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerCatalogRoutes(app, s);
   registerLiveRoutes(app, s);
   registerHealthRoutes(app, s);
+  registerSecurityRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

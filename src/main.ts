@@ -8,6 +8,7 @@ import { admitGrpcExport } from './receivers/otlp-grpc-admit.ts';
 import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
+import { startScanRetention } from './security/retention.ts';
 import { openStore } from './store/open-store.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
 
@@ -70,6 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const health = startEmbeddedHealth(services.health, logger);
   await logMonitored(services, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
+  const scanRetention = startScanRetention(services.security, logger);
   services.stats.start();
 
   let stopping: Promise<void> | null = null;
@@ -87,6 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       clearInterval(sweep);
       await health.stop();
       await retention.stop();
+      await scanRetention.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

@@ -19,6 +19,8 @@ import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
 import { ScoringService } from './scoring/scoring-service.ts';
+import { buildChecks } from './security/registry.ts';
+import { ScanService } from './security/scan-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import type { Store } from './store/open-store.ts';
@@ -41,6 +43,8 @@ export interface Services {
   metrics: Metrics;
   health: HealthService;
   scoring: ScoringService;
+  /** Security scans (spec §2.6); the checks come from src/security/registry.ts. */
+  security: ScanService;
   keys: KeyService;
   auth: Authenticator;
   audit: AuditLog;
@@ -87,6 +91,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const keys = new KeyService(store.db, config.apiKeys);
   const audit = new AuditLog(store.db, logger);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger });
+  const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
@@ -103,6 +108,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     metrics,
     health,
     scoring: new ScoringService({ db: store.db, health }),
+    security,
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,

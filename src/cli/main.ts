@@ -5,6 +5,7 @@ import { SpyglassError } from '../errors.ts';
 import { apiKeyCommand } from './api-key.ts';
 import { checkCommand } from './check.ts';
 import { monitorCommand } from './monitor.ts';
+import { scanCommand } from './scan.ts';
 import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
 import { runServe } from './serve.ts';
@@ -27,6 +28,7 @@ program.addCommand(checkCommand());
 program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
 program.addCommand(scorecardCommand());
+program.addCommand(scanCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -90,7 +90,7 @@ const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
   }),
 });
 
-function bounded(name: string, value: number | null | undefined, fallback: number, min: number, max: number): number {
+export function bounded(name: string, value: number | null | undefined, fallback: number, min: number, max: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min || v > max) {
     throw new SpyglassError('validation', `${name} must be an integer from ${min} to ${max}`, {

@@ -5,6 +5,7 @@ import './settings.ts';
 import './projects.ts';
 import './health.ts';
 import './scorecard.ts';
+import './security.ts';
 import './sessions.ts';
 import './catalog.ts';
 import './live.ts';

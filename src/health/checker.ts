@@ -4,7 +4,7 @@ import { findBaseline, findToolSnapshot, saveCheck } from '../store/health-repo.
 import { classifyCheck } from './classify.ts';
 import { diffTools, mostSevere } from './drift-diff.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import { probeServer } from './mcp-adapter.ts';
+import { probeServer, type ProbeOutcome } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
 import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from './types.ts';
 
@@ -24,10 +24,17 @@ export class CheckCancelled extends Error {
 export interface CheckReport {
   result: HealthResult & { status: CheckedStatus };
   drift: DriftEvent | null;
+  /** What the probe saw (security scans build their Observation from it; with `inventory` it lists prompts and resources). */
+  outcome: ProbeOutcome;
+}
+
+export interface CheckOptions {
+  /** Also list prompts and resources (a security scan's health check, spec §2.6). */
+  inventory?: boolean;
 }
 
 /** `guardedFetch` is given for targets whose URL came through the API (decisions §12). */
-export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch): Promise<CheckReport> {
+export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch, opts: CheckOptions = {}): Promise<CheckReport> {
   if (signal?.aborted) throw new CheckCancelled();
   // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
   const checkedAt = new Date();
@@ -43,6 +50,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
     timeoutMs: Math.round(target.timeoutSeconds * 1000),
     signal,
     guardedFetch,
+    inventory: opts.inventory,
   });
   const base = {
     id: randomUUID(),
@@ -57,7 +65,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   if (!outcome.ok) {
     const result = { ...base, status: 'down' as const, latencyMs: null, toolsCount: null, schemaHash: null, error: outcome.error, schemaDrift: false };
     await saveCheck(db, { result, instructions: null, tools: null, drift: null });
-    return { result, drift: null };
+    return { result, drift: null, outcome };
   }
 
   const tools = outcome.tools.map(reduceTool);
@@ -97,7 +105,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   // The snapshot is stored when the hash is new to this server; unchanged checks write one row.
   const snapshot = baseline?.schemaHash === hash ? null : tools;
   await saveCheck(db, { result, instructions: outcome.instructions, tools: snapshot, drift });
-  return { result, drift };
+  return { result, drift, outcome };
 }
 
 function driftChanges(before: ToolSnapshot[] | null, after: ToolSnapshot[], instrBefore: string | null, instrAfter: string | null): DriftChange[] {

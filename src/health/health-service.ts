@@ -5,7 +5,7 @@ import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageByAgent } from '../store/health-repo.ts';
-import { runCheck, type CheckReport } from './checker.ts';
+import { runCheck, type CheckOptions, type CheckReport } from './checker.ts';
 import { blastSeverity, blastStatus, readStatus } from './classify.ts';
 import { createGuardedFetch, type GuardedFetch } from '../net/guarded-fetch.ts';
 import { createOutboundPolicy } from '../net/outbound-policy.ts';
@@ -51,12 +51,17 @@ export class HealthService {
     return Promise.all(targets.map((t) => this.check(t, signal)));
   }
 
-  check(target: CheckTarget, signal?: AbortSignal): Promise<CheckReport> {
-    const key = targetKey(target.projectId, target.name);
-    const running = this.inFlight.get(key);
+  /**
+   * A check asked for `inventory` (a security scan's) joins only a check in flight that lists it
+   * too; a plain check joins either.
+   */
+  check(target: CheckTarget, signal?: AbortSignal, opts: CheckOptions = {}): Promise<CheckReport> {
+    const base = targetKey(target.projectId, target.name);
+    const key = opts.inventory ? `${base}\u0000inventory` : base;
+    const running = this.inFlight.get(`${base}\u0000inventory`) ?? this.inFlight.get(key);
     if (running) return running;
     const p = this.limiter
-      .run(target.projectId, () => runCheck(this.deps.db, target, signal, target.source === 'catalog' ? this.guardedFetch : undefined))
+      .run(target.projectId, () => runCheck(this.deps.db, target, signal, this.fetchFor(target), opts))
       .then((report) => {
         this.announce(report);
         return report;
@@ -64,6 +69,11 @@ export class HealthService {
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, p);
     return p;
+  }
+
+  /** Catalog URLs go through the outbound policy (decisions §12); spyglass.yaml servers are trusted as written. */
+  fetchFor(target: Pick<CheckTarget, 'source'>): GuardedFetch | undefined {
+    return target.source === 'catalog' ? this.guardedFetch : undefined;
   }
 
   /** Latest result per configured server, with `unknown` and `stale` derived now. */

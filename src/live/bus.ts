@@ -26,7 +26,24 @@ export interface AlertFiredEvent {
   type: 'alert:fired';
   data: Record<string, unknown> & { project_id?: string | null };
 }
-export type LiveEvent = SpanNewEvent | HealthCheckEvent | AlertFiredEvent;
+/**
+ * One scan run ended with critical or high findings (spec §6.2 security_critical / security_high:
+ * one per scan run, not per finding). Internal: alerting subscribes; SSE does not stream it.
+ */
+export interface SecurityScanEvent {
+  type: 'security:scan';
+  data: {
+    project_id: string;
+    /** The servers of the run whose scans have critical or high findings. */
+    servers: string[];
+    critical_count: number;
+    high_count: number;
+    /** 'critical' or 'high'. */
+    highest_severity: string;
+    scanned_at: string;
+  };
+}
+export type LiveEvent = SpanNewEvent | HealthCheckEvent | AlertFiredEvent | SecurityScanEvent;
 export type Listener = (event: LiveEvent) => void;
 
 /** An event with its place in the stream: SSE ids and Last-Event-ID replay use it. */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
-import type { EventBus, Sequenced } from './bus.ts';
+import type { EventBus, LiveEvent, Sequenced } from './bus.ts';
 import { EventQueue } from './event-queue.ts';
 import type { LiveClients, LiveConnection } from './live-clients.ts';
 
@@ -38,7 +38,7 @@ export class SseHub {
     private readonly budget: LiveClients,
     private readonly opts: SseOptions = DEFAULT_SSE,
   ) {
-    this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) => this.remember(items));
+    this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) => this.remember(streamed(items)));
     this.timer = setInterval(() => this.keepalive(), opts.keepaliveMs);
     this.timer.unref();
   }
@@ -63,7 +63,7 @@ export class SseHub {
     });
     if ('refused' in conn) return void res.end(errorFrame(conn.refused));
     client.conn = conn;
-    const off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, items));
+    const off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, streamed(items)));
     this.clients.add(client);
     res.on('close', () => {
       this.detach(client, off);
@@ -134,4 +134,11 @@ function visible(item: Sequenced, projectId: string | null): boolean {
 
 function errorFrame(detail: string): string {
   return `event: error\ndata: ${JSON.stringify({ detail })}\n\n`;
+}
+
+/** The SSE event set of spec §6.1 and decisions §10; other bus events (security:scan) are internal. */
+const SSE_EVENTS: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>(['span:new', 'health:check', 'alert:fired']);
+
+function streamed(items: readonly Sequenced[]): readonly Sequenced[] {
+  return items.every((i) => SSE_EVENTS.has(i.event.type)) ? items : items.filter((i) => SSE_EVENTS.has(i.event.type));
 }

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * Security scans (spec §2.6, decisions §6), written by the scanner (src/security/) and read by the
@@ -55,6 +55,29 @@ export const securityFindings = pgTable(
     remediation: text('remediation').notNull(),
     toolName: text('tool_name'),
     cveId: text('cve_id'),
+    /** Where in the server's surface (`env.OPENAI_API_KEY`, `tools.x.description`...); see src/security/types.ts. */
+    location: text('location'),
+    /** A short excerpt of what matched, secrets masked. */
+    evidence: text('evidence'),
   },
   (t) => [primaryKey({ columns: [t.scanId, t.seq] })],
+);
+
+/**
+ * Trust-on-first-use pins (security-notes §2d): per server, one row per tool plus one row with
+ * tool_name '' for the server itself (instructions and serverInfo in `definition`). A scan compares
+ * against these, not against the previous check; rows change only when a tool is first seen or an
+ * operator re-pins. Not retained by age: a pin outlives the scans that made it.
+ */
+export const securityPins = pgTable(
+  'security_pins',
+  {
+    projectId: text('project_id').notNull(),
+    serverName: text('server_name').notNull(),
+    toolName: text('tool_name').notNull(),
+    hash: text('hash').notNull(),
+    definition: jsonb('definition').notNull(),
+    pinnedAt: ts('pinned_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.serverName, t.toolName] })],
 );

@@ -1,8 +1,8 @@
-import { lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 import { securityFindings, securityScans } from './schema-security.ts';
 
-/** The only SQL of security scans: storing a scan with its findings, and retention (schema-security.ts). */
+/** The SQL of security scans: storing a scan with its findings, reading them back, retention (schema-security.ts). Pins: security-pins-repo.ts. */
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 /** What a finding counts as in the scorecard (decisions §5); see schema-security.ts. */
@@ -20,56 +20,157 @@ export interface NewFinding {
   cveId?: string | null;
 }
 
+/** A finding as stored: where it was found and what matched (src/security/types.ts Finding). */
+export interface ScanFinding extends NewFinding {
+  location?: string | null;
+  evidence?: string | null;
+}
+
 export interface NewScan {
   id: string;
   projectId: string;
   serverName: string;
   scannedAt: Date;
   error?: string | null;
-  findings: NewFinding[];
+  findings: ScanFinding[];
+}
+
+/** A stored scan run with its findings in the order the checks reported them (spec §2.6). */
+export interface StoredScan {
+  id: string;
+  projectId: string;
+  serverName: string;
+  scannedAt: Date;
+  error: string | null;
+  findingsCount: number;
+  criticalCount: number;
+  highCount: number;
+  /** critical|high|medium|low|info, or 'none'. */
+  highestSeverity: string;
+  findings: (ScanFinding & { location: string | null; evidence: string | null; toolName: string | null; cveId: string | null })[];
 }
 
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 /** Stores one scan run and its findings in one transaction; the counts of spec §2.6 are derived here. */
-export async function insertScan(db: Db, scan: NewScan): Promise<void> {
+export async function insertScan(db: Db, scan: NewScan): Promise<StoredScan> {
+  const stored = summarise(scan);
+  await db.transaction(async (tx) => {
+    const { findings, ...row } = stored;
+    await tx.insert(securityScans).values(row);
+    if (findings.length === 0) return;
+    await tx.insert(securityFindings).values(findings.map((x, seq) => ({ ...x, scanId: scan.id, seq })));
+  });
+  return stored;
+}
+
+function summarise(scan: NewScan): StoredScan {
   const f = scan.findings;
   const highest = f.reduce<Severity | null>((h, x) => (h === null || RANK[x.severity] > RANK[h] ? x.severity : h), null);
-  await db.transaction(async (tx) => {
-    await tx.insert(securityScans).values({
-      id: scan.id,
-      projectId: scan.projectId,
-      serverName: scan.serverName,
-      scannedAt: scan.scannedAt,
-      error: scan.error ?? null,
-      findingsCount: f.length,
-      criticalCount: f.filter((x) => x.severity === 'critical').length,
-      highCount: f.filter((x) => x.severity === 'high').length,
-      highestSeverity: highest ?? 'none',
-    });
-    if (f.length === 0) return;
-    await tx.insert(securityFindings).values(
-      f.map((x, seq) => ({
-        scanId: scan.id,
-        seq,
-        severity: x.severity,
-        category: x.category,
-        rule: x.rule,
-        kind: x.kind,
-        title: x.title,
-        description: x.description,
-        remediation: x.remediation,
-        toolName: x.toolName ?? null,
-        cveId: x.cveId ?? null,
-      })),
-    );
-  });
+  return {
+    id: scan.id,
+    projectId: scan.projectId,
+    serverName: scan.serverName,
+    scannedAt: scan.scannedAt,
+    error: scan.error ?? null,
+    findingsCount: f.length,
+    criticalCount: f.filter((x) => x.severity === 'critical').length,
+    highCount: f.filter((x) => x.severity === 'high').length,
+    highestSeverity: highest ?? 'none',
+    findings: f.map((x) => ({
+      severity: x.severity,
+      category: x.category,
+      rule: x.rule,
+      kind: x.kind,
+      title: x.title,
+      description: x.description,
+      remediation: x.remediation,
+      toolName: x.toolName ?? null,
+      cveId: x.cveId ?? null,
+      location: x.location ?? null,
+      evidence: x.evidence ?? null,
+    })),
+  };
 }
 
 /** Removes scans older than `cutoff` (their findings go with them). */
 export async function deleteScansBefore(db: Db, cutoff: Date): Promise<number> {
   const rows = await db.delete(securityScans).where(lt(securityScans.scannedAt, cutoff)).returning({ id: securityScans.id });
   return rows.length;
+}
+
+/** The newest scan of one server; projectId null = every project (an unscoped admin key). */
+export async function latestScan(db: Db, projectId: string | null, serverName: string): Promise<StoredScan | null> {
+  const [scan] = await scanHistory(db, projectId, serverName, 1, 0);
+  return scan ?? null;
+}
+
+/** Scans of one server, newest first, with their findings; two queries whatever the page size. */
+export async function scanHistory(db: Db, projectId: string | null, serverName: string, limit: number, offset: number): Promise<StoredScan[]> {
+  const rows = await db
+    .select()
+    .from(securityScans)
+    .where(and(projectId === null ? undefined : eq(securityScans.projectId, projectId), eq(securityScans.serverName, serverName)))
+    .orderBy(desc(securityScans.scannedAt), desc(securityScans.id))
+    .limit(limit)
+    .offset(offset);
+  return withFindings(db, rows);
+}
+
+/** The newest scan of each server asked for (GraphQL batches these per request). */
+export async function latestScans(db: Db, keys: readonly ServerKey[]): Promise<StoredScan[]> {
+  if (keys.length === 0) return [];
+  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const { rows } = await execute<{ id: string }>(
+    db,
+    sql`select s.id from json_to_recordset(${json}::json) as k(project_id text, server_name text)
+        cross join lateral (
+          select id from security_scans x where x.project_id = k.project_id and x.server_name = k.server_name
+          order by x.scanned_at desc, x.id desc limit 1
+        ) s`,
+  );
+  if (rows.length === 0) return [];
+  const scans = await db.select().from(securityScans).where(inArray(securityScans.id, rows.map((r) => r.id)));
+  return withFindings(db, scans);
+}
+
+async function withFindings(db: Db, scans: (typeof securityScans.$inferSelect)[]): Promise<StoredScan[]> {
+  if (scans.length === 0) return [];
+  const found = await db
+    .select()
+    .from(securityFindings)
+    .where(inArray(securityFindings.scanId, scans.map((s) => s.id)))
+    .orderBy(asc(securityFindings.scanId), asc(securityFindings.seq));
+  const byScan = new Map<string, StoredScan['findings']>();
+  for (const f of found) {
+    const list = byScan.get(f.scanId) ?? [];
+    list.push({
+      severity: f.severity as Severity,
+      category: f.category,
+      rule: f.rule,
+      kind: f.kind as FindingKind,
+      title: f.title,
+      description: f.description,
+      remediation: f.remediation,
+      toolName: f.toolName,
+      cveId: f.cveId,
+      location: f.location,
+      evidence: f.evidence,
+    });
+    byScan.set(f.scanId, list);
+  }
+  return scans.map((s) => ({
+    id: s.id,
+    projectId: s.projectId,
+    serverName: s.serverName,
+    scannedAt: s.scannedAt,
+    error: s.error,
+    findingsCount: s.findingsCount,
+    criticalCount: s.criticalCount,
+    highCount: s.highCount,
+    highestSeverity: s.highestSeverity,
+    findings: byScan.get(s.id) ?? [],
+  }));
 }
 
 export interface ServerKey {

@@ -93,6 +93,7 @@ describe('hostile parameters on every route', () => {
       ['PUT', '/api/agents/metadata/planner?project_id=default', { description: 'a\u0000b' }],
       ['POST', '/api/users/invite', { email: 'a\u0000@example.com', role: 'viewer' }],
       ['POST', '/api/auth/api-keys', { name: 'k\u0000' }],
+      ['POST', '/api/security/scan', { server_name: 'a\u0000b' }],
     ];
     for (const [method, path, body] of bodies) {
       const r = await call(base, method, path, { key: ADMIN, body });

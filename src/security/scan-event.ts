@@ -1,0 +1,25 @@
+import type { SecurityScanEvent } from '../live/bus.ts';
+import type { StoredScan } from '../store/security-repo.ts';
+
+/**
+ * The bus events of one scan run (spec §6.2 security_critical / security_high): one per project
+ * whose scans in the run found something critical or high, however many findings; none otherwise.
+ */
+export function scanRunEvents(scans: readonly StoredScan[]): SecurityScanEvent[] {
+  const byProject = new Map<string, StoredScan[]>();
+  for (const s of scans) if (s.criticalCount + s.highCount > 0) byProject.set(s.projectId, [...(byProject.get(s.projectId) ?? []), s]);
+  return [...byProject].map(([projectId, hits]) => {
+    const critical = hits.reduce((n, s) => n + s.criticalCount, 0);
+    return {
+      type: 'security:scan',
+      data: {
+        project_id: projectId,
+        servers: hits.map((s) => s.serverName),
+        critical_count: critical,
+        high_count: hits.reduce((n, s) => n + s.highCount, 0),
+        highest_severity: critical > 0 ? 'critical' : 'high',
+        scanned_at: hits.reduce((t, s) => (s.scannedAt > t ? s.scannedAt : t), new Date(0)).toISOString(),
+      },
+    };
+  });
+}

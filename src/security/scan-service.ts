@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../config/types.ts';
+import { notFound } from '../errors.ts';
+import type { HealthService } from '../health/health-service.ts';
+import { Limiter } from '../health/limiter.ts';
+import { targetKey } from '../health/targets.ts';
+import type { CheckTarget } from '../health/types.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { Db } from '../store/db.ts';
+import { deleteScansBefore, insertScan, latestScan, latestScans, scanHistory, type ServerKey, type StoredScan } from '../store/security-repo.ts';
+import { collectPeers, peersOf } from './peers.ts';
+import { loadPin, savePin } from './pins.ts';
+import type { CheckRegistry } from './registry.ts';
+import { scanRunEvents } from './scan-event.ts';
+import { observeTarget, runChecks } from './scan-one.ts';
+import type { Observation, Peer } from './types.ts';
+
+export interface ScanOptions {
+  signal?: AbortSignal;
+  /** Called as each server's observation ends (the CLI's progress line). */
+  onObserved?: (target: CheckTarget, done: number, total: number) => void;
+}
+
+export interface ScanDeps {
+  config: Config;
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  health: HealthService;
+  /** The checks to run (registry.ts; tests pass their own). */
+  registry: CheckRegistry;
+}
+
+/**
+ * Security scans (spec §2.6, §4.3): one scan per configured server. A run first observes every
+ * server through a health check with inventory (at most security.concurrency at once, shared
+ * fairly between projects; the health checks also pass the health limiter), then runs the checks
+ * with a consistent view of the other servers, stores each scan with its findings and pins, and
+ * announces the run once per project when it found something critical or high.
+ */
+export class ScanService {
+  private readonly limiter: Limiter;
+
+  constructor(private readonly deps: ScanDeps) {
+    this.limiter = new Limiter(deps.config.security.concurrency);
+  }
+
+  /** Scans the configured servers of a project (null = every project), or only `serverName`; 404 for an unknown name. */
+  async scan(projectId: string | null, serverName?: string, opts: ScanOptions = {}): Promise<StoredScan[]> {
+    const all = await this.deps.health.targets(projectId);
+    const targets = serverName === undefined ? all : all.filter((t) => t.name === serverName);
+    if (targets.length === 0 && serverName !== undefined) throw notFound(`no configured server ${serverName}`);
+    const observed = new Map<string, { obs: Observation; at: Date }>();
+    await Promise.all(
+      targets.map((t) =>
+        this.limiter.run(t.projectId, async () => {
+          const at = new Date();
+          const obs = await observeTarget(this.deps.health, this.deps.registry, t, this.deps.logger, opts.signal);
+          observed.set(targetKey(t.projectId, t.name), { obs, at });
+          opts.onObserved?.(t, observed.size, targets.length);
+        }),
+      ),
+    );
+    const peers = await collectPeers(this.deps.db, all, new Map([...observed].map(([k, v]) => [k, v.obs])));
+    const scans: StoredScan[] = [];
+    for (const t of targets) {
+      const o = observed.get(targetKey(t.projectId, t.name));
+      if (o) scans.push(await this.record(t, o.obs, peersOf(t, all, peers), o.at));
+    }
+    // Servers seen in spans but not configured (OWASP-MCP-09) belong to a whole-project run only.
+    if (serverName === undefined) scans.push(...(await this.projectScans(all, projectId)));
+    for (const event of scanRunEvents(scans)) this.deps.bus.publish(event);
+    return scans;
+  }
+
+  /** The newest scan of a server; 404 when it was never scanned. */
+  async latest(projectId: string | null, serverName: string): Promise<StoredScan> {
+    const scan = await latestScan(this.deps.db, projectId, serverName);
+    if (!scan) throw notFound(`no security scan of server ${serverName}`);
+    return scan;
+  }
+
+  /** Scans of a server, newest first. */
+  history(projectId: string | null, serverName: string, limit: number, offset: number): Promise<StoredScan[]> {
+    return scanHistory(this.deps.db, projectId, serverName, limit, offset);
+  }
+
+  /** The newest scan of each server asked for (GraphQL batches). */
+  latestFor(keys: readonly ServerKey[]): Promise<StoredScan[]> {
+    return latestScans(this.deps.db, keys);
+  }
+
+  /** Deletes scans (and their findings) older than security.history_days; pins stay. */
+  applyRetention(now = new Date()): Promise<number> {
+    return deleteScansBefore(this.deps.db, new Date(now.getTime() - this.deps.config.security.historyDays * 86_400_000));
+  }
+
+  private async record(target: CheckTarget, observation: Observation, peers: Peer[], now: Date): Promise<StoredScan> {
+    const { db, registry, logger } = this.deps;
+    const pin = await loadPin(db, target.projectId, target.name);
+    const { findings, failed } = runChecks(registry, { target, observation, peers, pin, now }, logger);
+    const error = observation.error ?? (failed.length > 0 ? `check(s) failed: ${failed.join(', ')}` : null);
+    const scan = await insertScan(db, { id: randomUUID(), projectId: target.projectId, serverName: target.name, scannedAt: now, error, findings });
+    // Call site of nextPin (src/security/poisoning/) once merged; see registry.ts. Only what was seen is pinned.
+    if (registry.pin && observation.reachable) await savePin(db, target.projectId, target.name, registry.pin(pin, observation, now), now);
+    return scan;
+  }
+
+  private async projectScans(all: readonly CheckTarget[], projectId: string | null): Promise<StoredScan[]> {
+    const { db, registry, logger } = this.deps;
+    if (registry.projectChecks.length === 0) return [];
+    const projects = projectId === null ? [...new Set(all.map((t) => t.projectId))] : [projectId];
+    const out: StoredScan[] = [];
+    for (const p of projects) {
+      const now = new Date();
+      const configured = all.filter((t) => t.projectId === p).map((t) => t.name);
+      const byServer = new Map<string, Parameters<typeof insertScan>[1]['findings']>();
+      for (const check of registry.projectChecks) {
+        const found = await check({ db, projectId: p, configured, now }).catch((err: unknown) => {
+          logger.error({ project: p, check: check.name, err }, 'security project check failed');
+          return [];
+        });
+        for (const { serverName, finding } of found) byServer.set(serverName, [...(byServer.get(serverName) ?? []), finding]);
+      }
+      for (const [serverName, findings] of byServer) out.push(await insertScan(db, { id: randomUUID(), projectId: p, serverName, scannedAt: now, findings }));
+    }
+    return out;
+  }
+}
