@@ -1,19 +1,22 @@
 /**
- * FOR THE MERGER: this is the one place the security checks are wired in. On the `sec-scan`
- * branch every list is empty and both hooks are absent, so a scan runs its health check, stores
- * an empty result and writes no pins. After merging the check branches, fill in:
- *   checks:        the per-server checks (src/security/checks/*, poisoning/*, the OWASP-MCP-04
- *                  check closing over `await loadAdvisories(deps.config)`)
- *   projectChecks: shadowServersCheck (src/security/shadow-servers.ts)
- *   pin:           nextPin (src/security/poisoning/): called by scan-one.ts after the checks
- *   exposure:      probeExposure (src/security/exposure.ts): called by scan-one.ts for remote servers
- * supplyChainCheck(db) is per-server with the db: build it here (`deps.db` is passed for that).
+ * The one place the security checks are wired in: the per-server checks (secrets, capability,
+ * command execution, transport: src/security/checks/; poisoning, shadowing, rug pull:
+ * src/security/poisoning/; supply chain and CVEs over the OSV advisories: src/security/supply/),
+ * the project-wide check (servers seen in spans but not configured), trust-on-first-use pinning
+ * and the extra requests of a remote scan. Tests build a ScanService with their own registry.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
 import type { CheckTarget } from '../health/types.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+import { createOutboundPolicy } from '../net/outbound-policy.ts';
 import type { Db } from '../store/db.ts';
+import { surfaceChecks } from './checks/index.ts';
+import { probeExposure } from './exposure.ts';
+import { nextPin, poisoningCheck, rugPullCheck, shadowingCheck } from './poisoning/index.ts';
+import { shadowServersCheck } from './shadow-servers.ts';
+import { createAdvisoryRefresher, loadAdvisories, supplyChainCheck } from './supply/index.ts';
 import type { Check, HttpExposure, Observation, Pin, ProjectCheck } from './types.ts';
 
 export interface RegistryDeps {
@@ -35,9 +38,24 @@ export interface CheckRegistry {
   pin?: (pin: Pin | null, observation: Observation, now: Date) => Pin;
   /** The extra HTTP requests of a remote scan (Observation.http); absent: `http` stays null. */
   exposure?: (target: CheckTarget, opts: ExposureOptions) => Promise<HttpExposure>;
+  /** Runs before each scan run (the advisory refresh, when security.advisories_url is set). */
+  prepare?: (now: Date) => Promise<void>;
 }
 
-export function buildChecks(deps: RegistryDeps): Promise<CheckRegistry> {
-  void deps;
-  return Promise.resolve({ checks: [], projectChecks: [] });
+export async function buildChecks(deps: RegistryDeps): Promise<CheckRegistry> {
+  const { config, logger } = deps;
+  const advisories = createAdvisoryRefresher(config.security, createGuardedFetch(createOutboundPolicy(config.network.allowPrivateTargets)), await loadAdvisories(config.security));
+  // The advisory set may be replaced by a refresh between runs: the check reads the current one.
+  const supply: Check = (ctx) => supplyChainCheck(advisories.current())(ctx);
+  return {
+    checks: [...surfaceChecks, poisoningCheck, shadowingCheck, rugPullCheck, supply],
+    projectChecks: [shadowServersCheck],
+    pin: nextPin,
+    exposure: (target, opts) => probeExposure(target, { ...opts, timeoutMs: Math.round(target.timeoutSeconds * 1000), healthOk: true }),
+    prepare: async (now) => {
+      const outcome = await advisories.refreshIfDue(now);
+      if (outcome?.status === 'failed') logger.warn({ error: outcome.error }, 'security advisories: refresh failed, the previous set stays');
+      if (outcome?.status === 'updated') logger.info({ records: outcome.records }, 'security advisories refreshed');
+    },
+  };
 }

@@ -51,6 +51,7 @@ export class ScanService {
     const all = await this.deps.health.targets(projectId);
     const targets = serverName === undefined ? all : all.filter((t) => t.name === serverName);
     if (targets.length === 0 && serverName !== undefined) throw notFound(`no configured server ${serverName}`);
+    await this.deps.registry.prepare?.(new Date());
     const observed = new Map<string, { obs: Observation; at: Date }>();
     await Promise.all(
       targets.map((t) =>
