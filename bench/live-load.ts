@@ -17,6 +17,8 @@ import { startServerProc, type ServerProc } from './server-proc.ts';
 export interface LiveLoadOptions {
   /** postgres:// URL of a fresh database; undefined runs the server on PGlite. */
   databaseUrl?: string | undefined;
+  /** Write a V8 CPU profile of the server into this directory. */
+  cpuProfDir?: string | undefined;
   subscribers: number;
   batch: number;
   concurrency: number;
@@ -53,7 +55,7 @@ export interface LiveLoadResult {
 }
 
 export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string) => void): Promise<LiveLoadResult> {
-  const server = await startServerProc({ databaseUrl: opts.databaseUrl, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
+  const server = await startServerProc({ databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
   try {
     const template = Template.build('native', opts.batch);
     progress(`live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`);

@@ -23,7 +23,8 @@ interface Client {
 /**
  * Server-Sent Events fan-out (spec §6.1, decisions §10). Each client takes a place in the shared
  * live budget and gets events already filtered by project from the bus; frames are built once
- * per event and written after the publishing code has returned, one write per client and tick.
+ * per event and written after the publishing code has returned, one write per client and tick,
+ * of a chunk encoded once for all the clients that are at the same place in the stream.
  */
 export class SseHub {
   private readonly clients = new Set<Client>();
@@ -107,19 +108,30 @@ export class SseHub {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      for (const c of this.dirty) this.flush(c);
+      // Clients that are caught up get the same events: the chunk is encoded once per round.
+      const chunks = new Map<string, Buffer>();
+      for (const c of this.dirty) this.flush(c, chunks);
       this.dirty.clear();
     });
   }
 
-  private flush(client: Client): void {
+  private flush(client: Client, chunks?: Map<string, Buffer>): void {
     if (client.waitingForDrain || client.queue.size === 0) return;
-    let text = '';
-    for (let item = client.queue.shift(); item; item = client.queue.shift()) {
-      item.sse ??= `id: ${item.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
-      text += item.sse;
+    const items: Sequenced[] = [];
+    for (let item = client.queue.shift(); item; item = client.queue.shift()) items.push(item);
+    // The same project filter, first and last event and count mean the same events, in order.
+    const key = `${client.projectId ?? '*'}|${items[0]?.id}|${items.at(-1)?.id}|${items.length}`;
+    let chunk = chunks?.get(key);
+    if (!chunk) {
+      let text = '';
+      for (const item of items) {
+        item.sse ??= `id: ${item.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
+        text += item.sse;
+      }
+      chunk = Buffer.from(text);
+      chunks?.set(key, chunk);
     }
-    if (!client.res.write(text)) client.waitingForDrain = true;
+    if (!client.res.write(chunk)) client.waitingForDrain = true;
   }
 
   private keepalive(): void {

@@ -100,7 +100,7 @@ describe('a security scan of real servers through the running service', () => {
     expect(out.code, out.stderr).toBe(1);
     const sarif = JSON.parse(out.stdout);
     const ajv = new Ajv({ strict: false, allErrors: true });
-    addFormats(ajv);
+    addFormats.default(ajv);
     const valid = ajv.validate(SCHEMA, sarif);
     expect(valid, JSON.stringify(ajv.errors?.slice(0, 5))).toBe(true);
     const ruleIds = sarif.runs[0].results.map((r: any) => r.ruleId);

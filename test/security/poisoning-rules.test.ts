@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { poisoningCheck, RUG_PULL_RULES, RULES, scanText, SHADOWING_RULES } from '../../src/security/poisoning/index.ts';
 import { excerpt } from '../../src/security/poisoning/text.ts';
 import type { Observation } from '../../src/security/types.ts';
+import { securityDocSection } from './doc-section.ts';
 
 /** The rule catalogue over many phrasings, the strings it must leave alone, and hostile input sizes. */
 const rules = (text: string, field: 'text' | 'name' = 'text'): string[] => scanText(text, field).map((h) => h.meta.id).sort();
@@ -90,8 +90,8 @@ const NEGATIVE = [
 ];
 
 describe('poisoning rule catalogue', () => {
-  it('is documented exactly: the fragment lists every rule the checks report, and nothing else', () => {
-    const doc = readFileSync(new URL('../../docs/security-poisoning.fragment.md', import.meta.url), 'utf8');
+  it('is documented exactly: docs/security.md lists every rule the checks report, and nothing else', () => {
+    const doc = securityDocSection('Tool poisoning');
     const listed = [...doc.matchAll(/^\| `([a-z0-9.-]+)` \|/gm)].map((m) => m[1]).sort();
     const implemented = [...Object.values(RULES).map((r) => r.id), ...SHADOWING_RULES, ...RUG_PULL_RULES].sort();
     expect(listed).toEqual(implemented);

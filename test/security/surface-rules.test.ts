@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { observe } from '../../src/security/observe.ts';
 import { OWASP_TITLES, type Finding, type Observation } from '../../src/security/types.ts';
 import { SURFACE_TOOLS } from '../fixtures/mcp/surface/tools.ts';
 import { tempDir } from '../health/helpers.ts';
+import { securityDocSection } from './doc-section.ts';
 
 /**
  * Every surface rule against a configuration written to trip it, and the look-alikes that must not:
@@ -140,8 +141,8 @@ describe('OWASP-MCP-07 transport and authentication', () => {
 });
 
 describe('documentation', () => {
-  it('docs/security-surface.fragment.md lists exactly the rules implemented, with their category and kind', () => {
-    const doc = readFileSync(new URL('../../docs/security-surface.fragment.md', import.meta.url), 'utf8');
+  it('docs/security.md lists exactly the rules implemented, with their category and kind', () => {
+    const doc = securityDocSection('Secrets, capability surface');
     const rows = [...doc.matchAll(/^\| `([a-z.-]+)` \| (OWASP-MCP-\d\d) \| [^|]+ \| \**([a-z_]+)\** \|/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
     const implemented = [...SURFACE_RULES, SHADOW_RULE].map((r) => `${r.id} ${r.category} ${r.kind}`);
     expect(rows.sort()).toEqual(implemented.sort());
