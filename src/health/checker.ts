@@ -4,7 +4,7 @@ import { findBaseline, findToolSnapshot, saveCheck } from '../store/health-repo.
 import { classifyCheck } from './classify.ts';
 import { diffTools, mostSevere } from './drift-diff.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import { probeServer, type ProbeOutcome } from './mcp-adapter.ts';
+import { probeServer, type ProbeOutcome, type ProbeRequest } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
 import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from './types.ts';
 
@@ -33,12 +33,9 @@ export interface CheckOptions {
   inventory?: boolean;
 }
 
-/** `guardedFetch` is given for targets whose URL came through the API (decisions §12). */
-export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch, opts: CheckOptions = {}): Promise<CheckReport> {
-  if (signal?.aborted) throw new CheckCancelled();
-  // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
-  const checkedAt = new Date();
-  const outcome = await probeServer({
+/** What a probe of `target` sends: its launch or URL, credentials, probe tool and deadline. */
+export function probeRequest(target: CheckTarget): ProbeRequest {
+  return {
     transport: target.transport,
     command: target.command,
     args: target.args,
@@ -48,10 +45,15 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
     healthTool: target.healthTool,
     healthToolArgs: target.healthToolArgs,
     timeoutMs: Math.round(target.timeoutSeconds * 1000),
-    signal,
-    guardedFetch,
-    inventory: opts.inventory,
-  });
+  };
+}
+
+/** `guardedFetch` is given for targets whose URL came through the API (decisions §12). */
+export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch, opts: CheckOptions = {}): Promise<CheckReport> {
+  if (signal?.aborted) throw new CheckCancelled();
+  // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
+  const checkedAt = new Date();
+  const outcome = await probeServer({ ...probeRequest(target), signal, guardedFetch, inventory: opts.inventory });
   const base = {
     id: randomUUID(),
     projectId: target.projectId,

@@ -5,6 +5,7 @@ import { toDriftJson, toHealthJson } from '../health/types.ts';
 import { toScorecardJson } from '../scoring/scorecard.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';
+import { serverRequest } from './server-request.ts';
 
 type NameParams = { name: string };
 type Query = Record<string, string | undefined>;
@@ -56,20 +57,8 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
   });
 
   app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
-    const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) {
-      throw new SpyglassError('validation', 'invalid body', { issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }] });
-    }
-    const b = body as { server_name?: unknown; project_id?: unknown };
-    const issues: ValidationIssue[] = [];
-    for (const key of ['server_name', 'project_id'] as const) {
-      if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') issues.push({ loc: ['body', key], msg: 'Input should be a string', type: 'string_type' });
-    }
-    if (issues.length > 0) throw new SpyglassError('validation', 'invalid body', { issues });
-    const q = req.query as Query;
-    const projectId = scopeProject(req.principal, (b.project_id as string | undefined) ?? q.project_id);
+    const { projectId, serverName: name } = serverRequest(req);
     let targets = await h.targets(projectId);
-    const name = (b.server_name as string | undefined) ?? q.server_name;
     if (name) {
       targets = targets.filter((t) => t.name === name);
       if (targets.length === 0) throw notFound(`no configured server ${name}`);

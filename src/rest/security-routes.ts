@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import { toScanJson } from '../security/scan-json.ts';
+import { serverRequest } from './server-request.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';
 
@@ -15,20 +16,8 @@ type Query = Record<string, string | undefined>;
  */
 export function registerSecurityRoutes(app: FastifyInstance, s: Services): void {
   app.post('/api/security/scan', { config: { access: 'write' } }, async (req) => {
-    const body = req.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) {
-      throw new SpyglassError('validation', 'invalid body', { issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }] });
-    }
-    const b = body as { server_name?: unknown; project_id?: unknown };
-    const issues: ValidationIssue[] = [];
-    for (const key of ['server_name', 'project_id'] as const) {
-      if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') issues.push({ loc: ['body', key], msg: 'Input should be a string', type: 'string_type' });
-    }
-    if (issues.length > 0) throw new SpyglassError('validation', 'invalid body', { issues });
-    const q = req.query as Query;
-    const projectId = scopeProject(req.principal, (b.project_id as string | undefined) ?? q.project_id);
-    const name = (b.server_name as string | null | undefined) ?? q.server_name ?? undefined;
-    return (await s.security.scan(projectId, name)).map(toScanJson);
+    const { projectId, serverName } = serverRequest(req);
+    return (await s.security.scan(projectId, serverName)).map(toScanJson);
   });
 
   app.get<{ Params: NameParams }>('/api/security/servers/:name', async (req) => {

@@ -1,4 +1,5 @@
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
+import { probeRequest } from '../health/checker.ts';
 import { probeServer, type ProbeOutcome } from '../health/mcp-adapter.ts';
 import type { CheckTarget } from '../health/types.ts';
 import type { HttpExposure, Observation } from './types.ts';
@@ -24,17 +25,7 @@ export function toObservation(outcome: ProbeOutcome, http: HttpExposure | null):
 
 /** Probes a server with inventory, without storing anything (tests and `spyglass scan` against a config). */
 export async function observe(target: CheckTarget, opts: { signal?: AbortSignal; guardedFetch?: GuardedFetch } = {}): Promise<Observation> {
-  const outcome = await probeServer({
-    transport: target.transport,
-    command: target.command,
-    args: target.args,
-    env: target.env,
-    url: target.url,
-    headers: target.headers,
-    timeoutMs: Math.round(target.timeoutSeconds * 1000),
-    signal: opts.signal,
-    guardedFetch: opts.guardedFetch,
-    inventory: true,
-  });
+  // No probe tool: a scan calls no tools.
+  const outcome = await probeServer({ ...probeRequest(target), healthTool: undefined, healthToolArgs: undefined, signal: opts.signal, guardedFetch: opts.guardedFetch, inventory: true });
   return toObservation(outcome, null);
 }

@@ -88,7 +88,7 @@ async function startCli(env: Record<string, string>, dataDir: string): Promise<C
 
   const started = await withTimeout(
     Promise.race([logged('"spyglass listening"').then(() => 'ok' as const), exited]),
-    30_000,
+    60_000,
   );
   if (started !== 'ok') {
     child.kill('SIGKILL');

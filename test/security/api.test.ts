@@ -47,6 +47,9 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       await createProject(server.httpUrl, ADMIN, 'p2');
       p2Admin = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: 'p2' })).key;
       expectStatus(await call(server.httpUrl, 'PUT', '/api/servers/metadata/cat?project_id=p2', { key: ADMIN, body: { transport: 'sse', url: `${fx.url}/ok/cat/sse` } }), 200, 'catalog');
+      // This file tests the service around the checks (storage, API, pins, events); the real
+      // checks on real servers are in everything-scan.test.ts and the check tests.
+      useRegistry(server.services, { checks: [], projectChecks: [] });
     }, 60_000);
 
     afterAll(async () => {
