@@ -22,7 +22,7 @@ export async function observeTarget(health: HealthService, registry: CheckRegist
     return unreachable(error);
   }
   if (obs.reachable && target.transport !== 'stdio' && registry.exposure) {
-    // Call site of probeExposure (src/security/exposure.ts) once merged; see registry.ts.
+    // The extra requests about the transport (probeExposure, wired in registry.ts).
     obs.http = await registry.exposure(target, { signal, guardedFetch: health.fetchFor(target) }).catch((err: unknown): HttpExposure | null => {
       logger.warn({ server: target.name, err }, 'security scan: exposure probe failed');
       return null;

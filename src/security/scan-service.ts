@@ -103,7 +103,7 @@ export class ScanService {
     const { findings, failed } = runChecks(registry, { target, observation, peers, pin, now }, logger);
     const error = observation.error ?? (failed.length > 0 ? `check(s) failed: ${failed.join(', ')}` : null);
     const scan = await insertScan(db, { id: randomUUID(), projectId: target.projectId, serverName: target.name, scannedAt: now, error, findings });
-    // Call site of nextPin (src/security/poisoning/) once merged; see registry.ts. Only what was seen is pinned.
+    // Trust on first use (nextPin, wired in registry.ts): only what was seen is pinned.
     if (registry.pin && observation.reachable) await savePin(db, target.projectId, target.name, registry.pin(pin, observation, now), now);
     return scan;
   }

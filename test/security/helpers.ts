@@ -4,8 +4,8 @@ import { ScanService } from '../../src/security/scan-service.ts';
 import type { Check, Finding, Pin } from '../../src/security/types.ts';
 
 /**
- * Test-only checks with findings a test can predict, standing in for the real checks until the
- * check branches are merged (registry.ts). They run through the real service, store and adapters.
+ * Test-only checks with findings a test can predict, for the tests of the service around the
+ * checks (storage, API, pins, events). They run through the real service, store and adapters.
  */
 export const toolDescriptionCheck: Check = function toolDescriptionCheck({ observation }) {
   return observation.tools.map((t): Finding => ({
