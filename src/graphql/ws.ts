@@ -6,6 +6,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import proxyaddr from 'proxy-addr';
 import { WebSocket, WebSocketServer } from 'ws';
+import { corkForTurn } from '../live/cork.ts';
 import { readKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
@@ -70,6 +71,9 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
         if ('refused' in conn) return closeWith(socket, 1013, `Try again later: ${conn.refused}`);
         socket.once('close', () => conn.release());
         conn.ready = congestion(req.socket);
+        const cork = corkForTurn(req.socket);
+        const send = socket.send.bind(socket);
+        socket.send = ((...args: Parameters<WebSocket['send']>) => (cork(), send(...args))) as WebSocket['send'];
         sessions.set(socket, { principal, conn, who });
         return true;
       },

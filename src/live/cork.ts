@@ -1,0 +1,19 @@
+import type { Socket } from 'node:net';
+
+/**
+ * A live client gets many small messages in one event-loop turn (one per event of a commit, each
+ * its own WebSocket frame or SSE chunk). `corkForTurn(tcp)` corks the socket from the first message
+ * of a turn until the next turn, so they leave in one write instead of one syscall each.
+ */
+export function corkForTurn(tcp: Socket): () => void {
+  let corked = false;
+  return () => {
+    if (corked || tcp.destroyed) return;
+    corked = true;
+    tcp.cork();
+    setImmediate(() => {
+      corked = false;
+      tcp.uncork();
+    });
+  };
+}
