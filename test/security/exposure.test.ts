@@ -4,7 +4,7 @@ import { createGuardedFetch } from '../../src/net/guarded-fetch.ts';
 import { createOutboundPolicy } from '../../src/net/outbound-policy.ts';
 import { transportCheck } from '../../src/security/checks/index.ts';
 import { probeExposure } from '../../src/security/exposure.ts';
-import { observe } from '../../src/security/observe.ts';
+import { observe } from '../helpers/observe.ts';
 import type { HttpExposure } from '../../src/security/types.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { BEARER_TOKEN, startSurfaceHttp, type SurfaceHttp } from '../fixtures/mcp/surface/http-server.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observe } from '../../src/security/observe.ts';
+import { observe } from '../helpers/observe.ts';
 import { loadAdvisories, supplyChainCheck } from '../../src/security/supply/index.ts';
 import type { Observation } from '../../src/security/types.ts';
 import { context, stdio } from '../fixtures/osv/context.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckTarget } from '../../src/health/types.ts';
 import { surfaceChecks } from '../../src/security/checks/index.ts';
 import { probeExposure } from '../../src/security/exposure.ts';
-import { observe } from '../../src/security/observe.ts';
+import { observe } from '../helpers/observe.ts';
 import type { Finding } from '../../src/security/types.ts';
 import { EVERYTHING, startEverything, type Everything } from '../health/helpers.ts';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckTarget } from '../../src/health/types.ts';
 import { SURFACE_RULES, surfaceChecks } from '../../src/security/checks/index.ts';
 import { SHADOW_RULE } from '../../src/security/shadow-servers.ts';
-import { observe } from '../../src/security/observe.ts';
+import { observe } from '../helpers/observe.ts';
 import { OWASP_TITLES, type Finding, type Observation } from '../../src/security/types.ts';
 import { SURFACE_TOOLS } from '../fixtures/mcp/surface/tools.ts';
 import { tempDir } from '../health/helpers.ts';
