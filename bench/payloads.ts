@@ -401,6 +401,7 @@ export function toJsonRow(s: RowSpan): Record<string, unknown> {
     ended_at: s.endedAt.toISOString(), latency_ms: s.latencyMs, input_args: s.inputArgs,
     output_result: s.outputResult, llm_input: s.llmInput, llm_output: s.llmOutput, input_tokens: s.inputTokens,
     output_tokens: s.outputTokens, model_id: s.modelId, health_tag: s.healthTag, cost_usd: s.costUsd,
+    cost_estimated: s.costUsd === null ? null : false,
   };
 }
 

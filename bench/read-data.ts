@@ -205,6 +205,7 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
         modelId: model,
         healthTag: null,
         costUsd: (inputTokens * pi + outputTokens * po) / 1e6,
+        costEstimated: false,
       };
       out.push(s);
       return s;
@@ -240,6 +241,7 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
         modelId: null,
         healthTag: null,
         costUsd: null,
+        costEstimated: null,
       };
       t += Math.min(latency, 3000);
       out.push(s);
@@ -272,7 +274,7 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
       const target = AGENTS.filter((a) => a !== p.agent)[int(0, AGENTS.length - 2)] as string;
       const h = agentSpan(p.agent, root.spanId, `→ ${target}`);
       h.spanType = 'handoff';
-      h.llmInput = h.llmOutput = h.modelId = h.inputTokens = h.outputTokens = h.costUsd = null;
+      h.llmInput = h.llmOutput = h.modelId = h.inputTokens = h.outputTokens = h.costUsd = h.costEstimated = null;
       const sub = agentSpan(target, h.spanId, `delegated task ${hex(1)}`);
       turns(target, sub.spanId, left - 2);
       close(sub);

@@ -39,9 +39,9 @@ export function priceOf(modelId: string): { price: Price; known: boolean } {
   return match ? { price: DEFAULT_PRICES[match] as Price, known: true } : { price: UNKNOWN_MODEL_PRICE, known: false };
 }
 
-/** Cost of one LLM call, or null when it reported no tokens. */
-export function estimateCost(modelId: string | null, inputTokens: number | null, outputTokens: number | null): number | null {
+/** Cost of one LLM call (estimated: priced as an unknown model), or null when it reported no tokens. */
+export function estimateCost(modelId: string | null, inputTokens: number | null, outputTokens: number | null): { usd: number; estimated: boolean } | null {
   if (inputTokens === null && outputTokens === null) return null;
-  const { price } = priceOf(modelId ?? '');
-  return ((inputTokens ?? 0) * price.input + (outputTokens ?? 0) * price.output) / 1_000_000;
+  const { price, known } = priceOf(modelId ?? '');
+  return { usd: ((inputTokens ?? 0) * price.input + (outputTokens ?? 0) * price.output) / 1_000_000, estimated: !known };
 }

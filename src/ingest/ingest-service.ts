@@ -32,7 +32,9 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   const redacting = deps.settings.redactPayloads;
   for (const s of spans) {
     if (redacting) redact(s);
-    s.costUsd = estimateCost(s.modelId, s.inputTokens, s.outputTokens);
+    const cost = estimateCost(s.modelId, s.inputTokens, s.outputTokens);
+    s.costUsd = cost?.usd ?? null;
+    s.costEstimated = cost ? cost.estimated : null;
   }
   const stored = await deps.writer.write(spans);
   deps.onIngested?.(stored);

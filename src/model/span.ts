@@ -40,8 +40,10 @@ export interface Span {
   outputTokens: number | null;
   modelId: string | null;
   healthTag: HealthTag | null;
-  /** Estimated LLM cost in USD, set at ingest. */
+  /** Cost in USD set at ingest: LLM tokens × the model's price, or a tool-cost rule (decisions §8). */
   costUsd: number | null;
+  /** True when the model had no price and the unknown-model price was used. */
+  costEstimated: boolean | null;
 }
 
 export const DEFAULT_PROJECT = 'default';
@@ -72,6 +74,7 @@ export function toSpanJson(s: Span) {
     model_id: s.modelId,
     health_tag: s.healthTag,
     cost_usd: s.costUsd,
+    cost_estimated: s.costEstimated,
   };
 }
 export type SpanJson = ReturnType<typeof toSpanJson>;

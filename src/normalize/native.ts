@@ -137,6 +137,7 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     modelId: i.model_id ?? null,
     healthTag: i.health_tag ?? null,
     costUsd: null,
+    costEstimated: null,
   };
 }
 

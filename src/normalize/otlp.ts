@@ -115,6 +115,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     modelId: first(a, ALIASES.modelId, text),
     healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
     costUsd: null,
+    costEstimated: null,
   };
 }
 

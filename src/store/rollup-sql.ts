@@ -3,7 +3,8 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 
 /**
  * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
- * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups, including
+ * and fold exactly the new rows into the per-tool, session, hourly-lineage and hourly span (cost,
+ * anomaly) rollups, including
  * each touched session's health tag. One statement is one round trip and atomic by itself. It
  * returns the keys of the rows it stored, so each request can be told how many of its spans were new.
  *
@@ -20,7 +21,7 @@ ins as (
   insert into spans (${columnList}) select ${columnList} from input on conflict do nothing
   returning project_id, span_id, coalesce(session_id, trace_id) as skey, span_type, server_name, tool_name, agent_name,
             status, status in ('error', 'timeout') as failed, started_at, ended_at, latency_ms,
-            input_tokens, output_tokens, cost_usd, health_tag
+            input_tokens, output_tokens, cost_usd, cost_estimated, health_tag, model_id
 ),
 batch_tools as (
   select project_id, skey, server_name, tool_name,
@@ -120,6 +121,25 @@ lin as (
     calls = l.calls + excluded.calls,
     errors = l.errors + excluded.errors,
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
+),
+hourly as (
+  insert into span_hourly as h (project_id, hour, span_type, agent_name, server_name, tool_name, model_id,
+                                calls, errors, latency_sum_ms, input_tokens, output_tokens, cost_usd, estimated_calls)
+  select project_id, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC', span_type,
+         coalesce(agent_name, ''), server_name, tool_name, coalesce(model_id, ''),
+         count(*), count(*) filter (where failed), sum(latency_ms), coalesce(sum(input_tokens), 0),
+         coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), count(*) filter (where cost_estimated)
+  from ins
+  group by 1, 2, 3, 4, 5, 6, 7
+  order by 1, 2, 3, 4, 5, 6, 7
+  on conflict (project_id, hour, span_type, agent_name, server_name, tool_name, model_id) do update set
+    calls = h.calls + excluded.calls,
+    errors = h.errors + excluded.errors,
+    latency_sum_ms = h.latency_sum_ms + excluded.latency_sum_ms,
+    input_tokens = h.input_tokens + excluded.input_tokens,
+    output_tokens = h.output_tokens + excluded.output_tokens,
+    cost_usd = h.cost_usd + excluded.cost_usd,
+    estimated_calls = h.estimated_calls + excluded.estimated_calls
 )
 select project_id, span_id from ins`;
 }

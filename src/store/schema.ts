@@ -51,8 +51,10 @@ export const spans = pgTable(
     outputTokens: integer('output_tokens'),
     modelId: text('model_id'),
     healthTag: text('health_tag'),
-    /** LLM cost estimated at ingest from the price table; null without token counts. */
+    /** Cost at ingest: LLM tokens × the model price in effect, or a tool-cost rule; null when neither applies. */
     costUsd: doublePrecision('cost_usd'),
+    /** True when the model had no price record and the unknown-model price was used. */
+    costEstimated: boolean('cost_estimated'),
     ingestedAt: ts('ingested_at').notNull().defaultNow(),
   },
   (t) => [
@@ -227,4 +229,31 @@ export const lineageHourly = pgTable(
     latencySumMs: doublePrecision('latency_sum_ms').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hour, t.edgeType, t.source, t.target] })],
+);
+
+/**
+ * Per hour and (span type, agent, server, tool, model): calls, failures, latency, tokens and cost,
+ * folded in at ingest like the other rollups. Anomalies (per server + tool) and the cost breakdown
+ * (by model, tool, agent) read it instead of scanning spans. Missing agent or model is ''.
+ */
+export const spanHourly = pgTable(
+  'span_hourly',
+  {
+    projectId: text('project_id').notNull(),
+    hour: ts('hour').notNull(),
+    spanType: text('span_type').notNull(),
+    agentName: text('agent_name').notNull(),
+    serverName: text('server_name').notNull(),
+    toolName: text('tool_name').notNull(),
+    modelId: text('model_id').notNull(),
+    calls: integer('calls').notNull(),
+    errors: integer('errors').notNull(),
+    latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
+    costUsd: doublePrecision('cost_usd').notNull(),
+    /** Calls priced at the unknown-model price. */
+    estimatedCalls: integer('estimated_calls').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] })],
 );

@@ -7,7 +7,7 @@ import { spans } from './schema.ts';
 const COLUMNS = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
   'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
-  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd',
+  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd', 'cost_estimated',
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
@@ -113,6 +113,7 @@ export function rowToSpan(r: Row): Span {
     modelId: r.modelId,
     healthTag: r.healthTag as Span['healthTag'],
     costUsd: r.costUsd,
+    costEstimated: r.costEstimated,
   };
 }
 
@@ -137,5 +138,6 @@ export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): P
   await execute(db, sql`delete from sessions where last_call_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from session_tools where last_started_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
+  await execute(db, sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
   return deleted;
 }
