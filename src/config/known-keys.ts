@@ -21,7 +21,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   network: ['allow_private_targets'],
   retention: ['spans_days', 'health_days'],
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
-  alerts: ['consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
+  alerts: ['chat_webhook', 'consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
   costs: ['rules'],
   security: ['advisories_path', 'advisories_url', 'advisories_refresh_hours', 'concurrency', 'history_days'],
   'servers[]': [

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
+import { parseCostRules } from './cost-rules.ts';
 import { checkKeys } from './known-keys.ts';
 import type { Config, ServerConfig, Transport } from './types.ts';
 
@@ -35,7 +36,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const monitor = obj(file.monitor);
   const http = obj(file.http);
   const security = obj(file.security);
+  const alerts = obj(file.alerts);
 
+  const num = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
+    if (raw === undefined || raw === '') return fallback;
+    const n = typeof raw === 'number' ? raw : Number(raw);
+    if (!Number.isFinite(n) || n < min || n > max) {
+      problems.push(`${name} must be a number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return n;
+  };
   const int = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
     const n = typeof raw === 'number' ? raw : Number(raw);
@@ -97,6 +108,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: int('monitor.concurrency', monitor.concurrency, 16, 1, 1000),
       concurrencyReserved: int('monitor.concurrency_reserved', monitor.concurrency_reserved, -1, 0, 999),
       maxCatalogServersPerProject: int('monitor.max_catalog_servers_per_project', monitor.max_catalog_servers_per_project, 50, 0, 100_000),
+      alertOnEveryFailure: bool('monitor.alert_on_every_failure', monitor.alert_on_every_failure, false),
     },
     live: {
       keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
@@ -121,6 +133,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       concurrency: int('security.concurrency', security.concurrency, 8, 1, 256),
       historyDays: int('security.history_days', security.history_days, 90, 1, 3650),
     },
+    alerts: {
+      chatWebhook: str(alerts.chat_webhook),
+      consecutiveFailures: int('alerts.consecutive_failures', alerts.consecutive_failures, 3, 1, 1000),
+      latencySpikeMultiplier: num('alerts.latency_spike_multiplier', alerts.latency_spike_multiplier, 3, 1.01, 1000),
+      errorRateThreshold: num('alerts.error_rate_threshold', alerts.error_rate_threshold, 0.5, 0, 1),
+    },
+    costs: { rules: parseCostRules(obj(file.costs).rules, problems) },
     servers: parseServers(file.servers, problems),
   };
   // An eighth of the slots (at least one) by default; always at least one slot a single project can use.

@@ -42,7 +42,31 @@ export interface Config {
   monitor: MonitorConfig;
   retention: { spansDays: number; healthDays: number };
   security: SecurityConfig;
+  alerts: AlertsConfig;
+  costs: { rules: CostRule[] };
   servers: ServerConfig[];
+}
+
+/** The `alerts:` section (spec §2.11, §6.2). The env SPYGLASS_CHAT_WEBHOOK is Config.chatWebhook. */
+export interface AlertsConfig {
+  /** `alerts.chat_webhook`: used when no webhook was saved through the API; wins over the env. */
+  chatWebhook: string | undefined;
+  /** Failed checks in a row before `mcp_down` fires (default 3). */
+  consecutiveFailures: number;
+  /** `high_latency` fires above this many times a server's baseline latency (default 3). */
+  latencySpikeMultiplier: number;
+  /** Error-rate fraction (0-1) above which error-rate alerts count a window as failing (default 0.5). */
+  errorRateThreshold: number;
+}
+
+/** `costs.rules[]` (decisions §8): the first rule whose globs match a tool call prices it. */
+export interface CostRule {
+  /** Glob on the server name (`*` any). */
+  server: string;
+  /** Glob on the tool name (`*` any). */
+  tool: string;
+  /** USD per call. */
+  costUsd: number;
 }
 
 /** Security scans (decisions §6, docs/security.md). */
@@ -108,4 +132,6 @@ export interface MonitorConfig {
   concurrencyReserved: number;
   /** Catalog servers with a url one project may have (each one is checked by this server). */
   maxCatalogServersPerProject: number;
+  /** `mcp_down` on every failed check instead of once per transition (spec §6.2). */
+  alertOnEveryFailure: boolean;
 }
