@@ -1,17 +1,23 @@
 /**
  * Credential shapes (security-notes §2b "credential literals") and what does not count as one.
  * Each pattern is a provider's documented key format, so a match is very likely a live secret.
+ * The one list behind the secrets check (OWASP-MCP-01), the poisoning rule for credentials in tool
+ * text (and its excerpt masking) and the masking of launch-command evidence.
  */
 export const SECRET_PATTERNS: readonly { name: string; re: RegExp }[] = [
   { name: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
   { name: 'GitHub token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/ },
-  { name: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}\b/ },
-  { name: 'API secret key (sk-…)', re: /\bsk-[A-Za-z0-9_-]{20,}/ },
+  { name: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/ },
+  // Keys and tokens carry digits; words joined by dashes (`sk-learn-…`, `Bearer authentication-…`) do not.
+  { name: 'API secret key (sk-…)', re: /\bsk-(?:proj-|ant-)?(?=[A-Za-z_-]{0,60}\d)[A-Za-z0-9_-]{20,}/ },
   { name: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
-  { name: 'private key', re: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
-  { name: 'bearer token', re: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/ },
+  { name: 'private key', re: /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/ },
+  { name: 'bearer token', re: /\bBearer\s{1,3}(?=[A-Za-z._~+/-]{0,60}\d)[A-Za-z0-9._~+/-]{16,}=*/ },
   { name: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
 ];
+
+/** The same patterns with the global flag, for finding or replacing every occurrence. */
+export const SECRET_LITERALS: readonly RegExp[] = SECRET_PATTERNS.map((p) => new RegExp(p.re.source, 'g'));
 
 /** Query parameters and flags whose value is a credential. */
 export const CREDENTIAL_NAME = /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth)$/i;

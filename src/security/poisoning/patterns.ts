@@ -1,3 +1,4 @@
+import { SECRET_LITERALS } from '../checks/secret-patterns.ts';
 import { RULES, type RuleMeta } from './rules.ts';
 
 /**
@@ -25,21 +26,10 @@ interface PatternRule {
 const VERB_SEND = String.raw`(?:send|upload|post|forward|transmit|exfiltrate|email|submit|leak|share|copy)`;
 const SENSITIVE_ACTION = /\b(?:read|cat|open|load|send|pass|include|upload|attach|copy|provide|forward|post|contents?\s+of|as\s+(?:the\s+)?(?:sidenote|note|context|argument|parameter))\b/i;
 
-/** Credential literals; also used to mask any excerpt that happens to contain one. */
-const SECRET_PATTERNS: RegExp[] = [
-  /\bAKIA[0-9A-Z]{16}\b/g,
-  /\bgh[pousr]_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9_]{22,}/g,
-  // Keys and tokens carry digits; words joined by dashes (`sk-learn-…`) do not.
-  /\bsk-(?:proj-|ant-)?(?=[A-Za-z_-]{0,60}\d)[A-Za-z0-9_-]{20,}/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/g,
-  /\bBearer\s{1,3}(?=[A-Za-z._~+/-]{0,60}\d)[A-Za-z0-9._~+/-]{20,}=*/g,
-];
-
-/** The excerpt with every credential literal cut to its first six characters. */
+/** The excerpt with every credential literal (checks/secret-patterns.ts) cut to its first six characters. */
 export function maskSecrets(text: string): string {
   let out = text;
-  for (const re of SECRET_PATTERNS) out = out.replace(re, (m) => `${m.slice(0, 6)}…`);
+  for (const re of SECRET_LITERALS) out = out.replace(re, (m) => `${m.slice(0, 6)}…`);
   return out;
 }
 
@@ -134,7 +124,7 @@ const ruleList: PatternRule[] = [
       /\bin\s{1,3}the\s{1,3}background\b[^\n]{0,40}?\b(?:send|upload|collect|read|copy|forward)/gi,
     ],
   },
-  { meta: RULES.secret, patterns: SECRET_PATTERNS },
+  { meta: RULES.secret, patterns: [...SECRET_LITERALS] },
   {
     meta: RULES.encodedText,
     patterns: [/\batob\s{0,3}\(|\bbase64\s{0,3}-?\s{0,3}decode\b|\bdecode\s{1,3}(?:this|the\s{1,3}following)\s{1,3}(?:base64|hex)\b/gi],

@@ -1,3 +1,5 @@
+import { SECRET_LITERALS } from '../checks/secret-patterns.ts';
+
 /**
  * Evidence from a launch command may carry credentials (`curl -H "Authorization: Bearer …" | sh`,
  * `bash -c "API_KEY=… npx …"`); Finding.evidence promises them masked. This masks the shapes a
@@ -10,7 +12,7 @@ const RULES: [RegExp, string][] = [
   [/([?&][^=&\s]*(?:key|token|secret|password|auth)[^=&\s]*=)[^&\s'"]+/gi, '$1***'],
   [/\b([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|pass|auth|credential)[A-Za-z0-9_]*=)[^\s'"]+/gi, '$1***'],
   [/(\/\/)[^/\s@:]+:[^/\s@]+@/g, '$1***@'],
-  [/\b(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,})\b/g, '***'],
+  ...SECRET_LITERALS.map((re): [RegExp, string] => [re, '***']),
 ];
 
 /** The text with credentials masked, cut to 200 characters (the Finding.evidence limit). */
