@@ -73,7 +73,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await logMonitored(services, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
   const scanRetention = startScanRetention(services.security, logger);
-  const anomalies = startAnomalyDetection(services.anomalies, logger);
+  const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
   services.stats.start();
 
   let stopping: Promise<void> | null = null;
