@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AlertSink, FireInput } from '../alerts/types.ts';
-import { loadStates, loadToolSamples, listAnomalies, saveStates, type StoredState, type ToolSample } from '../store/anomalies-repo.ts';
+import { listAnomalies, loadBaselines, loadCurrentSamples, loadStates, saveStates, toolKey, type Baseline, type CurrentSample, type StoredState } from '../store/anomalies-repo.ts';
 import type { Db } from '../store/db.ts';
 import { listProjects } from '../store/projects-repo.ts';
 import { nextEpisode, score } from './score.ts';
@@ -19,7 +19,8 @@ const keyOf = (s: { serverName: string; toolName: string; metric: string }) => `
 /**
  * Scores each tool's hourly error rate and mean latency against its 7-day baseline (spec §2.12,
  * decisions §8), stores the latest evaluation per tool and metric, and alerts once per episode.
- * Reads only the span_hourly rollup: one statement per project whatever the number of tools.
+ * Reads only the span_hourly rollup: the current samples and the baselines due are one statement
+ * each per project, whatever the number of tools.
  */
 export class AnomalyDetector {
   private readonly now: () => Date;
@@ -44,16 +45,19 @@ export class AnomalyDetector {
    * anomalous or not (severity null). Alerts that fail to fire are retried on the next run.
    */
   async detect(projectId: string, now = this.now()): Promise<AnomalyRecord[]> {
-    const [samples, stored] = await Promise.all([loadToolSamples(this.deps.db, projectId, now), loadStates(this.deps.db, projectId)]);
+    const [samples, stored] = await Promise.all([loadCurrentSamples(this.deps.db, projectId, now), loadStates(this.deps.db, projectId)]);
     const previous = new Map(stored.map((s) => [keyOf(s), s]));
+    const baselines = await this.baselines(projectId, samples, previous);
     const next: StoredState[] = [];
     const failures: unknown[] = [];
     for (const sample of samples) {
+      const baseline = baselines.get(toolKey(sample.serverName, sample.toolName));
+      if (!baseline) continue;
       for (const metric of METRICS) {
         const key = keyOf({ ...sample, metric });
         const prev = previous.get(key);
         previous.delete(key);
-        const record = evaluate(projectId, sample, metric, now, prev);
+        const record = evaluate(projectId, sample, baseline, metric, now, prev);
         const alerted = await this.step(record, prev?.alerted ?? null, failures);
         next.push({ ...record, alerted });
       }
@@ -64,6 +68,37 @@ export class AnomalyDetector {
     await saveStates(this.deps.db, projectId, next, gone);
     if (failures.length > 0) throw failures[0];
     return next.map(({ alerted: _alerted, ...record }) => record);
+  }
+
+  /**
+   * Each tool's baseline. It depends only on the sample hour, so while that hour stays the same the
+   * stored one is reused and the 7 days of rollup rows are read once per tool and hour, not every
+   * minute (spans arriving late for a baseline hour count from the next sample hour on).
+   */
+  private async baselines(projectId: string, samples: CurrentSample[], previous: Map<string, StoredState>): Promise<Map<string, Baseline>> {
+    const out = new Map<string, Baseline>();
+    const missing: CurrentSample[] = [];
+    for (const c of samples) {
+      const same = (metric: Metric) => {
+        const p = previous.get(keyOf({ ...c, metric }));
+        return p && p.sampleHour.getTime() === c.sampleHour.getTime() ? p : undefined;
+      };
+      const er = same('error_rate');
+      const lat = same('latency_ms');
+      if (er && lat) {
+        out.set(toolKey(c.serverName, c.toolName), {
+          samples: er.sampleCount,
+          errorRateMean: er.baselineValue,
+          errorRateStddev: er.baselineStddev,
+          latencyMean: lat.baselineValue,
+          latencyStddev: lat.baselineStddev,
+        });
+      } else {
+        missing.push(c);
+      }
+    }
+    for (const [k, b] of await loadBaselines(this.deps.db, projectId, missing)) out.set(k, b);
+    return out;
   }
 
   /** The anomalous records, from the stored evaluations only (a read never evaluates). */
@@ -89,8 +124,8 @@ export class AnomalyDetector {
   }
 }
 
-function evaluate(projectId: string, s: ToolSample, metric: Metric, now: Date, prev: StoredState | undefined): AnomalyRecord {
-  const [current, mean, stddev] = metric === 'error_rate' ? [s.errorRate, s.errorRateMean, s.errorRateStddev] : [s.latencyMs, s.latencyMean, s.latencyStddev];
+function evaluate(projectId: string, s: CurrentSample, b: Baseline, metric: Metric, now: Date, prev: StoredState | undefined): AnomalyRecord {
+  const [current, mean, stddev] = metric === 'error_rate' ? [s.errorRate, b.errorRateMean, b.errorRateStddev] : [s.latencyMs, b.latencyMean, b.latencyStddev];
   const { zScore, severity } = score(metric, current, mean, stddev);
   return {
     projectId,
@@ -101,7 +136,7 @@ function evaluate(projectId: string, s: ToolSample, metric: Metric, now: Date, p
     currentValue: current,
     baselineValue: mean,
     baselineStddev: stddev,
-    sampleCount: s.samples,
+    sampleCount: b.samples,
     sampleHour: s.sampleHour,
     severity,
     detectedAt: now,
