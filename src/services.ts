@@ -19,6 +19,7 @@ import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
 import { ScoringService } from './scoring/scoring-service.ts';
+import { AnomalyDetector } from './anomalies/detector.ts';
 import { buildChecks } from './security/registry.ts';
 import { ScanService } from './security/scan-service.ts';
 import type { Span } from './model/span.ts';
@@ -45,6 +46,8 @@ export interface Services {
   scoring: ScoringService;
   /** Security scans (spec §2.6); the checks come from src/security/registry.ts. */
   security: ScanService;
+  /** Anomaly detection over the span_hourly rollup (spec §2.12); run in the background by startServer. */
+  anomalies: AnomalyDetector;
   keys: KeyService;
   auth: Authenticator;
   audit: AuditLog;
@@ -109,6 +112,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     health,
     scoring: new ScoringService({ db: store.db, health }),
     security,
+    // WIRING (merge): add `sink: <the AlertService>` here once Services has it, so episodes alert.
+    anomalies: new AnomalyDetector({ db: store.db, logger }),
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,

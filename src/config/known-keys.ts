@@ -7,7 +7,7 @@
 export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': [
     'server', 'database', 'data_dir', 'log_level', 'auth', 'redis', 'ingest', 'rate_limits', 'monitor',
-    'live', 'http', 'network', 'retention', 'servers', 'alerts', 'costs', 'security',
+    'live', 'http', 'network', 'retention', 'servers', 'alerts', 'costs', 'security', 'anomalies',
   ],
   server: ['host', 'port', 'grpc_port', 'workers'],
   database: ['url'],
@@ -23,6 +23,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
   alerts: ['chat_webhook', 'consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
   costs: ['rules'],
+  anomalies: ['interval_seconds'],
   security: ['advisories_path', 'advisories_url', 'advisories_refresh_hours', 'concurrency', 'history_days'],
   'servers[]': [
     'name', 'transport', 'command', 'args', 'env', 'url', 'headers', 'health_check_interval_seconds',

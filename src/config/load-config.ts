@@ -140,6 +140,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       errorRateThreshold: num('alerts.error_rate_threshold', alerts.error_rate_threshold, 0.5, 0, 1),
     },
     costs: { rules: parseCostRules(obj(file.costs).rules, problems) },
+    anomalies: { intervalSeconds: int('anomalies.interval_seconds', obj(file.anomalies).interval_seconds, 60, 0, 86_400) },
     servers: parseServers(file.servers, problems),
   };
   // An eighth of the slots (at least one) by default; always at least one slot a single project can use.

@@ -44,6 +44,8 @@ export interface Config {
   security: SecurityConfig;
   alerts: AlertsConfig;
   costs: { rules: CostRule[] };
+  /** The background anomaly detector (docs/anomalies.md): seconds between runs, 0 = off. */
+  anomalies: { intervalSeconds: number };
   servers: ServerConfig[];
 }
 

@@ -6,6 +6,7 @@ import './projects.ts';
 import './health.ts';
 import './scorecard.ts';
 import './security.ts';
+import './anomalies.ts';
 import './sessions.ts';
 import './catalog.ts';
 import './live.ts';

@@ -102,6 +102,7 @@ const samples: Record<string, Sample | Sample[]> = {
   'POST /api/health/check': { path: '/api/health/check', body: { project_id: A, server_name: 'matrix-missing-server' } },
   'GET /api/security/servers/:name': { path: `/api/security/servers/filesystem?project_id=${A}` },
   'GET /api/security/servers/:name/history': { path: `/api/security/servers/filesystem/history?project_id=${A}` },
+  'GET /api/reliability/anomalies': { path: `/api/reliability/anomalies?project_id=${A}` },
   // Like the health check: a server that is not configured answers 404 instead of scanning anything.
   'POST /api/security/scan': { path: '/api/security/scan', body: { project_id: A, server_name: 'matrix-missing-server' } },
 };

@@ -1,0 +1,73 @@
+/**
+ * Anomaly records (spec §2.12, §4.9; decisions §8): a tool's hourly error rate or mean latency
+ * scored as z against its own 7-day hourly baseline. Choices are explained in docs/anomalies.md.
+ */
+
+export const METRICS = ['error_rate', 'latency_ms'] as const;
+export type Metric = (typeof METRICS)[number];
+
+export const ANOMALY_SEVERITIES = ['critical', 'warning'] as const;
+export type AnomalySeverity = (typeof ANOMALY_SEVERITIES)[number];
+
+/** |z| at or above these is anomalous (spec §2.11). */
+export const WARNING_Z = 2;
+export const CRITICAL_Z = 3;
+
+/**
+ * Smallest standard deviation a z divides by: a flat baseline (every hour 0 errors, or 100 ms)
+ * would otherwise turn any change into an infinite z.
+ */
+export const STDDEV_FLOOR: Readonly<Record<Metric, number>> = { error_rate: 0.01, latency_ms: 10 };
+
+/** The current clock hour is the sample once it has this many calls; before that, the previous hour. */
+export const MIN_CURRENT_CALLS = 5;
+/** Hourly samples the baseline needs; fewer gives no result. */
+export const MIN_BASELINE_SAMPLES = 3;
+export const BASELINE_DAYS = 7;
+
+/** One evaluated metric of one tool, as stored and as the API returns it (camelCase here). */
+export interface AnomalyRecord {
+  projectId: string;
+  serverName: string;
+  toolName: string;
+  metric: Metric;
+  /** Signed: positive is worse than usual (more errors, slower), negative better. */
+  zScore: number;
+  currentValue: number;
+  /** The baseline mean. */
+  baselineValue: number;
+  baselineStddev: number;
+  sampleCount: number;
+  sampleHour: Date;
+  /** null when |z| < 2 (not anomalous). */
+  severity: AnomalySeverity | null;
+  /** The evaluation that produced this record. */
+  detectedAt: Date;
+  /** When the current anomalous run began (null when not anomalous). */
+  since: Date | null;
+}
+
+export interface AnomalyFilter {
+  serverName?: string | undefined;
+  severity?: AnomalySeverity | undefined;
+  metric?: Metric | undefined;
+}
+
+/** The REST shape (spec §2.12 fields first, then ours). */
+export function toAnomalyJson(a: AnomalyRecord) {
+  return {
+    server_name: a.serverName,
+    tool_name: a.toolName,
+    metric: a.metric,
+    z_score: a.zScore,
+    current_value: a.currentValue,
+    baseline_value: a.baselineValue,
+    detected_at: a.detectedAt.toISOString(),
+    severity: a.severity,
+    baseline_stddev: a.baselineStddev,
+    sample_count: a.sampleCount,
+    sample_hour: a.sampleHour.toISOString(),
+    since: a.since?.toISOString() ?? null,
+    project_id: a.projectId,
+  };
+}
