@@ -10,6 +10,7 @@ import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
 import { startScanRetention } from './security/retention.ts';
 import { openStore } from './store/open-store.ts';
+import { startPeriodic } from './jobs/periodic.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
@@ -73,6 +74,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
   const scanRetention = startScanRetention(services.security, logger);
   services.stats.start();
+  // Another process may share the database: pick up its pricing changes within a minute.
+  const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -90,6 +93,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await health.stop();
       await retention.stop();
       await scanRetention.stop();
+      await priceReload.stop();
       await services.stats.stop();
       await services.close();
       await store.close();
