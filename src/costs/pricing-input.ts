@@ -12,7 +12,8 @@ export interface PricingInput {
   effectiveFrom?: Date | undefined;
 }
 
-export const MAX_MODEL_ID = 200;
+// Fastify's limit for a path parameter, so every stored id can be PATCHed and DELETEd by its path.
+export const MAX_MODEL_ID = 100;
 const MAX_PROVIDER = 100;
 const PRICE_FIELDS = [
   ['input_per_1m_usd', 'input'],

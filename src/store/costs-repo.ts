@@ -51,13 +51,15 @@ export interface HourlyCostRow {
 
 /**
  * The window's span_hourly rows summed per (type, agent, server, tool, model): at most one row per
- * combination, whatever the span count. The service groups them three ways in memory.
+ * combination, whatever the span count. The service groups them three ways in memory. Token
+ * sums are taken as float8 (exact below 2^53): a bigint sum accumulates in numeric, which made
+ * the 30-day aggregate about twice as slow on PGlite.
  */
 export async function sumHourlyCosts(db: Db, projectId: string, since: Date, until: Date): Promise<HourlyCostRow[]> {
   const { rows } = await execute<HourlyCostRow>(db, sql`
     select span_type, agent_name, server_name, tool_name, model_id,
-           sum(calls)::float8 as calls, sum(input_tokens)::float8 as input_tokens, sum(output_tokens)::float8 as output_tokens,
-           sum(cost_usd)::float8 as cost_usd, sum(estimated_calls)::float8 as estimated_calls
+           sum(calls) as calls, sum(input_tokens::float8) as input_tokens, sum(output_tokens::float8) as output_tokens,
+           sum(cost_usd) as cost_usd, sum(estimated_calls) as estimated_calls
     from span_hourly
     where project_id = ${projectId} and hour >= ${since.toISOString()}::timestamptz and hour < ${until.toISOString()}::timestamptz
     group by span_type, agent_name, server_name, tool_name, model_id`);
