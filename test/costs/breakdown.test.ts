@@ -46,7 +46,7 @@ beforeAll(async () => {
     tool('s1', 'planner', 'github', 'create_pr', 2 * HOUR),
     llm('s2', 'researcher', 'claude-sonnet-4-20250514', 2 * HOUR, 1000, 1000),
   ]);
-});
+}, 180_000); // starting PGlite and ingesting takes long on a loaded 2-core machine
 afterAll(async () => {
   await server?.dispose();
   config?.remove();

@@ -25,7 +25,7 @@ beforeAll(async () => {
   viewer = (await createKey(server.httpUrl, ADMIN, { role: 'viewer' })).key;
   await createProject(server.httpUrl, ADMIN, 'p2');
   p2Admin = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: 'p2' })).key;
-});
+}, 180_000); // starting PGlite and ingesting takes long on a loaded 2-core machine
 afterAll(async () => server?.dispose());
 
 describe('model pricing', () => {
