@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, configFile, createProject, expectStatus } from '../helpers/auth.ts';
+import { backends } from '../helpers/backends.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
@@ -24,35 +25,35 @@ async function ingest(spans: unknown[]): Promise<void> {
 }
 const breakdown = async (query = '') => expectStatus(await call(server.httpUrl, 'GET', `/api/costs/breakdown${query}`, { key: ADMIN }), 200, 'breakdown').json;
 
-beforeAll(async () => {
-  config = configFile('costs:\n  rules:\n    - server: github\n      tool: "create_*"\n      cost_usd: 0.01\n');
-  server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_CONFIG: config.path });
-  // Three days ago: outside 24h, inside 7d; gpt-4o at the shipped 2.5 / 10 per 1M.
-  await ingest([llm('s3', 'planner', 'gpt-4o', 72 * HOUR, 1000, 0), tool('s3', 'planner', 'github', 'create_issue', 72 * HOUR)]);
-  // Batch 1, five hours ago: a known model, an unknown one, and tool calls with and without a rule.
-  await ingest([
-    llm('s1', 'planner', 'gpt-4o-2024-08-06', 5 * HOUR, 1000, 500),
-    llm('s1', 'planner', 'acme-llm-1', 5 * HOUR, 2000, 100),
-    tool('s1', 'planner', 'github', 'create_issue', 5 * HOUR),
-    tool('s1', 'planner', 'github', 'list_issues', 5 * HOUR),
-    tool('s1', 'planner', 'filesystem', 'read_file', 5 * HOUR),
-  ]);
-  // The price of gpt-4o changes three hours ago: 5 / 20 per 1M from then on.
-  expectStatus(await call(server.httpUrl, 'PATCH', '/api/costs/models/gpt-4o', { key: ADMIN, body: { input_per_1m_usd: 5, output_per_1m_usd: 20, effective_from: at(3 * HOUR) } }), 200, 'patch');
-  // Batch 2: one call after the change, one that started before it (old price), another agent.
-  await ingest([
-    llm('s1', 'planner', 'gpt-4o-2024-08-06', 2 * HOUR, 1000, 500),
-    llm('s1', 'planner', 'gpt-4o-2024-08-06', 4 * HOUR, 1000, 500),
-    tool('s1', 'planner', 'github', 'create_pr', 2 * HOUR),
-    llm('s2', 'researcher', 'claude-sonnet-4-20250514', 2 * HOUR, 1000, 1000),
-  ]);
-}, 180_000); // starting PGlite and ingesting takes long on a loaded 2-core machine
-afterAll(async () => {
-  await server?.dispose();
-  config?.remove();
-});
+describe.each(backends.filter((b) => b.available))('cost breakdown on $name', (backend) => {
+  beforeAll(async () => {
+    config = configFile('costs:\n  rules:\n    - server: github\n      tool: "create_*"\n      cost_usd: 0.01\n');
+    server = await startTestServer({ ...(await backend.env()), SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_CONFIG: config.path });
+    // Three days ago: outside 24h, inside 7d; gpt-4o at the shipped 2.5 / 10 per 1M.
+    await ingest([llm('s3', 'planner', 'gpt-4o', 72 * HOUR, 1000, 0), tool('s3', 'planner', 'github', 'create_issue', 72 * HOUR)]);
+    // Batch 1, five hours ago: a known model, an unknown one, and tool calls with and without a rule.
+    await ingest([
+      llm('s1', 'planner', 'gpt-4o-2024-08-06', 5 * HOUR, 1000, 500),
+      llm('s1', 'planner', 'acme-llm-1', 5 * HOUR, 2000, 100),
+      tool('s1', 'planner', 'github', 'create_issue', 5 * HOUR),
+      tool('s1', 'planner', 'github', 'list_issues', 5 * HOUR),
+      tool('s1', 'planner', 'filesystem', 'read_file', 5 * HOUR),
+    ]);
+    // The price of gpt-4o changes three hours ago: 5 / 20 per 1M from then on.
+    expectStatus(await call(server.httpUrl, 'PATCH', '/api/costs/models/gpt-4o', { key: ADMIN, body: { input_per_1m_usd: 5, output_per_1m_usd: 20, effective_from: at(3 * HOUR) } }), 200, 'patch');
+    // Batch 2: one call after the change, one that started before it (old price), another agent.
+    await ingest([
+      llm('s1', 'planner', 'gpt-4o-2024-08-06', 2 * HOUR, 1000, 500),
+      llm('s1', 'planner', 'gpt-4o-2024-08-06', 4 * HOUR, 1000, 500),
+      tool('s1', 'planner', 'github', 'create_pr', 2 * HOUR),
+      llm('s2', 'researcher', 'claude-sonnet-4-20250514', 2 * HOUR, 1000, 1000),
+    ]);
+  }, 180_000); // starting PGlite and ingesting takes long on a loaded 2-core machine
+  afterAll(async () => {
+    await server?.dispose();
+    config?.remove();
+  });
 
-describe('cost breakdown', () => {
   it('prices known and unknown models, the price change by start time, and tool rules (24h)', async () => {
     const b = await breakdown();
     expect(b.window).toBe('24h');
