@@ -24,6 +24,7 @@ import { registerTracesRoutes } from './rest/traces-routes.ts';
 import { registerHealthRoutes } from './rest/health-routes.ts';
 import { registerSecurityRoutes } from './rest/security-routes.ts';
 import { registerReliabilityRoutes } from './rest/reliability-routes.ts';
+import { registerCostsRoutes } from './rest/costs-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -99,6 +100,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerHealthRoutes(app, s);
   registerSecurityRoutes(app, s);
   registerReliabilityRoutes(app, s);
+  registerCostsRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

@@ -11,6 +11,7 @@ import { startSpanRetention } from './traces/retention.ts';
 import { startScanRetention } from './security/retention.ts';
 import { startAnomalyDetection } from './anomalies/background.ts';
 import { openStore } from './store/open-store.ts';
+import { startPeriodic } from './jobs/periodic.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
@@ -75,6 +76,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const scanRetention = startScanRetention(services.security, logger);
   const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
   services.stats.start();
+  // Another process may share the database: pick up its pricing changes within a minute.
+  const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -93,6 +96,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await retention.stop();
       await scanRetention.stop();
       await anomalies.stop();
+      await priceReload.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

@@ -3,6 +3,7 @@ import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { KeyService } from './auth/key-service.ts';
 import { CatalogService } from './catalog/catalog-service.ts';
+import { CostService } from './costs/cost-service.ts';
 import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
@@ -54,6 +55,8 @@ export interface Services {
   users: UsersService;
   projects: ProjectsService;
   catalog: CatalogService;
+  /** Model pricing, tool-cost rules and the cost breakdown (src/costs/); ingest prices spans with it. */
+  costs: CostService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
@@ -80,19 +83,22 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const knownProjects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
   // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
   const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
+  const audit = new AuditLog(store.db, logger);
+  const costs = new CostService({ db: store.db, audit, config });
+  await costs.load();
   const deps = {
     writer,
     settings,
     registrar,
     bus,
     projects: knownProjects,
+    pricing: { book: costs.book, rules: costs.rules },
     onIngested: (n: number) => {
       metrics.spansIngested.inc(n);
       stats.noteWritten(n);
     },
   };
   const keys = new KeyService(store.db, config.apiKeys);
-  const audit = new AuditLog(store.db, logger);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger });
   const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
@@ -121,8 +127,10 @@ export async function createServices(config: Config, store: Store, logger: Logge
     projects: new ProjectsService(store.db, audit, keys, (id) => {
       registrar.forgetProject(id);
       knownProjects.forget(id);
+      costs.book.forget(id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
+    costs,
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
     stats,

@@ -8,6 +8,7 @@ import { monitorCommand } from './monitor.ts';
 import { scanCommand } from './scan.ts';
 import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
+import { costsCommand } from './costs.ts';
 import { runServe } from './serve.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -27,6 +28,7 @@ program.addCommand(apiKeyCommand());
 program.addCommand(checkCommand());
 program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
+program.addCommand(costsCommand());
 program.addCommand(scorecardCommand());
 program.addCommand(scanCommand());
 

@@ -10,6 +10,7 @@ import './anomalies.ts';
 import './sessions.ts';
 import './catalog.ts';
 import './live.ts';
+import './costs.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -1,4 +1,6 @@
-import { estimateCost } from '../costs/pricing.ts';
+import type { PriceBook } from '../costs/price-book.ts';
+import { priceSpans } from '../costs/span-pricer.ts';
+import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
@@ -12,6 +14,8 @@ export interface IngestDeps {
   registrar: Registrar;
   bus: EventBus;
   projects: KnownProjects;
+  /** Model prices per project and the tool-cost rules, applied to each span before it is stored. */
+  pricing: { book: PriceBook; rules: ToolCostRules };
   /** Counts spans stored through any receiver (metrics). */
   onIngested?: (n: number) => void;
 }
@@ -30,12 +34,8 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   if (spans.length === 0) return { stored: 0, duplicates: 0 };
   await deps.projects.check(spans.map((s) => s.projectId));
   const redacting = deps.settings.redactPayloads;
-  for (const s of spans) {
-    if (redacting) redact(s);
-    const cost = estimateCost(s.modelId, s.inputTokens, s.outputTokens);
-    s.costUsd = cost?.usd ?? null;
-    s.costEstimated = cost ? cost.estimated : null;
-  }
+  if (redacting) for (const s of spans) redact(s);
+  priceSpans(spans, deps.pricing.book, deps.pricing.rules);
   const stored = await deps.writer.write(spans);
   deps.onIngested?.(stored);
   deps.bus.publishBatch(spans.map(toSpanEvent));

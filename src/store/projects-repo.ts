@@ -31,6 +31,8 @@ const PROJECT_TABLES = [
   // empties them too; listed so a project's rows go whatever the order).
   'security_scans', 'security_pins', 'health_hourly', 'health_latency_hourly', 'health_latency_daily',
   'anomaly_states',
+  // A project's own model prices.
+  'model_pricing',
 ] as const;
 
 /**

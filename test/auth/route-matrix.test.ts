@@ -73,6 +73,8 @@ const samples: Record<string, Sample | Sample[]> = {
     { path: '/graphql', body: gql('{ projects { id } settings { redactPayloads } }') },
     { path: '/graphql', body: gql('mutation { deleteProject(id: "matrix-missing-project") }'), access: 'admin' },
     { path: '/graphql', body: gql('mutation { updateSettings { redactPayloads } }'), access: 'global-admin' },
+    { path: '/graphql', body: gql(`{ costBreakdown(window: "30d", projectId: "${A}") { totalCostUsd } modelPricing(projectId: "${A}") { modelId } }`) },
+    { path: '/graphql', body: gql(`mutation { updateModelPricing(modelId: "gpt-4o", projectId: "${A}", input: { inputPer1mUsd: 2.5 }) { modelId } }`), access: 'admin' },
   ],
   'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } },
   // Guarded by its own SPYGLASS_METRICS_TOKEN, not by API keys; unset here, so 404 for everyone.
@@ -105,6 +107,11 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/reliability/anomalies': { path: `/api/reliability/anomalies?project_id=${A}` },
   // Like the health check: a server that is not configured answers 404 instead of scanning anything.
   'POST /api/security/scan': { path: '/api/security/scan', body: { project_id: A, server_name: 'matrix-missing-server' } },
+  'GET /api/costs/breakdown': { path: `/api/costs/breakdown?project_id=${A}&window=7d` },
+  'GET /api/costs/models': { path: `/api/costs/models?project_id=${A}&history=true` },
+  'POST /api/costs/models': { path: `/api/costs/models?project_id=${A}`, body: { model_id: 'matrix-model', input_per_1m_usd: 1, output_per_1m_usd: 2 } },
+  'PATCH /api/costs/models/:model_id': { path: `/api/costs/models/gpt-4o?project_id=${A}`, body: { output_per_1m_usd: 10 } },
+  'DELETE /api/costs/models/:model_id': { path: `/api/costs/models/matrix-missing-model?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */

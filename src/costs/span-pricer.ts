@@ -1,0 +1,37 @@
+import type { Span } from '../model/span.ts';
+import type { PriceBook, PriceTable } from './price-book.ts';
+import { UNKNOWN_MODEL_PRICE } from './pricing.ts';
+import type { ToolCostRules } from './tool-rules.ts';
+
+/**
+ * Sets each span's cost at ingest (decisions §8), on the hot path:
+ * - tool_call: the first matching `costs.rules[]` entry, else 0 (a definite "free", not unknown);
+ *   tokens on a tool call are not priced, so LLM and tool costs never overlap;
+ * - agent and handoff spans with tokens: tokens × the model price in effect at started_at, or the
+ *   unknown-model price with cost_estimated = true;
+ * - anything else: null (no cost reported).
+ */
+export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolCostRules): void {
+  let project = '';
+  let table: PriceTable | null = null;
+  for (const s of spans) {
+    if (s.spanType === 'tool_call') {
+      s.costUsd = rules.costOf(s.serverName, s.toolName);
+      s.costEstimated = false;
+      continue;
+    }
+    if (s.inputTokens === null && s.outputTokens === null) {
+      s.costUsd = null;
+      s.costEstimated = null;
+      continue;
+    }
+    if (table === null || s.projectId !== project) {
+      project = s.projectId;
+      table = book.table(project);
+    }
+    const record = table.lookup(s.modelId ?? '', s.startedAt.getTime());
+    const price = record ?? UNKNOWN_MODEL_PRICE;
+    s.costUsd = ((s.inputTokens ?? 0) * price.input + (s.outputTokens ?? 0) * price.output) / 1_000_000;
+    s.costEstimated = record === null;
+  }
+}
