@@ -8,6 +8,7 @@ import { monitorCommand } from './monitor.ts';
 import { scanCommand } from './scan.ts';
 import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
+import { slosCommand } from './slos.ts';
 import { runServe } from './serve.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,6 +30,7 @@ program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
 program.addCommand(scorecardCommand());
 program.addCommand(scanCommand());
+program.addCommand(slosCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -73,6 +73,8 @@ const samples: Record<string, Sample | Sample[]> = {
     { path: '/graphql', body: gql('{ projects { id } settings { redactPayloads } }') },
     { path: '/graphql', body: gql('mutation { deleteProject(id: "matrix-missing-project") }'), access: 'admin' },
     { path: '/graphql', body: gql('mutation { updateSettings { redactPayloads } }'), access: 'global-admin' },
+    { path: '/graphql', body: gql(`{ slos(projectId: "${A}") { sloId } sloStatus(projectId: "${A}") { status } }`) },
+    { path: '/graphql', body: gql(`mutation { deleteSlo(sloId: "${MISSING_ID}", projectId: "${A}") }`), access: 'write' },
   ],
   'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } },
   // Guarded by its own SPYGLASS_METRICS_TOKEN, not by API keys; unset here, so 404 for everyone.
@@ -104,6 +106,11 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/security/servers/:name/history': { path: `/api/security/servers/filesystem/history?project_id=${A}` },
   // Like the health check: a server that is not configured answers 404 instead of scanning anything.
   'POST /api/security/scan': { path: '/api/security/scan', body: { project_id: A, server_name: 'matrix-missing-server' } },
+  'GET /api/slos': { path: `/api/slos?project_id=${A}` },
+  'POST /api/slos': { path: `/api/slos?project_id=${A}`, body: { agent_name: 'matrix-agent', metric: 'success_rate', threshold: 99 } },
+  'GET /api/slos/status': { path: `/api/slos/status?project_id=${A}` },
+  'PATCH /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}`, body: { threshold: 50 } },
+  'DELETE /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
