@@ -27,29 +27,40 @@ interface MeasureRow {
 }
 
 /**
- * One statement for all SLOs of a project (or of one agent): per SLO, the agent's sessions whose
- * last call falls in (now − window_hours, now], read through sessions_agent_last_idx (project,
- * agent, last_call_at); never raw spans. percentile_disc returns an actual duration, not an
- * interpolation; durations are only produced for latency SLOs, so success-rate SLOs sort nothing.
+ * One statement for all SLOs of a project (or of one agent): per agent and window, the agent's
+ * sessions whose last call falls in (now − window_hours, now], read once through
+ * sessions_agent_last_idx (project, agent, last_call_at), whatever the number of SLOs sharing
+ * them; never raw spans. percentile_disc returns an actual duration, not an interpolation;
+ * durations are only produced where a latency SLO needs them.
  */
 export async function measureSlos(db: Db, projectId: string, now: Date, agentName?: string): Promise<SloMeasure[]> {
   const at = now.toISOString();
+  const agentFilter = agentName === undefined ? sql`` : sql`and s.agent_name = ${agentName}`;
   const { rows } = await execute<MeasureRow>(
     db,
-    sql`select s.slo_id, s.agent_name, s.metric, s.threshold, s.window_hours, count(x.health_tag)::int as sample_size,
-          count(*) filter (where x.health_tag in ('success', 'success_with_fallback'))::int as good,
-          percentile_disc(0.99) within group (order by x.duration_ms) as p99
-        from slos s
-        left join lateral (
-          select ss.health_tag,
-            case when s.metric = 'latency_p99' then greatest(0, extract(epoch from ss.last_end_at - ss.first_call_at) * 1000)::float8 end as duration_ms
-          from sessions ss
-          where ss.project_id = s.project_id and ss.agent_name = s.agent_name
-            and ss.last_call_at > ${at}::timestamptz - make_interval(hours => s.window_hours)
-            and ss.last_call_at <= ${at}::timestamptz
-        ) x on true
-        where s.project_id = ${projectId} ${agentName === undefined ? sql`` : sql`and s.agent_name = ${agentName}`}
-        group by s.slo_id
+    sql`with groups as (
+          select s.agent_name, s.window_hours, bool_or(s.metric = 'latency_p99') as with_p99
+          from slos s where s.project_id = ${projectId} ${agentFilter}
+          group by s.agent_name, s.window_hours
+        ), measured as (
+          select g.agent_name, g.window_hours, count(x.health_tag)::int as sample_size,
+            count(*) filter (where x.health_tag in ('success', 'success_with_fallback'))::int as good,
+            percentile_disc(0.99) within group (order by x.duration_ms) as p99
+          from groups g
+          left join lateral (
+            select ss.health_tag,
+              case when g.with_p99 then greatest(0, extract(epoch from ss.last_end_at - ss.first_call_at) * 1000)::float8 end as duration_ms
+            from sessions ss
+            where ss.project_id = ${projectId} and ss.agent_name = g.agent_name
+              and ss.last_call_at > ${at}::timestamptz - make_interval(hours => g.window_hours)
+              and ss.last_call_at <= ${at}::timestamptz
+          ) x on true
+          group by g.agent_name, g.window_hours
+        )
+        select s.slo_id, s.agent_name, s.metric, s.threshold, s.window_hours, m.sample_size, m.good,
+          case when s.metric = 'latency_p99' then m.p99 end as p99
+        from slos s join measured m on m.agent_name = s.agent_name and m.window_hours = s.window_hours
+        where s.project_id = ${projectId} ${agentFilter}
         order by s.created_at, s.slo_id`,
   );
   return rows.map((r) => ({
