@@ -48,14 +48,14 @@ export function parseSloBody(body: unknown, current?: SloFields, projectId?: str
   }
 
   let threshold = current?.threshold;
-  const v = b.threshold;
-  if (v !== undefined || current === undefined) {
-    if (v === undefined) issue('threshold', 'Field required', 'missing');
-    else if (typeof v !== 'number' || !Number.isFinite(v)) issue('threshold', 'Input should be a number', 'float_type');
-    else threshold = v;
+  const given = b.threshold;
+  if (given !== undefined || current === undefined) {
+    if (given === undefined) issue('threshold', 'Field required', 'missing');
+    else if (typeof given !== 'number' || !Number.isFinite(given)) issue('threshold', 'Input should be a number', 'float_type');
+    else threshold = given;
   }
   // A threshold means ms or % by metric, so a PATCH that changes the metric must restate it.
-  if (current !== undefined && v === undefined && b.metric !== undefined && b.metric !== current.metric) issue('threshold', 'Field required when metric changes', 'missing');
+  if (current !== undefined && given === undefined && b.metric !== undefined && b.metric !== current.metric) issue('threshold', 'Field required when metric changes', 'missing');
   else if (threshold !== undefined && metric !== undefined && (b.threshold !== undefined || b.metric !== undefined)) {
     const checked = checkThreshold(metric as SloMetric, threshold);
     if (typeof checked === 'string') issue('threshold', checked, 'value_error');
