@@ -25,6 +25,7 @@ import { registerHealthRoutes } from './rest/health-routes.ts';
 import { registerSecurityRoutes } from './rest/security-routes.ts';
 import { registerReliabilityRoutes } from './rest/reliability-routes.ts';
 import { registerCostsRoutes } from './rest/costs-routes.ts';
+import { registerSloRoutes } from './rest/slos-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -101,6 +102,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerSecurityRoutes(app, s);
   registerReliabilityRoutes(app, s);
   registerCostsRoutes(app, s);
+  registerSloRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

@@ -10,6 +10,7 @@ import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
 import { startScanRetention } from './security/retention.ts';
 import { startAnomalyDetection } from './anomalies/background.ts';
+import { startSloEvaluator } from './slos/evaluator.ts';
 import { openStore } from './store/open-store.ts';
 import { startPeriodic } from './jobs/periodic.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
@@ -75,6 +76,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
   const scanRetention = startScanRetention(services.security, logger);
   const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
+  const sloEvaluator = startSloEvaluator(() => services.slos.evaluateAll(), logger);
   services.stats.start();
   // Another process may share the database: pick up its pricing changes within a minute.
   const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
@@ -97,6 +99,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await scanRetention.stop();
       await anomalies.stop();
       await priceReload.stop();
+      await sloEvaluator.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

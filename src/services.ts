@@ -25,6 +25,8 @@ import { buildChecks } from './security/registry.ts';
 import { ScanService } from './security/scan-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
+import { logAlertSink } from './slos/log-sink.ts';
+import { SloService } from './slos/slo-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
@@ -57,6 +59,8 @@ export interface Services {
   catalog: CatalogService;
   /** Model pricing, tool-cost rules and the cost breakdown (src/costs/); ingest prices spans with it. */
   costs: CostService;
+  /** SLO definitions and evaluation (spec §4.8); main.ts runs its background evaluator. */
+  slos: SloService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
@@ -131,6 +135,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
+    // LEAD (merge with the alerts branch): replace logAlertSink(logger) with the AlertService (`alerts`).
+    slos: new SloService({ db: store.db, alerts: logAlertSink(logger), logger }),
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
     stats,

@@ -9,6 +9,7 @@ import { scanCommand } from './scan.ts';
 import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
 import { costsCommand } from './costs.ts';
+import { slosCommand } from './slos.ts';
 import { runServe } from './serve.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -31,6 +32,7 @@ program.addCommand(sessionsCommand());
 program.addCommand(costsCommand());
 program.addCommand(scorecardCommand());
 program.addCommand(scanCommand());
+program.addCommand(slosCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -11,6 +11,7 @@ import './sessions.ts';
 import './catalog.ts';
 import './live.ts';
 import './costs.ts';
+import './slos.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

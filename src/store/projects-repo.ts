@@ -33,6 +33,8 @@ const PROJECT_TABLES = [
   'anomaly_states',
   // A project's own model prices.
   'model_pricing',
+  // SLOs; their states go with them (foreign key), listed so the order does not matter.
+  'slos', 'slo_states',
 ] as const;
 
 /**

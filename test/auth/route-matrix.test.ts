@@ -75,6 +75,8 @@ const samples: Record<string, Sample | Sample[]> = {
     { path: '/graphql', body: gql('mutation { updateSettings { redactPayloads } }'), access: 'global-admin' },
     { path: '/graphql', body: gql(`{ costBreakdown(window: "30d", projectId: "${A}") { totalCostUsd } modelPricing(projectId: "${A}") { modelId } }`) },
     { path: '/graphql', body: gql(`mutation { updateModelPricing(modelId: "gpt-4o", projectId: "${A}", input: { inputPer1mUsd: 2.5 }) { modelId } }`), access: 'admin' },
+    { path: '/graphql', body: gql(`{ slos(projectId: "${A}") { sloId } sloStatus(projectId: "${A}") { status } }`) },
+    { path: '/graphql', body: gql(`mutation { deleteSlo(sloId: "${MISSING_ID}", projectId: "${A}") }`), access: 'write' },
   ],
   'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } },
   // Guarded by its own SPYGLASS_METRICS_TOKEN, not by API keys; unset here, so 404 for everyone.
@@ -112,6 +114,11 @@ const samples: Record<string, Sample | Sample[]> = {
   'POST /api/costs/models': { path: `/api/costs/models?project_id=${A}`, body: { model_id: 'matrix-model', input_per_1m_usd: 1, output_per_1m_usd: 2 } },
   'PATCH /api/costs/models/:model_id': { path: `/api/costs/models/gpt-4o?project_id=${A}`, body: { output_per_1m_usd: 10 } },
   'DELETE /api/costs/models/:model_id': { path: `/api/costs/models/matrix-missing-model?project_id=${A}` },
+  'GET /api/slos': { path: `/api/slos?project_id=${A}` },
+  'POST /api/slos': { path: `/api/slos?project_id=${A}`, body: { agent_name: 'matrix-agent', metric: 'success_rate', threshold: 99 } },
+  'GET /api/slos/status': { path: `/api/slos/status?project_id=${A}` },
+  'PATCH /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}`, body: { threshold: 50 } },
+  'DELETE /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
