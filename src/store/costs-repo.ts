@@ -49,19 +49,37 @@ export interface HourlyCostRow {
   estimated_calls: number;
 }
 
+const DAY = 86_400_000;
+
 /**
- * The window's span_hourly rows summed per (type, agent, server, tool, model): at most one row per
- * combination, whatever the span count. The service groups them three ways in memory. Token
- * sums are taken as float8 (exact below 2^53): a bigint sum accumulates in numeric, which made
- * the 30-day aggregate about twice as slow on PGlite.
+ * The window's rollup rows summed per (type, agent, server, tool, model): at most one row per
+ * combination, whatever the span count. Whole UTC days inside the window come from span_daily and
+ * the partial days at its edges from span_hourly, so 30 days read about 30 rows per combination,
+ * not 720. The service groups them three ways in memory. Token sums are taken as float8 (exact
+ * below 2^53): a bigint sum accumulates in numeric, which made the aggregate about twice as slow.
  */
 export async function sumHourlyCosts(db: Db, projectId: string, since: Date, until: Date): Promise<HourlyCostRow[]> {
+  const firstDay = new Date(Math.ceil(since.getTime() / DAY) * DAY).toISOString();
+  const endDay = new Date(Math.max(Math.floor(until.getTime() / DAY) * DAY, Math.ceil(since.getTime() / DAY) * DAY)).toISOString();
+  const from = since.toISOString();
+  const to = until.toISOString();
   const { rows } = await execute<HourlyCostRow>(db, sql`
     select span_type, agent_name, server_name, tool_name, model_id,
            sum(calls) as calls, sum(input_tokens::float8) as input_tokens, sum(output_tokens::float8) as output_tokens,
            sum(cost_usd) as cost_usd, sum(estimated_calls) as estimated_calls
-    from span_hourly
-    where project_id = ${projectId} and hour >= ${since.toISOString()}::timestamptz and hour < ${until.toISOString()}::timestamptz
+    from (
+      select span_type, agent_name, server_name, tool_name, model_id, calls, input_tokens, output_tokens, cost_usd, estimated_calls
+      from span_daily
+      where project_id = ${projectId} and day >= ${firstDay}::timestamptz and day < ${endDay}::timestamptz
+      union all
+      select span_type, agent_name, server_name, tool_name, model_id, calls, input_tokens, output_tokens, cost_usd, estimated_calls
+      from span_hourly
+      where project_id = ${projectId} and hour >= ${from}::timestamptz and hour < least(${firstDay}::timestamptz, ${to}::timestamptz)
+      union all
+      select span_type, agent_name, server_name, tool_name, model_id, calls, input_tokens, output_tokens, cost_usd, estimated_calls
+      from span_hourly
+      where project_id = ${projectId} and hour >= greatest(${endDay}::timestamptz, ${from}::timestamptz) and hour < ${to}::timestamptz
+    ) r
     group by span_type, agent_name, server_name, tool_name, model_id`);
   return rows.map((r) => ({
     ...r,

@@ -3,9 +3,9 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 
 /**
  * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
- * and fold exactly the new rows into the per-tool, session, hourly-lineage and hourly span (cost,
- * anomaly) rollups, including
- * each touched session's health tag. One statement is one round trip and atomic by itself. It
+ * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups and the
+ * hourly and daily span rollups (costs, anomalies), including each touched session's health tag.
+ * One statement is one round trip and atomic by itself. It
  * returns the keys of the rows it stored, so each request can be told how many of its spans were new.
  *
  * The tag needs every tool of a session after this batch. The statement cannot read its own
@@ -122,26 +122,44 @@ lin as (
     errors = l.errors + excluded.errors,
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
 ),
+by_hour as (
+  -- An agent or handoff span's tool is a free-text task description: '' keeps one row per agent.
+  select project_id, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour, span_type,
+         coalesce(agent_name, '') as agent_name, server_name,
+         case when span_type = 'tool_call' then tool_name else '' end as tool_name, coalesce(model_id, '') as model_id,
+         count(*)::int as calls, (count(*) filter (where failed))::int as errors, sum(latency_ms) as latency_sum_ms,
+         coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
+         coalesce(sum(cost_usd), 0) as cost_usd, (count(*) filter (where cost_estimated))::int as estimated_calls
+  from ins
+  group by 1, 2, 3, 4, 5, 6, 7
+),
 hourly as (
   insert into span_hourly as h (project_id, hour, span_type, agent_name, server_name, tool_name, model_id,
                                 calls, errors, latency_sum_ms, input_tokens, output_tokens, cost_usd, estimated_calls)
-  select project_id, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC', span_type,
-         coalesce(agent_name, ''), server_name, tool_name, coalesce(model_id, ''),
-         count(*), count(*) filter (where failed), sum(latency_ms), coalesce(sum(input_tokens), 0),
-         coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), count(*) filter (where cost_estimated)
-  from ins
-  group by 1, 2, 3, 4, 5, 6, 7
+  select * from by_hour
   order by 1, 2, 3, 4, 5, 6, 7
   on conflict (project_id, hour, span_type, agent_name, server_name, tool_name, model_id) do update set
-    calls = h.calls + excluded.calls,
-    errors = h.errors + excluded.errors,
-    latency_sum_ms = h.latency_sum_ms + excluded.latency_sum_ms,
-    input_tokens = h.input_tokens + excluded.input_tokens,
-    output_tokens = h.output_tokens + excluded.output_tokens,
-    cost_usd = h.cost_usd + excluded.cost_usd,
-    estimated_calls = h.estimated_calls + excluded.estimated_calls
+    ${addMeasures('h')}
+),
+daily as (
+  insert into span_daily as d (project_id, day, span_type, agent_name, server_name, tool_name, model_id,
+                               calls, errors, latency_sum_ms, input_tokens, output_tokens, cost_usd, estimated_calls)
+  select project_id, date_trunc('day', hour at time zone 'UTC') at time zone 'UTC', span_type, agent_name, server_name,
+         tool_name, model_id, sum(calls), sum(errors), sum(latency_sum_ms), sum(input_tokens), sum(output_tokens),
+         sum(cost_usd), sum(estimated_calls)
+  from by_hour
+  group by 1, 2, 3, 4, 5, 6, 7
+  order by 1, 2, 3, 4, 5, 6, 7
+  on conflict (project_id, day, span_type, agent_name, server_name, tool_name, model_id) do update set
+    ${addMeasures('d')}
 )
 select project_id, span_id from ins`;
+}
+
+/** `calls = t.calls + excluded.calls, …` for every measure of span_hourly / span_daily. */
+function addMeasures(alias: string): SQL {
+  const measures = ['calls', 'errors', 'latency_sum_ms', 'input_tokens', 'output_tokens', 'cost_usd', 'estimated_calls'];
+  return sql.raw(measures.map((m) => `${m} = ${alias}.${m} + excluded.${m}`).join(',\n    '));
 }
 
 /** Severity rank: success 1 … loop_detected 9 (HEALTH_TAGS is ordered most severe first). */

@@ -234,18 +234,32 @@ export const lineageHourly = pgTable(
 /**
  * Per hour and (span type, agent, server, tool, model): calls, failures, latency, tokens and cost,
  * folded in at ingest like the other rollups. Anomalies (per server + tool) and the cost breakdown
- * (by model, tool, agent) read it instead of scanning spans. Missing agent or model is ''.
+ * (by model, tool, agent) read it instead of scanning spans. Missing agent or model is ''; so is
+ * the tool of agent and handoff spans, whose "tool" is a free-text task description that would
+ * otherwise give every span its own row.
  */
-export const spanHourly = pgTable(
-  'span_hourly',
-  {
+export const spanHourly = pgTable('span_hourly', { ...rollupKeys(), hour: ts('hour').notNull(), ...rollupMeasures() }, (t) => [
+  primaryKey({ columns: [t.projectId, t.hour, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] }),
+]);
+
+/** The same per UTC day, so a 30-day cost breakdown sums 30 days of rows rather than 720 hours. */
+export const spanDaily = pgTable('span_daily', { ...rollupKeys(), day: ts('day').notNull(), ...rollupMeasures() }, (t) => [
+  primaryKey({ columns: [t.projectId, t.day, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] }),
+]);
+
+function rollupKeys() {
+  return {
     projectId: text('project_id').notNull(),
-    hour: ts('hour').notNull(),
     spanType: text('span_type').notNull(),
     agentName: text('agent_name').notNull(),
     serverName: text('server_name').notNull(),
     toolName: text('tool_name').notNull(),
     modelId: text('model_id').notNull(),
+  };
+}
+
+function rollupMeasures() {
+  return {
     calls: integer('calls').notNull(),
     errors: integer('errors').notNull(),
     latencySumMs: doublePrecision('latency_sum_ms').notNull(),
@@ -254,6 +268,5 @@ export const spanHourly = pgTable(
     costUsd: doublePrecision('cost_usd').notNull(),
     /** Calls priced at the unknown-model price. */
     estimatedCalls: integer('estimated_calls').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] })],
-);
+  };
+}

@@ -139,5 +139,6 @@ export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): P
   await execute(db, sql`delete from session_tools where last_started_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
   await execute(db, sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
+  await execute(db, sql`delete from span_daily where day < date_trunc('day', ${iso}::timestamptz)`);
   return deleted;
 }

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 
 /** The tables the read paths plan against; the planner needs current statistics on each. */
-export const HOT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'health_results', 'drift_events', 'audit_logs'] as const;
+export const HOT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily', 'health_results', 'drift_events', 'audit_logs'] as const;
 
 export interface StatsKeeperOptions {
   /** How often the keeper looks for stale statistics without being asked. */
