@@ -20,7 +20,7 @@ describe('alerts API: auth, scoping, validation, webhook policy', () => {
     await createProject(server.httpUrl, admin, 'other');
     otherAdmin = (await createKey(server.httpUrl, admin, { role: 'admin', project_id: 'other' })).key;
     alertId = (await server.services.alerts.fire(fireInput()))!.id;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.dispose();
     await receiver?.close();

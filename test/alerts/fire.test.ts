@@ -19,7 +19,7 @@ describe('alert fire, dedup and chat delivery', () => {
     server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
     const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: receiver.url } });
     expect(saved.status).toBe(200);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.dispose();
     await receiver?.close();

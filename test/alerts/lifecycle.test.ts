@@ -29,7 +29,7 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
   beforeAll(async () => {
     server = await start();
     server.services.alerts.now = () => new Date(base + offset);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -75,7 +75,7 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
     // The waker ran at start and rewrote the row too.
     const [row] = (await get('/api/alerts/inbox?status=all')).filter((x: any) => x.id === b);
     expect(row).toMatchObject({ status: 'firing', snoozed_until: null });
-  }, 60_000);
+  }, 180_000);
 
   it('resolved alerts leave the active view, stay listable, and cannot be resolved twice', async () => {
     expect((await post(`/api/alerts/${a}/resolve`)).json.status).toBe('resolved');
@@ -97,5 +97,5 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
     const bad = await runCli(['alerts', 'snooze', b, '--minutes', '7', '--url', server.httpUrl]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--minutes');
-  }, 60_000);
+  }, 180_000);
 });
