@@ -8,9 +8,12 @@ import type { AlertSink } from './types.ts';
  * the run's scanned_at is the dedup key, kept forever, so a replayed event fires nothing new.
  */
 export function watchSecurityScans(bus: EventBus, sink: AlertSink, logger: Logger): () => void {
-  return bus.subscribe((event) => {
-    if (event.type !== 'security:scan') return;
-    sink.fire(securityAlert(event)).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'security alert failed'));
+  // Batches filtered by type: span:new traffic never reaches this listener.
+  return bus.subscribeBatches({ type: 'security:scan', projectId: null }, (items) => {
+    for (const { event } of items) {
+      if (event.type !== 'security:scan') continue;
+      sink.fire(securityAlert(event)).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'security alert failed'));
+    }
   });
 }
 

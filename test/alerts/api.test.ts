@@ -103,4 +103,16 @@ describe('alerts API: auth, scoping, validation, webhook policy', () => {
     expect(gql.json.data.alerts.pageInfo.hasNextPage).toBe(true);
     expect(gql.json.data.alertCounts.needsAttention).toBeGreaterThan(0);
   });
+
+  it("deleting a project removes its alerts, dedup keys and alert config", async () => {
+    const input = fireInput({ projectId: 'other', dedupKey: 'agent_failure:gone', dedupScope: 'forever', type: 'agent_failure' });
+    expect(await server.services.alerts.fire(input)).not.toBeNull();
+    expect((await as(otherAdmin, 'POST', '/api/alerts/config', { alert_types: { mcp_down: false } })).status).toBe(200);
+    expect((await as(admin, 'DELETE', '/api/projects/other')).status).toBe(200);
+    await createProject(server.httpUrl, admin, 'other');
+    const fresh = (await createKey(server.httpUrl, admin, { role: 'admin', project_id: 'other' })).key;
+    expect((await as(fresh, 'GET', '/api/alerts/inbox?status=all')).json).toEqual([]);
+    expect((await as(fresh, 'GET', '/api/alerts/config')).json.alert_types.mcp_down).toBe(true);
+    expect(await server.services.alerts.fire(input)).not.toBeNull();
+  });
 });

@@ -104,6 +104,15 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/security/servers/:name/history': { path: `/api/security/servers/filesystem/history?project_id=${A}` },
   // Like the health check: a server that is not configured answers 404 instead of scanning anything.
   'POST /api/security/scan': { path: '/api/security/scan', body: { project_id: A, server_name: 'matrix-missing-server' } },
+  'GET /api/alerts/inbox': { path: `/api/alerts/inbox?project_id=${A}` },
+  'GET /api/alerts/counts': { path: `/api/alerts/counts?project_id=${A}` },
+  'POST /api/alerts/:id/ack': { path: `/api/alerts/${MISSING_ID}/ack?project_id=${A}` },
+  'POST /api/alerts/:id/resolve': { path: `/api/alerts/${MISSING_ID}/resolve?project_id=${A}` },
+  'POST /api/alerts/:id/snooze': { path: `/api/alerts/${MISSING_ID}/snooze?project_id=${A}`, body: { minutes: 15 } },
+  'GET /api/alerts/config': { path: `/api/alerts/config?project_id=${A}` },
+  'POST /api/alerts/config': { path: `/api/alerts/config?project_id=${A}`, body: { alert_types: { mcp_down: true } } },
+  // No webhook is configured: answers {ok: false} without sending anything.
+  'POST /api/alerts/test': { path: `/api/alerts/test?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
