@@ -108,7 +108,7 @@ describe('alerts API: auth, scoping, validation, webhook policy', () => {
     const input = fireInput({ projectId: 'other', dedupKey: 'agent_failure:gone', dedupScope: 'forever', type: 'agent_failure' });
     expect(await server.services.alerts.fire(input)).not.toBeNull();
     expect((await as(otherAdmin, 'POST', '/api/alerts/config', { alert_types: { mcp_down: false } })).status).toBe(200);
-    expect((await as(admin, 'DELETE', '/api/projects/other')).status).toBe(200);
+    expect((await as(admin, 'DELETE', '/api/projects/other')).status).toBe(204);
     await createProject(server.httpUrl, admin, 'other');
     const fresh = (await createKey(server.httpUrl, admin, { role: 'admin', project_id: 'other' })).key;
     expect((await as(fresh, 'GET', '/api/alerts/inbox?status=all')).json).toEqual([]);
