@@ -25,6 +25,8 @@ describe('alert fire, dedup and chat delivery', () => {
     await receiver?.close();
   });
 
+  /** Every delivery so far has its outcome, so a scripted receiver status meets the request meant for it. */
+  const settled = () => eventually(async () => (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.every((a: any) => a.delivery !== 'pending'));
   const alertOf = async (id: string) => {
     const r = await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200');
     return (r.json as any[]).find((a) => a.id === id);
@@ -69,8 +71,7 @@ describe('alert fire, dedup and chat delivery', () => {
   });
 
   it('retries a 500 twice then delivers; always 500 is recorded as failed with the status, not the body', async () => {
-    // Earlier tests' deliveries have landed (each alert's outcome is recorded) before the script is set.
-    await eventually(async () => (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.every((a: any) => a.delivery !== 'pending'));
+    await settled();
     const start = receiver.bodies.length;
     receiver.script.push(500, 500);
     const ok = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:retry' }));
@@ -105,13 +106,20 @@ describe('alert fire, dedup and chat delivery', () => {
     const ws = await openWs(server.httpUrl);
     try {
       const sub = ws.subscribe('subscription { alertFired { data } }');
-      await new Promise((r) => setTimeout(r, 200)); // the subscription reaches the bus
-      const fired = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:live', serverName: 'live' }));
-      await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 5000);
+      // The subscription reaches the bus a moment after it is sent: fire until both streams saw one.
+      const fired = new Map<string, string>();
+      for (let i = 0; i < 50 && (sub.received.length === 0 || !sse.events.some((e) => e.event === 'alert:fired')); i++) {
+        const a = await server.services.alerts.fire(fireInput({ dedupKey: `mcp_down:live${i}`, serverName: 'live' }));
+        fired.set(a!.id, a!.firedAt.toISOString());
+        await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 200).catch(() => {});
+      }
       const ev = JSON.parse(sse.events.find((e) => e.event === 'alert:fired')!.data);
-      expect(ev).toMatchObject({ id: fired!.id, type: 'mcp_down', project_id: 'default', server_name: 'live', status: 'firing', fired_at: fired!.firedAt.toISOString() });
+      expect(ev).toMatchObject({ type: 'mcp_down', project_id: 'default', server_name: 'live', status: 'firing', delivery: 'pending' });
+      expect(ev.fired_at).toBe(fired.get(ev.id));
       await sub.count(1);
-      expect(sub.received[0].alertFired.data).toMatchObject({ id: fired!.id, project_id: 'default', severity: 'critical' });
+      const gqlEvent = sub.received[0].alertFired.data;
+      expect(gqlEvent).toMatchObject({ project_id: 'default', severity: 'critical', server_name: 'live' });
+      expect(fired.has(gqlEvent.id)).toBe(true);
     } finally {
       sse.close();
       await ws.dispose();
@@ -119,6 +127,7 @@ describe('alert fire, dedup and chat delivery', () => {
   });
 
   it('POST /api/alerts/test: ok against the receiver, ok false with the status against a 500, and against a closed port', async () => {
+    await settled();
     const before = receiver.bodies.length;
     expect((await call(server.httpUrl, 'POST', '/api/alerts/test')).json).toEqual({ ok: true });
     await receiver.waitFor(before + 1);
