@@ -26,6 +26,7 @@ import { registerSecurityRoutes } from './rest/security-routes.ts';
 import { registerReliabilityRoutes } from './rest/reliability-routes.ts';
 import { registerCostsRoutes } from './rest/costs-routes.ts';
 import { registerSloRoutes } from './rest/slos-routes.ts';
+import { registerAlertRoutes } from './rest/alerts-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -103,6 +104,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerReliabilityRoutes(app, s);
   registerCostsRoutes(app, s);
   registerSloRoutes(app, s);
+  registerAlertRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

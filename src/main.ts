@@ -11,6 +11,7 @@ import { startSpanRetention } from './traces/retention.ts';
 import { startScanRetention } from './security/retention.ts';
 import { startAnomalyDetection } from './anomalies/background.ts';
 import { startSloEvaluator } from './slos/evaluator.ts';
+import { startAlertJobs } from './alerts/jobs.ts';
 import { openStore } from './store/open-store.ts';
 import { startPeriodic } from './jobs/periodic.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
@@ -77,6 +78,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const scanRetention = startScanRetention(services.security, logger);
   const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
   const sloEvaluator = startSloEvaluator(() => services.slos.evaluateAll(), logger);
+  const alertJobs = startAlertJobs(services.alerts, logger);
   services.stats.start();
   // Another process may share the database: pick up its pricing changes within a minute.
   const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
@@ -100,6 +102,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await anomalies.stop();
       await priceReload.stop();
       await sloEvaluator.stop();
+      await alertJobs.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

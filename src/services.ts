@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { AlertService } from './alerts/alert-service.ts';
+import { watchSecurityScans } from './alerts/security-alerts.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { KeyService } from './auth/key-service.ts';
@@ -25,7 +27,6 @@ import { buildChecks } from './security/registry.ts';
 import { ScanService } from './security/scan-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
-import { logAlertSink } from './slos/log-sink.ts';
 import { SloService } from './slos/slo-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
@@ -61,6 +62,8 @@ export interface Services {
   costs: CostService;
   /** SLO definitions and evaluation (spec §4.8); main.ts runs its background evaluator. */
   slos: SloService;
+  /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
+  alerts: AlertService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
@@ -105,6 +108,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const keys = new KeyService(store.db, config.apiKeys);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger });
   const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
+  const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit });
+  const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
@@ -122,8 +127,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     health,
     scoring: new ScoringService({ db: store.db, health }),
     security,
-    // WIRING (merge): add `sink: <the AlertService>` here once Services has it, so episodes alert.
-    anomalies: new AnomalyDetector({ db: store.db, logger }),
+    anomalies: new AnomalyDetector({ db: store.db, sink: alerts, logger }),
     keys,
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,
@@ -135,8 +139,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
-    // LEAD (merge with the alerts branch): replace logAlertSink(logger) with the AlertService (`alerts`).
-    slos: new SloService({ db: store.db, alerts: logAlertSink(logger), logger }),
+    slos: new SloService({ db: store.db, alerts, logger }),
+    alerts,
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
     stats,
@@ -144,6 +148,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     close: async () => {
       await revocation.stop();
       await writer.close();
+      unwatchScans();
+      await alerts.close();
       await audit.close();
       await limiter.close();
     },

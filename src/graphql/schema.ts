@@ -12,6 +12,7 @@ import './catalog.ts';
 import './live.ts';
 import './costs.ts';
 import './slos.ts';
+import './alerts.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -35,6 +35,8 @@ const PROJECT_TABLES = [
   'model_pricing',
   // SLOs; their states go with them (foreign key), listed so the order does not matter.
   'slos', 'slo_states',
+  // Alert inbox, forever-dedup keys and per-project alert config.
+  'alerts', 'alert_dedup', 'alert_configs',
 ] as const;
 
 /**

@@ -119,6 +119,15 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/slos/status': { path: `/api/slos/status?project_id=${A}` },
   'PATCH /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}`, body: { threshold: 50 } },
   'DELETE /api/slos/:slo_id': { path: `/api/slos/${MISSING_ID}?project_id=${A}` },
+  'GET /api/alerts/inbox': { path: `/api/alerts/inbox?project_id=${A}` },
+  'GET /api/alerts/counts': { path: `/api/alerts/counts?project_id=${A}` },
+  'POST /api/alerts/:id/ack': { path: `/api/alerts/${MISSING_ID}/ack?project_id=${A}` },
+  'POST /api/alerts/:id/resolve': { path: `/api/alerts/${MISSING_ID}/resolve?project_id=${A}` },
+  'POST /api/alerts/:id/snooze': { path: `/api/alerts/${MISSING_ID}/snooze?project_id=${A}`, body: { minutes: 15 } },
+  'GET /api/alerts/config': { path: `/api/alerts/config?project_id=${A}` },
+  'POST /api/alerts/config': { path: `/api/alerts/config?project_id=${A}`, body: { alert_types: { mcp_down: true } } },
+  // No webhook is configured: answers {ok: false} without sending anything.
+  'POST /api/alerts/test': { path: `/api/alerts/test?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
