@@ -9,6 +9,7 @@ import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
 import { startScanRetention } from './security/retention.ts';
+import { startAlertJobs } from './alerts/jobs.ts';
 import { openStore } from './store/open-store.ts';
 import { checkPorts, PortError } from './startup/check-ports.ts';
 
@@ -72,6 +73,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await logMonitored(services, logger);
   const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
   const scanRetention = startScanRetention(services.security, logger);
+  const alertJobs = startAlertJobs(services.alerts, logger);
   services.stats.start();
 
   let stopping: Promise<void> | null = null;
@@ -90,6 +92,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await health.stop();
       await retention.stop();
       await scanRetention.stop();
+      await alertJobs.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { AlertService } from './alerts/alert-service.ts';
+import { watchSecurityScans } from './alerts/security-alerts.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { KeyService } from './auth/key-service.ts';
@@ -51,6 +53,8 @@ export interface Services {
   users: UsersService;
   projects: ProjectsService;
   catalog: CatalogService;
+  /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
+  alerts: AlertService;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
@@ -92,6 +96,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const audit = new AuditLog(store.db, logger);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger });
   const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
+  const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit });
+  const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
@@ -118,6 +124,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
       knownProjects.forget(id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
+    alerts,
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
     stats,
@@ -125,6 +132,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     close: async () => {
       await revocation.stop();
       await writer.close();
+      unwatchScans();
+      await alerts.close();
       await audit.close();
       await limiter.close();
     },

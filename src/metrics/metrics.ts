@@ -32,6 +32,18 @@ export class Metrics {
     labelNames: ['server', 'status'] as const,
     registers: [this.registry],
   });
+  readonly alertsFired = new Counter({
+    name: 'spyglass_alerts_fired_total',
+    help: 'Alerts written to the inbox (deduplicated repeats not counted) by type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  readonly alertDeliveries = new Counter({
+    name: 'spyglass_alert_deliveries_total',
+    help: 'Chat deliveries of alerts by outcome (sent, failed, skipped)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'spyglass_process_' });

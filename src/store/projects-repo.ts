@@ -30,6 +30,8 @@ const PROJECT_TABLES = [
   // Scans (their findings go with them), pins, and the health rollups (the health_results trigger
   // empties them too; listed so a project's rows go whatever the order).
   'security_scans', 'security_pins', 'health_hourly', 'health_latency_hourly', 'health_latency_daily',
+  // Alert inbox, forever-dedup keys and per-project alert config.
+  'alerts', 'alert_dedup', 'alert_configs',
 ] as const;
 
 /**

@@ -1,0 +1,46 @@
+import type { Alert } from './types.ts';
+
+/** The inbox record in the spec's snake_case (decisions §9): REST bodies and `alert:fired` events. */
+export interface AlertJson {
+  id: string;
+  type: string;
+  severity: string;
+  title: string;
+  message: string;
+  project_id: string;
+  server_name: string | null;
+  agent_name: string | null;
+  session_id: string | null;
+  status: string;
+  fired_at: string;
+  acknowledged_at: string | null;
+  resolved_at: string | null;
+  snoozed_until: string | null;
+  fields: Record<string, string | number | boolean | null>;
+  delivery: string;
+  delivery_error: string | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toAlertJson(a: Alert): AlertJson {
+  return {
+    id: a.id,
+    type: a.type,
+    severity: a.severity,
+    title: a.title,
+    message: a.message,
+    project_id: a.projectId,
+    server_name: a.serverName,
+    agent_name: a.agentName,
+    session_id: a.sessionId,
+    status: a.status,
+    fired_at: a.firedAt.toISOString(),
+    acknowledged_at: iso(a.acknowledgedAt),
+    resolved_at: iso(a.resolvedAt),
+    snoozed_until: iso(a.snoozedUntil),
+    fields: a.fields,
+    delivery: a.delivery,
+    delivery_error: a.deliveryError,
+  };
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Config } from '../config/types.ts';
+import { SpyglassError } from '../errors.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { deleteOldAlerts, findAlertConfig, insertAlert, resolveByKey, saveAlertConfig, setDelivery, toAlert, wakeSnoozed, type Delivery } from '../store/alerts-repo.ts';
+import type { Db } from '../store/db.ts';
+import { configView, parseConfigBody, resolveWebhook, toggles, type AlertConfigView } from './alert-config.ts';
+import { toAlertJson } from './alert-json.ts';
+import { chatMessage, testMessage } from './chat-message.ts';
+import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
+import { countAlerts, readInbox, transition, type AlertCounts, type InboxPage, type InboxQuery, type Transition } from './inbox.ts';
+import type { Alert, AlertSink, FireInput } from './types.ts';
+import { WebhookClient } from './webhook.ts';
+
+export interface AlertServiceDeps {
+  config: Config;
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  metrics: Metrics;
+  audit: AuditLog;
+  now?: () => Date;
+}
+
+const MAX_PENDING = 1000;
+const CONCURRENT_POSTS = 4;
+const CLOSE_WAIT_MS = 15_000;
+
+/**
+ * The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through here. A fire writes the
+ * inbox row (deduplicated in the database, so concurrent fires give one row), publishes
+ * `alert:fired` with the snake_case record, and queues chat delivery; the producer never waits
+ * for the chat. The outcome of delivery is written back to the alert.
+ */
+export class AlertService implements AlertSink {
+  /** The clock every decision uses (fired_at, snooze ends); tests replace it. */
+  now: () => Date;
+  /** Delivery retries; tests shorten the waits. */
+  retry: RetryPolicy = DEFAULT_RETRY;
+  readonly webhooks: WebhookClient;
+  private readonly queue: DeliveryQueue;
+
+  constructor(private readonly d: AlertServiceDeps) {
+    this.now = d.now ?? (() => new Date());
+    this.webhooks = new WebhookClient(d.config.network.allowPrivateTargets);
+    this.queue = new DeliveryQueue(MAX_PENDING, CONCURRENT_POSTS, (err) => d.logger.error({ err: (err as Error).message }, 'alert delivery failed unexpectedly'));
+  }
+
+  async fire(input: FireInput): Promise<Alert | null> {
+    const now = this.now();
+    const row = await insertAlert(
+      this.d.db,
+      {
+        id: randomUUID(),
+        projectId: input.projectId,
+        type: input.type,
+        severity: input.severity,
+        title: input.title,
+        message: input.message,
+        serverName: input.serverName ?? null,
+        agentName: input.agentName ?? null,
+        sessionId: input.sessionId ?? null,
+        dedupKey: input.dedupKey,
+        status: 'firing',
+        firedAt: now,
+        fields: input.fields ?? {},
+        delivery: 'pending',
+        deliveryAttempts: 0,
+      },
+      input.dedupScope === 'forever',
+    );
+    if (!row) return null;
+    const alert = toAlert(row, now);
+    this.d.metrics.alertsFired.inc({ type: alert.type });
+    this.d.bus.publish({ type: 'alert:fired', data: { ...toAlertJson(alert) } });
+    this.queue.push(
+      () => this.deliver(alert),
+      async () => {
+        this.d.logger.warn({ alertId: alert.id, type: alert.type }, `alert delivery queue full (${MAX_PENDING} pending): oldest delivery dropped`);
+        await this.record(alert.id, 'failed', 'dropped: the delivery queue was full', 0);
+      },
+    );
+    return alert;
+  }
+
+  resolveKey(projectId: string, dedupKey: string): Promise<number> {
+    return resolveByKey(this.d.db, projectId, dedupKey, this.now());
+  }
+
+  inbox(projectId: string, q: InboxQuery): Promise<InboxPage> {
+    return readInbox(this.d.db, projectId, q, this.now());
+  }
+
+  counts(projectId: string): Promise<AlertCounts> {
+    return countAlerts(this.d.db, projectId, this.now());
+  }
+
+  move(projectId: string, id: string, t: Transition): Promise<Alert> {
+    return transition(this.d.db, projectId, id, t, this.now());
+  }
+
+  async getConfig(projectId: string): Promise<AlertConfigView> {
+    const row = await findAlertConfig(this.d.db, projectId);
+    return configView(row, this.webhookFor(row));
+  }
+
+  /** Validates, checks a new webhook against the outbound policy (no traffic), saves, audits without the URL. */
+  async saveConfig(principal: Principal, projectId: string, body: unknown): Promise<AlertConfigView> {
+    const patch = parseConfigBody(body);
+    if (typeof patch.chatWebhook === 'string') {
+      const checked = this.webhooks.check(patch.chatWebhook);
+      if (!checked.ok) {
+        throw new SpyglassError('validation', 'invalid alert config', {
+          issues: [{ loc: ['body', 'chat_webhook'], msg: `refused by the outbound URL policy: ${checked.reason}`, type: 'url_policy' }],
+        });
+      }
+    }
+    const row = await findAlertConfig(this.d.db, projectId);
+    const next = {
+      projectId,
+      alertTypes: { ...((row?.alertTypes ?? {}) as object), ...patch.alertTypes },
+      chatWebhook: patch.chatWebhook === undefined ? (row?.chatWebhook ?? null) : patch.chatWebhook,
+      updatedAt: this.now(),
+    };
+    await saveAlertConfig(this.d.db, next);
+    this.d.audit.record(principal, 'alerts.config_saved', `alerts/config/${projectId}`, 'success', projectId);
+    return configView(next, this.webhookFor(next));
+  }
+
+  /** Sends the test message to the resolved webhook once (no retries): the caller sees the result now. */
+  async test(projectId: string): Promise<{ ok: true } | { ok: false; error: string }> {
+    const webhook = this.webhookFor(await findAlertConfig(this.d.db, projectId));
+    if (!webhook) return { ok: false, error: 'no chat webhook configured (save one, or set alerts.chat_webhook or SPYGLASS_CHAT_WEBHOOK)' };
+    const out = await this.webhooks.post(webhook.url, testMessage(projectId, this.now()));
+    return out.ok ? { ok: true } : { ok: false, error: out.error ?? 'webhook failed' };
+  }
+
+  /** Snoozes that ended become firing rows (reads already show them so). */
+  wake(): Promise<number> {
+    return wakeSnoozed(this.d.db, this.now());
+  }
+
+  /** Resolved alerts older than `days` go (spec: kept 90 days for audit). */
+  prune(days: number): Promise<number> {
+    return deleteOldAlerts(this.d.db, new Date(this.now().getTime() - days * 86_400_000));
+  }
+
+  /** Waits for queued chat deliveries, up to a bound, so a CLI monitor's last alerts leave. */
+  async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
+    if (!(await this.queue.drain(waitMs))) this.d.logger.warn({ pending: this.queue.size }, 'alert deliveries still pending at shutdown');
+  }
+
+  private webhookFor(row: Parameters<typeof resolveWebhook>[0]) {
+    return resolveWebhook(row, this.d.config.alerts.chatWebhook, this.d.config.chatWebhook);
+  }
+
+  private async deliver(alert: Alert): Promise<void> {
+    const row = await findAlertConfig(this.d.db, alert.projectId);
+    const webhook = this.webhookFor(row);
+    if (!toggles(row)[alert.type] || !webhook) {
+      await this.record(alert.id, 'skipped', null, 0);
+      return;
+    }
+    const res = await sendWithRetry(this.webhooks, webhook.url, chatMessage(alert), this.retry);
+    if (!res.ok) this.d.logger.warn({ alertId: alert.id, type: alert.type, attempts: res.attempts, error: res.error }, 'alert chat delivery failed');
+    await this.record(alert.id, res.ok ? 'sent' : 'failed', res.error, res.attempts);
+  }
+
+  private async record(id: string, outcome: Delivery, error: string | null, attempts: number): Promise<void> {
+    this.d.metrics.alertDeliveries.inc({ outcome });
+    await setDelivery(this.d.db, id, outcome, error, attempts);
+  }
+}

@@ -1,0 +1,99 @@
+import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { countOpen, findAlert, listInbox, toAlert, updateAlert, type AlertRow } from '../store/alerts-repo.ts';
+import type { Db } from '../store/db.ts';
+import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
+import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
+import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES, type Alert, type AlertStatus } from './types.ts';
+
+/**
+ * The inbox lifecycle (spec §3.4): firing → acknowledged → resolved; firing → snoozed → firing when
+ * the snooze ends; resolve from any unresolved state. Illegal moves are 409s that say why.
+ */
+export interface InboxQuery {
+  status?: string | undefined;
+  type?: string | undefined;
+  severity?: string | undefined;
+  limit?: string | number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface InboxPage {
+  alerts: Alert[];
+  nextCursor: string | null;
+}
+
+export interface AlertCounts {
+  firing: number;
+  acknowledged: number;
+  snoozed: number;
+  /** Firing alerts (expired snoozes included): what still needs someone. */
+  needs_attention: number;
+  /** Firing alerts by severity. */
+  by_severity: { critical: number; warning: number; info: number };
+}
+
+const ACTIVE: readonly AlertStatus[] = ['firing', 'acknowledged', 'snoozed'];
+const STATUS_FILTERS = [...ALERT_STATUSES, 'active', 'all'] as const;
+
+export const alertCursor = (a: Alert) => encodeCursor(a.firedAt, a.id);
+
+export async function readInbox(db: Db, projectId: string, q: InboxQuery, now: Date): Promise<InboxPage> {
+  const issues: ValidationIssue[] = [];
+  const status = parseEnumParam('status', q.status, STATUS_FILTERS, issues) ?? 'active';
+  const type = parseEnumParam('type', q.type, ALERT_TYPES, issues);
+  const severity = parseEnumParam('severity', q.severity, SEVERITIES, issues);
+  const limit = parseIntParam('limit', q.limit, 50, 1, 200, issues);
+  const before = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
+  if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
+  const statuses = status === 'active' ? ACTIVE : status === 'all' ? ALERT_STATUSES : [status];
+  const rows = await listInbox(db, { projectId, statuses, type, severity, before, limit: limit + 1 }, now);
+  const alerts = rows.slice(0, limit).map((r) => toAlert(r, now));
+  const last = alerts.at(-1);
+  return { alerts, nextCursor: rows.length > limit && last ? alertCursor(last) : null };
+}
+
+export async function countAlerts(db: Db, projectId: string, now: Date): Promise<AlertCounts> {
+  const counts: AlertCounts = { firing: 0, acknowledged: 0, snoozed: 0, needs_attention: 0, by_severity: { critical: 0, warning: 0, info: 0 } };
+  for (const r of await countOpen(db, projectId, now)) {
+    if (r.status === 'firing' || r.status === 'acknowledged' || r.status === 'snoozed') counts[r.status] += r.n;
+    if (r.status === 'firing' && (r.severity === 'critical' || r.severity === 'warning' || r.severity === 'info')) counts.by_severity[r.severity] += r.n;
+  }
+  counts.needs_attention = counts.firing;
+  return counts;
+}
+
+export type Transition = { action: 'ack' } | { action: 'resolve' } | { action: 'snooze'; minutes: unknown };
+
+/** Parses snooze minutes: one of SNOOZE_MINUTES, else a 422 naming `minutes`. */
+export function snoozeMinutes(raw: unknown): number {
+  if (typeof raw === 'number' && (SNOOZE_MINUTES as readonly number[]).includes(raw)) return raw;
+  throw new SpyglassError('validation', 'invalid snooze', {
+    issues: [{ loc: ['body', 'minutes'], msg: `Input should be one of ${SNOOZE_MINUTES.join(', ')} (minutes)`, type: 'enum' }],
+  });
+}
+
+export async function transition(db: Db, projectId: string, id: string, t: Transition, now: Date): Promise<Alert> {
+  const minutes = t.action === 'snooze' ? snoozeMinutes(t.minutes) : 0;
+  const row = await findAlert(db, projectId, id);
+  if (!row) throw new SpyglassError('not_found', `alert ${id} not found`);
+  const current = toAlert(row, now).status;
+  let next: Partial<AlertRow>;
+  if (t.action === 'resolve') {
+    if (current === 'resolved') throw conflict(id, current, 'it is already resolved');
+    next = { status: 'resolved', resolvedAt: now, snoozedUntil: null };
+  } else if (t.action === 'ack') {
+    if (current !== 'firing') throw conflict(id, current, 'only a firing alert can be acknowledged');
+    next = { status: 'acknowledged', acknowledgedAt: now, snoozedUntil: null };
+  } else {
+    if (current !== 'firing') throw conflict(id, current, 'only a firing alert can be snoozed');
+    next = { status: 'snoozed', snoozedUntil: new Date(now.getTime() + minutes * 60_000) };
+  }
+  const updated = await updateAlert(db, projectId, id, row.status, next);
+  // Someone else moved it between the read and the write: report what it is now.
+  if (!updated) throw new SpyglassError('conflict', `alert ${id} changed while this request ran; read it again`);
+  return toAlert(updated, now);
+}
+
+function conflict(id: string, status: AlertStatus, why: string): SpyglassError {
+  return new SpyglassError('conflict', `alert ${id} is ${status}; ${why}`);
+}
