@@ -37,6 +37,11 @@ export class AgentFailureAlerts {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
+  forgetProject(projectId: string): void {
+    const prefix = `${projectId}\u0000`;
+    for (const key of this.fired.keys()) if (key.startsWith(prefix)) this.fired.delete(key);
+  }
+
   private fire(input: FireInput): void {
     const key = `${input.projectId}\u0000${input.dedupKey}`;
     if (this.fired.has(key)) return;
@@ -80,7 +85,7 @@ function agentFailure(s: Span): FireInput {
   const tag = s.healthTag ?? 'tool_failure';
   const session = sessionOf(s);
   return {
-    ...base(s, session),
+    ...base(s),
     type: 'agent_failure',
     severity: 'warning',
     title: `Agent ${agentOf(s)} failed in session ${session} (${tag})`,
@@ -93,7 +98,7 @@ function guardAlert(s: Span): FireInput {
   const tag = s.healthTag as GuardTag;
   const session = sessionOf(s);
   return {
-    ...base(s, session),
+    ...base(s),
     type: tag,
     severity: GUARD_SEVERITY[tag],
     title: `Agent ${agentOf(s)}: ${tag.replaceAll('_', ' ')} in session ${session}`,
@@ -102,14 +107,15 @@ function guardAlert(s: Span): FireInput {
   };
 }
 
-function base(s: Span, session: string): Pick<FireInput, 'projectId' | 'serverName' | 'agentName' | 'sessionId' | 'dedupScope' | 'fields'> {
+function base(s: Span): Pick<FireInput, 'projectId' | 'serverName' | 'agentName' | 'sessionId' | 'dedupScope' | 'fields'> {
   return {
     projectId: s.projectId,
     serverName: s.serverName,
     agentName: s.agentName,
     sessionId: s.sessionId,
     dedupScope: 'forever',
-    fields: { health_tag: s.healthTag, tool_name: s.toolName, span_id: s.spanId, trace_id: s.traceId, session, status: s.status },
+    // The chat shows at most 10 facts, five of them type, project, server, agent and session.
+    fields: { health_tag: s.healthTag, tool_name: s.toolName, status: s.status, trace_id: s.traceId, span_id: s.spanId },
   };
 }
 

@@ -19,6 +19,8 @@ export interface AlertProducers {
   onCommitted(spans: readonly Span[]): void;
   /** Resolves when every alert started so far has reached the sink. */
   settled(): Promise<void>;
+  /** Drops what is remembered about a deleted project. */
+  forgetProject(projectId: string): void;
   /** Stops listening to health checks (alerts already started still finish; await settled()). */
   detach(): void;
 }
@@ -50,6 +52,10 @@ export function attachProducers(deps: ProducerDeps): AlertProducers {
     onCommitted: (spans) => agentFailures.observe(spans),
     settled: async () => {
       await Promise.all([monitor.settled(), agentFailures.settled()]);
+    },
+    forgetProject: (projectId) => {
+      monitor.forgetProject(projectId);
+      agentFailures.forgetProject(projectId);
     },
     detach,
   };
