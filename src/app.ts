@@ -23,6 +23,7 @@ import { registerSettingsRoutes } from './rest/settings-routes.ts';
 import { registerTracesRoutes } from './rest/traces-routes.ts';
 import { registerHealthRoutes } from './rest/health-routes.ts';
 import { registerSecurityRoutes } from './rest/security-routes.ts';
+import { registerAlertRoutes } from './rest/alerts-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -97,6 +98,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerLiveRoutes(app, s);
   registerHealthRoutes(app, s);
   registerSecurityRoutes(app, s);
+  registerAlertRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }

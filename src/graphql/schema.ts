@@ -9,6 +9,7 @@ import './security.ts';
 import './sessions.ts';
 import './catalog.ts';
 import './live.ts';
+import './alerts.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -1,0 +1,141 @@
+import type { AlertConfigView } from '../alerts/alert-config.ts';
+import { alertCursor, type AlertCounts } from '../alerts/inbox.ts';
+import type { Alert } from '../alerts/types.ts';
+import { scopeProject } from '../auth/principal.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
+import { builder, requireAdmin, toConnection, type Context } from './builder.ts';
+
+/** Alerts over GraphQL (decisions §11): the same AlertService and scoping as /api/alerts/*. */
+const project = (ctx: Context, requested: string | null | undefined) => scopeProject(ctx.principal, requested) ?? DEFAULT_PROJECT;
+
+const AlertRef = builder.objectRef<Alert>('Alert').implement({
+  description: 'An inbox record (decisions §9)',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    type: t.exposeString('type'),
+    severity: t.exposeString('severity'),
+    title: t.exposeString('title'),
+    message: t.exposeString('message'),
+    projectId: t.exposeString('projectId'),
+    serverName: t.exposeString('serverName', { nullable: true }),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    sessionId: t.exposeString('sessionId', { nullable: true }),
+    status: t.exposeString('status'),
+    firedAt: t.field({ type: 'DateTime', resolve: (a) => a.firedAt }),
+    acknowledgedAt: t.field({ type: 'DateTime', nullable: true, resolve: (a) => a.acknowledgedAt }),
+    resolvedAt: t.field({ type: 'DateTime', nullable: true, resolve: (a) => a.resolvedAt }),
+    snoozedUntil: t.field({ type: 'DateTime', nullable: true, resolve: (a) => a.snoozedUntil }),
+    fields: t.field({ type: 'JSON', resolve: (a) => a.fields }),
+    delivery: t.exposeString('delivery'),
+    deliveryError: t.exposeString('deliveryError', { nullable: true }),
+  }),
+});
+
+const SeverityCountsRef = builder.objectRef<AlertCounts['by_severity']>('AlertSeverityCounts').implement({
+  fields: (t) => ({ critical: t.exposeInt('critical'), warning: t.exposeInt('warning'), info: t.exposeInt('info') }),
+});
+
+const CountsRef = builder.objectRef<AlertCounts>('AlertCounts').implement({
+  fields: (t) => ({
+    firing: t.exposeInt('firing'),
+    acknowledged: t.exposeInt('acknowledged'),
+    snoozed: t.exposeInt('snoozed'),
+    needsAttention: t.exposeInt('needs_attention'),
+    bySeverity: t.field({ type: SeverityCountsRef, resolve: (c) => c.by_severity }),
+  }),
+});
+
+const ConfigRef = builder.objectRef<AlertConfigView>('AlertConfig').implement({
+  description: 'Alert config (spec §2.11); the webhook URL is a secret and only shown masked',
+  fields: (t) => ({
+    alertTypes: t.field({ type: 'JSON', resolve: (c) => c.alert_types }),
+    chatWebhookConfigured: t.exposeBoolean('chat_webhook_configured'),
+    chatWebhookSource: t.exposeString('chat_webhook_source', { nullable: true }),
+    chatWebhookMasked: t.exposeString('chat_webhook_masked', { nullable: true }),
+  }),
+});
+
+const TestResultRef = builder.objectRef<{ ok: boolean; error?: string }>('AlertTestResult').implement({
+  fields: (t) => ({ ok: t.exposeBoolean('ok'), error: t.string({ nullable: true, resolve: (r) => r.error ?? null }) }),
+});
+
+builder.queryField('alerts', (t) =>
+  t.connection({
+    type: AlertRef,
+    description: 'The alert inbox, newest first; status defaults to the active view (not resolved)',
+    args: {
+      projectId: t.arg.string({ required: false }),
+      status: t.arg.string({ required: false }),
+      type: t.arg.string({ required: false }),
+      severity: t.arg.string({ required: false }),
+    },
+    resolve: async (_r, a, ctx) => {
+      const page = await ctx.services.alerts.inbox(project(ctx, a.projectId), {
+        status: a.status ?? undefined,
+        type: a.type ?? undefined,
+        severity: a.severity ?? undefined,
+        limit: a.first ?? 50,
+        cursor: a.after ?? undefined,
+      });
+      return toConnection(page.alerts, alertCursor, page.nextCursor !== null);
+    },
+  }),
+);
+
+builder.queryField('alertCounts', (t) =>
+  t.field({ type: CountsRef, args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.alerts.counts(project(ctx, a.projectId)) }),
+);
+
+builder.queryField('alertConfig', (t) =>
+  t.field({ type: ConfigRef, args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.alerts.getConfig(project(ctx, a.projectId)) }),
+);
+
+for (const [name, action] of [['acknowledgeAlert', 'ack'], ['resolveAlert', 'resolve']] as const) {
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: AlertRef,
+      args: { id: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+      resolve: (_r, a, ctx) => {
+        requireAdmin(ctx);
+        return ctx.services.alerts.move(project(ctx, a.projectId), a.id, { action });
+      },
+    }),
+  );
+}
+
+builder.mutationField('snoozeAlert', (t) =>
+  t.field({
+    type: AlertRef,
+    args: { id: t.arg.string({ required: true }), minutes: t.arg.int({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => {
+      requireAdmin(ctx);
+      return ctx.services.alerts.move(project(ctx, a.projectId), a.id, { action: 'snooze', minutes: a.minutes });
+    },
+  }),
+);
+
+builder.mutationField('saveAlertConfig', (t) =>
+  t.field({
+    type: ConfigRef,
+    description: 'alertTypes: toggles to change; chatWebhook: a URL to save, null or "" to clear, omitted to keep',
+    args: { projectId: t.arg.string({ required: false }), alertTypes: t.arg({ type: 'JSON', required: false }), chatWebhook: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => {
+      requireAdmin(ctx);
+      const body: Record<string, unknown> = {};
+      if (a.alertTypes !== undefined && a.alertTypes !== null) body.alert_types = a.alertTypes;
+      if (a.chatWebhook !== undefined) body.chat_webhook = a.chatWebhook;
+      return ctx.services.alerts.saveConfig(ctx.principal, project(ctx, a.projectId), body);
+    },
+  }),
+);
+
+builder.mutationField('testAlertWebhook', (t) =>
+  t.field({
+    type: TestResultRef,
+    args: { projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => {
+      requireAdmin(ctx);
+      return ctx.services.alerts.test(project(ctx, a.projectId));
+    },
+  }),
+);
