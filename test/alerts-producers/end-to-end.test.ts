@@ -79,9 +79,21 @@ function fact(body: any, name: string): string | undefined {
 const messages = (type: string, about: { server?: string; session?: string }) =>
   receiver.bodies.filter((b) => fact(b, 'Type') === type && (about.server === undefined || fact(b, 'Server') === about.server) && (about.session === undefined || fact(b, 'Session') === about.session));
 
-describe('one server, default rules (3 failures)', () => {
+/**
+ * One data directory for the whole file (a fresh PGlite database is the slow part of a start);
+ * the later tests restart the server on it, the last one with alert_on_every_failure.
+ */
+describe('alert producers against a running server', () => {
+  const SERVERS = ['outage', 'drifty', 'slowpoke', 'muted', 'restarted', 'every'];
   let server: TestServer;
+  let dataDir: string;
   const driftFile = () => join(dir, 'drifty.json');
+
+  const restart = async (monitor: Record<string, unknown> = {}) => {
+    await server.stop();
+    server = await start(configDoc(SERVERS, monitor), dataDir);
+    server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
+  };
 
   beforeAll(async () => {
     writeTools(driftFile(), [
@@ -89,11 +101,13 @@ describe('one server, default rules (3 failures)', () => {
       { name: 'ping', inputSchema: { type: 'object' } },
     ]);
     mcp.toolsFile('drifty', driftFile());
-    server = await start(configDoc(['outage', 'drifty', 'slowpoke', 'muted']));
+    server = await start(configDoc(SERVERS));
+    dataDir = server.dataDir;
     server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await server?.dispose();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('an outage: three failed checks give exactly one mcp_down message and one firing alert; recovery one mcp_recovered and the down alert resolved', async () => {
@@ -190,60 +204,43 @@ describe('one server, default rules (3 failures)', () => {
     await settle(server);
     expect(await inbox(server, 'type=mcp_down&status=firing')).toMatchObject([{ server_name: 'muted', delivery: 'skipped' }]);
     expect(messages('mcp_down', { server: 'muted' })).toEqual([]);
+    expectStatus(await call(server.httpUrl, 'POST', '/api/alerts/config', { key: ADMIN, body: { alert_types: { mcp_down: true } } }), 200, 'config');
     mcp.fail('muted', false);
+    await checks(server, 'muted', 1, 'up');
+    await settle(server);
+    expect(await inbox(server, 'type=mcp_down')).toEqual([]);
   });
-});
 
-describe('monitor.alert_on_every_failure', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await start(configDoc(['every'], { alert_on_every_failure: true }));
+  it('across a restart, an outage already reported is not reported again, and its recovery still is', async () => {
+    mcp.fail('restarted', true);
+    await checks(server, 'restarted', 3, 'down');
+    await settle(server);
+    expect(messages('mcp_down', { server: 'restarted' })).toHaveLength(1);
+
+    await restart();
+    await checks(server, 'restarted', 2, 'down');
+    await settle(server);
+    expect(messages('mcp_down', { server: 'restarted' })).toHaveLength(1);
+    mcp.fail('restarted', false);
+    await checks(server, 'restarted', 1, 'up');
+    await settle(server);
+    expect(messages('mcp_recovered', { server: 'restarted' })).toHaveLength(1);
+    expect(fact(messages('mcp_recovered', { server: 'restarted' })[0], 'failures')).toBe('5');
+    expect(await inbox(server, 'type=mcp_down')).toEqual([]);
   }, 60_000);
-  afterAll(async () => {
-    await server?.dispose();
-  });
 
-  it('sends one mcp_down message per failed check, and recovery resolves them all', async () => {
+  it('with monitor.alert_on_every_failure, one mcp_down message per failed check, and recovery resolves them all', async () => {
+    await restart({ alert_on_every_failure: true });
     mcp.fail('every', true);
     await checks(server, 'every', 3, 'down');
     await settle(server);
     expect(messages('mcp_down', { server: 'every' })).toHaveLength(3);
-    expect(await inbox(server, 'type=mcp_down&status=firing')).toHaveLength(3);
+    expect((await inbox(server, 'type=mcp_down&status=firing')).map((a) => a.server_name)).toEqual(['every', 'every', 'every']);
     mcp.fail('every', false);
     await checks(server, 'every', 1, 'up');
     await settle(server);
     expect(messages('mcp_recovered', { server: 'every' })).toHaveLength(1);
     expect(await inbox(server, 'type=mcp_down')).toEqual([]);
-    expect(await inbox(server, 'type=mcp_down&status=resolved')).toHaveLength(3);
-  });
-});
-
-describe('across a restart', () => {
-  it('an outage already reported is not reported again, and its recovery still is', async () => {
-    const doc = configDoc(['restarted']);
-    const first = await start(doc);
-    const dataDir = first.dataDir;
-    let second: TestServer | undefined;
-    try {
-      mcp.fail('restarted', true);
-      await checks(first, 'restarted', 3, 'down');
-      await settle(first);
-      expect(messages('mcp_down', { server: 'restarted' })).toHaveLength(1);
-      await first.stop();
-
-      second = await start(doc, dataDir);
-      await checks(second, 'restarted', 2, 'down');
-      await settle(second);
-      expect(messages('mcp_down', { server: 'restarted' })).toHaveLength(1);
-      mcp.fail('restarted', false);
-      await checks(second, 'restarted', 1, 'up');
-      await settle(second);
-      expect(messages('mcp_recovered', { server: 'restarted' })).toHaveLength(1);
-      expect(fact(messages('mcp_recovered', { server: 'restarted' })[0], 'failures')).toBe('5');
-      expect(await inbox(second, 'type=mcp_down')).toEqual([]);
-    } finally {
-      await second?.dispose();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    expect((await inbox(server, 'type=mcp_down&status=resolved')).filter((a) => a.server_name === 'every')).toHaveLength(3);
   }, 60_000);
 });
