@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { SpyglassError } from '../errors.ts';
+import { alertsCommand } from './alerts.ts';
 import { apiKeyCommand } from './api-key.ts';
 import { checkCommand } from './check.ts';
 import { monitorCommand } from './monitor.ts';
@@ -16,7 +17,9 @@ const program = new Command()
   .name('spyglass')
   .version(version, '-V, --version', 'print the version and exit')
   .description('Observability and runtime reliability for AI agents and the MCP servers they call')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Options after a subcommand belong to it: `alerts ack ID --url U` must reach ack, not the listing.
+  .enablePositionalOptions();
 
 program
   .command('serve')
@@ -29,6 +32,7 @@ program.addCommand(monitorCommand());
 program.addCommand(sessionsCommand());
 program.addCommand(scorecardCommand());
 program.addCommand(scanCommand());
+program.addCommand(alertsCommand());
 
 try {
   await program.parseAsync(process.argv);

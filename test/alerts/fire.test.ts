@@ -1,19 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
 import { call } from '../helpers/auth.ts';
+import { openWs } from '../helpers/graphql-ws.ts';
+import { captureLog, type CapturedLog } from '../helpers/log-capture.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { SseClient } from '../helpers/sse.ts';
 import { configFile, eventually, fireInput, startReceiver, type Receiver } from './helpers.ts';
 
 describe('alert fire, dedup and chat delivery', () => {
   let server: TestServer;
   let receiver: Receiver;
+  let log: CapturedLog;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startTestServer({ SPYGLASS_CONFIG: configFile() });
+    log = captureLog('debug');
+    server = await startTestServer({ SPYGLASS_CONFIG: configFile() }, log.logger);
     server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
     const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: receiver.url } });
     expect(saved.status).toBe(200);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.dispose();
     await receiver?.close();
@@ -92,5 +98,80 @@ describe('alert fire, dedup and chat delivery', () => {
     });
     expect(x.status).toBe('firing');
     expect(receiver.bodies.length).toBe(before);
+  });
+
+  it('streams alert:fired as the snake_case inbox record over SSE and the GraphQL alertFired subscription', async () => {
+    const sse = await SseClient.open(`${server.httpUrl}/api/live/events`);
+    const ws = await openWs(server.httpUrl);
+    try {
+      const sub = ws.subscribe('subscription { alertFired { data } }');
+      await new Promise((r) => setTimeout(r, 200)); // the subscription reaches the bus
+      const fired = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:live', serverName: 'live' }));
+      await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 5000);
+      const ev = JSON.parse(sse.events.find((e) => e.event === 'alert:fired')!.data);
+      expect(ev).toMatchObject({ id: fired!.id, type: 'mcp_down', project_id: 'default', server_name: 'live', status: 'firing', fired_at: fired!.firedAt.toISOString() });
+      await sub.count(1);
+      expect(sub.received[0].alertFired.data).toMatchObject({ id: fired!.id, project_id: 'default', severity: 'critical' });
+    } finally {
+      sse.close();
+      await ws.dispose();
+    }
+  });
+
+  it('POST /api/alerts/test: ok against the receiver, ok false with the status against a 500, and against a closed port', async () => {
+    const before = receiver.bodies.length;
+    expect((await call(server.httpUrl, 'POST', '/api/alerts/test')).json).toEqual({ ok: true });
+    await receiver.waitFor(before + 1);
+    expect(receiver.bodies.at(-1).blocks[0].type).toBe('header');
+
+    receiver.script.push(500);
+    const failed = await call(server.httpUrl, 'POST', '/api/alerts/test');
+    expect(failed.json).toEqual({ ok: false, error: 'webhook answered HTTP 500' });
+    expect(failed.text).not.toContain('internal secret details');
+
+    const closedPort = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const a = s.address();
+        s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+    await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: `http://127.0.0.1:${closedPort}/hook` } });
+    const refused = await call(server.httpUrl, 'POST', '/api/alerts/test');
+    expect(refused.json.ok).toBe(false);
+    expect(refused.json.error).toMatch(/webhook unreachable/);
+    await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: receiver.url } });
+  });
+
+  it('the webhook never appears in config responses, logs or the audit log', async () => {
+    const cfg = await call(server.httpUrl, 'GET', '/api/alerts/config');
+    expect(cfg.json).toMatchObject({ chat_webhook_configured: true, chat_webhook_source: 'settings', chat_webhook_masked: `http://127.0.0.1:${new URL(receiver.url).port}/…1234` });
+    expect(cfg.text).not.toContain('/hooks/T000/B000');
+    await server.services.audit.flush();
+    const audit = await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200');
+    expect((audit.json as any[]).some((e) => e.action === 'alerts.config_saved')).toBe(true);
+    expect(audit.text).not.toContain('/hooks/T000/B000');
+    expect(log.text()).not.toContain('/hooks/T000/B000');
+    expect(log.text()).not.toContain('abcd1234');
+  });
+
+  it('a security:scan event fires one security alert per run', async () => {
+    const scan = (at: string, critical: number) =>
+      server.services.bus.publish({
+        type: 'security:scan',
+        data: { project_id: 'default', servers: ['files', 'git'], critical_count: critical, high_count: 2, highest_severity: critical ? 'critical' : 'high', scanned_at: at },
+      });
+    scan('2026-11-20T10:00:00.000Z', 1);
+    scan('2026-11-20T10:00:00.000Z', 1);
+    scan('2026-11-20T11:00:00.000Z', 0);
+    const found = await eventually(async () => {
+      const r = await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200');
+      const sec = (r.json as any[]).filter((a) => a.type.startsWith('security_'));
+      return sec.length >= 2 ? sec : null;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const all = (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.filter((a: any) => a.type.startsWith('security_'));
+    expect(all).toHaveLength(2);
+    expect(found.map((a: any) => [a.type, a.severity]).sort()).toEqual([['security_critical', 'critical'], ['security_high', 'warning']]);
+    expect(all.find((a: any) => a.type === 'security_critical').message).toContain('files, git');
   });
 });

@@ -25,7 +25,8 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       bodies.push(JSON.parse(text));
       const status = script.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'internal secret details');
+      // A 429 asks for two minutes, longer than the sender's cap.
+      res.writeHead(status, { 'content-type': 'text/plain', ...(status === 429 ? { 'retry-after': '120' } : {}) }).end(status === 200 ? 'ok' : 'internal secret details');
       for (const w of waiters) w();
       waiters = [];
     });
