@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AlertService } from './alerts/alert-service.ts';
+import { attachProducers, type AlertProducers } from './alerts/producers/attach.ts';
 import { watchSecurityScans } from './alerts/security-alerts.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
@@ -10,7 +11,7 @@ import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
 import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
-import { ingestSpans, type IngestResult } from './ingest/ingest-service.ts';
+import { ingestSpans, type IngestDeps, type IngestResult } from './ingest/ingest-service.ts';
 import { KnownProjects } from './ingest/known-projects.ts';
 import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
@@ -64,6 +65,8 @@ export interface Services {
   slos: SloService;
   /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
   alerts: AlertService;
+  /** The monitor's and ingest's alerts (src/alerts/producers), firing through `alerts`. */
+  alertProducers: AlertProducers;
   /** Shared request counters for gRPC, WebSocket upgrades and pre-auth checks (memory or Redis). */
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
@@ -93,7 +96,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const audit = new AuditLog(store.db, logger);
   const costs = new CostService({ db: store.db, audit, config });
   await costs.load();
-  const deps = {
+  const deps: IngestDeps = {
     writer,
     settings,
     registrar,
@@ -110,6 +113,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
   const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit });
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
+  const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
+  deps.onCommitted = alertProducers.onCommitted;
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
@@ -136,11 +141,13 @@ export async function createServices(config: Config, store: Store, logger: Logge
       registrar.forgetProject(id);
       knownProjects.forget(id);
       costs.book.forget(id);
+      alertProducers.forgetProject(id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
     alerts,
+    alertProducers,
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
     stats,
@@ -149,6 +156,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
       await revocation.stop();
       await writer.close();
       unwatchScans();
+      alertProducers.detach();
+      await alertProducers.settled();
       await alerts.close();
       await audit.close();
       await limiter.close();

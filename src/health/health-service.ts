@@ -34,6 +34,8 @@ export class HealthService {
   private readonly inFlight = new Map<string, Promise<CheckReport>>();
   /** Catalog (API-supplied) URLs are fetched through the outbound policy; spyglass.yaml servers are trusted as written. */
   private readonly guardedFetch: GuardedFetch;
+  /** Told of every completed check, whoever asked for it (monitor, CLI, API, scans): alert producers. */
+  private readonly reportListeners: ((report: CheckReport) => void)[] = [];
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
@@ -69,6 +71,19 @@ export class HealthService {
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, p);
     return p;
+  }
+
+  /**
+   * Calls `listener` after every completed check with the whole report (status, error, latency,
+   * drift). Listeners must not block: they run inline, and a throw is logged, not propagated.
+   * Returns a function that removes it.
+   */
+  onReport(listener: (report: CheckReport) => void): () => void {
+    this.reportListeners.push(listener);
+    return () => {
+      const i = this.reportListeners.indexOf(listener);
+      if (i >= 0) this.reportListeners.splice(i, 1);
+    };
   }
 
   /** Catalog URLs go through the outbound policy (decisions §12); spyglass.yaml servers are trusted as written. */
@@ -170,6 +185,13 @@ export class HealthService {
     if (report.drift) {
       const d = report.drift;
       this.deps.logger.warn({ server: r.serverName, project: r.projectId, classification: d.classification, changes: d.changes.map((c) => c.change_type) }, 'MCP tool schema drift');
+    }
+    for (const listener of this.reportListeners) {
+      try {
+        listener(report);
+      } catch (err) {
+        this.deps.logger.error({ err, server: r.serverName, project: r.projectId }, 'health report listener failed');
+      }
     }
   }
 }

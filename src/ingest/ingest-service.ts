@@ -18,6 +18,8 @@ export interface IngestDeps {
   pricing: { book: PriceBook; rules: ToolCostRules };
   /** Counts spans stored through any receiver (metrics). */
   onIngested?: (n: number) => void;
+  /** Told of every committed batch (alert producers); must return at once, its work is its own. */
+  onCommitted?: (spans: readonly Span[]) => void;
 }
 
 /** `stored`: spans newly stored; `duplicates`: spans whose id the project already had (sent again). */
@@ -40,6 +42,7 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   deps.onIngested?.(stored);
   deps.bus.publishBatch(spans.map(toSpanEvent));
   deps.registrar.register(spans);
+  deps.onCommitted?.(spans);
   return { stored, duplicates: spans.length - stored };
 }
 
