@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
 import { formatScorecardReport, runScorecardBench, type ScorecardBenchResult } from './scorecards.ts';
+import { formatReliabilityReport, runReliabilityBench, type ReliabilityBenchResult } from './reliability.ts';
 import { formatScanReport, runScanBench, type ScanBenchResult } from './scan.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
@@ -50,6 +51,7 @@ const USAGE = `usage: npm run bench -- [options]
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
   --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, 4-7 min to load on 2 cores)
   --no-scan               skip the security-scan part (one scan run over 50 fixture servers, ~1 min)
+  --no-reliability        skip SLO evaluation, anomaly detection and the 30-day cost breakdown (1,000,000 spans over 30 days, ~6 min to load)
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
   --batches LIST          spans per request (default 25,500)
@@ -88,6 +90,7 @@ function parseCli() {
         'no-read': { type: 'boolean', default: false },
         'no-scorecards': { type: 'boolean', default: false },
         'no-scan': { type: 'boolean', default: false },
+        'no-reliability': { type: 'boolean', default: false },
         'no-live': { type: 'boolean', default: false },
         'live-subscribers': { type: 'string' },
         'cpu-prof': { type: 'string' },
@@ -425,7 +428,13 @@ async function main() {
     scan = await runScanBench({ servers: quick ? 10 : 50, runs: quick ? 1 : 3 }, progress);
     process.stdout.write(`\n${formatScanReport(scan)}`);
   }
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan }, null, 2)}\n`);
+  let reliability: ReliabilityBenchResult | null = null;
+  if (!args['no-reliability']) {
+    // SLOs, anomalies and the 30-day cost breakdown over 1,000,000 spans spread over 30 days, each < 500 ms.
+    reliability = await runReliabilityBench({ spans: quick ? 100_000 : 1_000_000, days: 30, runs: quick ? 3 : 7 }, progress);
+    process.stdout.write(`\n${formatReliabilityReport(reliability)}`);
+  }
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan, reliability }, null, 2)}\n`);
   progress(`results written to ${opts.out}`);
 }
 
