@@ -43,6 +43,8 @@ export class AlertService implements AlertSink {
   retry: RetryPolicy = DEFAULT_RETRY;
   readonly webhooks: WebhookClient;
   private readonly queue: DeliveryQueue;
+  /** fire() calls not yet settled: close() waits for them, so none writes to a closed store. */
+  private readonly firing = new Set<Promise<unknown>>();
 
   constructor(private readonly d: AlertServiceDeps) {
     this.now = d.now ?? (() => new Date());
@@ -50,7 +52,15 @@ export class AlertService implements AlertSink {
     this.queue = new DeliveryQueue(MAX_PENDING, CONCURRENT_POSTS, (err) => d.logger.error({ err: (err as Error).message }, 'alert delivery failed unexpectedly'));
   }
 
-  async fire(input: FireInput): Promise<Alert | null> {
+  fire(input: FireInput): Promise<Alert | null> {
+    const p = this.fireNow(input);
+    this.firing.add(p);
+    const done = () => this.firing.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  private async fireNow(input: FireInput): Promise<Alert | null> {
     const now = this.now();
     const row = await insertAlert(
       this.d.db,
@@ -149,8 +159,9 @@ export class AlertService implements AlertSink {
     return deleteOldAlerts(this.d.db, new Date(this.now().getTime() - days * 86_400_000));
   }
 
-  /** Waits for queued chat deliveries, up to a bound, so a CLI monitor's last alerts leave. */
+  /** Waits for alerts being fired, then for queued chat deliveries up to a bound, so a CLI's last alerts leave. */
   async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
+    await Promise.allSettled([...this.firing]);
     if (!(await this.queue.drain(waitMs))) this.d.logger.warn({ pending: this.queue.size }, 'alert deliveries still pending at shutdown');
   }
 

@@ -163,10 +163,13 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         // Three servers with high findings, one event for the run.
         expect(events).toEqual([{ type: 'security:scan', data: expect.objectContaining({ project_id: 'default', servers: ['alpha'], high_count: 2, critical_count: 0, highest_severity: 'high' }) }]);
         // The live SSE stream keeps spec §6.1's event set: a marker published after the scan
-        // arrives, and nothing of the scan but its health checks came before it.
+        // arrives, and before it only the scan's health checks and the security alert it raised
+        // (the internal security:scan event is not streamed).
+        await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 10_000);
         server.services.bus.publish({ type: 'health:check', data: { server_name: 'sse-marker', status: 'up', latency_ms: 1, project_id: 'default' } });
         await sse.waitFor(() => sse.events.some((e) => e.data.includes('sse-marker')), 10_000);
-        expect([...new Set(sse.events.map((e) => e.event))]).toEqual(['health:check']);
+        expect(new Set(sse.events.map((e) => e.event))).toEqual(new Set(['health:check', 'alert:fired']));
+        expect(sse.events.filter((e) => e.event === 'alert:fired').map((e) => JSON.parse(e.data).type)).toEqual(['security_high']);
         useRegistry(server.services, { checks: [configCheck], projectChecks: [] });
         await post('/api/security/scan', { project_id: 'default' });
         expect(events).toHaveLength(1);
