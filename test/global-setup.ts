@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
@@ -19,6 +25,8 @@ declare module 'vitest' {
     pgAdminUrl: string | null;
     /** redis://… URL of the shared redis-server, or null when Redis is not installed. */
     redisUrl: string | null;
+    /** A migrated PGlite directory that test servers start from as a copy (see test/helpers/server.ts). */
+    pgliteTemplate: string;
   }
 }
 
@@ -66,7 +74,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('redisUrl', redis?.url ?? null);
 
+  // initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core
+  // machine; done once here, every startTestServer copies the result (the store's first-start
+  // path is still covered by the tests that start the CLI or the server on an empty directory).
+  // In a plain Node child: the store's own first-start path (it resolves PGlite with import.meta.resolve,
+  // which vitest's module runner lacks).
+  const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
+  const store = pathToFileURL(join(import.meta.dirname, '../src/store/open-store.ts')).href;
+  const script = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ dataDir: ${JSON.stringify(template)} })).close();`;
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 180_000 });
+  project.provide('pgliteTemplate', join(template, 'pglite'));
+
   return async () => {
+    rmSync(template, { recursive: true, force: true });
     await redis?.stop();
     await cluster?.stop();
   };

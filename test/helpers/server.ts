@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { freePort } from './free-port.ts';
@@ -18,6 +19,8 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(env: Record<string, string> = {}, logger?: Logger): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
+  // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start.
+  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR) cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
   const config = loadConfig(
     { SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: String(await freePort()), SPYGLASS_DATA_DIR: dataDir, ...env },
     dataDir,
