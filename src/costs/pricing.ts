@@ -66,18 +66,3 @@ export function normalizeModelId(modelId: string): string {
 export function prefixMatches(id: string, key: string): boolean {
   return id === key || (id.startsWith(key) && (id[key.length] === '-' || id[key.length] === '@'));
 }
-
-const BY_LENGTH = Object.keys(DEFAULT_PRICES).sort((a, b) => b.length - a.length);
-
-export function priceOf(modelId: string): { price: Price; known: boolean } {
-  const id = normalizeModelId(modelId);
-  const match = BY_LENGTH.find((m) => prefixMatches(id, m));
-  return match ? { price: DEFAULT_PRICES[match] as Price, known: true } : { price: UNKNOWN_MODEL_PRICE, known: false };
-}
-
-/** Cost of one LLM call (estimated: priced as an unknown model), or null when it reported no tokens. */
-export function estimateCost(modelId: string | null, inputTokens: number | null, outputTokens: number | null): { usd: number; estimated: boolean } | null {
-  if (inputTokens === null && outputTokens === null) return null;
-  const { price, known } = priceOf(modelId ?? '');
-  return { usd: ((inputTokens ?? 0) * price.input + (outputTokens ?? 0) * price.output) / 1_000_000, estimated: !known };
-}
