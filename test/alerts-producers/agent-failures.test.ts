@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentFailureAlerts } from '../../src/alerts/producers/agent-failures.ts';
 import type { Alert, FireInput } from '../../src/alerts/types.ts';
 import type { HealthTag, Span } from '../../src/model/span.ts';
-import { RecordingSink } from './recording-sink.ts';
+import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /** Ingest's alerts from committed batches, against a recording sink. */
 function span(tag: HealthTag | null, over: Partial<Span> = {}): Span {

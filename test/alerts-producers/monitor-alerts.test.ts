@@ -5,7 +5,7 @@ import { MonitorAlerts } from '../../src/alerts/producers/monitor-alerts.ts';
 import type { MonitorRules } from '../../src/alerts/producers/monitor-rules.ts';
 import type { CheckReport } from '../../src/health/checker.ts';
 import type { CheckedStatus, DriftEvent, HealthResult } from '../../src/health/types.ts';
-import { RecordingSink } from './recording-sink.ts';
+import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /** The monitor producer's rules against a recording sink: the transitions a user sees as alerts. */
 const RULES: MonitorRules = { consecutiveFailures: 3, alertOnEveryFailure: false, latencySpikeMultiplier: 3 };

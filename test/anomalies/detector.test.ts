@@ -7,7 +7,7 @@ import { call, configFile, createKey, createProject, expectStatus } from '../hel
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
-import { RecordingSink } from './recording-sink.ts';
+import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /**
  * The anomaly detector (spec §2.12, §4.9; decisions §8; docs/anomalies.md) on the real server:
