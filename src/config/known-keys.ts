@@ -21,6 +21,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   network: ['allow_private_targets'],
   retention: ['spans_days', 'health_days'],
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
+  // alerts.error_rate_threshold has no effect: error-rate alerts are the anomaly detector's z-scores.
   alerts: ['chat_webhook', 'consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
   costs: ['rules'],
   anomalies: ['interval_seconds'],

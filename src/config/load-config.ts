@@ -137,7 +137,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       chatWebhook: str(alerts.chat_webhook),
       consecutiveFailures: int('alerts.consecutive_failures', alerts.consecutive_failures, 3, 1, 1000),
       latencySpikeMultiplier: num('alerts.latency_spike_multiplier', alerts.latency_spike_multiplier, 3, 1.01, 1000),
-      errorRateThreshold: num('alerts.error_rate_threshold', alerts.error_rate_threshold, 0.5, 0, 1),
     },
     costs: { rules: parseCostRules(obj(file.costs).rules, problems) },
     anomalies: { intervalSeconds: int('anomalies.interval_seconds', obj(file.anomalies).interval_seconds, 60, 0, 86_400) },

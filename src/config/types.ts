@@ -57,8 +57,6 @@ export interface AlertsConfig {
   consecutiveFailures: number;
   /** `high_latency` fires above this many times a server's baseline latency (default 3). */
   latencySpikeMultiplier: number;
-  /** Error-rate fraction (0-1) above which error-rate alerts count a window as failing (default 0.5). */
-  errorRateThreshold: number;
 }
 
 /** `costs.rules[]` (decisions §8): the first rule whose globs match a tool call prices it. */
