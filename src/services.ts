@@ -16,6 +16,7 @@ import { KnownProjects } from './ingest/known-projects.ts';
 import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
+import { createOutbound } from './net/guarded-fetch.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
@@ -109,9 +110,11 @@ export async function createServices(config: Config, store: Store, logger: Logge
     },
   };
   const keys = new KeyService(store.db, config.apiKeys);
-  const health = new HealthService({ config, db: store.db, bus, metrics, logger });
-  const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger }) });
-  const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit });
+  // One outbound policy (decisions §12) and one guarded connection pool for every API-supplied URL.
+  const outbound = createOutbound(config.network.allowPrivateTargets);
+  const health = new HealthService({ config, db: store.db, bus, metrics, logger, guardedFetch: outbound.fetch });
+  const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger, guardedFetch: outbound.fetch }) });
+  const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit, outbound });
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
@@ -143,7 +146,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
       costs.book.forget(id);
       alertProducers.forgetProject(id);
     }),
-    catalog: new CatalogService(store.db, { servers: config.servers, allowPrivateTargets: config.network.allowPrivateTargets, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
+    catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
     alerts,

@@ -6,6 +6,7 @@ import type { Config } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { Outbound } from '../net/guarded-fetch.ts';
 import { deleteOldAlerts, findAlertConfig, insertAlert, resolveByKey, saveAlertConfig, setDelivery, toAlert, wakeSnoozed, type Delivery } from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
 import { configView, parseConfigBody, resolveWebhook, toggles, type AlertConfigView } from './alert-config.ts';
@@ -23,6 +24,8 @@ export interface AlertServiceDeps {
   logger: Logger;
   metrics: Metrics;
   audit: AuditLog;
+  /** The process's outbound policy and fetch: webhooks obey them. */
+  outbound: Outbound;
   now?: () => Date;
 }
 
@@ -48,7 +51,7 @@ export class AlertService implements AlertSink {
 
   constructor(private readonly d: AlertServiceDeps) {
     this.now = d.now ?? (() => new Date());
-    this.webhooks = new WebhookClient(d.config.network.allowPrivateTargets);
+    this.webhooks = new WebhookClient(d.outbound.policy, undefined, d.outbound.fetch);
     this.queue = new DeliveryQueue(MAX_PENDING, CONCURRENT_POSTS, (err) => d.logger.error({ err: (err as Error).message }, 'alert delivery failed unexpectedly'));
   }
 

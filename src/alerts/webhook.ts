@@ -1,4 +1,4 @@
-import { addressOfHost, checkOutboundUrl, createOutboundPolicy, type OutboundPolicy } from '../net/outbound-policy.ts';
+import { addressOfHost, checkOutboundUrl, type OutboundPolicy } from '../net/outbound-policy.ts';
 import { createGuardedFetch, OutboundPolicyError, type GuardedFetch } from '../net/guarded-fetch.ts';
 
 /**
@@ -21,13 +21,11 @@ export interface PostOutcome {
 }
 
 export class WebhookClient {
-  readonly policy: OutboundPolicy;
-  private readonly fetch: GuardedFetch;
-
-  constructor(allowPrivateTargets: readonly string[], private readonly timeoutMs = 10_000) {
-    this.policy = createOutboundPolicy(allowPrivateTargets, ['http:', 'https:']);
-    this.fetch = createGuardedFetch(this.policy);
-  }
+  constructor(
+    readonly policy: OutboundPolicy,
+    private readonly timeoutMs = 10_000,
+    private readonly fetch: GuardedFetch = createGuardedFetch(policy),
+  ) {}
 
   /** The checks that need no DNS; hostnames are checked again on every connection. */
   check(raw: string): WebhookCheck {

@@ -4,7 +4,7 @@ import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import type { ServerConfig } from '../config/types.ts';
-import { createOutboundPolicy, type OutboundPolicy } from '../net/outbound-policy.ts';
+import type { OutboundPolicy } from '../net/outbound-policy.ts';
 import {
   countServersWithUrl, deleteCatalogEntry, findCatalogEntry, findUncataloguedNames, listCatalog, registerNames, upsertCatalogEntry, withServerCatalogLock,
   type AgentRow, type CatalogPatch, type ServerRow,
@@ -20,8 +20,8 @@ const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
 export interface CatalogOptions {
   /** spyglass.yaml's servers[], which belong to the default project. */
   servers: readonly ServerConfig[];
-  /** network.allow_private_targets (decisions §12). */
-  allowPrivateTargets: readonly string[];
+  /** The outbound policy of decisions §12 (network.allow_private_targets). */
+  policy: OutboundPolicy;
   /** monitor.max_catalog_servers_per_project: entries with a url one project may have. */
   maxServersWithUrl: number;
 }
@@ -31,14 +31,10 @@ export interface CatalogOptions {
  * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
  */
 export class CatalogService {
-  private readonly policy: OutboundPolicy;
-
   constructor(
     private readonly db: Db,
     private readonly opts: CatalogOptions,
-  ) {
-    this.policy = createOutboundPolicy(opts.allowPrivateTargets);
-  }
+  ) {}
 
   project(p: Principal, requested: string | undefined): string {
     return scopeProject(p, requested) ?? DEFAULT_PROJECT;
@@ -60,7 +56,7 @@ export class CatalogService {
     const configured = projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
     const row = await withServerCatalogLock(this.db, projectId, async (tx) => {
       const existing = (await findCatalogEntry(tx, 'server', projectId, name)) as ServerRow | undefined;
-      const issues = serverPatchIssues(patch, existing, configured, this.policy);
+      const issues = serverPatchIssues(patch, existing, configured, this.opts.policy);
       if (issues.length > 0) throw invalid(issues);
       if (configured) {
         // What spyglass.yaml says is not copied into the catalog, where project viewers read it.

@@ -7,8 +7,7 @@ import type { Db } from '../store/db.ts';
 import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageByAgent } from '../store/health-repo.ts';
 import { runCheck, type CheckOptions, type CheckReport } from './checker.ts';
 import { blastSeverity, blastStatus, readStatus } from './classify.ts';
-import { createGuardedFetch, type GuardedFetch } from '../net/guarded-fetch.ts';
-import { createOutboundPolicy } from '../net/outbound-policy.ts';
+import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { Limiter } from './limiter.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type MonitorConfig } from './monitor-config.ts';
 import { resolveTargets, targetKey } from './targets.ts';
@@ -20,6 +19,8 @@ export interface HealthDeps {
   bus: EventBus;
   metrics: Metrics;
   logger: Logger;
+  /** Catalog (API-supplied) URLs are fetched through it; spyglass.yaml servers are trusted as written. */
+  guardedFetch: GuardedFetch;
 }
 
 /**
@@ -32,15 +33,12 @@ export class HealthService {
   readonly monitorConfig: MonitorConfig;
   private readonly limiter: Limiter;
   private readonly inFlight = new Map<string, Promise<CheckReport>>();
-  /** Catalog (API-supplied) URLs are fetched through the outbound policy; spyglass.yaml servers are trusted as written. */
-  private readonly guardedFetch: GuardedFetch;
   /** Told of every completed check, whoever asked for it (monitor, CLI, API, scans): alert producers. */
   private readonly reportListeners: ((report: CheckReport) => void)[] = [];
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
     this.limiter = new Limiter(this.monitorConfig.concurrency, this.monitorConfig.concurrencyReserved);
-    this.guardedFetch = createGuardedFetch(createOutboundPolicy(deps.config.network.allowPrivateTargets));
   }
 
   /** Configured servers of a project (null = every project). */
@@ -88,7 +86,7 @@ export class HealthService {
 
   /** Catalog URLs go through the outbound policy (decisions §12); spyglass.yaml servers are trusted as written. */
   fetchFor(target: Pick<CheckTarget, 'source'>): GuardedFetch | undefined {
-    return target.source === 'catalog' ? this.guardedFetch : undefined;
+    return target.source === 'catalog' ? this.deps.guardedFetch : undefined;
   }
 
   /** Latest result per configured server, with `unknown` and `stale` derived now. */

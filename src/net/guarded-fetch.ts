@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
-import { addressOfHost, checkOutboundUrl, policyMessage, refusalFor, type OutboundCheck, type OutboundPolicy } from './outbound-policy.ts';
+import { addressOfHost, checkOutboundUrl, createOutboundPolicy, policyMessage, refusalFor, type OutboundCheck, type OutboundPolicy } from './outbound-policy.ts';
 
 /**
  * A fetch for API-supplied URLs that applies the outbound policy on every connection it opens,
@@ -73,4 +73,15 @@ export function createGuardedFetch(policy: OutboundPolicy, agent: Agent = create
     }
     return res as unknown as Response;
   };
+}
+
+/** The outbound policy of decisions §12 and a fetch that obeys it: built once per process (services.ts). */
+export interface Outbound {
+  policy: OutboundPolicy;
+  fetch: GuardedFetch;
+}
+
+export function createOutbound(allowPrivateTargets: readonly string[]): Outbound {
+  const policy = createOutboundPolicy(allowPrivateTargets);
+  return { policy, fetch: createGuardedFetch(policy) };
 }

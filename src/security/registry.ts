@@ -9,8 +9,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
 import type { CheckTarget } from '../health/types.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import { createGuardedFetch } from '../net/guarded-fetch.ts';
-import { createOutboundPolicy } from '../net/outbound-policy.ts';
 import type { Db } from '../store/db.ts';
 import { surfaceChecks } from './checks/index.ts';
 import { probeExposure } from './exposure.ts';
@@ -23,6 +21,8 @@ export interface RegistryDeps {
   config: Config;
   db: Db;
   logger: Logger;
+  /** The process's outbound-policy fetch: advisory refreshes go through it. */
+  guardedFetch: GuardedFetch;
 }
 
 export interface ExposureOptions {
@@ -44,7 +44,7 @@ export interface CheckRegistry {
 
 export async function buildChecks(deps: RegistryDeps): Promise<CheckRegistry> {
   const { config, logger } = deps;
-  const advisories = createAdvisoryRefresher(config.security, createGuardedFetch(createOutboundPolicy(config.network.allowPrivateTargets)), await loadAdvisories(config.security));
+  const advisories = createAdvisoryRefresher(config.security, deps.guardedFetch, await loadAdvisories(config.security));
   // The advisory set may be replaced by a refresh between runs: the check reads the current one.
   const supply: Check = (ctx) => supplyChainCheck(advisories.current())(ctx);
   return {

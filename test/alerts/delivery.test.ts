@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryQueue, sendWithRetry, type RetryPolicy } from '../../src/alerts/delivery.ts';
 import { maskWebhook, WebhookClient } from '../../src/alerts/webhook.ts';
+import { createOutboundPolicy } from '../../src/net/outbound-policy.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
 /** Retry policy and queue bounds against a real receiver on 127.0.0.1; waits are recorded, not slept. */
 describe('chat delivery: retries and the bounded queue', () => {
   let receiver: Receiver;
-  const client = new WebhookClient(['127.0.0.1/32'], 2000);
+  const client = new WebhookClient(createOutboundPolicy(['127.0.0.1/32']), 2000);
   const waits: number[] = [];
   const retry: RetryPolicy = { attempts: 3, backoffMs: (n) => 1000 * 4 ** (n - 1), maxRetryAfterMs: 30_000, sleep: async (ms) => void waits.push(ms) };
 
@@ -40,7 +41,7 @@ describe('chat delivery: retries and the bounded queue', () => {
   });
 
   it('a refused URL sends nothing and is not retried', async () => {
-    const strict = new WebhookClient([]);
+    const strict = new WebhookClient(createOutboundPolicy([]));
     const before = receiver.bodies.length;
     const out = await sendWithRetry(strict, receiver.url, { text: 'x' }, retry);
     expect(out.ok).toBe(false);
