@@ -1,21 +1,12 @@
 /** The one span model every receiver normalises into (spec §2.1, decisions §3). */
+import { HEALTH_TAGS, type HealthTag } from '../sdk/tags.ts';
+
+export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;
 export const SPAN_TYPES = ['tool_call', 'agent', 'handoff'] as const;
-export const HEALTH_TAGS = [
-  'loop_detected',
-  'budget_exceeded',
-  'circuit_breaker_open',
-  'timeout',
-  'schema_drift',
-  'tool_failure',
-  'budget_warning',
-  'success_with_fallback',
-  'success',
-] as const;
 
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export type SpanType = (typeof SPAN_TYPES)[number];
-export type HealthTag = (typeof HEALTH_TAGS)[number];
 
 export interface Span {
   spanId: string;

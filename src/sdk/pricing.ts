@@ -1,7 +1,7 @@
 /**
- * Default LLM prices in USD per 1M tokens (decisions §8): the providers' public list prices for
- * standard (non-batch, short-context) use as of 2025-11. Projects override them through
- * /api/costs/models. Model ids often carry a date or variant suffix, so the longest matching
+ * Default LLM prices in USD per 1M tokens (decisions §8), shared by the server and the agent SDK:
+ * the providers' public list prices for standard (non-batch, short-context) use as of 2025-11.
+ * Projects override them through /api/costs/models; SDK users through the `pricing` option. Model ids often carry a date or variant suffix, so the longest matching
  * prefix wins. Unknown models are never free.
  */
 export interface Price {
