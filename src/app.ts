@@ -27,6 +27,7 @@ import { registerReliabilityRoutes } from './rest/reliability-routes.ts';
 import { registerCostsRoutes } from './rest/costs-routes.ts';
 import { registerSloRoutes } from './rest/slos-routes.ts';
 import { registerAlertRoutes } from './rest/alerts-routes.ts';
+import { registerPreventionRoutes } from './rest/prevention-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -105,6 +106,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerCostsRoutes(app, s);
   registerSloRoutes(app, s);
   registerAlertRoutes(app, s);
+  registerPreventionRoutes(app, s);
   registerGraphql(app, s);
   return app;
 }
