@@ -9,8 +9,8 @@ import { findProject } from '../store/projects-repo.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { parsePreventionBody } from './parse-body.ts';
 
-/** Agent names as long as an SLO's (src/slos/validate.ts); longer ones are a 422. */
-export const MAX_AGENT_NAME = 200;
+/** Agent names as long as ingest accepts on a span (src/normalize/native.ts); longer ones are a 422. */
+export const MAX_AGENT_NAME = 512;
 
 /** A config as the API answers it (decisions §7): the flat shape plus where it comes from. */
 export interface PreventionConfigJson extends PreventionConfig {
