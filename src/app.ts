@@ -66,7 +66,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Path parameters carry agent names as long as ingest accepts (512 characters, percent-encoded
     // possibly three times longer); the routes check the decoded length themselves.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
   });
