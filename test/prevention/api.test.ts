@@ -108,6 +108,13 @@ describe('prevention config over REST', () => {
     expectStatus(await req('PUT', `${agentPath('x')}?project_id=no-such-project`, boot, {}), 404, 'write to unknown project');
   });
 
+  it('takes any agent name spans can carry: slashes, spaces, non-ASCII', async () => {
+    const name = 'team/planner ü 🚀';
+    expect(await ok(req('PUT', agentPath(name), adminA, { max_steps: 12 }), 'put')).toMatchObject({ agent_name: name, max_steps: 12 });
+    expect(await ok(req('GET', agentPath(name), viewerA), 'get')).toMatchObject({ agent_name: name, max_steps: 12, is_agent_override: true });
+    expectStatus(await req('DELETE', agentPath(name), adminA), 204, 'delete');
+  });
+
   it('lists every stored config of the project, the default first', async () => {
     await ok(req('PUT', '/api/prevention-config', adminA, { loop_threshold: 6 }), 'default');
     const list = (await ok(req('GET', '/api/prevention-configs', viewerA), 'list')) as { agent_name: string; project_id: string }[];
