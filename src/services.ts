@@ -30,6 +30,7 @@ import { ScanService } from './security/scan-service.ts';
 import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import { SloService } from './slos/slo-service.ts';
+import { PreventionService } from './prevention/config-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
@@ -64,6 +65,8 @@ export interface Services {
   costs: CostService;
   /** SLO definitions and evaluation (spec §4.8); main.ts runs its background evaluator. */
   slos: SloService;
+  /** Prevention configs the SDK's guards enforce (spec §2.9, §4.6): project defaults and agent overrides. */
+  prevention: PreventionService;
   /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
   alerts: AlertService;
   /** The monitor's and ingest's alerts (src/alerts/producers), firing through `alerts`. */
@@ -149,6 +152,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
+    prevention: new PreventionService({ db: store.db, audit }),
     alerts,
     alertProducers,
     limiter,

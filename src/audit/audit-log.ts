@@ -18,7 +18,9 @@ export type AuditAction =
   | 'project.deleted'
   | 'settings.updated'
   | 'alerts.config_saved'
-  | 'model_pricing.updated';
+  | 'model_pricing.updated'
+  | 'prevention_config.update'
+  | 'prevention_config.delete';
 
 /**
  * Audit writes never block a request (spec §2.12): entries are queued and written in batches.

@@ -37,6 +37,8 @@ const PROJECT_TABLES = [
   'slos', 'slo_states',
   // Alert inbox, forever-dedup keys and per-project alert config.
   'alerts', 'alert_dedup', 'alert_configs',
+  // Prevention configs: the project default and every agent override.
+  'prevention_configs',
 ] as const;
 
 /**
