@@ -35,6 +35,13 @@ describe('loop detection', () => {
     expect(g.tag).toBeNull();
   });
 
+  it('repetition: with threshold 1 a single call is no loop; the second identical one is', () => {
+    const g = newGuard();
+    const cfg = { ...TERMINATE, loop_threshold: 1 };
+    expect(g.beforeCall(call('search_docs', { q: 'x' }), cfg).allowed).toBe(true);
+    expect(blocked(g.beforeCall(call('search_docs', { q: 'x' }), cfg)).details).toMatchObject({ guard: 'loop_repetition', limit: 2, observed: 2 });
+  });
+
   it('repetition: the same tool name on another server is another tool', () => {
     const g = newGuard();
     for (const serverName of ['docs', 'web', 'docs']) {
