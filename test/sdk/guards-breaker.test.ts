@@ -38,6 +38,13 @@ describe('circuit breaker', () => {
     expect(err.message).toBe('Circuit breaker open: calls from agent a to server everything are blocked after 3 consecutive failures; a trial call is allowed after 2026-01-01T00:00:30.000Z');
   });
 
+  it('below the threshold a closed breaker lets every call through', () => {
+    const { cb, fail } = setup();
+    fail(2);
+    for (let i = 0; i < 20; i++) expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(true);
+    expect(cb.state('a', 'everything')).toBe('closed');
+  });
+
   it('a success resets the consecutive failure count', () => {
     const { cb, fail } = setup();
     fail(2);

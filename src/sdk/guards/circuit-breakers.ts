@@ -42,7 +42,10 @@ export class CircuitBreakers implements CircuitBreakersApi {
     if (b === undefined) return ALLOWED;
     const now = this.clock();
     b.cooldownMs = config.cb_cooldown_seconds * 1000;
-    if (b.state === 'closed' && b.failures >= config.cb_failure_threshold) this.open(key, b, now);
+    if (b.state === 'closed') {
+      if (b.failures < config.cb_failure_threshold) return ALLOWED;
+      this.open(key, b, now);
+    }
     if (b.state === 'open') {
       const retryAt = b.openedAt + b.cooldownMs;
       if (now < retryAt) {
@@ -52,7 +55,7 @@ export class CircuitBreakers implements CircuitBreakersApi {
       b.state = 'half_open';
       b.trials = b.trialSuccesses = 0;
     }
-    // half-open
+    // Half-open: trial calls.
     if (b.trialSuccesses >= config.cb_half_open_max_calls) {
       this.breakers.delete(key);
       return ALLOWED;
