@@ -70,13 +70,22 @@ export interface SessionGuardApi {
   addLlmCost(costUsd: number, config: PreventionConfig, graph: GraphLimits): HealthTag | null;
   /** Node iteration limit and the graph cost flag; counts the execution when allowed. */
   beforeNode(node: string, graph: GraphLimits): Verdict;
+  /**
+   * Adds a tag the session earned outside these guards to `tag`: the runtime reports
+   * circuit_breaker_open here when the breaker refused one of the session's calls.
+   */
+  noteTag(tag: HealthTag | null): void;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
 /** Circuit breakers of one SDK instance, one per agent + server (spec §3.2). */
 export interface CircuitBreakersApi {
-  /** Refuses calls while open; after the cooldown admits at most cb_half_open_max_calls trials. */
+  /**
+   * Refuses calls while open; after the cooldown admits at most cb_half_open_max_calls trials.
+   * Ask it last, right before the call runs, and report every admitted call to after() (errors and
+   * timeouts included): an admitted trial that never reports keeps its slot taken.
+   */
   before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Verdict;
   /** Feeds a call's result: failures count toward opening, trial results close or reopen. */
   after(agentName: string, serverName: string, ok: boolean, config: PreventionConfig): void;
