@@ -1,3 +1,5 @@
+import type { ModelPrice } from './types.ts';
+
 /**
  * Default LLM prices in USD per 1M tokens (decisions §8), shared by the server and the agent SDK:
  * the providers' public list prices for standard (non-batch, short-context) use as of 2025-11.
@@ -65,4 +67,75 @@ export function normalizeModelId(modelId: string): string {
 /** True when `key` prices `id`: the same id, or the id with a `-suffix` or `@version`. */
 export function prefixMatches(id: string, key: string): boolean {
   return id === key || (id.startsWith(key) && (id[key.length] === '-' || id[key.length] === '@'));
+}
+
+const MODEL_MEMO_LIMIT = 1000;
+
+/**
+ * One model table compiled for the per-call path: keys longest first (the longest prefix wins) and
+ * each raw model id remembered with its answer, so a session of a few models searches a few times.
+ */
+class CompiledModels {
+  private readonly keys: [key: string, price: Price][];
+  private readonly memo = new Map<string, Price | null>();
+
+  constructor(models: Record<string, ModelPrice> | undefined) {
+    const merged = new Map<string, Price>();
+    for (const [key, p] of Object.entries(DEFAULT_PRICES)) merged.set(key, { input: p.input, output: p.output });
+    for (const [key, p] of Object.entries(models ?? {})) {
+      // A malformed entry must not turn a model free or NaN: it is skipped (the default stays).
+      if (!isPrice(p.inputPer1M) || !isPrice(p.outputPer1M)) continue;
+      merged.set(normalizeModelId(key), { input: p.inputPer1M, output: p.outputPer1M });
+    }
+    this.keys = [...merged].sort((a, b) => b[0].length - a[0].length);
+  }
+
+  lookup(model: string): Price | null {
+    let price = this.memo.get(model);
+    if (price === undefined) {
+      const id = normalizeModelId(model);
+      price = this.keys.find(([key]) => prefixMatches(id, key))?.[1] ?? null;
+      if (this.memo.size >= MODEL_MEMO_LIMIT) this.memo.clear();
+      this.memo.set(model, price);
+    }
+    return price;
+  }
+}
+
+const isPrice = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const tokens = (n: number): number => (Number.isFinite(n) && n > 0 ? n : 0);
+
+const DEFAULT_MODELS = new CompiledModels(undefined);
+// Keyed by the caller's table object: the SDK passes the same object on every call. A table is
+// compiled once, so prices changed by mutating that object later are not seen (pass a new object).
+const compiledModels = new WeakMap<object, CompiledModels>();
+
+/**
+ * An LLM call's cost in USD: the caller's `models` merged over DEFAULT_PRICES, longest matching
+ * prefix of the normalised id wins. A missing or unknown model is priced at UNKNOWN_MODEL_PRICE and
+ * marked estimated, so a call with tokens is never free by accident.
+ */
+export function llmCostUsd(model: string | undefined, inputTokens: number, outputTokens: number, models?: Record<string, ModelPrice>): { usd: number; estimated: boolean } {
+  let table = DEFAULT_MODELS;
+  if (models !== undefined) {
+    table = compiledModels.get(models) ?? new CompiledModels(models);
+    compiledModels.set(models, table);
+  }
+  const known = model === undefined || model === '' ? null : table.lookup(model);
+  const price = known ?? UNKNOWN_MODEL_PRICE;
+  return { usd: (tokens(inputTokens) * price.input + tokens(outputTokens) * price.output) / 1_000_000, estimated: known === null };
+}
+
+const compiledTools = new WeakMap<object, Map<string, number>>();
+
+/** A tool call's cost in USD: `server/tool`, then `server/*`, then `*`, else free. */
+export function toolCostUsd(serverName: string, toolName: string, tools?: Record<string, number>): number {
+  if (tools === undefined) return 0;
+  let table = compiledTools.get(tools);
+  if (table === undefined) {
+    table = new Map(Object.entries(tools).filter((e): e is [string, number] => isPrice(e[1])));
+    compiledTools.set(tools, table);
+  }
+  if (table.size === 0) return 0;
+  return table.get(`${serverName}/${toolName}`) ?? table.get(`${serverName}/*`) ?? table.get('*') ?? 0;
 }

@@ -70,6 +70,11 @@ export interface SessionGuardApi {
   addLlmCost(costUsd: number, config: PreventionConfig, graph: GraphLimits): HealthTag | null;
   /** Node iteration limit and the graph cost flag; counts the execution when allowed. */
   beforeNode(node: string, graph: GraphLimits): Verdict;
+  /**
+   * Adds a tag the session earned outside these guards to `tag`: the runtime reports
+   * circuit_breaker_open here when the breaker refused one of the session's calls.
+   */
+  noteTag(tag: HealthTag | null): void;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
