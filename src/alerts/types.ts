@@ -18,6 +18,7 @@ export const ALERT_TYPES = [
   'loop_detected',
   'budget_exceeded',
   'circuit_breaker_open',
+  'budget_warning',
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
@@ -36,6 +37,7 @@ export const DEFAULT_TOGGLES: Readonly<Record<AlertType, boolean>> = {
   loop_detected: true,
   budget_exceeded: true,
   circuit_breaker_open: true,
+  budget_warning: true,
 };
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;

@@ -13,6 +13,7 @@ import './live.ts';
 import './costs.ts';
 import './slos.ts';
 import './alerts.ts';
+import './prevention.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -5,15 +5,19 @@ import type { AlertSink, FireInput, Severity } from '../types.ts';
 /**
  * Ingest's alerts (spec §6.2): `agent_failure` once per session when a committed batch carries an
  * unhealthy health tag, and the SDK's guard events (loop_detected, budget_exceeded,
- * circuit_breaker_open), which arrive as span tags, once per session each. The sink deduplicates
+ * circuit_breaker_open, and the soft budget alert budget_warning), which arrive as span tags, once
+ * per session each. budget_warning is healthy (execution continues): it is no agent_failure. The sink deduplicates
  * for good (scope `forever`); a bounded memory of keys already fired spares it the repeats of a
  * session that keeps failing, and makes concurrent batches of one session fire once in-process.
  */
 export const FAILURE_TAGS: ReadonlySet<HealthTag> = new Set<HealthTag>(['tool_failure', 'loop_detected', 'budget_exceeded', 'circuit_breaker_open', 'timeout', 'schema_drift']);
 
-type GuardTag = 'loop_detected' | 'budget_exceeded' | 'circuit_breaker_open';
-/** A budget overrun costs money: critical. A loop or an open breaker was contained: warning. */
-export const GUARD_SEVERITY: Readonly<Record<GuardTag, Severity>> = { loop_detected: 'warning', budget_exceeded: 'critical', circuit_breaker_open: 'warning' };
+type GuardTag = 'loop_detected' | 'budget_exceeded' | 'circuit_breaker_open' | 'budget_warning';
+/**
+ * A budget overrun costs money: critical. A loop or an open breaker was contained, and a soft
+ * budget threshold is a heads-up before the hard limit: warning.
+ */
+export const GUARD_SEVERITY: Readonly<Record<GuardTag, Severity>> = { loop_detected: 'warning', budget_exceeded: 'critical', circuit_breaker_open: 'warning', budget_warning: 'warning' };
 
 const REMEMBERED_KEYS = 10_000;
 const MAX_ERROR_CHARS = 200;
@@ -28,7 +32,7 @@ export class AgentFailureAlerts {
   /** Called after a batch is committed; returns at once, the alerts go out in the background. */
   observe(spans: readonly Span[]): void {
     let hits: Span[] | undefined;
-    for (const s of spans) if (s.healthTag !== null && FAILURE_TAGS.has(s.healthTag)) (hits ??= []).push(s);
+    for (const s of spans) if (s.healthTag !== null && (FAILURE_TAGS.has(s.healthTag) || isGuard(s.healthTag))) (hits ??= []).push(s);
     if (hits) for (const input of alertsFor(hits)) this.fire(input);
   }
 
@@ -64,7 +68,10 @@ export class AgentFailureAlerts {
   }
 }
 
-/** One agent_failure per session of the batch (its most severe tag), plus one alert per guard tag seen. */
+/**
+ * One agent_failure per session of the batch with a failure tag (its most severe), plus one alert
+ * per guard tag seen (budget_warning alone gives only its own alert).
+ */
 export function alertsFor(hits: readonly Span[]): FireInput[] {
   const worst = new Map<string, Span>();
   const guards = new Map<string, Span>();
@@ -72,7 +79,7 @@ export function alertsFor(hits: readonly Span[]): FireInput[] {
     const session = sessionOf(s);
     const k = `${s.projectId}\u0000${session}`;
     const seen = worst.get(k);
-    if (!seen || rank(s) < rank(seen)) worst.set(k, s);
+    if (s.healthTag !== null && FAILURE_TAGS.has(s.healthTag) && (!seen || rank(s) < rank(seen))) worst.set(k, s);
     if (isGuard(s.healthTag)) {
       const g = `${k}\u0000${s.healthTag}`;
       if (!guards.has(g)) guards.set(g, s);
@@ -135,7 +142,7 @@ function errorOf(s: Span): string {
 }
 
 function isGuard(tag: HealthTag | null): tag is GuardTag {
-  return tag === 'loop_detected' || tag === 'budget_exceeded' || tag === 'circuit_breaker_open';
+  return tag === 'loop_detected' || tag === 'budget_exceeded' || tag === 'circuit_breaker_open' || tag === 'budget_warning';
 }
 
 /** HEALTH_TAGS is ordered most severe first. */
