@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
+import { buildSdkIfStale } from './helpers/build-sdk.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -36,6 +37,8 @@ const isCi = (): boolean => {
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The SDK tests load the compiled SDK (dist/sdk) as a user would; rebuild it when a source is newer.
+  await buildSdkIfStale();
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';

@@ -1,0 +1,106 @@
+/**
+ * Prevention config from the backend, per agent: fetched when a session of that agent starts
+ * (bounded wait) and re-read in the background. The config in force is the backend's latest answer
+ * for the agent when the backend ever answered, else the constructor's (fail-open: an unreachable
+ * backend, a 401 or a 404 keeps the last known config and is logged once).
+ */
+import { PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
+import type { SdkLogger } from './types.ts';
+
+export interface ConfigClientOptions {
+  url: string;
+  apiKey: string | undefined;
+  projectId: string | undefined;
+  refreshMs: number;
+  logger: SdkLogger;
+  fallback: Readonly<PreventionConfig>;
+}
+
+/** How long a session start waits for the first answer before running on what it has. */
+export const FIRST_FETCH_WAIT_MS = 2000;
+const REQUEST_TIMEOUT_MS = 5000;
+
+interface AgentEntry {
+  config: Readonly<PreventionConfig> | null;
+  pending: Promise<void> | null;
+}
+
+export class ConfigClient {
+  private readonly agents = new Map<string, AgentEntry>();
+  private readonly timer: NodeJS.Timeout;
+  private warned = false;
+
+  constructor(private readonly opts: ConfigClientOptions) {
+    this.timer = setInterval(() => {
+      for (const agent of this.agents.keys()) void this.refresh(agent);
+    }, opts.refreshMs);
+    this.timer.unref();
+  }
+
+  /** The config in force for this agent now (synchronous: it runs before every call). */
+  current(agentName: string): Readonly<PreventionConfig> {
+    return this.agents.get(agentName)?.config ?? this.opts.fallback;
+  }
+
+  /** Fetches the agent's config, waiting at most FIRST_FETCH_WAIT_MS; never throws. */
+  async load(agentName: string): Promise<void> {
+    const fetching = this.refresh(agentName);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FIRST_FETCH_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([fetching, timeout]);
+    clearTimeout(timer);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private refresh(agentName: string): Promise<void> {
+    let entry = this.agents.get(agentName);
+    if (!entry) this.agents.set(agentName, (entry = { config: null, pending: null }));
+    if (entry.pending) return entry.pending;
+    const e = entry;
+    e.pending = this.fetchConfig(agentName).then((config) => {
+      if (config) e.config = config;
+      e.pending = null;
+    });
+    return e.pending;
+  }
+
+  private async fetchConfig(agentName: string): Promise<Readonly<PreventionConfig> | null> {
+    const base = this.opts.url.replace(/\/+$/, '');
+    const query = this.opts.projectId ? `?project_id=${encodeURIComponent(this.opts.projectId)}` : '';
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
+    try {
+      const res = await fetch(`${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const body: unknown = await res.json().catch(() => null);
+      if (!res.ok) return this.fail(`HTTP ${res.status}`);
+      const config = pickConfig(body);
+      return config ?? this.fail('an invalid config');
+    } catch (err) {
+      return this.fail((err as Error).message);
+    }
+  }
+
+  private fail(reason: string): null {
+    if (!this.warned) {
+      this.warned = true;
+      this.opts.logger.warn(`Spyglass: could not read the prevention config from the backend (${reason}); using the last known or the constructor's config`, { url: this.opts.url });
+    }
+    return null;
+  }
+}
+
+/** The flat config fields of a backend answer, when they form a valid config. */
+export function pickConfig(body: unknown): Readonly<PreventionConfig> | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const src = body as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of PREVENTION_FIELDS) out[f] = src[f];
+  if (validatePrevention(out as Record<keyof PreventionConfig, unknown>).length > 0) return null;
+  return Object.freeze(out as unknown as PreventionConfig);
+}
