@@ -118,8 +118,12 @@ const compiledModels = new WeakMap<object, CompiledModels>();
 export function llmCostUsd(model: string | undefined, inputTokens: number, outputTokens: number, models?: Record<string, ModelPrice>): { usd: number; estimated: boolean } {
   let table = DEFAULT_MODELS;
   if (models !== undefined) {
-    table = compiledModels.get(models) ?? new CompiledModels(models);
-    compiledModels.set(models, table);
+    let compiled = compiledModels.get(models);
+    if (compiled === undefined) {
+      compiled = new CompiledModels(models);
+      compiledModels.set(models, compiled);
+    }
+    table = compiled;
   }
   const known = model === undefined || model === '' ? null : table.lookup(model);
   const price = known ?? UNKNOWN_MODEL_PRICE;

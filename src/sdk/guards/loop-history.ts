@@ -4,7 +4,8 @@
  * applies at once because runs are compared with the threshold of the moment.
  *
  * - repetition: the attempted call would be the N-th (or later) consecutive call with the same
- *   fingerprint (server, tool, normalised arguments);
+ *   fingerprint (server, tool, normalised arguments); at least 2 calls (one call is no loop, so
+ *   N = 1 does not block every call);
  * - ping-pong: the calls up to and including the attempted one alternate between exactly two
  *   fingerprints A,B,A,B… for at least max(N, 4) calls (fewer than 4 calls is no alternation);
  * - retry without progress: the last N recorded outcomes were failures of one tool (any arguments)
@@ -65,10 +66,11 @@ export class LoopHistory {
     }
     if (this.altRun < 4) this.altWarned = false;
 
-    if (this.repeatRun >= threshold) {
+    const repeatLimit = Math.max(threshold, 2);
+    if (this.repeatRun >= repeatLimit) {
       const first = !this.repeatWarned;
       this.repeatWarned = true;
-      return { guard: 'loop_repetition', message: `Loop detected: ${toolName} called ${this.repeatRun} times in a row with the same arguments (threshold ${threshold})`, limit: threshold, observed: this.repeatRun, first };
+      return { guard: 'loop_repetition', message: `Loop detected: ${toolName} called ${this.repeatRun} times in a row with the same arguments (threshold ${repeatLimit})`, limit: repeatLimit, observed: this.repeatRun, first };
     }
     const altLimit = Math.max(threshold, 4);
     if (this.altRun >= altLimit) {

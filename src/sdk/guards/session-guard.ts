@@ -11,7 +11,8 @@
  * - The soft alert fires once per session, only while below max_cost_usd; a single cost that
  *   crosses both earns budget_exceeded alone.
  * - A loop under `warn` tags every looping call loop_detected; its warning text comes once per run.
- *   Retry without progress under `warn` also tags the N-th identical failure itself (afterCall).
+ *   Retry without progress under `warn` also tags the N-th (and any later) identical failure
+ *   itself (afterCall), so the failing spans show the loop even if the agent then gives up.
  * - Loop fingerprints include the server name: the same tool name on two servers is two tools.
  * - The graph cost flag is set when LLM cost goes strictly above graph.maxCostUsd (spec: "above");
  *   node executions are counted per node name for the session's life.
@@ -116,7 +117,7 @@ export class SessionGuard implements SessionGuardApi {
     let tag: HealthTag | null = null;
     if (config.loop_enabled) {
       const failures = this.loops.recordOutcome(`${call.serverName}/${call.toolName}`, outcome.ok, outcome.error);
-      if (!outcome.ok && failures === config.loop_threshold && config.loop_action === 'warn' && this.terminatedBy === null) tag = 'loop_detected';
+      if (!outcome.ok && failures >= config.loop_threshold && config.loop_action === 'warn' && this.terminatedBy === null) tag = 'loop_detected';
     }
     tag = worseTag(tag, this.addCost(costUsd, config, call));
     this.noteTag(tag);

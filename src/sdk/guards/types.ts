@@ -81,7 +81,11 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
 
 /** Circuit breakers of one SDK instance, one per agent + server (spec §3.2). */
 export interface CircuitBreakersApi {
-  /** Refuses calls while open; after the cooldown admits at most cb_half_open_max_calls trials. */
+  /**
+   * Refuses calls while open; after the cooldown admits at most cb_half_open_max_calls trials.
+   * Ask it last, right before the call runs, and report every admitted call to after() (errors and
+   * timeouts included): an admitted trial that never reports keeps its slot taken.
+   */
   before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Verdict;
   /** Feeds a call's result: failures count toward opening, trial results close or reopen. */
   after(agentName: string, serverName: string, ok: boolean, config: PreventionConfig): void;

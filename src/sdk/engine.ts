@@ -1,0 +1,4 @@
+/** The guard engine (src/sdk/guards/, pricing) as the runtime uses it: one place to import it from. */
+export { SessionGuard } from './guards/session-guard.ts';
+export { CircuitBreakers } from './guards/circuit-breakers.ts';
+export { llmCostUsd, toolCostUsd } from './pricing.ts';

@@ -1,0 +1,73 @@
+/**
+ * One guarded tool call, MCP or not: session guards, breaker, the call, then the outcome fed back
+ * and a `tool_call` span recorded. A refused call records a `prevented` span and throws; nothing
+ * the SDK itself does (guards, spans, export) can make the agent's call fail.
+ */
+import { toolCostUsd } from './engine.ts';
+import type { CallIdentity, CallOutcome, Verdict } from './guards/types.ts';
+import type { Runtime } from './runtime.ts';
+import type { Scope } from './scope.ts';
+import { argsObject, type SpanStatus } from './span.ts';
+import { worseTag, type HealthTag } from './tags.ts';
+
+export interface CallSpec<T> {
+  serverName: string;
+  toolName: string;
+  args: unknown;
+  costUsd?: number | undefined;
+  run: () => Promise<T> | T;
+  /** How a returned value counts (an MCP `isError` result is a failure that is still returned). */
+  judge: (result: T) => { outcome: CallOutcome; output: string | null };
+}
+
+/** MCP's RequestTimeout code, or a fetch/AbortSignal timeout. */
+function isTimeout(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown } | null;
+  return e !== null && typeof e === 'object' && (e.code === -32001 || e.name === 'TimeoutError');
+}
+
+export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T>): Promise<T> {
+  const config = rt.config(scope.agentName);
+  const call: CallIdentity = { agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName, args: spec.args };
+  const inputArgs = argsObject(spec.args);
+  const refuse = (verdict: Verdict & { allowed: false }): never => {
+    const now = rt.opts.clock();
+    scope.guard.noteTag(verdict.error.healthTag);
+    rt.record(scope, { spanType: 'tool_call', serverName: spec.serverName, toolName: spec.toolName, startedAt: now, endedAt: now, status: 'prevented', error: verdict.error.message, healthTag: verdict.error.healthTag, extra: { input_args: inputArgs } });
+    throw verdict.error;
+  };
+  const verdict = scope.guard.beforeCall(call, config);
+  if (!verdict.allowed) return refuse(verdict);
+  // The breaker is asked last: a half-open trial slot is only taken by a call that really runs.
+  const breaker = rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config);
+  if (!breaker.allowed) return refuse(breaker);
+  if (verdict.warning !== null) rt.opts.logger.warn(verdict.warning, { sessionId: scope.sessionId, agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName });
+
+  const startedAt = rt.opts.clock();
+  let result: T | undefined;
+  let outcome: CallOutcome;
+  let output: string | null = null;
+  let status: SpanStatus;
+  let thrown: { err: unknown } | null = null;
+  try {
+    result = await spec.run();
+    ({ outcome, output } = spec.judge(result));
+    status = outcome.ok ? 'success' : 'error';
+  } catch (err) {
+    thrown = { err };
+    outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    status = isTimeout(err) ? 'timeout' : 'error';
+  }
+  const endedAt = rt.opts.clock();
+  let tag: HealthTag | null = verdict.healthTag;
+  rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
+  try {
+    const cost = spec.costUsd ?? toolCostUsd(spec.serverName, spec.toolName, rt.opts.pricing.tools);
+    tag = worseTag(tag, scope.guard.afterCall(call, outcome, cost, config));
+  } catch (err) {
+    rt.opts.logger.warn('Spyglass: a guard failed after the call; the call is unaffected', { error: (err as Error).message });
+  }
+  rt.record(scope, { spanType: 'tool_call', serverName: spec.serverName, toolName: spec.toolName, startedAt, endedAt, status, error: outcome.ok ? null : (outcome.error ?? null), healthTag: tag, extra: { input_args: inputArgs, output_result: output } });
+  if (thrown) throw thrown.err;
+  return result as T;
+}

@@ -1,0 +1,14 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A directory like a user's project: node_modules/spyglass links to this checkout (its dist/sdk build). */
+export function consumerDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spyglass-sdk-consumer-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules/spyglass'), 'dir');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  return dir;
+}
