@@ -20,6 +20,7 @@ import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
 import { formatScorecardReport, runScorecardBench, type ScorecardBenchResult } from './scorecards.ts';
 import { formatReliabilityReport, runReliabilityBench, type ReliabilityBenchResult } from './reliability.ts';
 import { formatScanReport, runScanBench, type ScanBenchResult } from './scan.ts';
+import { formatSdkReport, runSdkBench, type SdkBenchResult } from './sdk.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
@@ -51,6 +52,7 @@ const USAGE = `usage: npm run bench -- [options]
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
   --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, 4-7 min to load on 2 cores)
   --no-scan               skip the security-scan part (one scan run over 50 fixture servers, ~1 min)
+  --no-sdk                skip the agent SDK part (guard overhead per wrapped MCP call, span export rate; ~1 min)
   --no-reliability        skip SLO evaluation, anomaly detection and the 30-day cost breakdown (1,000,000 spans over 30 days, ~6 min to load)
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
@@ -90,6 +92,7 @@ function parseCli() {
         'no-read': { type: 'boolean', default: false },
         'no-scorecards': { type: 'boolean', default: false },
         'no-scan': { type: 'boolean', default: false },
+        'no-sdk': { type: 'boolean', default: false },
         'no-reliability': { type: 'boolean', default: false },
         'no-live': { type: 'boolean', default: false },
         'live-subscribers': { type: 'string' },
@@ -428,13 +431,19 @@ async function main() {
     scan = await runScanBench({ servers: quick ? 10 : 50, runs: quick ? 1 : 3 }, progress);
     process.stdout.write(`\n${formatScanReport(scan)}`);
   }
+  let sdk: SdkBenchResult | null = null;
+  if (!args['no-sdk']) {
+    // Guard overhead per wrapped MCP call (target < 50 µs p50) and the SDK's span export rate.
+    sdk = await runSdkBench({ calls: quick ? 5_000 : 20_000, exportSpans: quick ? 10_000 : 50_000 }, progress);
+    process.stdout.write(`\n${formatSdkReport(sdk)}`);
+  }
   let reliability: ReliabilityBenchResult | null = null;
   if (!args['no-reliability']) {
     // SLOs, anomalies and the 30-day cost breakdown over 1,000,000 spans spread over 30 days, each < 500 ms.
     reliability = await runReliabilityBench({ spans: quick ? 100_000 : 1_000_000, days: 30, runs: quick ? 3 : 7 }, progress);
     process.stdout.write(`\n${formatReliabilityReport(reliability)}`);
   }
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan, reliability }, null, 2)}\n`);
+  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability }, null, 2)}\n`);
   progress(`results written to ${opts.out}`);
 }
 

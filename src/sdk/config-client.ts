@@ -1,8 +1,11 @@
 /**
  * Prevention config from the backend, per agent: fetched when a session of that agent starts
- * (bounded wait) and re-read in the background. The config in force is the backend's latest answer
- * for the agent when the backend ever answered, else the constructor's (fail-open: an unreachable
- * backend, a 401 or a 404 keeps the last known config and is logged once).
+ * (bounded wait) and re-read in the background. The config in force is the backend's latest stored
+ * config for the agent (its override or the project default) when the backend ever answered with
+ * one, else the constructor's. An answer with `id: null` means nothing is stored: the spec defaults
+ * the API fills in are not values from the backend, so the constructor's config applies (and a
+ * deleted config falls back to it). Fail-open: an unreachable backend, a 401 or a 404 keeps the
+ * last known config and is logged once.
  */
 import { PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
 import type { SdkLogger } from './types.ts';
@@ -63,14 +66,15 @@ export class ConfigClient {
     if (!entry) this.agents.set(agentName, (entry = { config: null, pending: null }));
     if (entry.pending) return entry.pending;
     const e = entry;
-    e.pending = this.fetchConfig(agentName).then((config) => {
-      if (config) e.config = config;
+    e.pending = this.fetchConfig(agentName).then((answer) => {
+      if (answer !== 'failed') e.config = answer === 'none' ? null : answer;
       e.pending = null;
     });
     return e.pending;
   }
 
-  private async fetchConfig(agentName: string): Promise<Readonly<PreventionConfig> | null> {
+  /** The stored config, `none` when nothing is stored, `failed` when there is no usable answer. */
+  private async fetchConfig(agentName: string): Promise<Readonly<PreventionConfig> | 'none' | 'failed'> {
     const base = this.opts.url.replace(/\/+$/, '');
     const query = this.opts.projectId ? `?project_id=${encodeURIComponent(this.opts.projectId)}` : '';
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -79,6 +83,7 @@ export class ConfigClient {
       const res = await fetch(`${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body: unknown = await res.json().catch(() => null);
       if (!res.ok) return this.fail(`HTTP ${res.status}`);
+      if (typeof body === 'object' && body !== null && (body as { id?: unknown }).id === null) return 'none';
       const config = pickConfig(body);
       return config ?? this.fail('an invalid config');
     } catch (err) {
@@ -86,12 +91,12 @@ export class ConfigClient {
     }
   }
 
-  private fail(reason: string): null {
+  private fail(reason: string): 'failed' {
     if (!this.warned) {
       this.warned = true;
       this.opts.logger.warn(`Spyglass: could not read the prevention config from the backend (${reason}); using the last known or the constructor's config`, { url: this.opts.url });
     }
-    return null;
+    return 'failed';
   }
 }
 

@@ -74,4 +74,16 @@ console.log(JSON.stringify({ id, stats: sg.stats(), tags: HEALTH_TAGS.length, lo
     const spans = await getJson(`${server.httpUrl}/api/traces/spans?session_id=${out.id}`);
     expect((spans.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual(['add', 'session']);
   });
+  it('sends buffered spans when a plain Node program just ends (beforeExit), without flush or shutdown', async () => {
+    writeFileSync(
+      join(dir, 'exits.mjs'),
+      `import { Spyglass } from 'spyglass/sdk';
+const sg = new Spyglass({ agentName: 'exits', flushIntervalMs: 3_600_000 });
+await sg.guard({ serverName: 'calc', toolName: 'exit-add', args: {} }, () => 3);
+`,
+    );
+    await run(process.execPath, ['exits.mjs'], { cwd: dir, env: { PATH: process.env.PATH ?? '', SPYGLASS_URL: server.httpUrl }, timeout: 30_000 });
+    const spans = await getJson(`${server.httpUrl}/api/traces/spans?tool_name=exit-add`);
+    expect(spans.json).toHaveLength(1);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { GraphLoopError, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
 import { mcpPair } from './mcp-pair.ts';
@@ -91,6 +91,47 @@ describe('sessions, handoffs and LLM calls read back from the server', () => {
       ['agent', 'loop_detected'],
     ]));
     expect(spans.filter((s) => s.span_type === 'tool_call' && s.status === 'success')).toHaveLength(1);
+    const session = await getJson(`${server.httpUrl}/api/agents/sessions/${sessionId}`);
+    expect(session.json.session.health_tag).toBe('loop_detected');
+  });
+
+  it('records a rejected MCP call as error and an MCP request timeout as timeout, and rethrows both', async () => {
+    const sg = newSdk();
+    const other = await mcpPair();
+    try {
+      const client = sg.wrapMcp(other.client, { serverName: 'flaky' });
+      const sessionId = `throw-${Date.now()}`;
+      await sg.session({ agentName: 'thrower', sessionId }, async () => {
+        await expect(client.callTool({ name: 'boom', arguments: {} })).rejects.toThrow(/tool crashed/);
+        await expect(client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 50 })).rejects.toMatchObject({ code: -32001 });
+      });
+      await sg.shutdown();
+      const spans = await spansOf(sessionId);
+      const byTool = Object.fromEntries(spans.filter((s) => s.span_type === 'tool_call').map((s) => [s.tool_name, s]));
+      expect(byTool.boom).toMatchObject({ status: 'error', error: expect.stringContaining('tool crashed') });
+      expect(byTool.slow).toMatchObject({ status: 'timeout', error: expect.stringMatching(/timed out/i) });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('records graph nodes as agent spans around their calls and refuses a node past its iteration limit', async () => {
+    const sg = newSdk({ graph: { maxNodeIterations: 2 } });
+    const sessionId = `graph-${Date.now()}`;
+    let root = '';
+    const run = sg.session({ agentName: 'grapher', sessionId }, async (session) => {
+      root = session.spanId;
+      for (let i = 0; i < 3; i++) await session.node('plan', () => sg.guard({ serverName: 'kb', toolName: 'lookup', args: { i } }, () => i));
+    });
+    await expect(run).rejects.toBeInstanceOf(GraphLoopError);
+    await sg.shutdown();
+    const spans = await spansOf(sessionId);
+    const nodes = spans.filter((s) => s.tool_name === 'plan');
+    expect(nodes.map((s) => s.status).sort()).toEqual(['prevented', 'success', 'success']);
+    expect(nodes.every((s) => s.span_type === 'agent' && s.parent_span_id === root)).toBe(true);
+    expect(nodes.find((s) => s.status === 'prevented')).toMatchObject({ health_tag: 'loop_detected' });
+    const lookups = spans.filter((s) => s.tool_name === 'lookup');
+    expect(lookups.map((s) => s.parent_span_id).sort()).toEqual(nodes.filter((s) => s.status === 'success').map((s) => s.span_id).sort());
     const session = await getJson(`${server.httpUrl}/api/agents/sessions/${sessionId}`);
     expect(session.json.session.health_tag).toBe('loop_detected');
   });
