@@ -64,6 +64,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // X-Forwarded-For counts only from trusted proxies (spec §5.2); req.ip is the client then.
     trustProxy: s.config.trustedProxyCidrs,
     return503OnClosing: true,
+    // Path parameters carry agent names as long as ingest accepts (512 characters, percent-encoded
+    // possibly three times longer); the routes check the decoded length themselves.
+    routerOptions: { maxParamLength: 2048 },
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
   });

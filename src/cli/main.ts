@@ -11,6 +11,7 @@ import { scorecardCommand } from './scorecard.ts';
 import { sessionsCommand } from './sessions.ts';
 import { costsCommand } from './costs.ts';
 import { slosCommand } from './slos.ts';
+import { preventionCommand } from './prevention.ts';
 import { runServe } from './serve.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -37,6 +38,7 @@ program.addCommand(scorecardCommand());
 program.addCommand(scanCommand());
 program.addCommand(slosCommand());
 program.addCommand(alertsCommand());
+program.addCommand(preventionCommand());
 
 try {
   await program.parseAsync(process.argv);

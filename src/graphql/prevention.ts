@@ -49,9 +49,9 @@ function toBody(input: Record<string, unknown>): Record<string, unknown> {
 
 const svc = (ctx: Context) => ctx.services.prevention;
 const readProject = (ctx: Context, requested: string | null | undefined) => svc(ctx).project(ctx.principal, requested);
-const writeScope = async (ctx: Context, a: { agentName?: string | null; projectId?: string | null }) => {
+const writeScope = (ctx: Context, a: { agentName?: string | null; projectId?: string | null }) => {
   requireAdmin(ctx);
-  return { projectId: await svc(ctx).namedProject(ctx.principal, readProject(ctx, a.projectId)), agentName: a.agentName ?? undefined };
+  return { projectId: readProject(ctx, a.projectId), agentName: a.agentName ?? undefined };
 };
 
 builder.queryField('preventionConfig', (t) =>
@@ -80,7 +80,7 @@ builder.mutationField('setPreventionConfig', (t) =>
     type: PreventionConfigRef,
     description: 'Creates or replaces a config; omitted fields take the defaults',
     args: { agentName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }), input: t.arg({ type: PreventionConfigInput, required: true }) },
-    resolve: async (_r, a, ctx) => svc(ctx).replace(ctx.principal, await writeScope(ctx, a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).replace(ctx.principal, writeScope(ctx, a), toBody(a.input)),
   }),
 );
 
@@ -89,7 +89,7 @@ builder.mutationField('updatePreventionConfig', (t) =>
     type: PreventionConfigRef,
     description: 'Changes only the fields given, over the stored config (or the defaults)',
     args: { agentName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }), input: t.arg({ type: PreventionConfigInput, required: true }) },
-    resolve: async (_r, a, ctx) => svc(ctx).update(ctx.principal, await writeScope(ctx, a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).update(ctx.principal, writeScope(ctx, a), toBody(a.input)),
   }),
 );
 
@@ -98,6 +98,6 @@ builder.mutationField('deletePreventionConfig', (t) =>
     type: PreventionConfigRef,
     description: 'Removes an agent override (the agent falls back to the project default) or the project default (back to the spec defaults); answers the config now in effect',
     args: { agentName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }) },
-    resolve: async (_r, a, ctx) => svc(ctx).remove(ctx.principal, await writeScope(ctx, a)),
+    resolve: (_r, a, ctx) => svc(ctx).remove(ctx.principal, writeScope(ctx, a)),
   }),
 );

@@ -9,8 +9,8 @@ import { findProject } from '../store/projects-repo.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { parsePreventionBody } from './parse-body.ts';
 
-/** Agent names as long as an SLO's (src/slos/validate.ts); longer ones are a 422. */
-export const MAX_AGENT_NAME = 200;
+/** Agent names as long as ingest accepts on a span (src/normalize/native.ts); longer ones are a 422. */
+export const MAX_AGENT_NAME = 512;
 
 /** A config as the API answers it (decisions §7): the flat shape plus where it comes from. */
 export interface PreventionConfigJson extends PreventionConfig {
@@ -57,7 +57,7 @@ export class PreventionService {
   /** A project named in a path must exist (404), and a bound key may only name its own (403). */
   async namedProject(p: Principal, projectId: string): Promise<string> {
     scopeProject(p, projectId);
-    if (!(await findProject(this.deps.db, projectId))) throw notFound(`no project ${projectId}`);
+    await this.requireProject(projectId);
     return projectId;
   }
 
@@ -81,6 +81,7 @@ export class PreventionService {
   /** PUT: the body (flat or nested) over the spec's defaults replaces the config. */
   async replace(actor: Principal, scope: Scope, body: unknown): Promise<PreventionConfigJson> {
     const agentName = nameOf(scope);
+    await this.requireProject(scope.projectId);
     const config = parsePreventionBody(body, { projectId: scope.projectId, agentName }, DEFAULT_PREVENTION);
     return this.store(actor, scope.projectId, agentName, config);
   }
@@ -88,6 +89,7 @@ export class PreventionService {
   /** PATCH: only the fields sent change, over the stored config (or the defaults when none is). */
   async update(actor: Principal, scope: Scope, body: unknown): Promise<PreventionConfigJson> {
     const agentName = nameOf(scope);
+    await this.requireProject(scope.projectId);
     const current = await findPreventionRow(this.deps.db, scope.projectId, agentName);
     const config = parsePreventionBody(body, { projectId: scope.projectId, agentName }, current ? configOf(current) : DEFAULT_PREVENTION);
     return this.store(actor, scope.projectId, agentName, config);
@@ -100,10 +102,16 @@ export class PreventionService {
    */
   async remove(actor: Principal, scope: Scope): Promise<PreventionConfigJson> {
     const agentName = nameOf(scope);
+    await this.requireProject(scope.projectId);
     const row = await deletePreventionRow(this.deps.db, scope.projectId, agentName);
     if (!row && agentName !== PROJECT_DEFAULT) throw notFound(`agent ${agentName} has no prevention config override`);
     if (row) this.deps.audit.record(actor, 'prevention_config.delete', resource(scope.projectId, agentName), 'success', scope.projectId);
     return this.projectDefault(scope.projectId);
+  }
+
+  /** Writes need an existing project (a global key or the CLI may name any id). */
+  private async requireProject(projectId: string): Promise<void> {
+    if (!(await findProject(this.deps.db, projectId))) throw notFound(`no project ${projectId}`);
   }
 
   private async store(actor: Principal, projectId: string, agentName: string, config: PreventionConfig): Promise<PreventionConfigJson> {

@@ -15,15 +15,13 @@ export function registerPreventionRoutes(app: FastifyInstance, s: Services): voi
   const p = s.prevention;
   const callerProject = (req: FastifyRequest) => p.project(req.principal, (req.query as Query).project_id);
   const agentName = (req: FastifyRequest) => (req.params as { name: string }).name;
-  // A write may not create a config for a project that does not exist (a global key naming one).
-  const writeProject = (req: FastifyRequest) => p.namedProject(req.principal, callerProject(req));
-  const agent = async (req: FastifyRequest): Promise<Scope> => ({ projectId: await writeProject(req), agentName: agentName(req) });
+  const agent = (req: FastifyRequest): Scope => ({ projectId: callerProject(req), agentName: agentName(req) });
 
   app.get('/api/agents/:name/prevention-config', async (req) => p.effective(callerProject(req), agentName(req)));
-  app.put('/api/agents/:name/prevention-config', async (req) => p.replace(req.principal, await agent(req), req.body));
-  app.patch('/api/agents/:name/prevention-config', async (req) => p.update(req.principal, await agent(req), req.body));
+  app.put('/api/agents/:name/prevention-config', async (req) => p.replace(req.principal, agent(req), req.body));
+  app.patch('/api/agents/:name/prevention-config', async (req) => p.update(req.principal, agent(req), req.body));
   app.delete('/api/agents/:name/prevention-config', async (req, reply) => {
-    await p.remove(req.principal, await agent(req));
+    await p.remove(req.principal, agent(req));
     return reply.status(204).send();
   });
 
@@ -44,7 +42,7 @@ export function registerPreventionRoutes(app: FastifyInstance, s: Services): voi
     app.delete(url, handlers.delete);
   };
   routes('/api/projects/:project_id/prevention-config', async (req) => ({ projectId: await p.namedProject(req.principal, (req.params as { project_id: string }).project_id) }));
-  routes('/api/prevention-config', async (req) => ({ projectId: req.method === 'GET' ? callerProject(req) : await writeProject(req) }));
+  routes('/api/prevention-config', async (req) => ({ projectId: callerProject(req) }));
 
   app.get('/api/prevention-configs', async (req) => p.list(callerProject(req)));
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { LoopAction, PreventionConfig } from '../sdk/config.ts';
 import type { Db } from './db.ts';
 import { preventionConfigs } from './schema-prevention.ts';
@@ -17,13 +17,13 @@ export async function findPreventionRow(db: Db, projectId: string, agentName: st
   return row;
 }
 
-/** Every stored config of the project: the default first, then overrides by agent name. */
+/** Every stored config of the project: the default first, then overrides by agent name (byte order, the same on every database). */
 export async function listPreventionRows(db: Db, projectId: string): Promise<PreventionRow[]> {
   return db
     .select()
     .from(preventionConfigs)
     .where(eq(preventionConfigs.projectId, projectId))
-    .orderBy(sql`${preventionConfigs.agentName} <> ${PROJECT_DEFAULT}`, asc(preventionConfigs.agentName));
+    .orderBy(sql`${preventionConfigs.agentName} <> ${PROJECT_DEFAULT}`, sql`${preventionConfigs.agentName} collate "C"`);
 }
 
 /**

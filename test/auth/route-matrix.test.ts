@@ -77,6 +77,8 @@ const samples: Record<string, Sample | Sample[]> = {
     { path: '/graphql', body: gql(`mutation { updateModelPricing(modelId: "gpt-4o", projectId: "${A}", input: { inputPer1mUsd: 2.5 }) { modelId } }`), access: 'admin' },
     { path: '/graphql', body: gql(`{ slos(projectId: "${A}") { sloId } sloStatus(projectId: "${A}") { status } }`) },
     { path: '/graphql', body: gql(`mutation { deleteSlo(sloId: "${MISSING_ID}", projectId: "${A}") }`), access: 'write' },
+    { path: '/graphql', body: gql(`{ preventionConfig(agentName: "planner", projectId: "${A}") { loopThreshold } preventionConfigs(projectId: "${A}") { agentName } }`) },
+    { path: '/graphql', body: gql(`mutation { updatePreventionConfig(agentName: "planner", projectId: "${A}", input: { maxSteps: 3 }) { maxSteps } }`), access: 'write' },
   ],
   'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } },
   // Guarded by its own SPYGLASS_METRICS_TOKEN, not by API keys; unset here, so 404 for everyone.
@@ -128,6 +130,19 @@ const samples: Record<string, Sample | Sample[]> = {
   'POST /api/alerts/config': { path: `/api/alerts/config?project_id=${A}`, body: { alert_types: { mcp_down: true } } },
   // No webhook is configured: answers {ok: false} without sending anything.
   'POST /api/alerts/test': { path: `/api/alerts/test?project_id=${A}` },
+  'GET /api/agents/:name/prevention-config': { path: `/api/agents/planner/prevention-config?project_id=${A}` },
+  'PUT /api/agents/:name/prevention-config': { path: `/api/agents/planner/prevention-config?project_id=${A}`, body: { loop_threshold: 5 } },
+  'PATCH /api/agents/:name/prevention-config': { path: `/api/agents/planner/prevention-config?project_id=${A}`, body: { max_steps: 10 } },
+  'DELETE /api/agents/:name/prevention-config': { path: `/api/agents/matrix-missing-agent/prevention-config?project_id=${A}` },
+  'GET /api/projects/:project_id/prevention-config': { path: `/api/projects/${A}/prevention-config` },
+  'PUT /api/projects/:project_id/prevention-config': { path: `/api/projects/${A}/prevention-config`, body: { loop_threshold: 5 } },
+  'PATCH /api/projects/:project_id/prevention-config': { path: `/api/projects/${A}/prevention-config`, body: { max_steps: 10 } },
+  'DELETE /api/projects/:project_id/prevention-config': { path: '/api/projects/matrix-missing-project/prevention-config' },
+  'GET /api/prevention-config': { path: `/api/prevention-config?project_id=${A}` },
+  'PUT /api/prevention-config': { path: `/api/prevention-config?project_id=${A}`, body: { loop_threshold: 5 } },
+  'PATCH /api/prevention-config': { path: `/api/prevention-config?project_id=${A}`, body: { max_steps: 10 } },
+  'DELETE /api/prevention-config': { path: `/api/prevention-config?project_id=${A}` },
+  'GET /api/prevention-configs': { path: `/api/prevention-configs?project_id=${A}` },
 };
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
