@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectEverything, eventually, recordingLogger, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';
+import { connectEverything, eventually, manualClock, recordingLogger, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';
 
 /**
  * Backend unreachable (issue #11): the constructor's prevention values apply, the agent's calls
@@ -24,6 +24,8 @@ beforeAll(async () => {
     flushIntervalMs: 50,
     prevention: { loop_detection: { threshold: 3, action: 'terminate' } },
     logger,
+    // Moves 1 ms per read: the spans keep their order on the server even when made within 1 ms.
+    clock: manualClock(),
   });
 });
 afterAll(async () => {
