@@ -6,9 +6,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, eventually, putAgentConfig, refusal } from './helpers.ts';
 
 /**
- * Config from the backend (spec §2.9 "Inheritance", issue #11): the stored config beats the
- * constructor's, an edit applies mid-run on the next call, and a deleted override falls back to
- * the project default on the next run. The backend-down case is in offline.test.ts.
+ * Config from the backend (spec §2.9 "Inheritance", issue #11): a stored config beats the
+ * constructor's (with nothing stored, the constructor's applies), an edit applies mid-run on the
+ * next call, and a deleted override falls back to the project default on the next run. The
+ * backend-down case is in offline.test.ts.
  */
 let server: TestServer;
 let sg: Spyglass;
@@ -47,6 +48,20 @@ describe('prevention config from the backend', () => {
     });
     expect(search.ran()).toBe(3);
     expect(err.details).toMatchObject({ guard: 'loop_repetition', limit: 4 });
+  });
+
+  it('with nothing stored for the agent, the constructor values apply although the backend answers', async () => {
+    const agent = agentName('unconfigured');
+    const stored = expectStatus(await call(server.httpUrl, 'GET', `/api/agents/${agent}/prevention-config`), 200, 'GET').json;
+    expect(stored).toMatchObject({ id: null, loop_threshold: 5, loop_action: 'warn' });
+    const search = searchTool(sg);
+    let err!: LoopDetectedError;
+    await sg.session({ agentName: agent }, async () => {
+      await search.call('same');
+      err = await refusal(() => search.call('same'), LoopDetectedError);
+    });
+    expect(search.ran()).toBe(1);
+    expect(err.details).toMatchObject({ guard: 'loop_repetition', limit: 2 });
   });
 
   it('editing the config mid-run applies on the next call, without a restart', async () => {
