@@ -38,6 +38,13 @@ describe('circuit breaker', () => {
     expect(err.message).toBe('Circuit breaker open: calls from agent a to server everything are blocked after 3 consecutive failures; a trial call is allowed after 2026-01-01T00:00:30.000Z');
   });
 
+  it('below the threshold a closed breaker lets every call through', () => {
+    const { cb, fail } = setup();
+    fail(2);
+    for (let i = 0; i < 20; i++) expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(true);
+    expect(cb.state('a', 'everything')).toBe('closed');
+  });
+
   it('a success resets the consecutive failure count', () => {
     const { cb, fail } = setup();
     fail(2);
@@ -90,7 +97,9 @@ describe('circuit breaker', () => {
     advance(5_000);
     cb.after('a', 'everything', false, CFG);
     expect(cb.state('a', 'everything')).toBe('open');
-    expect(refused(cb.before('a', 'everything', 's', CFG)).details.retryAt).toBe(T0 + 65_000);
+    const err = refused(cb.before('a', 'everything', 's', CFG));
+    expect(err.details.retryAt).toBe(T0 + 65_000);
+    expect(err.message).toBe('Circuit breaker open: calls from agent a to server everything are blocked after a trial call failed; a trial call is allowed after 2026-01-01T00:01:05.000Z');
     advance(29_999);
     expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(false);
     advance(1);

@@ -26,6 +26,8 @@ interface Breaker {
   cooldownMs: number;
   trials: number;
   trialSuccesses: number;
+  /** Opened by a failed trial call rather than by the failure count (for the message). */
+  reopened: boolean;
 }
 
 const ALLOWED: Verdict = Object.freeze({ allowed: true, healthTag: null, warning: null });
@@ -42,17 +44,21 @@ export class CircuitBreakers implements CircuitBreakersApi {
     if (b === undefined) return ALLOWED;
     const now = this.clock();
     b.cooldownMs = config.cb_cooldown_seconds * 1000;
-    if (b.state === 'closed' && b.failures >= config.cb_failure_threshold) this.open(key, b, now);
+    if (b.state === 'closed') {
+      if (b.failures < config.cb_failure_threshold) return ALLOWED;
+      this.open(key, b, now);
+    }
     if (b.state === 'open') {
       const retryAt = b.openedAt + b.cooldownMs;
       if (now < retryAt) {
-        const message = `Circuit breaker open: calls from agent ${agentName} to server ${serverName} are blocked after ${b.failures} consecutive failures; a trial call is allowed after ${new Date(retryAt).toISOString()}`;
+        const why = b.reopened ? 'a trial call failed' : `${b.failures} consecutive failures`;
+        const message = `Circuit breaker open: calls from agent ${agentName} to server ${serverName} are blocked after ${why}; a trial call is allowed after ${new Date(retryAt).toISOString()}`;
         return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_failure_threshold, observed: b.failures, retryAt }) };
       }
       b.state = 'half_open';
       b.trials = b.trialSuccesses = 0;
     }
-    // half-open
+    // Half-open: trial calls.
     if (b.trialSuccesses >= config.cb_half_open_max_calls) {
       this.breakers.delete(key);
       return ALLOWED;
@@ -71,7 +77,7 @@ export class CircuitBreakers implements CircuitBreakersApi {
     const b = this.breakers.get(key);
     if (b === undefined) {
       if (ok) return;
-      const fresh: Breaker = { state: 'closed', failures: 1, openedAt: 0, cooldownMs: config.cb_cooldown_seconds * 1000, trials: 0, trialSuccesses: 0 };
+      const fresh: Breaker = { state: 'closed', failures: 1, openedAt: 0, cooldownMs: config.cb_cooldown_seconds * 1000, trials: 0, trialSuccesses: 0, reopened: false };
       this.remember(key, fresh);
       if (fresh.failures >= config.cb_failure_threshold) this.open(key, fresh, this.clock());
       return;
@@ -84,8 +90,11 @@ export class CircuitBreakers implements CircuitBreakersApi {
       else this.remember(key, b);
       return;
     }
-    if (!ok) this.open(key, b, this.clock());
-    else if (++b.trialSuccesses >= config.cb_half_open_max_calls) this.breakers.delete(key);
+    if (!ok) {
+      b.failures++;
+      this.open(key, b, this.clock());
+      b.reopened = true;
+    } else if (++b.trialSuccesses >= config.cb_half_open_max_calls) this.breakers.delete(key);
   }
 
   state(agentName: string, serverName: string): BreakerState {
@@ -102,6 +111,7 @@ export class CircuitBreakers implements CircuitBreakersApi {
 
   private open(key: string, b: Breaker, now: number): void {
     b.state = 'open';
+    b.reopened = false;
     b.openedAt = now;
     b.trials = b.trialSuccesses = 0;
     this.remember(key, b);
