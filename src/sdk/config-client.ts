@@ -19,13 +19,17 @@ export interface ConfigClientOptions {
   fallback: Readonly<PreventionConfig>;
 }
 
-/** How long a session start waits for the first answer before running on what it has. */
+/** How long a session start waits for the answer before running on what it has. */
 export const FIRST_FETCH_WAIT_MS = 2000;
+/** The same wait while the backend is failing: it must not slow every session by 2 s. */
+const FAILING_WAIT_MS = 250;
 const REQUEST_TIMEOUT_MS = 5000;
 
 interface AgentEntry {
   config: Readonly<PreventionConfig> | null;
   pending: Promise<void> | null;
+  /** The last fetch failed: the next session start does not wait for the backend again. */
+  failed: boolean;
 }
 
 export class ConfigClient {
@@ -45,12 +49,16 @@ export class ConfigClient {
     return this.agents.get(agentName)?.config ?? this.opts.fallback;
   }
 
-  /** Fetches the agent's config, waiting at most FIRST_FETCH_WAIT_MS; never throws. */
+  /**
+   * Fetches the agent's config, waiting at most FIRST_FETCH_WAIT_MS (250 ms when the last fetch
+   * for this agent failed: a backend that is away must not slow every session); never throws.
+   */
   async load(agentName: string): Promise<void> {
+    const failedBefore = this.agents.get(agentName)?.failed === true;
     const fetching = this.refresh(agentName);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, FIRST_FETCH_WAIT_MS);
+      timer = setTimeout(resolve, failedBefore ? FAILING_WAIT_MS : FIRST_FETCH_WAIT_MS);
       timer.unref();
     });
     await Promise.race([fetching, timeout]);
@@ -63,11 +71,12 @@ export class ConfigClient {
 
   private refresh(agentName: string): Promise<void> {
     let entry = this.agents.get(agentName);
-    if (!entry) this.agents.set(agentName, (entry = { config: null, pending: null }));
+    if (!entry) this.agents.set(agentName, (entry = { config: null, pending: null, failed: false }));
     if (entry.pending) return entry.pending;
     const e = entry;
     e.pending = this.fetchConfig(agentName).then((answer) => {
       if (answer !== 'failed') e.config = answer === 'none' ? null : answer;
+      e.failed = answer === 'failed';
       e.pending = null;
     });
     return e.pending;

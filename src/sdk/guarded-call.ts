@@ -7,6 +7,7 @@ import { toolCostUsd } from './engine.ts';
 import type { CallIdentity, CallOutcome, Verdict } from './guards/types.ts';
 import type { Runtime } from './runtime.ts';
 import type { Scope } from './scope.ts';
+import { warnCost } from './warn-cost.ts';
 import { argsObject, type SpanStatus } from './span.ts';
 import { worseTag, type HealthTag } from './tags.ts';
 
@@ -63,7 +64,9 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
   rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
   try {
     const cost = spec.costUsd ?? toolCostUsd(spec.serverName, spec.toolName, rt.opts.pricing.tools);
-    tag = worseTag(tag, scope.guard.afterCall(call, outcome, cost, config));
+    const costTag = scope.guard.afterCall(call, outcome, cost, config);
+    warnCost(rt, scope, costTag);
+    tag = worseTag(tag, costTag);
   } catch (err) {
     rt.opts.logger.warn('Spyglass: a guard failed after the call; the call is unaffected', { error: (err as Error).message });
   }

@@ -7,6 +7,7 @@ import { PreventionError } from './errors.ts';
 import type { Runtime } from './runtime.ts';
 import { scopes, type Scope } from './scope.ts';
 import { newId, type SpanStatus } from './span.ts';
+import { warnCost } from './warn-cost.ts';
 import type { HealthTag } from './tags.ts';
 import type { LlmCall, Session } from './types.ts';
 
@@ -55,7 +56,7 @@ export class SessionHandle implements Session {
       healthTag: tag,
       extra: { llm_input: call.prompt ?? null, llm_output: call.completion ?? null, input_tokens: call.inputTokens ?? null, output_tokens: call.outputTokens ?? null, model_id: call.model ?? null },
     });
-    if (tag === 'budget_warning') rt.opts.logger.warn('Spyglass: the session reached its soft budget alert', { sessionId: scope.sessionId, agentName: scope.agentName, costUsd: scope.guard.costUsd });
+    warnCost(rt, scope, tag);
     return usd;
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GraphLoopError, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { BudgetExceededError, GraphLoopError, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
 import { mcpPair } from './mcp-pair.ts';
@@ -134,6 +134,24 @@ describe('sessions, handoffs and LLM calls read back from the server', () => {
     expect(lookups.map((s) => s.parent_span_id).sort()).toEqual(nodes.filter((s) => s.status === 'success').map((s) => s.span_id).sort());
     const session = await getJson(`${server.httpUrl}/api/agents/sessions/${sessionId}`);
     expect(session.json.session.health_tag).toBe('loop_detected');
+  });
+
+  it('warns at the soft budget alert and at max cost, tags those calls, then refuses the next call', async () => {
+    const logged: string[] = [];
+    const sg = newSdk({ logger: { warn: (m) => logged.push(m) }, prevention: { budget: { max_cost_usd: 1, soft_alert_threshold_usd: 0.5 } } });
+    const sessionId = `budget-${Date.now()}`;
+    const run = sg.session({ agentName: 'spender', sessionId }, async (session) => {
+      await sg.guard({ serverName: 'paid', toolName: 'a', args: {}, costUsd: 0.6 }, () => 1);
+      expect(session.healthTag).toBe('budget_warning');
+      await sg.guard({ serverName: 'paid', toolName: 'b', args: {}, costUsd: 0.5 }, () => 2);
+      await sg.guard({ serverName: 'paid', toolName: 'c', args: {} }, () => 3);
+    });
+    await expect(run).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(logged.filter((m) => m.includes('soft budget alert'))).toHaveLength(1);
+    expect(logged.filter((m) => m.includes('max_cost_usd'))).toHaveLength(1);
+    await sg.shutdown();
+    const byTool = Object.fromEntries((await spansOf(sessionId)).filter((s) => s.span_type === 'tool_call').map((s) => [s.tool_name, s]));
+    expect([byTool.a?.health_tag, byTool.b?.health_tag, byTool.c?.status, byTool.c?.health_tag]).toEqual(['budget_warning', 'budget_exceeded', 'prevented', 'budget_exceeded']);
   });
 
   it('calls outside a session share one implicit session of the instance, without a parent span', async () => {
