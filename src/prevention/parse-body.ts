@@ -40,7 +40,7 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
   const nested = isNestedShape(rest);
   let values: Partial<Record<keyof PreventionConfig, unknown>>;
   if (nested) {
-    const flat = flattenNested(rest);
+    const flat = flattenNested(withBaseMax(rest, base));
     values = flat.values;
     issues.push(...flat.issues.map((i) => toIssue(i, true)));
   } else {
@@ -65,6 +65,18 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
   }
   if (issues.length > 0) throw invalid(dedupe(issues));
   return config as PreventionConfig;
+}
+
+/**
+ * A nested soft alert is an amount turned into a fraction of max_cost_usd; a PATCH that sends the
+ * amount alone means the stored max, so the stored max is put beside it before flattening.
+ */
+function withBaseMax(body: Record<string, unknown>, base: Readonly<PreventionConfig>): Record<string, unknown> {
+  const budget = body.budget;
+  if (base.max_cost_usd === null || typeof budget !== 'object' || budget === null || Array.isArray(budget)) return body;
+  const b = budget as Record<string, unknown>;
+  if (b.soft_alert_threshold_usd === undefined || b.max_cost_usd !== undefined) return body;
+  return { ...body, budget: { ...b, max_cost_usd: base.max_cost_usd } };
 }
 
 function checkIdentity(b: Record<string, unknown>, target: Target, issues: ValidationIssue[]): void {

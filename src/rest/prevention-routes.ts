@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Scope } from '../prevention/config-service.ts';
 import type { Services } from '../services.ts';
 
 type Query = { project_id?: string };
-type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /**
  * Prevention config (spec §4.6, decisions §7). Reads need any role (the SDK's key reads its
@@ -27,19 +26,13 @@ export function registerPreventionRoutes(app: FastifyInstance, s: Services): voi
 
   // The project default, under both spellings.
   const routes = (url: string, scopeOf: (req: FastifyRequest) => Promise<Scope>) => {
-    const handlers: Record<'get' | 'put' | 'patch' | 'delete', Handler> = {
-      get: async (req) => p.projectDefault((await scopeOf(req)).projectId),
-      put: async (req) => p.replace(req.principal, await scopeOf(req), req.body),
-      patch: async (req) => p.update(req.principal, await scopeOf(req), req.body),
-      delete: async (req, reply) => {
-        await p.remove(req.principal, await scopeOf(req));
-        return reply.status(204).send();
-      },
-    };
-    app.get(url, handlers.get);
-    app.put(url, handlers.put);
-    app.patch(url, handlers.patch);
-    app.delete(url, handlers.delete);
+    app.get(url, async (req) => p.projectDefault((await scopeOf(req)).projectId));
+    app.put(url, async (req) => p.replace(req.principal, await scopeOf(req), req.body));
+    app.patch(url, async (req) => p.update(req.principal, await scopeOf(req), req.body));
+    app.delete(url, async (req, reply) => {
+      await p.remove(req.principal, await scopeOf(req));
+      return reply.status(204).send();
+    });
   };
   routes('/api/projects/:project_id/prevention-config', async (req) => ({ projectId: await p.namedProject(req.principal, (req.params as { project_id: string }).project_id) }));
   routes('/api/prevention-config', async (req) => ({ projectId: callerProject(req) }));

@@ -71,6 +71,9 @@ describe('prevention config over REST', () => {
     expect(p1).toMatchObject({ loop_threshold: 9, max_cost_usd: 5, loop_action: 'terminate' });
     const p2 = await ok(req('PATCH', agentPath('patchy'), adminA, { circuit_breaker: { cooldown_seconds: 99 } }), 'patch nested');
     expect(p2).toMatchObject({ loop_threshold: 9, max_cost_usd: 5, loop_action: 'terminate', cb_cooldown_seconds: 99 });
+    // A nested soft alert amount alone is a fraction of the stored max (5): 4 → 0.8.
+    const p3 = await ok(req('PATCH', agentPath('patchy'), adminA, { budget: { soft_alert_threshold_usd: 4 } }), 'patch soft alert');
+    expect(p3).toMatchObject({ max_cost_usd: 5, budget_soft_alert: 0.8, loop_threshold: 9 });
     // null lifts a limit.
     expect(await ok(req('PATCH', agentPath('patchy'), adminA, { max_cost_usd: null }), 'null')).toMatchObject({ max_cost_usd: null, loop_threshold: 9 });
     // No stored row: the patch applies over the defaults.
@@ -103,6 +106,13 @@ describe('prevention config over REST', () => {
     expect(await ok(req('GET', '/api/prevention-config', viewerA), 'back')).toMatchObject({ ...DEFAULT_PREVENTION, id: null, updated_at: null });
     expectStatus(await req('GET', '/api/projects/no-such-project/prevention-config', boot), 404, 'unknown project');
     expectStatus(await req('PUT', `${agentPath('x')}?project_id=no-such-project`, boot, {}), 404, 'write to unknown project');
+  });
+
+  it('takes any agent name spans can carry: slashes, spaces, non-ASCII', async () => {
+    const name = 'team/planner ü 🚀';
+    expect(await ok(req('PUT', agentPath(name), adminA, { max_steps: 12 }), 'put')).toMatchObject({ agent_name: name, max_steps: 12 });
+    expect(await ok(req('GET', agentPath(name), viewerA), 'get')).toMatchObject({ agent_name: name, max_steps: 12, is_agent_override: true });
+    expectStatus(await req('DELETE', agentPath(name), adminA), 204, 'delete');
   });
 
   it('lists every stored config of the project, the default first', async () => {
