@@ -106,8 +106,9 @@ describe('circuit breaker (spec §3.2)', () => {
 
   it('half-open → closed when the trial calls succeed: normal operation resumes', async () => {
     const tool = inventory();
-    await inSession(agentName('cb-close'), async () => {
+    const sessionId = await inSession(agentName('cb-close'), async () => {
       await open(tool);
+      await refusal(() => tool.call('ok'), CircuitBreakerOpenError);
       clock.advance(30_000);
       expect(await tool.call('ok')).toBe('reserved');
       expect(await tool.call('ok')).toBe('reserved');
@@ -118,13 +119,22 @@ describe('circuit breaker (spec §3.2)', () => {
       expect(await tool.call('ok')).toBe('reserved');
     });
     expect(tool.ran()).toBe(3 + 2 + 5 + 3);
+    const calls = await statuses(sessionId);
+    expect(calls.slice(0, 4)).toEqual([
+      ['error', null],
+      ['error', null],
+      ['error', null],
+      ['prevented', 'circuit_breaker_open'],
+    ]);
+    expect(calls.slice(4).map(([status]) => status)).toEqual([...Array(7).fill('success'), 'error', 'error', 'success']);
+    expect(await tagOf(sessionId)).toBe('circuit_breaker_open');
   });
 
   it('half-open → open when a trial call fails: the cooldown starts again', async () => {
     const tool = inventory();
     let err!: CircuitBreakerOpenError;
     let failedAt = 0;
-    await inSession(agentName('cb-reopen'), async () => {
+    const sessionId = await inSession(agentName('cb-reopen'), async () => {
       await open(tool);
       clock.advance(30_000);
       await expect(tool.call('fail')).rejects.toThrow('inventory database unavailable');
@@ -140,6 +150,17 @@ describe('circuit breaker (spec §3.2)', () => {
     expect(err.details.retryAt).toBeGreaterThan(failedAt + 29_900);
     expect(err.details.retryAt).toBeLessThanOrEqual(failedAt + 30_000);
     expect(tool.ran()).toBe(3 + 1 + 1);
+    expect(err.healthTag).toBe('circuit_breaker_open');
+    expect(await statuses(sessionId)).toEqual([
+      ['error', null],
+      ['error', null],
+      ['error', null],
+      ['error', null],
+      ['prevented', 'circuit_breaker_open'],
+      ['prevented', 'circuit_breaker_open'],
+      ['success', null],
+    ]);
+    expect(await tagOf(sessionId)).toBe('circuit_breaker_open');
   });
 
   it('half-open admits at most half_open_max_calls trial calls', async () => {
