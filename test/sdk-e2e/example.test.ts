@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { storedSession, storedSpans, toolCalls } from './helpers.ts';
+
+/**
+ * examples/mcp-agent.mjs as docs/sdk.md tells users to run it: plain `node` (no tsx) importing
+ * the built `spyglass/sdk`, against a running server; the loop is stopped and the server has it.
+ */
+const EXAMPLE = fileURLToPath(new URL('../../examples/mcp-agent.mjs', import.meta.url));
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
+});
+afterAll(async () => server?.dispose());
+
+describe('examples/mcp-agent.mjs', () => {
+  it('drives server-everything over stdio and is stopped by loop detection', async () => {
+    const env = { ...process.env, SPYGLASS_URL: server.httpUrl, SPYGLASS_API_KEY: '', NODE_OPTIONS: '' };
+    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env, timeout: 20_000 });
+    expect(stdout).toContain('get-sum  → The sum of 19.99 and 5.01 is 25.');
+    expect(stdout).toContain('echo #2  → Echo: are we there yet?');
+    expect(stdout).not.toContain('echo #3');
+    expect(stdout).toContain('stopped  → LoopDetectedError (loop_detected, guard loop_repetition)');
+    expect(stdout).toContain('spans    → 6 sent, 0 dropped, 0 still buffered');
+    expect(stdout).toContain('server   → session health_tag loop_detected, 4 tool calls');
+
+    const sessionId = /^session (\S+) /m.exec(stdout)?.[1] ?? '';
+    expect((await storedSession(server, sessionId)).session.health_tag).toBe('loop_detected');
+    const calls = toolCalls(await storedSpans(server, sessionId));
+    // Sorted: the example runs on the real clock, and spans of one millisecond tie on the server.
+    expect(calls.map((c) => `${c.tool_name} ${c.status} ${c.health_tag}`).sort()).toEqual(['echo prevented loop_detected', 'echo success null', 'echo success null', 'get-sum success null']);
+  });
+});
