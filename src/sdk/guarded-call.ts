@@ -27,6 +27,18 @@ function isTimeout(err: unknown): boolean {
   return e !== null && typeof e === 'object' && (e.code === -32001 || e.name === 'TimeoutError');
 }
 
+const FAIL_OPEN: Verdict = Object.freeze({ allowed: true, healthTag: null, warning: null });
+
+/** A guard that breaks (a bug, odd arguments) lets the call through: the SDK must not stop the agent. */
+function ask(rt: Runtime, check: () => Verdict): Verdict {
+  try {
+    return check();
+  } catch (err) {
+    rt.opts.logger.warn('Spyglass: a guard failed before the call; the call proceeds unguarded', { error: (err as Error).message });
+    return FAIL_OPEN;
+  }
+}
+
 export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T>): Promise<T> {
   const config = rt.config(scope.agentName);
   const call: CallIdentity = { agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName, args: spec.args };
@@ -37,10 +49,10 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
     rt.record(scope, { spanType: 'tool_call', serverName: spec.serverName, toolName: spec.toolName, startedAt: now, endedAt: now, status: 'prevented', error: verdict.error.message, healthTag: verdict.error.healthTag, extra: { input_args: inputArgs } });
     throw verdict.error;
   };
-  const verdict = scope.guard.beforeCall(call, config);
+  const verdict = ask(rt, () => scope.guard.beforeCall(call, config));
   if (!verdict.allowed) return refuse(verdict);
   // The breaker is asked last: a half-open trial slot is only taken by a call that really runs.
-  const breaker = rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config);
+  const breaker = ask(rt, () => rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config));
   if (!breaker.allowed) return refuse(breaker);
   if (verdict.warning !== null) rt.opts.logger.warn(verdict.warning, { sessionId: scope.sessionId, agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName });
 

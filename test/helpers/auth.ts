@@ -104,3 +104,21 @@ export function configFile(yaml: string): { path: string; remove(): void } {
 
 /** A password the service accepts (at least 12 characters). */
 export const GOOD_PASSWORD = 'correct horse battery staple';
+
+export interface TwoProjects {
+  /** Admin and viewer keys bound to the first project. */
+  admin: string;
+  viewer: string;
+  /** An admin key bound to the second project: it must never see the first one's rows. */
+  otherAdmin: string;
+}
+
+/** Creates two projects and the keys a project-scoping test needs. */
+export async function twoProjects(base: string, bootKey: string, first: string, second: string): Promise<TwoProjects> {
+  await createProject(base, bootKey, first);
+  await createProject(base, bootKey, second);
+  const admin = (await createKey(base, bootKey, { role: 'admin', project_id: first })).key;
+  const viewer = (await createKey(base, bootKey, { role: 'viewer', project_id: first })).key;
+  const otherAdmin = (await createKey(base, bootKey, { role: 'admin', project_id: second })).key;
+  return { admin, viewer, otherAdmin };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PREVENTION } from '../../src/sdk/config.ts';
-import { auditLogs, bootstrapKey, call, createKey, createProject, expectStatus, type Reply } from '../helpers/auth.ts';
+import { auditLogs, bootstrapKey, call, createProject, expectStatus, type Reply, twoProjects } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** The prevention config API over REST (decisions §7): shapes, defaults, inheritance, validation, auth, audit. */
@@ -17,11 +17,7 @@ let adminB: string;
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
   base = server.httpUrl;
-  await createProject(base, boot, A);
-  await createProject(base, boot, B);
-  adminA = (await createKey(base, boot, { role: 'admin', project_id: A })).key;
-  viewerA = (await createKey(base, boot, { role: 'viewer', project_id: A })).key;
-  adminB = (await createKey(base, boot, { role: 'admin', project_id: B })).key;
+  ({ admin: adminA, viewer: viewerA, otherAdmin: adminB } = await twoProjects(base, boot, A, B));
 });
 afterAll(async () => server?.dispose());
 

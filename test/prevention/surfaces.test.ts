@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PREVENTION } from '../../src/sdk/config.ts';
-import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
+import { bootstrapKey, call, expectStatus, twoProjects } from '../helpers/auth.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
@@ -19,11 +19,7 @@ let otherAdmin: string;
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
   base = server.httpUrl;
-  await createProject(base, boot, P);
-  await createProject(base, boot, OTHER);
-  admin = (await createKey(base, boot, { role: 'admin', project_id: P })).key;
-  viewer = (await createKey(base, boot, { role: 'viewer', project_id: P })).key;
-  otherAdmin = (await createKey(base, boot, { role: 'admin', project_id: OTHER })).key;
+  ({ admin: admin, viewer: viewer, otherAdmin: otherAdmin } = await twoProjects(base, boot, P, OTHER));
 });
 afterAll(async () => server?.dispose());
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CircuitBreakerOpenError, Spyglass } from '../../src/sdk/index.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentName, connectEverything, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { agentName, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
 
 /**
  * Spec §3.2, one test per row: the breaker per agent + server, opened by real failing calls to
@@ -11,22 +11,18 @@ import { agentName, connectEverything, manualClock, putAgentConfig, refusal, sto
  * makes fail or succeed, and the injected clock. Loop detection is off so only the breaker acts.
  */
 let server: TestServer;
-let client: Client;
 let mcp: Client;
 let sg: Spyglass;
 const clock = manualClock();
 const BREAKER = { loop_enabled: false, cb_failure_threshold: 3, cb_cooldown_seconds: 30, cb_half_open_max_calls: 2 };
 
+let rig: Rig;
+
 beforeAll(async () => {
-  [server, client] = await Promise.all([startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }), connectEverything()]);
-  sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, clock, logger: { warn: () => {} } });
-  mcp = sg.wrapMcp(client, { serverName: 'everything' });
+  rig = await startRig({ clock });
+  ({ server, sg, mcp } = rig);
 });
-afterAll(async () => {
-  await sg?.shutdown();
-  await client?.close();
-  await server?.dispose();
-});
+afterAll(async () => rig?.dispose());
 
 /** A tool of server `inventory` that does what the test says: succeed, fail, or wait to be released. */
 function inventory() {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetExceededError, Spyglass, type Session } from '../../src/sdk/index.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentName, connectEverything, eventually, inboxAlerts, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { agentName, eventually, inboxAlerts, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
 
 /**
  * The budget rows of spec §2.9's guard table (max_steps, max cost, soft alert, wall time, unknown
@@ -11,21 +11,17 @@ import { agentName, connectEverything, eventually, inboxAlerts, manualClock, put
  * through wrapMcp to the real server-everything, and `guard` with the injected clock for time.
  */
 let server: TestServer;
-let client: Client;
 let mcp: Client;
 let sg: Spyglass;
 const clock = manualClock();
 
+let rig: Rig;
+
 beforeAll(async () => {
-  [server, client] = await Promise.all([startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }), connectEverything()]);
-  sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, clock, logger: { warn: () => {} } });
-  mcp = sg.wrapMcp(client, { serverName: 'everything' });
+  rig = await startRig({ clock });
+  ({ server, sg, mcp } = rig);
 });
-afterAll(async () => {
-  await sg?.shutdown();
-  await client?.close();
-  await server?.dispose();
-});
+afterAll(async () => rig?.dispose());
 
 const echo = async (message: string) => mcp.callTool({ name: 'echo', arguments: { message } });
 

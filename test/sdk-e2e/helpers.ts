@@ -4,9 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
 import type { PreventionError } from '../../src/sdk/errors.ts';
+import { Spyglass } from '../../src/sdk/index.ts';
 import type { SdkLogger } from '../../src/sdk/types.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * What the SDK end-to-end tests share: the real server-everything over stdio, a clock the test
@@ -19,6 +20,28 @@ export async function connectEverything(): Promise<Client> {
   const client = new Client({ name: 'spyglass-sdk-e2e', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
   return client;
+}
+
+export interface Rig {
+  server: TestServer;
+  client: Client;
+  sg: Spyglass;
+  /** `client` wrapped by `sg` as server `everything`. */
+  mcp: Client;
+  dispose(): Promise<void>;
+}
+
+/** A running Spyglass server, server-everything over stdio and an SDK instance reporting to the server. */
+export async function startRig(opts: { clock: () => number; logger?: SdkLogger }): Promise<Rig> {
+  const [server, client] = await Promise.all([startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }), connectEverything()]);
+  const sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, clock: opts.clock, logger: opts.logger ?? { warn: () => {} } });
+  const mcp = sg.wrapMcp(client, { serverName: 'everything' });
+  const dispose = async (): Promise<void> => {
+    await sg.shutdown();
+    await client.close();
+    await server.dispose();
+  };
+  return { server, client, sg, mcp, dispose };
 }
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentName, connectEverything, inboxAlerts, manualClock, putAgentConfig, recordingLogger, refusal, storedSession, storedSpans, toolCalls, eventually } from './helpers.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { agentName, inboxAlerts, manualClock, putAgentConfig, recordingLogger, refusal, storedSession, storedSpans, toolCalls, eventually, startRig, type Rig } from './helpers.ts';
 
 /**
  * The loop rows of spec §2.9's guard table, through wrapMcp against the real server-everything
@@ -11,22 +11,18 @@ import { agentName, connectEverything, inboxAlerts, manualClock, putAgentConfig,
  * agent sees (the thrown error), what the server stored (spans, session tag) and the inbox.
  */
 let server: TestServer;
-let client: Client;
 let mcp: Client;
 let sg: Spyglass;
 const logger = recordingLogger();
 
+let rig: Rig;
+
 beforeAll(async () => {
-  [server, client] = await Promise.all([startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }), connectEverything()]);
   // A clock that moves 1 ms per read keeps the order of spans made within one millisecond.
-  sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, logger, clock: manualClock() });
-  mcp = sg.wrapMcp(client, { serverName: 'everything' });
+  rig = await startRig({ logger, clock: manualClock() });
+  ({ server, sg, mcp } = rig);
 });
-afterAll(async () => {
-  await sg?.shutdown();
-  await client?.close();
-  await server?.dispose();
-});
+afterAll(async () => rig?.dispose());
 
 const text = (result: unknown): string => ((result as { content: { text: string }[] }).content[0]?.text ?? '');
 const echo = async (message: unknown) => mcp.callTool({ name: 'echo', arguments: { message } });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
-import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
+import { bootstrapKey, call, createProject, expectStatus, twoProjects } from '../helpers/auth.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
@@ -20,11 +20,7 @@ let adminB: string;
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
   base = server.httpUrl;
-  await createProject(base, boot, A);
-  await createProject(base, boot, B);
-  adminA = (await createKey(base, boot, { role: 'admin', project_id: A })).key;
-  viewerA = (await createKey(base, boot, { role: 'viewer', project_id: A })).key;
-  adminB = (await createKey(base, boot, { role: 'admin', project_id: B })).key;
+  ({ admin: adminA, viewer: viewerA, otherAdmin: adminB } = await twoProjects(base, boot, A, B));
 });
 afterAll(async () => server?.dispose());
 
