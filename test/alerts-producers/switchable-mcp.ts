@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { listenLoopback } from '../fixtures/mcp/listen.ts';
-import { createFixtureServer } from '../fixtures/mcp/tool-server.ts';
+import { serveStreamable } from '../fixtures/mcp/http-fixtures.ts';
 
 /**
  * SDK fixture MCP servers over streamable HTTP at `/<name>/mcp`, each of which a test can switch
@@ -35,14 +34,7 @@ export async function startSwitchableMcp(): Promise<SwitchableMcp> {
         timers.add(t);
       });
     }
-    const server = createFixtureServer({ toolsFile: files.get(name) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await serveStreamable(req, res, { toolsFile: files.get(name) });
   };
   const http = await listenLoopback(handle);
   return {
