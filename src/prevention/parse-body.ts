@@ -5,6 +5,7 @@ import {
   isNestedShape,
   nestedFieldName,
   validatePrevention,
+  withDefaults,
   type ConfigIssue,
   type PreventionConfig,
 } from '../sdk/config.ts';
@@ -50,9 +51,7 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
       else issues.push(toIssue({ field: k, message: 'unknown field' }, false));
     }
   }
-  const merged: Record<string, unknown> = { ...base };
-  for (const f of PREVENTION_FIELDS) if (values[f] !== undefined) merged[f] = values[f];
-  const config = merged as Record<keyof PreventionConfig, unknown>;
+  const config = withDefaults(values, base);
   // The whole result is checked: a PATCH lowering max_cost_usd below a stored soft alert amount
   // names budget_soft_alert although the body did not send it.
   for (const i of validatePrevention(config)) {

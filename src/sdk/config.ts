@@ -182,9 +182,12 @@ export function softAlertUsd(c: PreventionConfig): number | null {
   return c.budget_soft_alert < 1 ? c.budget_soft_alert * c.max_cost_usd : c.budget_soft_alert;
 }
 
-/** A whole config: the defaults, then the given fields (PUT semantics). Unvalidated. */
-export function withDefaults(fields: Partial<Record<keyof PreventionConfig, unknown>>): Record<keyof PreventionConfig, unknown> {
-  const out: Record<string, unknown> = { ...DEFAULT_PREVENTION };
+/**
+ * A whole config: `base` (the spec defaults for a PUT or a constructor; the stored config for a
+ * PATCH), then the fields given. Unvalidated.
+ */
+export function withDefaults(fields: Partial<Record<keyof PreventionConfig, unknown>>, base: Readonly<PreventionConfig> = DEFAULT_PREVENTION): Record<keyof PreventionConfig, unknown> {
+  const out: Record<string, unknown> = { ...base };
   for (const f of PREVENTION_FIELDS) if (fields[f] !== undefined) out[f] = fields[f];
   return out as Record<keyof PreventionConfig, unknown>;
 }

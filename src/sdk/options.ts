@@ -2,7 +2,7 @@
  * The constructor's options in layers (options → environment → defaults), checked once: a bad value
  * throws a TypeError naming the field at construction, not at the first call.
  */
-import { DEFAULT_PREVENTION, flattenNested, nestedFieldName, PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
+import { DEFAULT_PREVENTION, flattenNested, nestedFieldName, validatePrevention, withDefaults, type PreventionConfig } from './config.ts';
 import type { GraphLimits } from './guards/types.ts';
 import type { PricingTable, SdkLogger, SpyglassOptions } from './types.ts';
 
@@ -77,9 +77,8 @@ function resolvePrevention(nested: SpyglassOptions['prevention']): Readonly<Prev
   const { values, issues } = flattenNested(nested as Record<string, unknown>);
   const first = issues[0];
   if (first) throw new TypeError(`Spyglass: prevention.${first.field} ${first.message}`);
-  const merged: Record<string, unknown> = { ...DEFAULT_PREVENTION };
-  for (const f of PREVENTION_FIELDS) if (values[f] !== undefined) merged[f] = values[f];
-  const problem = validatePrevention(merged as Record<keyof PreventionConfig, unknown>)[0];
+  const merged = withDefaults(values);
+  const problem = validatePrevention(merged)[0];
   if (problem) throw new TypeError(`Spyglass: prevention.${nestedFieldName(problem.field as keyof PreventionConfig)} ${problem.message}`);
   return Object.freeze(merged as unknown as PreventionConfig);
 }
