@@ -8,9 +8,11 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': [
     'server', 'database', 'data_dir', 'log_level', 'auth', 'redis', 'ingest', 'rate_limits', 'monitor',
     'live', 'http', 'network', 'retention', 'servers', 'alerts', 'costs', 'security', 'anomalies',
+    'cluster',
   ],
   server: ['host', 'port', 'grpc_port', 'workers'],
-  database: ['url'],
+  database: ['url', 'read_url'],
+  cluster: ['instance_id', 'lease_seconds', 'live_stream_length'],
   auth: ['api_keys', 'trusted_proxy_cidrs'],
   redis: ['url'],
   ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes'],
@@ -19,7 +21,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   live: ['keepalive_seconds', 'max_clients_per_key'],
   http: ['allowed_origins', 'headers_timeout_seconds', 'request_timeout_seconds', 'keep_alive_timeout_seconds', 'max_connections_per_address'],
   network: ['allow_private_targets'],
-  retention: ['spans_days', 'health_days'],
+  retention: ['spans_days', 'health_days', 'partitions_ahead_days'],
   // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
   // alerts.error_rate_threshold has no effect: error-rate alerts are the anomaly detector's z-scores.
   alerts: ['chat_webhook', 'consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],

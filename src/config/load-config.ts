@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
@@ -37,6 +39,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const http = obj(file.http);
   const security = obj(file.security);
   const alerts = obj(file.alerts);
+  const cluster = obj(file.cluster);
 
   const num = (name: string, raw: unknown, fallback: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return fallback;
@@ -76,11 +79,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port: int('SPYGLASS_PORT', env.SPYGLASS_PORT ?? server.port, 8000, 0, 65535),
     grpcPort: int('SPYGLASS_GRPC_PORT', env.SPYGLASS_GRPC_PORT ?? server.grpc_port, 4317, 0, 65535),
     databaseUrl: nonEmpty(env.SPYGLASS_DATABASE_URL) ?? str(obj(file.database).url),
+    databaseReadUrl: nonEmpty(env.SPYGLASS_DATABASE_READ_URL) ?? str(obj(file.database).read_url),
     dataDir: resolve(cwd, env.SPYGLASS_DATA_DIR ?? str(file.data_dir) ?? '.spyglass'),
     configPath,
     apiKeys: list(env.SPYGLASS_API_KEYS, obj(file.auth).api_keys),
     redisUrl: nonEmpty(env.SPYGLASS_REDIS_URL) ?? str(obj(file.redis).url),
-    workers: int('SPYGLASS_WORKERS', env.SPYGLASS_WORKERS ?? server.workers, 1, 1, 64),
+    workers: workerCount(env.SPYGLASS_WORKERS ?? server.workers, problems),
+    cluster: {
+      instanceId: nonEmpty(env.SPYGLASS_INSTANCE_ID) ?? str(cluster.instance_id) ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      leaseSeconds: int('SPYGLASS_LEASE_SECONDS (cluster.lease_seconds)', env.SPYGLASS_LEASE_SECONDS ?? cluster.lease_seconds, 10, 1, 600),
+      liveStreamLength: int('cluster.live_stream_length', cluster.live_stream_length, 10_000, 100, 10_000_000),
+    },
     metricsToken: nonEmpty(env.SPYGLASS_METRICS_TOKEN),
     trustedProxyCidrs: list(env.SPYGLASS_TRUSTED_PROXY_CIDRS, obj(file.auth).trusted_proxy_cidrs),
     chatWebhook: nonEmpty(env.SPYGLASS_CHAT_WEBHOOK),
@@ -125,6 +134,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     retention: {
       spansDays: int('retention.spans_days', retention.spans_days, 30, 1, 3650),
       healthDays: int('retention.health_days', retention.health_days, 90, 1, 3650),
+      partitionsAheadDays: int('retention.partitions_ahead_days', retention.partitions_ahead_days, 7, 1, 366),
     },
     security: {
       advisoriesPath: optionalPath(security.advisories_path, configPath, cwd),
@@ -160,8 +170,29 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (config.workers > 1 && !config.redisUrl) {
     problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_REDIS_URL (rate limits and live events are shared through Redis)');
   }
+  if (config.workers > 1 && !config.databaseUrl) {
+    problems.push('SPYGLASS_WORKERS above 1 needs SPYGLASS_DATABASE_URL (the embedded database belongs to one process)');
+  }
+  if (config.databaseReadUrl && !/^postgres(ql)?:\/\//.test(config.databaseReadUrl)) {
+    problems.push('SPYGLASS_DATABASE_READ_URL must start with postgres:// or postgresql://');
+  }
+  if (config.databaseReadUrl && !config.databaseUrl) {
+    problems.push('SPYGLASS_DATABASE_READ_URL needs SPYGLASS_DATABASE_URL (a replica of which database?)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** SPYGLASS_WORKERS / server.workers: 1-64, or `auto` for one per core. */
+function workerCount(raw: unknown, problems: string[]): number {
+  if (raw === undefined || raw === '') return 1;
+  if (typeof raw === 'string' && raw.trim().toLowerCase() === 'auto') return Math.min(64, availableParallelism());
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    problems.push(`SPYGLASS_WORKERS (server.workers) must be an integer from 1 to 64 or auto (got ${JSON.stringify(raw)})`);
+    return 1;
+  }
+  return n;
 }
 
 /** A path from the config file, relative to that file's directory (or the working directory without one). */

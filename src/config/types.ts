@@ -25,8 +25,16 @@ export interface Config {
   dataDir: string;
   configPath: string | undefined;
   apiKeys: string[];
+  /**
+   * Read-only routes go to this PostgreSQL (a streaming replica) when set (docs/deploy.md);
+   * SPYGLASS_DATABASE_READ_URL or `database.read_url`.
+   */
+  databaseReadUrl: string | undefined;
   redisUrl: string | undefined;
+  /** HTTP+gRPC worker processes (node:cluster); `auto` = one per core. Above 1 needs Redis and PostgreSQL. */
   workers: number;
+  /** Coordination of several workers and instances over Redis (docs/deploy.md). */
+  cluster: ClusterConfig;
   metricsToken: string | undefined;
   trustedProxyCidrs: string[];
   chatWebhook: string | undefined;
@@ -40,13 +48,31 @@ export interface Config {
   /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */
   network: { allowPrivateTargets: string[] };
   monitor: MonitorConfig;
-  retention: { spansDays: number; healthDays: number };
+  retention: {
+    spansDays: number;
+    healthDays: number;
+    /** Daily span partitions created ahead of today by the maintenance job. */
+    partitionsAheadDays: number;
+  };
   security: SecurityConfig;
   alerts: AlertsConfig;
   costs: { rules: CostRule[] };
   /** The background anomaly detector (docs/anomalies.md): seconds between runs, 0 = off. */
   anomalies: { intervalSeconds: number };
   servers: ServerConfig[];
+}
+
+/** The `cluster:` section: what several workers and instances share through Redis. */
+export interface ClusterConfig {
+  /**
+   * This process's name in leases and logs; SPYGLASS_INSTANCE_ID or `cluster.instance_id`, default
+   * `<hostname>:<pid>:<random>` so that a restarted process is a new holder.
+   */
+  instanceId: string;
+  /** The leader lease of the background jobs: another instance takes over within this period. */
+  leaseSeconds: number;
+  /** Live events kept in the shared Redis stream (approximate cap, oldest trimmed). */
+  liveStreamLength: number;
 }
 
 /** The `alerts:` section (spec §2.11, §6.2). The env SPYGLASS_CHAT_WEBHOOK is Config.chatWebhook. */

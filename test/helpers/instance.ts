@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { freePort } from './free-port.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(ROOT, 'bin/spyglass.js');
+
+export interface Instance {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  grpcPort: number;
+  child: ChildProcess;
+  /** Everything the process printed (JSON log lines), for asserting what it said. */
+  output(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL (no cleanup: leases are not released, nothing is flushed). */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit (bounded: SIGKILL after 20 s). */
+  stop(): Promise<void>;
+}
+
+const running = new Set<Instance>();
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all([...running].map((i) => i.kill()));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/**
+ * `spyglass serve` as a separate process, the way a user runs it (node bin/spyglass.js serve), on
+ * free loopback ports, with `env` on top (SPYGLASS_DATABASE_URL, SPYGLASS_REDIS_URL, ...). Resolves
+ * once GET /api/readiness answers 200 (at most `readyWithinMs`); every instance is killed after the
+ * test file.
+ */
+export async function spawnInstance(env: Record<string, string>, readyWithinMs = 60_000): Promise<Instance> {
+  const port = env.SPYGLASS_PORT ? Number(env.SPYGLASS_PORT) : await freePort();
+  const grpcPort = env.SPYGLASS_GRPC_PORT ? Number(env.SPYGLASS_GRPC_PORT) : await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inst-'));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    cwd: dataDir,
+    env: {
+      ...process.env,
+      SPYGLASS_HOST: '127.0.0.1',
+      SPYGLASS_PORT: String(port),
+      SPYGLASS_GRPC_PORT: String(grpcPort),
+      SPYGLASS_DATA_DIR: dataDir,
+      SPYGLASS_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const url = `http://127.0.0.1:${port}`;
+  const inst: Instance = {
+    url,
+    port,
+    grpcPort,
+    child,
+    output: () => out,
+    exited,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      running.delete(inst);
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(t);
+      }
+      running.delete(inst);
+    },
+  };
+  running.add(inst);
+  const deadline = Date.now() + readyWithinMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`spyglass serve exited before it was ready:\n${out}`);
+    try {
+      const res = await fetch(`${url}/api/readiness`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return inst;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await inst.kill();
+      throw new Error(`spyglass serve not ready within ${readyWithinMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
