@@ -12,7 +12,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   ],
   server: ['host', 'port', 'grpc_port', 'workers'],
   database: ['url', 'read_url'],
-  cluster: ['instance_id', 'lease_seconds', 'live_stream_length'],
+  cluster: ['name', 'instance_id', 'lease_seconds', 'live_stream_length'],
   auth: ['api_keys', 'trusted_proxy_cidrs'],
   redis: ['url'],
   ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes'],

@@ -86,6 +86,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     redisUrl: nonEmpty(env.SPYGLASS_REDIS_URL) ?? str(obj(file.redis).url),
     workers: workerCount(env.SPYGLASS_WORKERS ?? server.workers, problems),
     cluster: {
+      name: nonEmpty(env.SPYGLASS_CLUSTER_NAME) ?? str(cluster.name) ?? 'spyglass',
       instanceId: nonEmpty(env.SPYGLASS_INSTANCE_ID) ?? str(cluster.instance_id) ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       leaseSeconds: int('SPYGLASS_LEASE_SECONDS (cluster.lease_seconds)', env.SPYGLASS_LEASE_SECONDS ?? cluster.lease_seconds, 10, 1, 600),
       liveStreamLength: int('cluster.live_stream_length', cluster.live_stream_length, 10_000, 100, 10_000_000),

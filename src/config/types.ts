@@ -65,6 +65,11 @@ export interface Config {
 /** The `cluster:` section: what several workers and instances share through Redis. */
 export interface ClusterConfig {
   /**
+   * Prefix of every coordination key and channel in Redis (`<name>:...`): instances with the same
+   * name (and database) are one cluster. SPYGLASS_CLUSTER_NAME or `cluster.name`, default `spyglass`.
+   */
+  name: string;
+  /**
    * This process's name in leases and logs; SPYGLASS_INSTANCE_ID or `cluster.instance_id`, default
    * `<hostname>:<pid>:<random>` so that a restarted process is a new holder.
    */
