@@ -309,7 +309,8 @@ async function main() {
   const where: WhereItGoes[] = [];
   const skipped: string[] = [];
   // Workers need PostgreSQL and Redis (a PGlite data dir belongs to one process): PGlite runs once.
-  const runs = opts.backends.flatMap((backend) => (backend === 'postgres' ? opts.workers : [1]).map((workers) => ({ backend, workers })));
+  // --protocols none: no ingest cells (e.g. only the disk row), so no server to start either.
+  const runs = opts.protocols.length === 0 ? [] : opts.backends.flatMap((backend) => (backend === 'postgres' ? opts.workers : [1]).map((workers) => ({ backend, workers })));
   let redisUrl: string | undefined;
   for (const { backend, workers } of runs) {
     if (workers > 1 && redisUrl === undefined) {
