@@ -29,7 +29,7 @@ import { runCell, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { PROFILES, type PayloadProfile } from './genai-profile.ts';
-import { childPids, cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid } from './proc-stats.ts';
+import { childPids, cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid, processCpuMs } from './proc-stats.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 import { formatDiskReport, runDiskRow, type DiskResult } from './disk.ts';
 import { formatScaleReport, newProfiles, type WhereItGoes } from './scale-report.ts';
@@ -630,6 +630,7 @@ function render(
     ]),
     [0, 1, 1, 1, 1, 1, 1, 1, 1],
   ));
+  if (backends.some((b) => b.workers > 1)) lines.push('With workers, idle RSS and VmHWM are the primary\'s alone; the RSS column of the cells sums every process.');
   if (methods.length > 0) {
     lines.push('');
     lines.push(`Database side (PostgreSQL 15, same cluster, a fresh migrated database with all 6 spans indexes per row; one group per transaction, serial, like the writer):`);
@@ -695,14 +696,28 @@ async function waitForIdle(maxMs: number): Promise<void> {
 /** CLOCK_MONOTONIC in µs, the clock V8 stamps CPU profile samples with. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
-/** Waits (bounded) until the server has `n` worker processes; false when it never forks them. */
+/**
+ * Waits (bounded) until the server has `n` worker processes and they have finished starting;
+ * false when it never forks them. Readiness answers as soon as one worker listens, and a worker
+ * still compiling modules would put its start-up into the first cell's CPU per span: so also wait
+ * (at most 20 s) until the workers together use under 30% of a core over half a second.
+ */
 async function waitForWorkers(pid: number, n: number): Promise<boolean> {
   const until = performance.now() + 15_000;
-  while (performance.now() < until) {
-    if (childPids(pid).length >= n) return true;
-    await sleep(250);
+  let pids: number[] = [];
+  while (performance.now() < until && pids.length < n) {
+    pids = childPids(pid);
+    if (pids.length < n) await sleep(250);
   }
-  return false;
+  if (pids.length < n) return false;
+  const cpu = () => pids.reduce((a, p) => a + processCpuMs(p), 0);
+  const settleBy = performance.now() + 20_000;
+  while (performance.now() < settleBy) {
+    const before = cpu();
+    await sleep(500);
+    if (cpu() - before < 150) break;
+  }
+  return true;
 }
 
 /** The next transaction id to be assigned in the cluster (reading it assigns none). */
