@@ -5,7 +5,7 @@
  * the alternatives for the writer's insert). Figures on stdout and in bench/results.json; progress
  * on stderr.
  *
- *   npm run bench                       full run (~4-5 min)
+ *   npm run bench                       full run (~15 min)
  *   npm run bench -- --quick            smoke run (~40 s)
  *   npm run bench -- --backends postgres --protocols native,otlp-proto --batches 500
  *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
