@@ -63,7 +63,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     }
     const { delayMs, nextMs } = restartBackoff(slot.pendingDelayMs, Date.now() - slot.startedAt);
     slot.pendingDelayMs = nextMs;
-    logger.error({ ...fields, restartInMs: delayMs }, `worker ${worker.id} (pid ${worker.process.pid}) died (${how}); restarting in ${delayMs / 1000} s`);
+    // Exit code 0 outside a shutdown: someone sent SIGTERM to the worker itself and it drained.
+    const what = code === 0 ? 'exited' : 'died';
+    logger.error({ ...fields, restartInMs: delayMs }, `worker ${worker.id} (pid ${worker.process.pid}) ${what} (${how}); restarting in ${delayMs / 1000} s`);
     slot.restartTimer = setTimeout(() => fork(slot), delayMs);
   });
 

@@ -149,6 +149,13 @@ describe.runIf(pgAdminUrl !== null && redisUrl !== null)('SPYGLASS_WORKERS', () 
     let stop2 = false;
     const load2 = [httpClient(inst.url, late, () => stop2), httpClient(inst.url, late, () => stop2), grpcClient(inst.grpcPort, late, () => stop2)];
     await waitFor('load running again', () => late.ids.length >= 100);
+    // SIGTERM straight to a worker drains it too (exit code 0); the primary would replace it, but
+    // its own SIGTERM comes first and cancels the pending restart.
+    const other = started[1]!;
+    process.kill(other.pid as number, 'SIGTERM');
+    await waitFor('the drained worker logged', () =>
+      logLines(inst).some((l) => l.worker === other.worker && l.msg === `worker ${other.worker} (pid ${other.pid}) exited (code 0); restarting in 1 s`),
+    );
     inst.child.kill('SIGTERM');
     const exit = await inst.exited;
     stop2 = true;
