@@ -14,7 +14,7 @@ import { startSloEvaluator } from './slos/evaluator.ts';
 import { startAlertJobs } from './alerts/jobs.ts';
 import { openStore } from './store/open-store.ts';
 import { startPeriodic } from './jobs/periodic.ts';
-import { checkPorts, PortError } from './startup/check-ports.ts';
+import { checkServePorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -25,21 +25,27 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * Set in a cluster worker: the primary already checked the ports (which workers share) and
+   * applied the migrations once, so workers never race on them.
+   */
+  worker?: boolean;
+}
+
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   logger.info(
     { configFile: config.configPath ?? null },
     config.configPath ? `config: read ${config.configPath}` : 'config: no config file (SPYGLASS_CONFIG unset, no ./spyglass.yaml); defaults and SPYGLASS_* variables apply',
   );
-  await checkPorts(config.host, [
-    { port: config.port, what: 'HTTP', env: 'SPYGLASS_PORT' },
-    { port: config.grpcPort, what: 'OTLP/gRPC', env: 'SPYGLASS_GRPC_PORT', hint: 'a local OpenTelemetry Collector often holds 4317; SPYGLASS_GRPC_PORT=0 turns the gRPC receiver off' },
-  ]);
+  if (!opts.worker) await checkServePorts(config);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
+    migrate: !opts.worker,
   });
   logger.info({ storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined }, 'storage ready');
   const services = await createServices(config, store, logger);

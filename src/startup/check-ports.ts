@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import type { Config } from '../config/types.ts';
 
 /** A port that cannot be listened on, reported before anything (the database included) is opened. */
 export class PortError extends Error {
@@ -30,6 +31,14 @@ export async function checkPorts(host: string, ports: PortToCheck[]): Promise<vo
     if (code) problems.push(describe(host, p, code));
   }
   if (problems.length > 0) throw new PortError(problems);
+}
+
+/** The HTTP and OTLP/gRPC ports `serve` listens on (workers share them, so only the primary checks). */
+export async function checkServePorts(config: Pick<Config, 'host' | 'port' | 'grpcPort'>): Promise<void> {
+  await checkPorts(config.host, [
+    { port: config.port, what: 'HTTP', env: 'SPYGLASS_PORT' },
+    { port: config.grpcPort, what: 'OTLP/gRPC', env: 'SPYGLASS_GRPC_PORT', hint: 'a local OpenTelemetry Collector often holds 4317; SPYGLASS_GRPC_PORT=0 turns the gRPC receiver off' },
+  ]);
 }
 
 function describe(host: string, p: PortToCheck, code: string): string {

@@ -28,16 +28,27 @@ export interface StoreOptions {
   onWarning?: (message: string) => void;
   /** Where the store says what it is doing when that takes a while (creating the embedded database). */
   onInfo?: (message: string) => void;
+  /** False when another process already applied the migrations (a cluster worker). Default true. */
+  migrate?: boolean;
 }
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {})) : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {}), opts.migrate ?? true)
+    : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
 }
 
-async function openPostgres(url: string, max: number, warn: (message: string) => void): Promise<Store> {
+/**
+ * Session-level advisory lock held while migrating, so instances on several hosts that start at
+ * once on one PostgreSQL apply the migrations one after the other (the later ones find nothing to
+ * do) instead of racing on the same DDL. Any fixed number works; this one spells "SPYG".
+ */
+const MIGRATION_LOCK = 0x53505947;
+
+async function openPostgres(url: string, max: number, warn: (message: string) => void, runMigrations: boolean): Promise<Store> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
@@ -52,7 +63,17 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
       throw connectError(err, url);
     });
     connected = true;
-    await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+    if (runMigrations) {
+      // The lock belongs to one session: a reserved connection holds it while the pool migrates.
+      const lock = await client.reserve();
+      try {
+        await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+      } finally {
+        await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+        lock.release();
+      }
+    }
   } catch (err) {
     await client.end({ timeout: 1 });
     unguard();
