@@ -22,9 +22,15 @@ export interface InboxFilter {
   limit: number;
 }
 
+/**
+ * A time as a parameter of raw SQL: postgres.js cannot send a Date there (drizzle leaves its
+ * timestamp serializer as the identity), so it goes as ISO text with a cast, as in the other repos.
+ */
+const ts = (d: Date): SQL => sql`${d.toISOString()}::timestamptz`;
+
 /** The status a reader sees: a snooze that has ended is firing again. */
 function effectiveStatus(now: Date): SQL {
-  return sql`(case when ${alerts.status} = 'snoozed' and ${alerts.snoozedUntil} <= ${now} then 'firing' else ${alerts.status} end)`;
+  return sql`(case when ${alerts.status} = 'snoozed' and ${alerts.snoozedUntil} <= ${ts(now)} then 'firing' else ${alerts.status} end)`;
 }
 
 export function toAlert(row: AlertRow, now: Date): Alert {
@@ -98,7 +104,7 @@ export async function listInbox(db: Db, f: InboxFilter, now: Date): Promise<Aler
   const conds: SQL[] = [eq(alerts.projectId, f.projectId), sql`${eff} in (${sql.join(f.statuses.map((s) => sql`${s}`), sql`, `)})`];
   if (f.type) conds.push(eq(alerts.type, f.type));
   if (f.severity) conds.push(eq(alerts.severity, f.severity));
-  if (f.before) conds.push(sql`(${alerts.firedAt}, ${alerts.id}) < (${f.before.time}, ${f.before.id})`);
+  if (f.before) conds.push(sql`(${alerts.firedAt}, ${alerts.id}) < (${ts(f.before.time)}, ${f.before.id})`);
   return db
     .select()
     .from(alerts)
@@ -127,15 +133,15 @@ export async function wakeSnoozed(db: Db, now: Date): Promise<number> {
   const rows = await db
     .update(alerts)
     .set({ status: 'firing', snoozedUntil: null })
-    .where(and(eq(alerts.status, 'snoozed'), sql`${alerts.snoozedUntil} <= ${now}`))
+    .where(and(eq(alerts.status, 'snoozed'), sql`${alerts.snoozedUntil} <= ${ts(now)}`))
     .returning({ id: alerts.id });
   return rows.length;
 }
 
 /** Retention: resolved alerts and `forever` dedup keys older than the cutoff. */
 export async function deleteOldAlerts(db: Db, cutoff: Date): Promise<number> {
-  const gone = await db.delete(alerts).where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${cutoff}`)).returning({ id: alerts.id });
-  await db.delete(alertDedup).where(sql`${alertDedup.firedAt} < ${cutoff}`);
+  const gone = await db.delete(alerts).where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${ts(cutoff)}`)).returning({ id: alerts.id });
+  await db.delete(alertDedup).where(sql`${alertDedup.firedAt} < ${ts(cutoff)}`);
   return gone.length;
 }
 
