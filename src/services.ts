@@ -35,6 +35,8 @@ import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
+import { Invalidation, type InvalidationTopic } from './coord/invalidation.ts';
+import { LiveRelay } from './coord/live-relay.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -83,7 +85,9 @@ export interface Services {
 }
 
 export async function createServices(config: Config, store: Store, logger: Logger): Promise<Services> {
-  const settings = new SettingsService(store.db);
+  // With Redis, changes to cached state are announced to the other instances (set up below).
+  let invalidation: Invalidation | null = null;
+  const settings = new SettingsService(store.db, () => invalidation?.publish('settings'));
   await settings.load();
   const writer = new LanedWriter({
     commit: (spans) => insertSpans(store.db, spans),
@@ -98,7 +102,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
   const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
   const audit = new AuditLog(store.db, logger);
-  const costs = new CostService({ db: store.db, audit, config });
+  const costs = new CostService({ db: store.db, audit, config, onChanged: (id) => invalidation?.publish('pricing', id) });
   await costs.load();
   const deps: IngestDeps = {
     writer,
@@ -123,6 +127,33 @@ export async function createServices(config: Config, store: Store, logger: Logge
   deps.onCommitted = alertProducers.onCommitted;
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
+  const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
+  const forgetProject = (id: string) => {
+    registrar.forgetProject(id);
+    knownProjects.forget(id);
+    costs.book.forget(id);
+    alertProducers.forgetProject(id);
+  };
+  let relay: LiveRelay | null = null;
+  if (config.redisUrl) {
+    const cluster = config.cluster.name;
+    relay = new LiveRelay(bus, { redisUrl: config.redisUrl, cluster, keep: config.cluster.liveStreamLength, history: DEFAULT_SSE.replay, logger, onHistory: (items) => live.preload(items) });
+    bus.useRelay(relay);
+    const apply = async (topic: InvalidationTopic, projectId: string | null): Promise<void> => {
+      if (topic === 'settings') await settings.load();
+      else if (topic === 'pricing') await costs.load();
+      else keys.forgetCached(); // revoked keys, or a deleted project's; live streams end with the 1 s key check
+      if (topic === 'project' && projectId !== null) forgetProject(projectId);
+    };
+    invalidation = new Invalidation({
+      redisUrl: config.redisUrl, cluster, instanceId: config.cluster.instanceId, logger, apply,
+      reloadAll: async () => {
+        keys.forgetCached();
+        await Promise.all([settings.load(), costs.load()]);
+      },
+    });
+    keys.onRevoked(() => invalidation?.publish('keys'));
+  }
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -132,7 +163,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
-    live: new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }),
+    live,
     liveClients,
     metrics,
     health,
@@ -144,10 +175,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys, (id) => {
-      registrar.forgetProject(id);
-      knownProjects.forget(id);
-      costs.book.forget(id);
-      alertProducers.forgetProject(id);
+      forgetProject(id);
+      invalidation?.publish('project', id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
@@ -168,6 +197,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
       await alerts.close();
       await audit.close();
       await limiter.close();
+      bus.useRelay(null);
+      await Promise.all([relay?.close(), invalidation?.close()]);
     },
   };
 }
