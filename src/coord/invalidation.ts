@@ -32,6 +32,7 @@ export class Invalidation {
   private readonly channel: string;
   /** A publish failed: once Redis is back, every instance is told to reload everything. */
   private missed = false;
+  private everReady = false;
 
   constructor(private readonly o: InvalidationOptions) {
     const degraded = 'changes made on other instances (settings, pricing, keys, deleted projects) reach this one when Redis is back, when everything is reloaded';
@@ -51,6 +52,7 @@ export class Invalidation {
       if (channel === this.channel) this.receive(text);
     });
     this.pub.on('ready', () => {
+      this.everReady = true;
       if (!this.missed) return;
       this.missed = false;
       this.send({ topic: 'all', projectId: null });
@@ -63,6 +65,17 @@ export class Invalidation {
   }
 
   async close(): Promise<void> {
+    // A change made before the first connection was up (a short CLI command) is still announced,
+    // as a reload request, if Redis answers within its connect timeout.
+    if (this.missed && !this.everReady) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        this.pub.once('ready', () => {
+          clearTimeout(timer);
+          setImmediate(resolve);
+        });
+      });
+    }
     await Promise.all([closeRedis(this.pub), closeRedis(this.sub)]);
   }
 
