@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
@@ -48,13 +50,16 @@ describe.runIf(pgAdminUrl !== null && findRedisServer() !== null)('live events a
   const servers: TestServer[] = [];
   let a: TestServer;
   let b: TestServer;
+  /** What A logs, one JSON line each. */
+  const logsA: { level: number; msg: string }[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
     const databaseUrl = await createPgDatabase();
     sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     env = { SPYGLASS_DATABASE_URL: databaseUrl, SPYGLASS_REDIS_URL: redis.url, SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}`, SPYGLASS_API_KEYS: admin, SPYGLASS_RATE_LIMITS: 'off' };
-    servers.push((a = await startTestServer(env))); // first alone: it migrates the database
+    const sink = new Writable({ write: (line: Buffer, _enc, done) => void (logsA.push(JSON.parse(line.toString()) as { level: number; msg: string }), done()) });
+    servers.push((a = await startTestServer(env, pino({ level: 'info' }, sink)))); // first alone: it migrates the database
     servers.push((b = await startTestServer(env)));
     await relayed(a, b);
     await relayed(b, a);
@@ -160,6 +165,10 @@ describe.runIf(pgAdminUrl !== null && findRedisServer() !== null)('live events a
       expect(Number(tagged(onA, `${tag}-after`)[0]?.id)).toBeGreaterThan(idBefore);
       const [row] = await sql`select count(*)::int as n from spans where session_id like ${`${tag}%`}`;
       expect(row?.n).toBe(acked);
+      // The outage was logged once as a warning, and its end once.
+      const live = (text: string) => logsA.filter((l) => l.msg.startsWith(text)).length;
+      expect(live('redis unavailable (live events):')).toBe(1);
+      expect(live('redis back (live events)')).toBe(1);
       // A reloaded what it may have missed.
       for (let i = 0; i < 100 && (await call(a.httpUrl, 'GET', '/api/settings', { key: admin })).json.redact_payloads !== true; i++) await new Promise((r) => setTimeout(r, 100));
       expect((await call(a.httpUrl, 'GET', '/api/settings', { key: admin })).json.redact_payloads).toBe(true);
