@@ -35,8 +35,7 @@ import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
-import { Invalidation, type InvalidationTopic } from './coord/invalidation.ts';
-import { LiveRelay } from './coord/live-relay.ts';
+import { startClusterSync, type ClusterSync } from './coord/cluster-sync.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -86,8 +85,8 @@ export interface Services {
 
 export async function createServices(config: Config, store: Store, logger: Logger): Promise<Services> {
   // With Redis, changes to cached state are announced to the other instances (set up below).
-  let invalidation: Invalidation | null = null;
-  const settings = new SettingsService(store.db, () => invalidation?.publish('settings'));
+  let sync: ClusterSync | null = null;
+  const settings = new SettingsService(store.db, () => sync?.announce('settings'));
   await settings.load();
   const writer = new LanedWriter({
     commit: (spans) => insertSpans(store.db, spans),
@@ -102,7 +101,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
   const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
   const audit = new AuditLog(store.db, logger);
-  const costs = new CostService({ db: store.db, audit, config, onChanged: (id) => invalidation?.publish('pricing', id) });
+  const costs = new CostService({ db: store.db, audit, config, onChanged: (id) => sync?.announce('pricing', id) });
   await costs.load();
   const deps: IngestDeps = {
     writer,
@@ -134,26 +133,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     costs.book.forget(id);
     alertProducers.forgetProject(id);
   };
-  let relay: LiveRelay | null = null;
-  if (config.redisUrl) {
-    const cluster = config.cluster.name;
-    relay = new LiveRelay(bus, { redisUrl: config.redisUrl, cluster, keep: config.cluster.liveStreamLength, history: DEFAULT_SSE.replay, logger, onHistory: (items) => live.preload(items) });
-    bus.useRelay(relay);
-    const apply = async (topic: InvalidationTopic, projectId: string | null): Promise<void> => {
-      if (topic === 'settings') await settings.load();
-      else if (topic === 'pricing') await costs.load();
-      else keys.forgetCached(); // revoked keys, or a deleted project's; live streams end with the 1 s key check
-      if (topic === 'project' && projectId !== null) forgetProject(projectId);
-    };
-    invalidation = new Invalidation({
-      redisUrl: config.redisUrl, cluster, instanceId: config.cluster.instanceId, logger, apply,
-      reloadAll: async () => {
-        keys.forgetCached();
-        await Promise.all([settings.load(), costs.load()]);
-      },
-    });
-    keys.onRevoked(() => invalidation?.publish('keys'));
-  }
+  sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject }) : null;
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -176,7 +156,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys, (id) => {
       forgetProject(id);
-      invalidation?.publish('project', id);
+      sync?.announce('project', id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
@@ -197,8 +177,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
       await alerts.close();
       await audit.close();
       await limiter.close();
-      bus.useRelay(null);
-      await Promise.all([relay?.close(), invalidation?.close()]);
+      await sync?.close();
     },
   };
 }
