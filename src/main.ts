@@ -14,6 +14,7 @@ import { startSloEvaluator } from './slos/evaluator.ts';
 import { startAlertJobs } from './alerts/jobs.ts';
 import { openStore } from './store/open-store.ts';
 import { startPeriodic } from './jobs/periodic.ts';
+import { startLeaderJobs } from './jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {
@@ -78,13 +79,22 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
   const httpUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ http: httpUrl, grpcPort: grpc?.port ?? null }, 'spyglass listening');
   await logAuthMode(services, logger);
-  const health = startEmbeddedHealth(services.health, logger);
   await logMonitored(services, logger);
-  const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
-  const scanRetention = startScanRetention(services.security, logger);
-  const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
-  const sloEvaluator = startSloEvaluator(() => services.slos.evaluateAll(), logger);
-  const alertJobs = startAlertJobs(services.alerts, logger);
+  // Once per cluster: on this instance while it leads (always, without Redis).
+  const leaderJobs = startLeaderJobs({
+    config,
+    db: store.db,
+    logger,
+    metrics: services.metrics,
+    start: () => [
+      startEmbeddedHealth(services.health, logger),
+      startSpanRetention(store.db, config.retention.spansDays, logger),
+      startScanRetention(services.security, logger),
+      startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),
+      startSloEvaluator(() => services.slos.evaluateAll(), logger),
+      startAlertJobs(services.alerts, logger),
+    ],
+  });
   services.stats.start();
   // Another process may share the database: pick up its pricing changes within a minute.
   const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
@@ -102,13 +112,8 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       await Promise.allSettled([app.close(), grpc?.close()]);
       clearInterval(sweep);
-      await health.stop();
-      await retention.stop();
-      await scanRetention.stop();
-      await anomalies.stop();
+      await leaderJobs.stop();
       await priceReload.stop();
-      await sloEvaluator.stop();
-      await alertJobs.stop();
       await services.stats.stop();
       await services.close();
       await store.close();

@@ -35,6 +35,7 @@ import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
+import { startClusterSync, type ClusterSync } from './coord/cluster-sync.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {
@@ -83,7 +84,9 @@ export interface Services {
 }
 
 export async function createServices(config: Config, store: Store, logger: Logger): Promise<Services> {
-  const settings = new SettingsService(store.db);
+  // With Redis, changes to cached state are announced to the other instances (set up below).
+  let sync: ClusterSync | null = null;
+  const settings = new SettingsService(store.db, () => sync?.announce('settings'));
   await settings.load();
   const writer = new LanedWriter({
     commit: (spans) => insertSpans(store.db, spans),
@@ -98,7 +101,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
   const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
   const audit = new AuditLog(store.db, logger);
-  const costs = new CostService({ db: store.db, audit, config });
+  const costs = new CostService({ db: store.db, audit, config, onChanged: (id) => sync?.announce('pricing', id) });
   await costs.load();
   const deps: IngestDeps = {
     writer,
@@ -123,6 +126,14 @@ export async function createServices(config: Config, store: Store, logger: Logge
   deps.onCommitted = alertProducers.onCommitted;
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
   const revocation = endRevokedStreams(keys, liveClients, logger);
+  const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
+  const forgetProject = (id: string) => {
+    registrar.forgetProject(id);
+    knownProjects.forget(id);
+    costs.book.forget(id);
+    alertProducers.forgetProject(id);
+  };
+  sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject }) : null;
   const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
   return {
     config,
@@ -132,7 +143,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     writer,
     registrar,
     bus,
-    live: new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 }),
+    live,
     liveClients,
     metrics,
     health,
@@ -144,10 +155,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys, (id) => {
-      registrar.forgetProject(id);
-      knownProjects.forget(id);
-      costs.book.forget(id);
-      alertProducers.forgetProject(id);
+      forgetProject(id);
+      sync?.announce('project', id);
     }),
     catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
     costs,
@@ -168,6 +177,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
       await alerts.close();
       await audit.close();
       await limiter.close();
+      await sync?.close();
     },
   };
 }

@@ -37,7 +37,7 @@ export class CostService {
   readonly book: PriceBook;
   readonly rules: ToolCostRules;
 
-  constructor(private readonly deps: { db: Db; audit: AuditLog; config: Pick<Config, 'costs'> }) {
+  constructor(private readonly deps: { db: Db; audit: AuditLog; config: Pick<Config, 'costs'>; onChanged?: (projectId: string) => void }) {
     this.book = new PriceBook(deps.db);
     this.rules = new ToolCostRules(deps.config.costs.rules);
   }
@@ -89,6 +89,7 @@ export class CostService {
     const removed = await deletePricing(this.deps.db, projectId, id);
     if (removed === 0) throw notFound(`project ${projectId} has no custom pricing for model ${id}`);
     await this.book.reload();
+    this.deps.onChanged?.(projectId);
     this.deps.audit.record(p, 'model_pricing.updated', `model_pricing:${id}:deleted`, 'success', projectId);
     return { model_id: id, removed };
   }
@@ -109,6 +110,7 @@ export class CostService {
       cacheReadPer1mUsd: r.cacheRead, cacheWritePer1mUsd: r.cacheWrite, effectiveFrom: r.effectiveFrom,
     });
     await this.book.reload();
+    this.deps.onChanged?.(projectId);
     this.deps.audit.record(p, 'model_pricing.updated', `model_pricing:${r.modelId}:${op}@${r.effectiveFrom.toISOString()}`, 'success', projectId);
     return toPricingJson({ ...r, fromMs: row.effectiveFrom.getTime(), updatedAt: row.updatedAt, source: 'custom' });
   }

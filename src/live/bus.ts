@@ -48,7 +48,11 @@ export type Listener = (event: LiveEvent) => void;
 
 /** An event with its place in the stream: SSE ids and Last-Event-ID replay use it. */
 export interface Sequenced {
-  id: number;
+  /**
+   * Increasing across the process, or across the cluster with a relay. null: an event delivered
+   * only here while the relay is unavailable; SSE sends it without an id, so clients keep theirs.
+   */
+  id: number | null;
   event: LiveEvent;
   /** The SSE frame, built once however many clients get it. */
   sse?: string;
@@ -62,6 +66,15 @@ export interface Interest {
 }
 export type BatchListener = (items: readonly Sequenced[]) => void;
 
+/** Cluster-wide delivery (src/coord/live-relay.ts): the events come back through `deliver` with cluster ids. */
+export interface Relay {
+  /** Takes the events, or answers false when it cannot now: they are then delivered here only. */
+  send(events: readonly LiveEvent[]): boolean;
+}
+
+/** What live clients see (spec §6.1); other events (security:scan) are internal and stay in the process. */
+export const RELAYED_TYPES: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>(['span:new', 'health:check', 'alert:fired']);
+
 const ALL = '*';
 
 /**
@@ -73,8 +86,17 @@ export class EventBus {
   private readonly index = new Map<string, Set<BatchListener>>();
   private readonly listeners = new Set<Listener>();
   private nextId = 1;
+  private relay: Relay | null = null;
 
-  /** Every event, one call each (tests, low-rate consumers). Returns the unsubscribe function. */
+  /**
+   * With a relay, the live event types reach batch subscribers through the relay (on every
+   * instance, with cluster ids) instead of directly.
+   */
+  useRelay(relay: Relay | null): void {
+    this.relay = relay;
+  }
+
+  /** Every event published in this process, one call each (tests, low-rate consumers). Returns the unsubscribe function. */
   subscribe(fn: Listener): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -98,39 +120,60 @@ export class EventBus {
 
   publishBatch(events: readonly LiveEvent[]): void {
     if (events.length === 0) return;
+    for (const fn of this.listeners) for (const event of events) fn(event);
+    const relay = this.relay;
+    if (!relay) return this.deliver(events.map((event) => ({ id: this.nextId++, event })));
+    if (events.every((e) => RELAYED_TYPES.has(e.type))) {
+      if (!relay.send(events)) this.deliver(events.map(unsequenced));
+      return;
+    }
+    const relayed = events.filter((e) => RELAYED_TYPES.has(e.type));
+    const local = events.filter((e) => !RELAYED_TYPES.has(e.type));
+    if (relayed.length > 0 && !relay.send(relayed)) local.unshift(...relayed);
+    this.deliver(local.map(unsequenced));
+  }
+
+  /**
+   * Hands sequenced events to the batch subscribers (the relay calls it with the cluster's events,
+   * in stream order). Costs one pass to group them plus one call per interested subscriber.
+   */
+  deliver(all: readonly Sequenced[]): void {
+    if (all.length === 0) return;
+    const last = all.at(-1)?.id;
+    if (typeof last === 'number' && last >= this.nextId) this.nextId = last + 1;
+    if (this.index.size === 0) return;
     const groups = new Map<string, Sequenced[]>();
-    const all: Sequenced[] = [];
-    for (const event of events) {
-      const item: Sequenced = { id: this.nextId++, event };
-      all.push(item);
-      const key = `${event.type}|${event.data.project_id ?? ALL}`;
+    for (const item of all) {
+      const key = `${item.event.type}|${item.event.data.project_id ?? ALL}`;
       const group = groups.get(key);
       if (group) group.push(item);
       else groups.set(key, [item]);
     }
-    for (const fn of this.listeners) for (const item of all) fn(item.event);
-    if (this.index.size === 0) return;
-    this.deliver(`${ALL}|${ALL}`, all);
+    this.deliverTo(`${ALL}|${ALL}`, all);
     for (const [key, items] of groups) {
       const [type, project] = key.split('|') as [string, string];
-      this.deliver(`${type}|${ALL}`, items);
+      this.deliverTo(`${type}|${ALL}`, items);
       if (project === ALL) {
         // No project: every subscriber of this type (and of every type) sees it.
         for (const [k, set] of this.index) if (!k.endsWith(`|${ALL}`) && (k.startsWith(`${type}|`) || k.startsWith(`${ALL}|`))) for (const fn of set) fn(items);
       } else {
-        this.deliver(key, items);
-        this.deliver(`${ALL}|${project}`, items);
+        this.deliverTo(key, items);
+        this.deliverTo(`${ALL}|${project}`, items);
       }
     }
   }
 
-  /** The id the next published event will get (SSE replay bookkeeping). */
+  /** The highest id given or seen (SSE replay bookkeeping; the relay's floor after a Redis restart). */
   get lastId(): number {
     return this.nextId - 1;
   }
 
-  private deliver(key: string, items: readonly Sequenced[]): void {
+  private deliverTo(key: string, items: readonly Sequenced[]): void {
     const set = this.index.get(key);
     if (set) for (const fn of set) fn(items);
   }
+}
+
+function unsequenced(event: LiveEvent): Sequenced {
+  return { id: null, event };
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
-import type { EventBus, LiveEvent, Sequenced } from './bus.ts';
+import { RELAYED_TYPES, type EventBus, type Sequenced } from './bus.ts';
 import { EventQueue } from './event-queue.ts';
 import type { LiveClients, LiveConnection } from './live-clients.ts';
 
@@ -76,7 +76,7 @@ export class SseHub {
     });
     res.write(`retry: 2000\n: connected\n\n`);
     if (lastEventId !== null) {
-      const missed = this.ring.slice(-this.opts.replay).filter((item) => item.id > lastEventId && visible(item, projectId));
+      const missed = this.ring.slice(-this.opts.replay).filter((item) => item.id !== null && item.id > lastEventId && visible(item, projectId));
       this.enqueue(client, missed);
     }
   }
@@ -95,8 +95,19 @@ export class SseHub {
     this.dirty.delete(client);
   }
 
+  /**
+   * Fills the replay ring with events this process did not see (the cluster's recent events, read
+   * from the relay at start), so a client reconnecting here with another instance's id gets them.
+   */
+  preload(items: readonly Sequenced[]): void {
+    const oldest = this.ring[0]?.id ?? null;
+    const older = items.filter((i) => i.id !== null && (oldest === null || i.id < oldest));
+    this.ring = [...streamed(older), ...this.ring].slice(-this.opts.replay);
+  }
+
   private remember(items: readonly Sequenced[]): void {
-    for (const item of items) this.ring.push(item);
+    // Events without an id (delivered here only while the relay was down) cannot be asked for again.
+    for (const item of items) if (item.id !== null) this.ring.push(item);
     // Trimmed in steps so that keeping the ring costs O(1) per event.
     if (this.ring.length > 2 * this.opts.replay) this.ring = this.ring.slice(-this.opts.replay);
   }
@@ -109,27 +120,33 @@ export class SseHub {
     setImmediate(() => {
       this.flushScheduled = false;
       // Clients that are caught up get the same events: the chunk is encoded once per round.
-      const chunks = new Map<string, Buffer>();
+      const chunks = new Map<Sequenced, Map<string, Buffer>>();
       for (const c of this.dirty) this.flush(c, chunks);
       this.dirty.clear();
     });
   }
 
-  private flush(client: Client, chunks?: Map<string, Buffer>): void {
+  private flush(client: Client, chunks?: Map<Sequenced, Map<string, Buffer>>): void {
     if (client.waitingForDrain || client.queue.size === 0) return;
     const items: Sequenced[] = [];
     for (let item = client.queue.shift(); item; item = client.queue.shift()) items.push(item);
-    // The same project filter, first and last event and count mean the same events, in order.
-    const key = `${client.projectId ?? '*'}|${items[0]?.id}|${items.at(-1)?.id}|${items.length}`;
-    let chunk = chunks?.get(key);
+    // Every queue is a run of the same delivered sequence: the same project filter, first event
+    // (the object, since events without an id have none to compare) and count mean the same events.
+    const first = items[0] as Sequenced;
+    const key = `${client.projectId ?? '*'}|${items.length}`;
+    let byKey = chunks?.get(first);
+    let chunk = byKey?.get(key);
     if (!chunk) {
       let text = '';
       for (const item of items) {
-        item.sse ??= `id: ${item.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
+        item.sse ??= `${item.id === null ? '' : `id: ${item.id}\n`}event: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
         text += item.sse;
       }
       chunk = Buffer.from(text);
-      chunks?.set(key, chunk);
+      if (chunks) {
+        if (!byKey) chunks.set(first, (byKey = new Map()));
+        byKey.set(key, chunk);
+      }
     }
     if (!client.res.write(chunk)) client.waitingForDrain = true;
   }
@@ -149,7 +166,7 @@ function errorFrame(detail: string): string {
 }
 
 /** The SSE event set of spec §6.1 and decisions §10; other bus events (security:scan) are internal. */
-const SSE_EVENTS: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>(['span:new', 'health:check', 'alert:fired']);
+const SSE_EVENTS = RELAYED_TYPES;
 
 function streamed(items: readonly Sequenced[]): readonly Sequenced[] {
   return items.every((i) => SSE_EVENTS.has(i.event.type)) ? items : items.filter((i) => SSE_EVENTS.has(i.event.type));

@@ -44,6 +44,11 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly leader = new Gauge({
+    name: 'spyglass_leader',
+    help: '1 while this instance runs the cluster background jobs (always 1 without Redis), else 0',
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'spyglass_process_' });

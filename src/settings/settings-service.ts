@@ -12,7 +12,11 @@ const DEFAULTS: InstanceSettings = { redact_payloads: false };
 export class SettingsService {
   private current: InstanceSettings = { ...DEFAULTS };
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Called after a change is stored (other instances reload their copy). */
+    private readonly onChanged: () => void = () => {},
+  ) {}
 
   async load(): Promise<void> {
     const stored = await readSettings(this.db);
@@ -45,6 +49,7 @@ export class SettingsService {
     }
     for (const [key, value] of entries) await writeSetting(this.db, key, value);
     this.current = { ...this.current, ...(patch as Partial<InstanceSettings>) };
+    this.onChanged();
     return this.get();
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sha256 } from '../../src/auth/secrets.ts';
@@ -124,7 +125,7 @@ describe('rate limits (in process)', () => {
 describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared through Redis' : 'rate limits shared through Redis (SKIPPED: no redis-server in this run; see test/global-setup.ts)', () => {
   const config = configFile(LIMITS);
   // Several bootstrap keys, known to both instances; each test takes its own, so counters start at 0.
-  const keys = [bootstrapKey(), bootstrapKey(), bootstrapKey(), bootstrapKey()] as const;
+  const keys = [bootstrapKey(), bootstrapKey(), bootstrapKey(), bootstrapKey(), bootstrapKey()] as const;
   let a: TestServer;
   let b: TestServer;
   let redis: Redis;
@@ -133,7 +134,7 @@ describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared throug
     redis = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     // Two independent instances (each its own store and process state), one Redis.
-    const env = { SPYGLASS_API_KEYS: keys.join(','), SPYGLASS_CONFIG: config.path, SPYGLASS_REDIS_URL: redisUrl! };
+    const env = { SPYGLASS_API_KEYS: keys.join(','), SPYGLASS_CONFIG: config.path, SPYGLASS_REDIS_URL: redisUrl!, SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}` };
     [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
     // The limiter connects to Redis in the background and lets requests through uncounted until it
     // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
@@ -171,6 +172,13 @@ describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared throug
     // Once the window's counter is gone (deleted here instead of waiting for its TTL), both accept again.
     await redis.del(counters[0]!);
     expect(statuses([await call(a.httpUrl, 'GET', '/api/settings', { key }), await call(b.httpUrl, 'GET', '/api/settings', { key })])).toEqual([200, 200]);
+  });
+
+  it('span ingest alternated between the instances accepts exactly rate_limits.spans in total', async () => {
+    const replies: Reply[] = [];
+    for (const s of [a, b, a, b]) replies.push(await call(s.httpUrl, 'POST', '/api/traces/spans', { key: keys[4], body: [nativeSpan({ session_id: 'shared-spans' })] }));
+    expect(statuses(replies)).toEqual([202, 202, 429, 429]);
+    expectLimited(replies[2]!, 2);
   });
 
   it('a different key still has its own counter across instances', async () => {

@@ -40,7 +40,9 @@ afterAll(async () => {
  */
 export async function spawnInstance(env: Record<string, string>, readyWithinMs = 60_000): Promise<Instance> {
   const port = env.SPYGLASS_PORT ? Number(env.SPYGLASS_PORT) : await freePort();
-  const grpcPort = env.SPYGLASS_GRPC_PORT ? Number(env.SPYGLASS_GRPC_PORT) : await freePort();
+  let grpcPort = env.SPYGLASS_GRPC_PORT ? Number(env.SPYGLASS_GRPC_PORT) : await freePort();
+  // freePort() closes its listener, so the next call may hand out the same port again.
+  while (!env.SPYGLASS_GRPC_PORT && grpcPort === port) grpcPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inst-'));
   dirs.push(dataDir);
   const child = spawn(process.execPath, [CLI, 'serve'], {
