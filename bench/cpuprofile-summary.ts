@@ -6,26 +6,8 @@
  * Prints self time by area (our src/ files, each dependency, Node internals, GC, idle) and the
  * hottest functions, plus inclusive time of the src/ functions.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import { area, readProfile, type ProfileNode } from './profile-top.ts';
 
 const { values, positionals } = parseArgs({
   options: { top: { type: 'string', default: '40' }, callers: { type: 'string' } },
@@ -39,24 +21,8 @@ if (positionals.length === 0) {
 
 for (const file of positionals) summarize(file);
 
-function area(f: CallFrame): string {
-  const name = f.functionName;
-  if (name === '(idle)' || name === '(program)' || name === '(garbage collector)' || name === '(root)') return name;
-  const url = f.url;
-  if (!url) return name.startsWith('(') ? name : '(native / builtin)';
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
-  const nm = url.lastIndexOf('/node_modules/');
-  if (nm >= 0) {
-    const rest = url.slice(nm + 14).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
-  }
-  const src = url.indexOf('/src/');
-  if (src >= 0) return url.slice(src + 1);
-  return url.replace(/^file:\/\//, '');
-}
-
 function summarize(file: string): void {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const p = readProfile(file);
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

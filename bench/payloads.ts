@@ -18,6 +18,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type IdGenerator, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { getTableColumns } from 'drizzle-orm';
 import { spans as spansTable } from '../src/store/schema.ts';
+import { genaiAgent, genaiTool, type PayloadProfile } from './genai-profile.ts';
 
 export type Protocol = 'native' | 'otlp-json' | 'otlp-proto' | 'otlp-grpc';
 export const PROTOCOLS: readonly Protocol[] = ['native', 'otlp-json', 'otlp-proto', 'otlp-grpc'];
@@ -53,6 +54,8 @@ export interface SpanShape {
   inputTokens: number | null;
   outputTokens: number | null;
   modelId: string | null;
+  /** OTLP attributes of the realistic profile that the normaliser does not read (empty for small). */
+  extraAttributes: Record<string, string | number | boolean | string[]>;
 }
 
 const TOOLS = [
@@ -65,8 +68,11 @@ const TOOLS = [
 ] as const;
 const AGENTS = ['planner', 'researcher', 'coder', 'reviewer'];
 
-/** A deterministic batch: every 5th span is an agent span, the rest its MCP tool calls (1 in 20 fails). */
-export function batchShapes(size: number): SpanShape[] {
+/**
+ * A deterministic batch: every 5th span is an agent span, the rest its MCP tool calls (1 in 20 fails).
+ * `genai`: the same spans with the contents and attributes of genai-profile.ts (~1 KB each).
+ */
+export function batchShapes(size: number, profile: PayloadProfile = 'small'): SpanShape[] {
   const out: SpanShape[] = [];
   for (let i = 0; i < size; i++) {
     const root = i - (i % TRACE_SIZE);
@@ -79,8 +85,9 @@ export function batchShapes(size: number): SpanShape[] {
         sessionId, latencyMs: 850, failed: false, errorMessage: null, inputArgs: null, outputResult: null,
         llmInput: JSON.stringify([{ role: 'user', content: `Summarise the open issues tagged bug in repo acme/widgets, batch item ${i}` }]),
         llmOutput: JSON.stringify([{ role: 'assistant', content: 'There are 12 open bugs; the three oldest concern the sync engine and its retry policy.' }]),
-        inputTokens: 1200 + i, outputTokens: 256, modelId: 'gpt-4o-mini',
+        inputTokens: 1200 + i, outputTokens: 256, modelId: 'gpt-4o-mini', extraAttributes: {},
       });
+      if (profile === 'genai') Object.assign(out[out.length - 1] as SpanShape, genaiAgent(i, agentName, sessionId, 'gpt-4o-mini', 1200 + i, 256));
       continue;
     }
     const [serverName, toolName] = TOOLS[i % TOOLS.length] as readonly [string, string];
@@ -90,8 +97,9 @@ export function batchShapes(size: number): SpanShape[] {
       latencyMs: 5 + ((i * 37) % 400), failed, errorMessage: failed ? 'ENOENT: no such file or directory' : null,
       inputArgs: { path: `/srv/data/projects/acme/file-${i}.txt`, max_bytes: 65536, encoding: 'utf-8' },
       outputResult: failed ? null : JSON.stringify({ content: [{ type: 'text', text: `line 1 of file ${i}\nline 2: the quick brown fox jumps over the lazy dog` }] }),
-      llmInput: null, llmOutput: null, inputTokens: null, outputTokens: null, modelId: null,
+      llmInput: null, llmOutput: null, inputTokens: null, outputTokens: null, modelId: null, extraAttributes: {},
     });
+    if (profile === 'genai') Object.assign(out[out.length - 1] as SpanShape, genaiTool(i, serverName, toolName, sessionId, failed));
   }
   return out;
 }
@@ -121,6 +129,7 @@ export class Template {
   readonly spans: number;
   private constructor(
     readonly protocol: Protocol,
+    readonly profile: PayloadProfile,
     private readonly bytes: Buffer,
     private readonly sites: Site[],
     size: number,
@@ -173,8 +182,8 @@ export class Template {
     return out;
   }
 
-  static build(protocol: Protocol, size: number): Template {
-    const shapes = batchShapes(size);
+  static build(protocol: Protocol, size: number, profile: PayloadProfile = 'small'): Template {
+    const shapes = batchShapes(size, profile);
     const bytes = protocol === 'native' ? nativeBody(shapes) : otlpBody(shapes, protocol === 'otlp-json' ? 'json' : 'proto');
     const sites: Site[] = [];
     const markTime = (j: number) => MARK_TIME_MS + j * 1000;
@@ -220,7 +229,7 @@ export class Template {
       }
     }
     sites.sort((a, b) => a.offset - b.offset);
-    return new Template(protocol, bytes, sites, size);
+    return new Template(protocol, profile, bytes, sites, size);
   }
 }
 
@@ -278,9 +287,10 @@ function otlpBody(shapes: SpanShape[], encoding: 'json' | 'proto'): Buffer {
     const start = MARK_TIME_MS + s.i * 1000;
     ids.span.push(spanIdHex(seq));
     if (s.isRoot) ids.trace.push(traceIdHex(seq));
-    const attributes: Record<string, string | number> = {
+    const attributes: Record<string, string | number | boolean | string[]> = {
       'gen_ai.agent.name': s.agentName,
       'gen_ai.conversation.id': s.sessionId,
+      ...s.extraAttributes,
     };
     if (s.isRoot) {
       Object.assign(attributes, {

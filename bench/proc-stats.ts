@@ -40,16 +40,36 @@ export function processCpuMs(pid: number): number {
 
 /** CPU ms used by a process, its live children and its reaped children (a PostgreSQL postmaster). */
 export function treeCpuMs(rootPid: number): number {
+  return treeCpu(rootPid).totalMs;
+}
+
+/**
+ * The same with the kernel part apart (reaped children count in the total only). A Spyglass
+ * primary with its workers is such a tree: a dead worker's time stays in the primary's cutime.
+ */
+export function treeCpu(rootPid: number): { totalMs: number; sysMs: number } {
   const root = readStat(rootPid);
-  if (!root) return 0;
-  let total = root.selfMs + root.childrenMs;
+  if (!root) return { totalMs: 0, sysMs: 0 };
+  let totalMs = root.selfMs + root.childrenMs;
+  let sysMs = root.sysMs;
+  for (const pid of childPids(rootPid)) {
+    const s = readStat(pid);
+    if (!s) continue;
+    totalMs += s.selfMs + s.childrenMs;
+    sysMs += s.sysMs;
+  }
+  return { totalMs, sysMs };
+}
+
+/** Pids of the live direct children of a process. */
+export function childPids(parentPid: number): number[] {
+  const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === rootPid) continue;
-    const s = readStat(pid);
-    if (s && s.ppid === rootPid) total += s.selfMs + s.childrenMs;
+    if (!Number.isInteger(pid) || pid === parentPid) continue;
+    if (readStat(pid)?.ppid === parentPid) out.push(pid);
   }
-  return total;
+  return out;
 }
 
 /** Busy CPU ms of the whole machine (all cores), from /proc/stat. */
@@ -84,13 +104,14 @@ export interface CpuSnapshot {
   machine: number;
 }
 
-/** serverPid -1: no server process (counts 0). */
+/** serverPid -1: no server process (counts 0). The server counts with its workers (child processes). */
 export function cpuSnapshot(serverPid: number, pgPid: number | null): CpuSnapshot {
   const u = process.cpuUsage();
+  const server = serverPid < 0 ? { totalMs: 0, sysMs: 0 } : treeCpu(serverPid);
   return {
     at: performance.now(),
-    server: processCpuMs(serverPid),
-    serverSys: readStat(serverPid)?.sysMs ?? 0,
+    server: server.totalMs,
+    serverSys: server.sysMs,
     postgres: pgPid === null ? 0 : treeCpuMs(pgPid),
     client: (u.user + u.system) / 1000,
     machine: machineBusyMs(),

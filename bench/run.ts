@@ -5,10 +5,11 @@
  * the alternatives for the writer's insert). Figures on stdout and in bench/results.json; progress
  * on stderr.
  *
- *   npm run bench                       full run (~4-5 min)
+ *   npm run bench                       full run (~15 min)
  *   npm run bench -- --quick            smoke run (~40 s)
  *   npm run bench -- --backends postgres --protocols native,otlp-proto --batches 500
  *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
+ *   npm run bench -- --scale            only the scale-out rows: PostgreSQL, 1 and 2 workers, both payload profiles, disk per span
  *   npm run bench -- --help
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,12 @@ import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } fr
 import { runCell, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
-import { cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid } from './proc-stats.ts';
+import { PROFILES, type PayloadProfile } from './genai-profile.ts';
+import { childPids, cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid, processCpuMs } from './proc-stats.ts';
+import { startRedis } from '../test/helpers/redis.ts';
+import { formatDiskReport, runDiskRow, type DiskResult } from './disk.ts';
+import { formatScaleReport, newProfiles, type WhereItGoes } from './scale-report.ts';
+import { topFunctions } from './profile-top.ts';
 import { readStatusKb, startServerProc } from './server-proc.ts';
 import { measureStages, type StageResult } from './stages.ts';
 
@@ -49,6 +55,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 const USAGE = `usage: npm run bench -- [options]
   --quick                 short smoke run (~40 s; no separate PGlite first-start measurement; read path on 100,000 spans)
+  --scale                 only the scale-out rows: PostgreSQL, native and OTLP/protobuf, 1 and 2 workers, both
+                          payload profiles, disk per span (same as --backends postgres --protocols native,otlp-proto
+                          --no-copy --no-read --no-scorecards --no-scan --no-sdk --no-reliability --no-live;
+                          any of these given explicitly wins)
   --no-read               skip the read-path part (1,000,000 spans loaded into PostgreSQL, ~6 min)
   --no-scorecards         skip the scorecards part (100 servers × 90 days of health history, 4-7 min to load on 2 cores)
   --no-scan               skip the security-scan part (one scan run over 50 fixture servers, ~1 min)
@@ -57,6 +67,13 @@ const USAGE = `usage: npm run bench -- [options]
   --backends LIST         pglite,postgres (default both; none = database-side ceilings only)
   --protocols LIST        native,otlp-json,otlp-proto,otlp-grpc (default all)
   --batches LIST          spans per request (default 25,500)
+  --profiles LIST         payload profiles (default small,genai): small = today's spans (~0.6-1.1 KB on the wire
+                          with few attributes), genai = ~1 KB spans with ~20 gen_ai.*/mcp.*/OpenInference attributes
+  --workers LIST          SPYGLASS_WORKERS per PostgreSQL server (default 1,2); above 1 starts a throwaway
+                          redis-server; skipped with a message when the server does not fork workers
+  --disk-spans N          spans per profile for the disk-per-span row (default 100000; quick 10000; 0 = skip;
+                          needs PostgreSQL)
+  --top N                 functions in "where it goes" (with --cpu-prof; default 10)
   --duration SECONDS      measured seconds per cell (default 5; quick 0.8)
   --warmup SECONDS        warm-up seconds per cell (default 1; quick 0.2)
   --concurrency N         requests in flight (default 16)
@@ -66,7 +83,8 @@ const USAGE = `usage: npm run bench -- [options]
                           stage-rollups,jsonpop,stage
   --no-copy               skip the database-side ceilings
   --cpu-prof DIR          write a V8 CPU profile of each server process into DIR
-  --rate-limits high|off  high (default): limiter on, limits far above the load; off: disabled
+  --rate-limits off|high  off (default): SPYGLASS_RATE_LIMITS=off, one bench client is far past any per-client
+                          limit; high: limiter in the request path with limits far above the load
   --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
   --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
                           one core (default 0: don't wait); for a machine shared with other work
@@ -79,6 +97,11 @@ function parseCli() {
     return parseArgs({
       options: {
         quick: { type: 'boolean', default: false },
+        scale: { type: 'boolean', default: false },
+        profiles: { type: 'string' },
+        workers: { type: 'string' },
+        'disk-spans': { type: 'string' },
+        top: { type: 'string' },
         backends: { type: 'string' },
         protocols: { type: 'string' },
         batches: { type: 'string' },
@@ -88,13 +111,14 @@ function parseCli() {
         'copy-rows': { type: 'string' },
         'copy-groups': { type: 'string' },
         methods: { type: 'string' },
-        'no-copy': { type: 'boolean', default: false },
-        'no-read': { type: 'boolean', default: false },
-        'no-scorecards': { type: 'boolean', default: false },
-        'no-scan': { type: 'boolean', default: false },
-        'no-sdk': { type: 'boolean', default: false },
-        'no-reliability': { type: 'boolean', default: false },
-        'no-live': { type: 'boolean', default: false },
+        // No defaults: --scale turns them on unless given.
+        'no-copy': { type: 'boolean' },
+        'no-read': { type: 'boolean' },
+        'no-scorecards': { type: 'boolean' },
+        'no-scan': { type: 'boolean' },
+        'no-sdk': { type: 'boolean' },
+        'no-reliability': { type: 'boolean' },
+        'no-live': { type: 'boolean' },
         'live-subscribers': { type: 'string' },
         'cpu-prof': { type: 'string' },
         'rate-limits': { type: 'string' },
@@ -110,6 +134,11 @@ function parseCli() {
   }
 }
 const args = parseCli();
+if (args.scale) {
+  args.backends ??= 'postgres';
+  args.protocols ??= 'native,otlp-proto';
+  for (const k of ['no-copy', 'no-read', 'no-scorecards', 'no-scan', 'no-sdk', 'no-reliability', 'no-live'] as const) args[k] ??= true;
+}
 
 if (args.help) {
   console.log(USAGE);
@@ -148,15 +177,20 @@ const opts = {
   backends: list(args.backends, BACKENDS, 'back end'),
   protocols: list(args.protocols, PROTOCOLS, 'protocol'),
   batches: (args.batches ?? '25,500').split(',').map((s) => num(s, 0, 'batches', 1)).map(Math.floor),
+  profiles: list(args.profiles, PROFILES, 'profile'),
+  workers: (args.workers ?? '1,2').split(',').map((s) => Math.floor(num(s, 0, 'workers', 1))),
+  diskSpans: Math.floor(num(args['disk-spans'], quick ? 10_000 : 100_000, 'disk-spans')),
+  top: Math.floor(num(args.top, 10, 'top', 1)),
   durationMs: num(args.duration, quick ? 0.8 : 5, 'duration', 0.1) * 1000,
   warmupMs: num(args.warmup, quick ? 0.2 : 1, 'warmup') * 1000,
   concurrency: Math.floor(num(args.concurrency, 16, 'concurrency', 1)),
   copyRows: Math.floor(num(args['copy-rows'], quick ? 5_000 : 100_000, 'copy-rows', 1)),
   copyGroups: (args['copy-groups'] ?? (quick ? '500' : '500,5000')).split(',').map((s) => Math.floor(num(s, 0, 'copy-groups', 1))),
   copy: !args['no-copy'],
+  scale: args.scale ?? false,
   methods: list(args.methods, METHOD_IDS, 'method'),
   cpuProfDir: args['cpu-prof'] ? resolve(args['cpu-prof']) : undefined,
-  rateLimits: (args['rate-limits'] ?? 'high') as 'high' | 'off',
+  rateLimits: (args['rate-limits'] ?? 'off') as 'high' | 'off',
   waitIdleMs: num(args['wait-idle'], 0, 'wait-idle') * 1000,
   serverNodeFlags: absolutizeFlags((args['server-node-flags'] ?? '').split(/\s+/).filter(Boolean)),
   out: resolve(args.out ?? join(HERE, 'results.json')),
@@ -203,6 +237,9 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 interface CellRecord extends CellResult {
   backend: Backend;
+  /** SPYGLASS_WORKERS of the server. */
+  workers: number;
+  profile: PayloadProfile;
   protocol: Protocol;
   batch: number;
   bodyBytesPerSpan: number;
@@ -223,6 +260,7 @@ interface CellRecord extends CellResult {
 }
 interface BackendRecord {
   backend: Backend;
+  workers: number;
   /** VmHWM of the server that ran the cells. */
   peakRssMb: number;
   sampledPeakRssMb: number;
@@ -248,9 +286,9 @@ async function main() {
     progress(`WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs before the run: other work will distort the figures (see the "other CPU" column)`);
   }
 
-  progress(`building payload templates (${opts.protocols.join(', ')} × batch ${opts.batches.join(', ')})`);
+  progress(`building payload templates (${opts.protocols.join(', ')} × batch ${opts.batches.join(', ')} × ${opts.profiles.join(', ')})`);
   const templates = new Map<string, Template>();
-  for (const p of opts.protocols) for (const b of opts.batches) templates.set(`${p}/${b}`, Template.build(p, b));
+  for (const p of opts.protocols) for (const b of opts.batches) for (const pr of opts.profiles) templates.set(`${p}/${b}/${pr}`, Template.build(p, b, pr));
 
   let cluster: PgCluster | null = null;
   const needPg = opts.backends.includes('postgres') || opts.copy;
@@ -268,9 +306,23 @@ async function main() {
 
   const cells: CellRecord[] = [];
   const backends: BackendRecord[] = [];
-  for (const backend of opts.backends) {
-    const databaseUrl = backend === 'postgres' ? await (cluster as PgCluster).createDatabase(`bench_ingest_${Date.now()}`) : undefined;
-    const serverOpts = { databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags };
+  const where: WhereItGoes[] = [];
+  const skipped: string[] = [];
+  // Workers need PostgreSQL and Redis (a PGlite data dir belongs to one process): PGlite runs once.
+  // --protocols none: no ingest cells (e.g. only the disk row), so no server to start either.
+  const runs = opts.protocols.length === 0 ? [] : opts.backends.flatMap((backend) => (backend === 'postgres' ? opts.workers : [1]).map((workers) => ({ backend, workers })));
+  let redisUrl: string | undefined;
+  for (const { backend, workers } of runs) {
+    if (workers > 1 && redisUrl === undefined) {
+      progress('starting a throwaway redis-server (workers above 1 need SPYGLASS_REDIS_URL)');
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      redisUrl = redis.url;
+    }
+    const databaseUrl = backend === 'postgres' ? await (cluster as PgCluster).createDatabase(`bench_ingest_w${workers}_${Date.now()}`) : undefined;
+    const workerEnv: Record<string, string> = workers > 1 ? { SPYGLASS_WORKERS: String(workers), SPYGLASS_REDIS_URL: redisUrl as string, SPYGLASS_CLUSTER_NAME: `bench-${process.pid}-${workers}` } : {};
+    const serverOpts = { databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags, env: workerEnv };
+    const profilesBefore = opts.cpuProfDir ? newProfiles(opts.cpuProfDir, new Set()) : [];
     let firstStart: BackendRecord['firstStart'];
     let dataDir: string | undefined;
     if (backend === 'pglite' && !opts.quick) {
@@ -287,21 +339,31 @@ async function main() {
       dataDir = first.dataDir;
       progress(`first start: ${(first.startupMs / 1000).toFixed(1)} s, peak RSS ${firstStart.peakRssMb.toFixed(0)} MB`);
     }
-    progress(`starting spyglass serve (${backend})`);
+    progress(`starting spyglass serve (${backend}${workers > 1 ? `, SPYGLASS_WORKERS=${workers}` : ''})`);
     const server = await startServerProc({ ...serverOpts, dataDir });
     let stopped = false;
     cleanups.push(async () => {
       if (!stopped) await server.stop(5_000);
       server.dispose();
     });
+    if (workers > 1 && !(await waitForWorkers(server.pid, workers))) {
+      // A build without worker support runs one process whatever SPYGLASS_WORKERS says.
+      const found = childPids(server.pid).length;
+      skipped.push(`${backend} with ${workers} workers: the server forked ${found} worker process${found === 1 ? '' : 'es'} (this build does not support SPYGLASS_WORKERS=${workers}); rows skipped`);
+      progress(`WARNING: ${skipped[skipped.length - 1] ?? ''}`);
+      await server.stop();
+      stopped = true;
+      continue;
+    }
     const idleRssMb = readStatusKb(server.pid, 'VmRSS') / 1024;
     progress(`server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s, http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`);
     let acked = 0;
     const probe = databaseUrl ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null;
     cleanups.push(async () => probe?.end({ timeout: 1 }));
+    const loadFromUs = monotonicUs();
     for (const protocol of opts.protocols) {
-      for (const batch of opts.batches) {
-        const template = templates.get(`${protocol}/${batch}`) as Template;
+      for (const batch of opts.batches) for (const profile of opts.profiles) {
+        const template = templates.get(`${protocol}/${batch}/${profile}`) as Template;
         if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
         server.resetPeak();
         const xidBefore = probe ? await nextXid(probe) : null;
@@ -320,7 +382,7 @@ async function main() {
         acked += r.ackedTotal;
         const perSpan = (ms: number) => (r.ackedTotal > 0 ? (ms * 1000) / r.ackedTotal : Number.NaN);
         const rec: CellRecord = {
-          ...r, backend, protocol, batch, bodyBytesPerSpan: template.byteLength / batch, peakRssMb: server.peakSampledMb(),
+          ...r, backend, workers, profile, protocol, batch, bodyBytesPerSpan: template.byteLength / batch, peakRssMb: server.peakSampledMb(),
           serverUsPerSpan: perSpan(cpu.serverMs), postgresUsPerSpan: backend === 'postgres' ? perSpan(cpu.postgresMs) : Number.NaN,
           clientUsPerSpan: perSpan(cpu.clientMs), serverCpuPct: (cpu.serverMs / cpu.wallMs) * 100,
           spansPerCommit: commits ? r.ackedTotal / commits : Number.NaN,
@@ -329,13 +391,14 @@ async function main() {
         cells.push(rec);
         const errs = r.errors ? `, ${r.errors} errors ${JSON.stringify(r.errorKinds)}` : '';
         progress(
-          `${backend} ${protocol} batch ${batch}: ${fmtInt(r.spansPerSec)} spans/s, p50 ${r.p50Ms.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, ` +
+          `${backend}${workers > 1 ? ` ×${workers} workers` : ''} ${protocol} batch ${batch} ${profile}: ${fmtInt(r.spansPerSec)} spans/s, p50 ${r.p50Ms.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, ` +
             `RSS ${rec.peakRssMb.toFixed(0)} MB, server ${rec.serverUsPerSpan.toFixed(0)} µs/span (${rec.serverSysSharePct.toFixed(0)}% kernel) at ${rec.serverCpuPct.toFixed(0)}% CPU, other load ${rec.otherCpuPct.toFixed(0)}%${errs}`,
         );
         if (r.spans === 0 && r.errors > 0) progress(`server log tail:\n${server.logTail(10)}`);
         await sleep(opts.quick ? 100 : 300);
       }
     }
+    const loadToUs = monotonicUs();
     const sampledPeak = server.peakSampledMb();
     const hwm = server.hwmMb();
     let storedSpans: number | null = null;
@@ -349,11 +412,32 @@ async function main() {
       progress(`could not count PGlite rows: ${(err as Error).message}`);
       return null;
     });
+    if (opts.cpuProfDir) {
+      const mine = cells.filter((c) => c.backend === backend && c.workers === workers);
+      const files = newProfiles(opts.cpuProfDir, new Set(profilesBefore));
+      // Only the samples taken during the cells: start-up (module compilation, migrations) is not ingest.
+      let hot = files.length > 0 ? topFunctions(files, opts.top, { fromUs: loadFromUs, toUs: loadToUs }) : { busyUs: 0, top: [] };
+      if (files.length > 0 && hot.busyUs === 0) hot = topFunctions(files, opts.top);
+      where.push({
+        backend, workers, files, ...hot,
+        spyglassMs: mine.reduce((a, c) => a + (c.serverUsPerSpan * c.ackedTotal) / 1000, 0),
+        postgresMs: backend === 'postgres' ? mine.reduce((a, c) => a + (c.postgresUsPerSpan * c.ackedTotal) / 1000, 0) : 0,
+      });
+    }
     backends.push({
-      backend, peakRssMb: hwm, sampledPeakRssMb: Math.max(sampledPeak, ...cells.filter((c) => c.backend === backend).map((c) => c.peakRssMb)),
+      backend, workers, peakRssMb: hwm, sampledPeakRssMb: Math.max(sampledPeak, ...cells.filter((c) => c.backend === backend && c.workers === workers).map((c) => c.peakRssMb)),
       idleRssMb, startupMs: server.startupMs, firstStart, ackedSpans: acked, storedSpans, exitCode,
     });
     if (storedSpans !== null && storedSpans !== acked) progress(`WARNING: ${backend} acknowledged ${acked} spans but stored ${storedSpans}`);
+  }
+
+  const disk: DiskResult[] = [];
+  if (cluster && opts.diskSpans > 0 && opts.backends.includes('postgres')) {
+    for (const profile of opts.profiles) {
+      disk.push(await runDiskRow(cluster, profile, opts.diskSpans, { rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags }, { nextSeq, t0 }, progress));
+      const d = disk[disk.length - 1] as DiskResult;
+      progress(`disk: ${profile}: ${fmtInt(d.spansTotalBytes / Math.max(1, d.spans))} B/span in spans (table + indexes), ${fmtInt(d.databaseBytes / Math.max(1, d.spans))} B/span database, ${fmtInt(d.walBytes / Math.max(1, d.spans))} B/span WAL`);
+    }
   }
 
   const methods: MethodResult[] = [];
@@ -395,6 +479,8 @@ async function main() {
 
   const report = render(cells, backends, methods, encode, copyCeiling, stages);
   process.stdout.write(report);
+  if (cells.some((c) => c.workers > 1) || where.length > 0 || skipped.length > 0) process.stdout.write(formatScaleReport(cells, where, skipped));
+  if (disk.length > 0) process.stdout.write(formatDiskReport(disk));
   if (liveLoad) process.stdout.write(renderLiveLoad(liveLoad));
   const results = {
     generatedAt: new Date().toISOString(),
@@ -408,6 +494,9 @@ async function main() {
     clientEncodeCosts: encode.map((e, i) => ({ group: opts.copyGroups[i], ...e })),
     serverStagesUsPerSpan: stages.map((st) => ({ ...st, usPerSpan: round(st.usPerSpan, 2) })),
     targets: [...targets(cells, backends, copyCeiling), ...(liveLoad ? liveTargets(liveLoad) : [])],
+    whereItGoes: where.map((w) => ({ ...w, top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })) })),
+    skipped,
+    disk,
     liveLoad,
   };
   let readPath: ReadPathResult | null = null;
@@ -458,7 +547,8 @@ interface TargetCheck {
 
 function targets(cells: CellRecord[], backends: BackendRecord[], ceiling: number): TargetCheck[] {
   const out: TargetCheck[] = [];
-  for (const c of cells) {
+  // The targets were set for one process and the small spans; the other rows are for comparison.
+  for (const c of cells.filter((x) => x.workers === 1 && x.profile === 'small')) {
     if (c.backend === 'postgres' && (c.protocol === 'native' || c.protocol === 'otlp-proto')) {
       out.push({ what: `postgres ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 20,000 spans/s', pass: c.spansPerSec >= 20_000 });
       if (ceiling) {
@@ -469,7 +559,7 @@ function targets(cells: CellRecord[], backends: BackendRecord[], ceiling: number
       out.push({ what: `pglite ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 5,000', pass: c.spansPerSec >= 5_000 });
     }
   }
-  for (const b of backends) {
+  for (const b of backends.filter((x) => x.workers === 1)) {
     out.push({ what: `${b.backend} peak RSS`, value: `${b.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.peakRssMb < 300 });
     if (b.firstStart) out.push({ what: `${b.backend} peak RSS, first start (initdb)`, value: `${b.firstStart.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.firstStart.peakRssMb < 300 });
   }
@@ -512,30 +602,35 @@ function render(
   }
   lines.push('');
   lines.push(table(
-    ['back end', 'protocol', 'batch', 'spans/s', 'req/s', 'p50 ms', 'p95 ms', 'errors', 'RSS MB', 'srv µs/span', 'pg µs/span', 'spans/commit', 'srv CPU', 'other CPU', 'vs COPY'],
+    ['back end', 'workers', 'protocol', 'batch', 'profile', 'B/span', 'spans/s', 'req/s', 'p50 ms', 'p95 ms', 'errors', 'RSS MB', 'srv µs/span', 'pg µs/span', 'pg share', 'spans/commit', 'srv CPU', 'other CPU', 'vs COPY'],
     cells.map((c) => [
-      c.backend, c.protocol, String(c.batch), fmtInt(c.spansPerSec), fmtInt((c.requests / c.elapsedMs) * 1000),
+      c.backend, String(c.workers), c.protocol, String(c.batch), c.profile, fmtInt(c.bodyBytesPerSpan), fmtInt(c.spansPerSec), fmtInt((c.requests / c.elapsedMs) * 1000),
       c.p50Ms.toFixed(1), c.p95Ms.toFixed(1),
       c.errors ? `${c.errors} ${Object.entries(c.errorKinds).map(([k, v]) => `${k}×${v}`).join(' ')}` : '0',
-      c.peakRssMb.toFixed(0), fmtInt(c.serverUsPerSpan), fmtInt(c.postgresUsPerSpan), fmtInt(c.spansPerCommit), pct(c.serverCpuPct / 100), pct(c.otherCpuPct / 100),
+      c.peakRssMb.toFixed(0), fmtInt(c.serverUsPerSpan), fmtInt(c.postgresUsPerSpan),
+      c.backend === 'postgres' ? pct(c.postgresUsPerSpan / (c.postgresUsPerSpan + c.serverUsPerSpan)) : '', fmtInt(c.spansPerCommit), pct(c.serverCpuPct / 100), pct(c.otherCpuPct / 100),
       c.ratioToCopy === undefined ? '' : pct(c.ratioToCopy),
     ]),
-    [0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1],
+    [0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1],
   ));
-  lines.push('RSS MB: highest server VmRSS sampled every 100 ms during the cell. srv/pg µs/span: CPU time of the server process / of the');
-  lines.push('whole PostgreSQL cluster per acknowledged span. spans/commit: acknowledged spans per write transaction (the writer\'s mean');
-  lines.push('group). srv CPU: server process CPU use (100% = one core; Node\'s main thread caps near 100%). other CPU: busy time of every');
+  lines.push('B/span: request body bytes per span sent (profile small: today\'s spans; genai: ~1 KB spans with ~20 gen_ai.*/mcp.*/');
+  lines.push('OpenInference attributes). RSS MB: highest VmRSS of the server (primary + workers, summed) sampled every 100 ms.');
+  lines.push('srv/pg µs/span: CPU time of Spyglass (every process: primary and workers) / of the whole PostgreSQL cluster (every');
+  lines.push('backend, WAL writer, checkpointer) per acknowledged span (every one is counted stored at the end); pg share: PostgreSQL\'s');
+  lines.push('part of the two. spans/commit: acknowledged spans per write transaction (the writer\'s mean');
+  lines.push('group). srv CPU: Spyglass CPU use, all its processes (100% = one core; each Node main thread caps near 100%). other CPU: busy time of every');
   lines.push('other process on the machine during the cell (should be ~0 for clean figures).');
   lines.push('');
   lines.push(table(
-    ['back end', 'start-up', 'idle RSS', 'peak RSS (VmHWM)', 'first start (initdb)', 'spans acknowledged', 'spans stored', 'exit'],
+    ['back end', 'workers', 'start-up', 'idle RSS', 'peak RSS (VmHWM)', 'first start (initdb)', 'spans acknowledged', 'spans stored', 'exit'],
     backends.map((b) => [
-      b.backend, `${(b.startupMs / 1000).toFixed(1)} s`, `${b.idleRssMb.toFixed(0)} MB`, `${b.peakRssMb.toFixed(0)} MB`,
+      b.backend, String(b.workers), `${(b.startupMs / 1000).toFixed(1)} s`, `${b.idleRssMb.toFixed(0)} MB`, `${b.peakRssMb.toFixed(0)} MB`,
       b.firstStart ? `${(b.firstStart.startupMs / 1000).toFixed(1)} s, peak ${b.firstStart.peakRssMb.toFixed(0)} MB` : b.backend === 'pglite' ? 'this server (--quick)' : '',
       fmtInt(b.ackedSpans), b.storedSpans === null ? '?' : fmtInt(b.storedSpans), String(b.exitCode),
     ]),
-    [0, 1, 1, 1, 1, 1, 1, 1],
+    [0, 1, 1, 1, 1, 1, 1, 1, 1],
   ));
+  if (backends.some((b) => b.workers > 1)) lines.push('With workers, idle RSS and VmHWM are the primary\'s alone; the RSS column of the cells sums every process.');
   if (methods.length > 0) {
     lines.push('');
     lines.push(`Database side (PostgreSQL 15, same cluster, a fresh migrated database with all 6 spans indexes per row; one group per transaction, serial, like the writer):`);
@@ -596,6 +691,33 @@ async function waitForIdle(maxMs: number): Promise<void> {
     if (other < 25) return;
   }
   progress(`machine still busy (${other.toFixed(0)}% of a core used by other processes) after waiting ${(maxMs / 1000).toFixed(0)} s; measuring anyway`);
+}
+
+/** CLOCK_MONOTONIC in µs, the clock V8 stamps CPU profile samples with. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Waits (bounded) until the server has `n` worker processes and they have finished starting;
+ * false when it never forks them. Readiness answers as soon as one worker listens, and a worker
+ * still compiling modules would put its start-up into the first cell's CPU per span: so also wait
+ * (at most 20 s) until the workers together use under 30% of a core over half a second.
+ */
+async function waitForWorkers(pid: number, n: number): Promise<boolean> {
+  const until = performance.now() + 15_000;
+  let pids: number[] = [];
+  while (performance.now() < until && pids.length < n) {
+    pids = childPids(pid);
+    if (pids.length < n) await sleep(250);
+  }
+  if (pids.length < n) return false;
+  const cpu = () => pids.reduce((a, p) => a + processCpuMs(p), 0);
+  const settleBy = performance.now() + 20_000;
+  while (performance.now() < settleBy) {
+    const before = cpu();
+    await sleep(500);
+    if (cpu() - before < 150) break;
+  }
+  return true;
 }
 
 /** The next transaction id to be assigned in the cluster (reading it assigns none). */

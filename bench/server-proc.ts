@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/helpers/free-port.ts';
+import { childPids } from './proc-stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'spyglass.js');
@@ -44,7 +45,7 @@ export interface ServerProc {
   logPath: string;
   /** Spawn to ready, ms. */
   startupMs: number;
-  /** Highest RSS seen by the sampler since the last resetPeak(), MB. */
+  /** Highest RSS (the server with its workers, summed) seen by the sampler since the last resetPeak(), MB. */
   peakSampledMb(): number;
   resetPeak(): void;
   /** The kernel's high-water mark of the process's RSS (VmHWM), MB. */
@@ -95,8 +96,17 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   if (pid === undefined) throw new Error('could not spawn the server');
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   let peakKb = 0;
+  // Workers (SPYGLASS_WORKERS > 1) are child processes; their list is refreshed every 2 s, since
+  // scanning /proc on every 100 ms sample would cost the bench more than it measures.
+  let children: number[] = [];
+  let childrenAt = 0;
   const sample = () => {
-    const kb = readStatusKb(pid, 'VmRSS');
+    if (performance.now() - childrenAt > 2_000) {
+      children = childPids(pid);
+      childrenAt = performance.now();
+    }
+    let kb = readStatusKb(pid, 'VmRSS');
+    for (const c of children) kb += readStatusKb(c, 'VmRSS');
     if (kb > peakKb) peakKb = kb;
   };
   const sampler = setInterval(sample, 100);

@@ -1,0 +1,83 @@
+/**
+ * Reading V8 .cpuprofile files: which area a frame belongs to (our src/ files, a dependency, Node
+ * internals, GC) and the hottest functions by self time over several profiles at once (a primary
+ * and its workers), for the "where it goes" lines of `npm run bench`.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+export interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+export interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export function readProfile(file: string): Profile {
+  return JSON.parse(readFileSync(file, 'utf8')) as Profile;
+}
+
+/** `src/ingest/writer.ts`, `fastify`, `node:net`, `(garbage collector)`, ... */
+export function area(f: CallFrame): string {
+  const name = f.functionName;
+  if (name === '(idle)' || name === '(program)' || name === '(garbage collector)' || name === '(root)') return name;
+  const url = f.url;
+  if (!url) return name.startsWith('(') ? name : '(native / builtin)';
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 14).split('/');
+    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  const src = url.indexOf('/src/');
+  if (src >= 0) return url.slice(src + 1);
+  return url.replace(/^file:\/\//, '');
+}
+
+export interface HotFunction {
+  /** `name  area:line` */
+  name: string;
+  selfUs: number;
+  /** Share of the busy (non-idle) time of all the profiles together. */
+  share: number;
+}
+
+/**
+ * The `n` functions with the most self time summed over `files`, and the busy time they share.
+ * `window`: only samples taken between these CLOCK_MONOTONIC times (µs, `process.hrtime` / 1000 in
+ * any process of the machine: V8 stamps samples with the same clock), e.g. the load without the
+ * server's start-up and shutdown.
+ */
+export function topFunctions(files: readonly string[], n: number, window?: { fromUs: number; toUs: number }): { busyUs: number; top: HotFunction[] } {
+  const fns = new Map<string, number>();
+  let busyUs = 0;
+  for (const file of files) {
+    const p = readProfile(file);
+    const byId = new Map(p.nodes.map((node) => [node.id, node]));
+    let at = p.startTime;
+    for (let i = 0; i < p.samples.length; i++) {
+      const us = p.timeDeltas[i] ?? 0;
+      at += us;
+      if (window && (at < window.fromUs || at > window.toUs)) continue;
+      const node = byId.get(p.samples[i] as number);
+      if (!node) continue;
+      const a = area(node.callFrame);
+      if (a === '(idle)') continue;
+      busyUs += us;
+      const key = `${node.callFrame.functionName || '(anonymous)'}  ${a}${node.callFrame.url ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+      fns.set(key, (fns.get(key) ?? 0) + us);
+    }
+  }
+  const top = [...fns].sort((x, y) => y[1] - x[1]).slice(0, n).map(([name, selfUs]) => ({ name, selfUs, share: busyUs > 0 ? selfUs / busyUs : 0 }));
+  return { busyUs, top };
+}
