@@ -16,6 +16,7 @@ import { KnownProjects } from './ingest/known-projects.ts';
 import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
+import { connectRedis } from './coord/redis.ts';
 import { createOutbound } from './net/guarded-fetch.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
@@ -134,7 +135,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     alertProducers.forgetProject(id);
   };
   sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject }) : null;
-  const limiter = new Limiter(config.redisUrl, (err) => logger.warn({ err }, 'redis error (rate limits)'));
+  const limiter = new Limiter(config.redisUrl ? connectRedis(config.redisUrl, 'rate limits (shared counters)', logger, 'each instance counts on its own') : undefined, config.cluster.name);
   return {
     config,
     store,

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis } from '../coord/redis.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number };
@@ -11,17 +12,12 @@ export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; 
  */
 export class Limiter {
   private readonly buckets = new Map<string, RateLimiterAbstract>();
-  private readonly redis: Redis | undefined;
 
+  /** `redis`: a connection to count in (see connectRedis), `prefix` the cluster's name; none = process memory. */
   constructor(
-    redisUrl: string | undefined,
-    private readonly onRedisError: (message: string) => void = () => {},
-  ) {
-    if (redisUrl) {
-      this.redis = new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-      this.redis.on('error', (err: Error) => this.onRedisError(err.message));
-    }
-  }
+    private readonly redis: Redis | undefined = undefined,
+    private readonly prefix = 'spyglass',
+  ) {}
 
   /** Counts one request of `who` against `bucket`, which allows `perMinute` a minute. */
   async take(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
@@ -46,14 +42,14 @@ export class Limiter {
   }
 
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await closeRedis(this.redis);
   }
 
   private bucket(name: string, perMinute: number): RateLimiterAbstract {
     const id = `${name}:${perMinute}`;
     let limiter = this.buckets.get(id);
     if (!limiter) {
-      const opts = { keyPrefix: `spyglass-rl:${name}`, points: perMinute, duration: 60 };
+      const opts = { keyPrefix: `${this.prefix}:rl:${name}`, points: perMinute, duration: 60 };
       limiter = this.redis
         ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) })
         : new RateLimiterMemory(opts);

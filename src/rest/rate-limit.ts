@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
+import type { Logger } from 'pino';
+import { closeRedis, connectRedis } from '../coord/redis.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
 import { readKey } from '../auth/authenticate.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { RateLimitConfig } from '../config/types.ts';
@@ -21,6 +22,7 @@ export async function installRateLimits(
   redisUrl: string | undefined,
   isTrusted: (address: string) => boolean,
   limiter: Limiter,
+  cluster: { name: string; logger: Logger },
 ): Promise<void> {
   if (!limits.enabled) return;
   app.addHook('onRequest', async (req) => {
@@ -29,11 +31,8 @@ export async function installRateLimits(
     if (!r.ok) throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, { retryAfter: r.retryAfterSeconds });
   });
 
-  const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
-  if (redis) {
-    redis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis error (rate limits)'));
-    app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
-  }
+  const redis = redisUrl ? connectRedis(redisUrl, 'rate limits', cluster.logger, 'each instance counts on its own') : undefined;
+  if (redis) app.addHook('onClose', async () => closeRedis(redis));
   // Route-level hooks run after the global authentication hook: by then a presented key is known
   // to be valid, so keying a counter by it cannot be dodged with made-up keys.
   await app.register(rateLimit, {
@@ -44,7 +43,8 @@ export async function installRateLimits(
     keyGenerator: (req: FastifyRequest) =>
       `${req.routeOptions.config.rateLimitKey ?? `${req.method} ${req.routeOptions.url ?? 'unknown'}`}|${clientKey(req, isTrusted)}`,
     redis,
-    nameSpace: 'spyglass-rl-',
+    // Under the cluster's name, like every key of a cluster: deployments sharing one Redis count apart.
+    nameSpace: `${cluster.name}:rl-`,
     skipOnError: true,
     // ctx.after is the time left in the window; the message names the window itself.
     errorResponseBuilder: (_req, ctx) =>

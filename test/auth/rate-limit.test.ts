@@ -129,12 +129,13 @@ describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared throug
   let a: TestServer;
   let b: TestServer;
   let redis: Redis;
+  const cluster = `t-${randomUUID()}`;
 
   beforeAll(async () => {
     redis = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     // Two independent instances (each its own store and process state), one Redis.
-    const env = { SPYGLASS_API_KEYS: keys.join(','), SPYGLASS_CONFIG: config.path, SPYGLASS_REDIS_URL: redisUrl!, SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}` };
+    const env = { SPYGLASS_API_KEYS: keys.join(','), SPYGLASS_CONFIG: config.path, SPYGLASS_REDIS_URL: redisUrl!, SPYGLASS_CLUSTER_NAME: cluster };
     [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
     // The limiter connects to Redis in the background and lets requests through uncounted until it
     // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
@@ -161,8 +162,8 @@ describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared throug
     expect(statuses(replies)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expectLimited(replies[5]!, 5);
 
-    // The counter lives in Redis, expiring within the one-minute window.
-    const counters = (await redis.keys('spyglass-rl-*')).filter((k) => k.includes(sha256(key).slice(0, 24)) && k.includes('/api/settings'));
+    // The counter lives in Redis under the cluster's name, expiring within the one-minute window.
+    const counters = (await redis.keys(`${cluster}:rl-*`)).filter((k) => k.includes(sha256(key).slice(0, 24)) && k.includes('/api/settings'));
     expect(counters).toHaveLength(1);
     expect(Number(await redis.get(counters[0]!))).toBe(7);
     const ttl = await redis.pttl(counters[0]!);
