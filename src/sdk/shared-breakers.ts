@@ -21,8 +21,11 @@ export interface ResolvedSharedBreakers {
 
 /** How long a down Redis is left alone before the next call asks it again. */
 const RETRY_MS = 1000;
-/** How long the first calls wait for a connection the SDK opened itself. */
-const CONNECT_WAIT_MS = 2000;
+/**
+ * How long the first calls wait for a connection the SDK opened itself (a refused connection ends
+ * the wait at once; a busy event loop, as in a process still starting up, can delay 'ready').
+ */
+const CONNECT_WAIT_MS = 5000;
 const before = new Script(BEFORE_SCRIPT);
 const after = new Script(AFTER_SCRIPT);
 const ALLOWED: Verdict = Object.freeze({ allowed: true, healthTag: null, warning: null });

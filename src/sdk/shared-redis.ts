@@ -48,7 +48,7 @@ export class Script {
 export async function openRedis(url: string): Promise<OwnedRedis> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
-    connectTimeout: 2000,
+    connectTimeout: 5000,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),

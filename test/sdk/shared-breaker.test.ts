@@ -17,7 +17,9 @@ const redisUrl = injected ?? '';
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const breaker = (failures: number, cooldown: number, trials: number) => ({ circuit_breaker: { open_after_failures: failures, cooldown_seconds: cooldown, half_open_max_calls: trials } });
-const quiet = { warn: () => undefined };
+/** Warnings of the instances made without a logger of their own (none expected). */
+const warned: string[] = [];
+const quiet = { warn: (m: string, d?: Record<string, unknown>) => warned.push(`${m} ${JSON.stringify(d ?? {})}`) };
 
 let server: TestServer;
 let redis: Redis;
@@ -33,7 +35,10 @@ afterAll(async () => {
 });
 
 function agent(options: SpyglassOptions): Spyglass {
-  const sg = new Spyglass({ url: server.httpUrl, agentName: 'crawler', flushIntervalMs: 60_000, logger: quiet, ...options });
+  // A generous Redis timeout: these tests are about sharing, on a busy machine; the outage test
+  // stops Redis, which fails at once rather than late.
+  const shared = options.sharedBreakers && { timeoutMs: 2000, ...options.sharedBreakers };
+  const sg = new Spyglass({ url: server.httpUrl, agentName: 'crawler', flushIntervalMs: 60_000, logger: quiet, ...options, ...(shared && { sharedBreakers: shared }) });
   open.push(sg);
   return sg;
 }
@@ -66,6 +71,7 @@ describe.runIf(injected !== null)(injected !== null ? 'circuit breakers shared t
     const b = agent({ prevention, sharedBreakers: { redis: own, keyPrefix } });
 
     expect([await call(a, failing), await call(a, failing)]).toEqual(['failed', 'failed']);
+    expect(warned.join('\n')).toBe('');
     const key = `${keyPrefix}:cb:crawler\u0000search`;
     expect(await redis.hget(key, 'state')).toBe('open');
     expect(await redis.pttl(key)).toBeGreaterThan(0);
@@ -114,6 +120,7 @@ describe.runIf(injected !== null)(injected !== null ? 'circuit breakers shared t
     expect([await call(a), await call(b), await call(a)]).toEqual(['ok', 'ok', 'ok']);
     expect(await redis.exists(key)).toBe(0);
 
+    expect(warned.join('\n')).toBe('');
     // shutdown() leaves a client the user passed open.
     await b.shutdown();
     expect(await own.ping()).toBe('PONG');
@@ -148,6 +155,21 @@ console.log(JSON.stringify(outcomes));
     expect(await call(here)).toBe('refused');
     const local = agent({ prevention: breaker(2, 30, 1) });
     expect(await call(local)).toBe('ok');
+  });
+
+  it('trial slots taken by a process that never reports (it died) are given back after a cooldown', async () => {
+    const keyPrefix = `t-${randomUUID()}`;
+    const prevention = breaker(1, 1, 1);
+    const [a, b] = [agent({ prevention, sharedBreakers: { redisUrl, keyPrefix } }), agent({ prevention, sharedBreakers: { redisUrl, keyPrefix } })];
+    expect(await call(a, failing)).toBe('failed');
+    await sleep(1100);
+    // A takes the only trial slot and hangs (stands in for a process killed mid-call).
+    let hung = false;
+    void call(a, () => new Promise(() => (hung = true)));
+    await until(() => hung);
+    expect(await call(b)).toBe('refused');
+    await sleep(1100);
+    expect([await call(b), await call(b)]).toEqual(['ok', 'ok']);
   });
 
   it('Redis stopped: the local breaker decides, one warning; Redis back: shared state again', async () => {
