@@ -24,14 +24,14 @@ export interface RedisServer {
 
 /**
  * A throwaway redis-server on a free loopback port, with no persistence and its working directory
- * in a temp dir. Resolves once it answers PING. `port`: start it again where a stopped one was
- * (clients reconnect to the same URL).
+ * in a temp dir. Resolves once it answers PING. `port` restarts one on the port of a stopped one
+ * (empty, like a Redis restarted without persistence).
  */
-export async function startRedis(opts: { port?: number } = {}): Promise<RedisServer> {
+export async function startRedis(port?: number): Promise<RedisServer> {
   const bin = findRedisServer();
   if (!bin) throw new Error('no redis-server found (apt-get install redis-server)');
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-redis-'));
-  const port = opts.port ?? (await freePort());
+  port ??= await freePort();
   const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

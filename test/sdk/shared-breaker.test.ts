@@ -188,7 +188,7 @@ console.log(JSON.stringify(outcomes));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/shared circuit breakers unavailable/);
 
-      own = await startRedis({ port: own.port });
+      own = await startRedis(own.port);
       // Redis back (empty): the shared breaker, closed, decides again instead of the open local one.
       let outcome = 'refused';
       for (let i = 0; i < 100 && outcome !== 'ok'; i++) {
