@@ -52,7 +52,10 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
   const verdict = ask(rt, () => scope.guard.beforeCall(call, config));
   if (!verdict.allowed) return refuse(verdict);
   // The breaker is asked last: a half-open trial slot is only taken by a call that really runs.
-  const breaker = ask(rt, () => rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config));
+  // Shared breakers make this step async; without them it stays synchronous. Redis not answering
+  // (null) means this process's own breaker decides, and is then also fed the result.
+  const shared = rt.shared !== null && config.cb_enabled ? await rt.shared.before(scope.agentName, spec.serverName, scope.sessionId, config) : null;
+  const breaker = shared ?? ask(rt, () => rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config));
   if (!breaker.allowed) return refuse(breaker);
   if (verdict.warning !== null) rt.opts.logger.warn(verdict.warning, { sessionId: scope.sessionId, agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName });
 
@@ -73,7 +76,7 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
   }
   const endedAt = rt.opts.clock();
   let tag: HealthTag | null = verdict.healthTag;
-  rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
+  if (shared === null || !(await rt.shared!.after(scope.agentName, spec.serverName, outcome.ok, config))) rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
   try {
     const cost = spec.costUsd ?? toolCostUsd(spec.serverName, spec.toolName, rt.opts.pricing.tools);
     const costTag = scope.guard.afterCall(call, outcome, cost, config);

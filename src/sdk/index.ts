@@ -6,5 +6,6 @@ export { DEFAULT_PREVENTION } from './config.ts';
 export type { PreventionConfig, NestedPreventionConfig, LoopAction } from './config.ts';
 export { HEALTH_TAGS } from './tags.ts';
 export type { HealthTag } from './tags.ts';
-export type { SpyglassOptions, SessionOptions, Session, LlmCall, GuardCall, PricingTable, ModelPrice, GraphOptions, SdkLogger, ExportStats } from './types.ts';
+export type { SpyglassOptions, SessionOptions, Session, LlmCall, GuardCall, PricingTable, ModelPrice, GraphOptions, SdkLogger, ExportStats, SharedBreakersOptions } from './types.ts';
+export type { SharedBreakerRedis } from './shared-redis.ts';
 export type { McpToolClient, McpToolParams, WrapMcpOptions } from './wrap-mcp.ts';

@@ -4,6 +4,7 @@
  */
 import { DEFAULT_PREVENTION, flattenNested, nestedFieldName, validatePrevention, withDefaults, type PreventionConfig } from './config.ts';
 import type { GraphLimits } from './guards/types.ts';
+import type { ResolvedSharedBreakers } from './shared-breakers.ts';
 import type { PricingTable, SdkLogger, SpyglassOptions } from './types.ts';
 
 export interface ResolvedOptions {
@@ -19,10 +20,12 @@ export interface ResolvedOptions {
   configRefreshMs: number;
   logger: SdkLogger;
   clock: () => number;
+  sharedBreakers: ResolvedSharedBreakers | null;
 }
 
 const consoleLogger: SdkLogger = {
   warn: (message, details) => (details === undefined ? console.warn(message) : console.warn(message, details)),
+  info: (message, details) => (details === undefined ? console.info(message) : console.info(message, details)),
 };
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
@@ -51,6 +54,7 @@ export function resolveOptions(options: SpyglassOptions = {}, env: NodeJS.Proces
   const agentName = str('agentName', options.agentName) ?? 'agent';
   if (options.logger !== undefined && typeof options.logger?.warn !== 'function') throw new TypeError('Spyglass: logger must have a warn(message, details) method');
   if (options.clock !== undefined && typeof options.clock !== 'function') throw new TypeError('Spyglass: clock must be a function');
+  if (options.logger?.info !== undefined && typeof options.logger.info !== 'function') throw new TypeError('Spyglass: logger.info must be a method when given');
   const graph = options.graph ?? {};
   const maxCost = graph.maxCostUsd;
   if (maxCost !== undefined && (typeof maxCost !== 'number' || !Number.isFinite(maxCost) || maxCost <= 0)) throw new TypeError('Spyglass: graph.maxCostUsd must be a positive number');
@@ -67,7 +71,24 @@ export function resolveOptions(options: SpyglassOptions = {}, env: NodeJS.Proces
     configRefreshMs: positiveInt('configRefreshMs', options.configRefreshMs, 15_000),
     logger: options.logger ?? consoleLogger,
     clock: options.clock ?? Date.now,
+    sharedBreakers: resolveShared(options.sharedBreakers),
   };
+}
+
+function resolveShared(o: SpyglassOptions['sharedBreakers']): ResolvedSharedBreakers | null {
+  if (o === undefined) return null;
+  if (typeof o !== 'object' || o === null) throw new TypeError('Spyglass: sharedBreakers must be { redisUrl } or { redis }');
+  const keyPrefix = o.keyPrefix ?? 'spyglass';
+  if (typeof keyPrefix !== 'string' || keyPrefix === '') throw new TypeError('Spyglass: sharedBreakers.keyPrefix must be a non-empty string');
+  const timeoutMs = positiveInt('sharedBreakers.timeoutMs', o.timeoutMs, 50);
+  if ('redis' in o) {
+    const r = o.redis as Partial<Record<'eval' | 'evalsha' | 'quit', unknown>> | null;
+    if (typeof r?.eval !== 'function' || typeof r.evalsha !== 'function' || typeof r.quit !== 'function') throw new TypeError('Spyglass: sharedBreakers.redis must be a Redis client with eval, evalsha and quit (an ioredis Redis fits)');
+    return { source: { redis: o.redis }, keyPrefix, timeoutMs };
+  }
+  const url = (o as { redisUrl?: unknown }).redisUrl;
+  if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) throw new TypeError('Spyglass: sharedBreakers.redisUrl must be a redis:// or rediss:// URL');
+  return { source: { redisUrl: url }, keyPrefix, timeoutMs };
 }
 
 /** The nested constructor shape flattened over the spec defaults, then validated as a whole. */

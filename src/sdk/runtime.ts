@@ -1,6 +1,6 @@
 /**
  * The parts one Spyglass instance shares between its sessions: options, exporter, config client,
- * circuit breakers, and the span recorder that stamps a scope's ids on every span.
+ * circuit breakers (local, and shared through Redis when asked), and the span recorder that stamps a scope's ids on every span.
  */
 import { ConfigClient } from './config-client.ts';
 import type { PreventionConfig } from './config.ts';
@@ -8,6 +8,7 @@ import { CircuitBreakers } from './engine.ts';
 import { SpanExporter } from './exporter.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { Scope } from './scope.ts';
+import { SharedBreakers } from './shared-breakers.ts';
 import { newId, type SpanStatus, type SpanType, type WireSpan } from './span.ts';
 import type { HealthTag } from './tags.ts';
 
@@ -30,11 +31,14 @@ export class Runtime {
   readonly exporter: SpanExporter;
   readonly configs: ConfigClient;
   readonly breakers: CircuitBreakers;
+  /** Breaker state shared through Redis (option sharedBreakers); null: only the local breakers. */
+  readonly shared: SharedBreakers | null;
 
   constructor(readonly opts: ResolvedOptions) {
     this.exporter = new SpanExporter({ url: opts.url, apiKey: opts.apiKey, flushIntervalMs: opts.flushIntervalMs, maxBufferedSpans: opts.maxBufferedSpans, logger: opts.logger });
     this.configs = new ConfigClient({ url: opts.url, apiKey: opts.apiKey, projectId: opts.projectId, refreshMs: opts.configRefreshMs, logger: opts.logger, fallback: opts.prevention });
     this.breakers = new CircuitBreakers(opts.clock);
+    this.shared = opts.sharedBreakers === null ? null : new SharedBreakers(opts.sharedBreakers, opts.logger);
   }
 
   config(agentName: string): Readonly<PreventionConfig> {

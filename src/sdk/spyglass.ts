@@ -71,14 +71,18 @@ export class Spyglass {
     return this.rt.exporter.flush();
   }
 
-  /** Flushes, then stops the timers; later spans are still buffered but only sent by flush(). */
+  /**
+   * Flushes, then stops the timers; later spans are still buffered but only sent by flush(). Closes
+   * the shared breakers' Redis connection the SDK opened (not a client passed in); later calls use
+   * the local breakers.
+   */
   async shutdown(): Promise<void> {
     if (!this.stopped) {
       this.stopped = true;
       this.rt.stop();
       this.unregister();
     }
-    await this.rt.exporter.flush();
+    await Promise.all([this.rt.exporter.flush(), this.rt.shared?.close()]);
   }
 
   stats(): ExportStats {

@@ -1,5 +1,6 @@
 /** The SDK's public option and session types (issue #11; names are part of the contract). */
 import type { NestedPreventionConfig } from './config.ts';
+import type { SharedBreakerRedis } from './shared-redis.ts';
 import type { HealthTag } from './tags.ts';
 
 /** USD per 1M tokens. */
@@ -24,7 +25,17 @@ export interface GraphOptions {
 
 export interface SdkLogger {
   warn(message: string, details?: Record<string, unknown>): void;
+  /** Good news after a warning (shared breakers back); absent: it goes to warn. */
+  info?(message: string, details?: Record<string, unknown>): void;
 }
+
+/** Where circuit-breaker state is shared by every process of an agent (see docs/sdk.md). */
+export type SharedBreakersOptions = ({ redisUrl: string } | { redis: SharedBreakerRedis }) & {
+  /** First part of every key, `<keyPrefix>:cb:<agent>\0<server>` (default `spyglass`). */
+  keyPrefix?: string;
+  /** How long a call waits for Redis before using this process's own breaker (default 50 ms). */
+  timeoutMs?: number;
+};
 
 export interface SpyglassOptions {
   /** Backend base URL; falls back to SPYGLASS_URL, then http://127.0.0.1:8000. */
@@ -47,6 +58,8 @@ export interface SpyglassOptions {
   configRefreshMs?: number;
   /** Warnings (loop `warn`, dropped spans, backend unreachable); default: console.warn. */
   logger?: SdkLogger;
+  /** Share breaker state per agent + server with the agent's other processes through Redis. */
+  sharedBreakers?: SharedBreakersOptions;
   /** For tests: milliseconds since the epoch. */
   clock?: () => number;
 }

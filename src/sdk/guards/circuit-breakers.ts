@@ -50,11 +50,7 @@ export class CircuitBreakers implements CircuitBreakersApi {
     }
     if (b.state === 'open') {
       const retryAt = b.openedAt + b.cooldownMs;
-      if (now < retryAt) {
-        const why = b.reopened ? 'a trial call failed' : `${b.failures} consecutive failures`;
-        const message = `Circuit breaker open: calls from agent ${agentName} to server ${serverName} are blocked after ${why}; a trial call is allowed after ${new Date(retryAt).toISOString()}`;
-        return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_failure_threshold, observed: b.failures, retryAt }) };
-      }
+      if (now < retryAt) return openRefusal(agentName, serverName, sessionId, config, b.failures, b.reopened, retryAt);
       b.state = 'half_open';
       b.trials = b.trialSuccesses = 0;
     }
@@ -67,8 +63,7 @@ export class CircuitBreakers implements CircuitBreakersApi {
       b.trials++;
       return ALLOWED;
     }
-    const message = `Circuit breaker half-open: server ${serverName} is being tested with ${config.cb_half_open_max_calls} trial calls from agent ${agentName}; further calls are refused until they succeed`;
-    return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_half_open_max_calls, observed: b.trials }) };
+    return halfOpenRefusal(agentName, serverName, sessionId, config, b.trials);
   }
 
   after(agentName: string, serverName: string, ok: boolean, config: PreventionConfig): void {
@@ -126,6 +121,19 @@ export class CircuitBreakers implements CircuitBreakersApi {
       if (oldest.done !== true) this.breakers.delete(oldest.value);
     }
   }
+}
+
+/** The refusal of an open breaker (also built by the shared breakers, so both read the same). */
+export function openRefusal(agentName: string, serverName: string, sessionId: string, config: PreventionConfig, failures: number, reopened: boolean, retryAt: number): Verdict {
+  const why = reopened ? 'a trial call failed' : `${failures} consecutive failures`;
+  const message = `Circuit breaker open: calls from agent ${agentName} to server ${serverName} are blocked after ${why}; a trial call is allowed after ${new Date(retryAt).toISOString()}`;
+  return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_failure_threshold, observed: failures, retryAt }) };
+}
+
+/** The refusal of a half-open breaker whose trial slots are all taken. */
+export function halfOpenRefusal(agentName: string, serverName: string, sessionId: string, config: PreventionConfig, trials: number): Verdict {
+  const message = `Circuit breaker half-open: server ${serverName} is being tested with ${config.cb_half_open_max_calls} trial calls from agent ${agentName}; further calls are refused until they succeed`;
+  return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_half_open_max_calls, observed: trials }) };
 }
 
 // Agent and server names are free text; the NUL separator keeps `a/b`+`c` apart from `a`+`b/c`.
