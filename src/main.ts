@@ -74,7 +74,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await logAuthMode(services, logger);
   const health = startEmbeddedHealth(services.health, logger);
   await logMonitored(services, logger);
-  const retention = startSpanRetention(store.db, config.retention.spansDays, logger);
+  const retention = startSpanRetention(store.db, config.retention, logger);
   const scanRetention = startScanRetention(services.security, logger);
   const anomalies = startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds);
   const sloEvaluator = startSloEvaluator(() => services.slos.evaluateAll(), logger);
