@@ -37,6 +37,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   ]);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    databaseReadUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
     onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
