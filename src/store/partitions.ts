@@ -8,8 +8,21 @@ import { execute, type Db } from './db.ts';
  */
 const DAY_MS = 86_400_000;
 const NAME = /^spans_p(\d{4})(\d{2})(\d{2})$/;
-/** Serialises partition DDL between instances (and the migration's creations): one holder at a time. */
+/** Serialises partition DDL between instances: one holder at a time. */
 const LOCK_KEY = sql`hashtext('spyglass:span-partitions')`;
+
+/**
+ * Adding or dropping a partition locks the parent exclusively, and the lock request queues every
+ * later insert behind it: behind a long read, give up after a few seconds (the job runs again in
+ * an hour, and partitions are made days ahead) rather than stall ingest.
+ */
+async function ddlTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local lock_timeout = '5s'`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEY})`);
+    return fn(tx as unknown as Db);
+  });
+}
 
 export const partitionName = (day: Date): string => `spans_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
 
@@ -45,10 +58,9 @@ export async function ensureDayPartitions(db: Db, from: Date, aheadDays: number)
     const name = partitionName(day);
     const lo = day.toISOString();
     const hi = new Date(day.getTime() + DAY_MS).toISOString();
-    const made = await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEY})`);
+    const made = await ddlTransaction(db, async (tx) => {
       // Another instance may have made it while this one waited for the lock.
-      const { rows } = await execute<{ n: number }>(tx as unknown as Db, sql`select count(*)::int as n from pg_class where relname = ${name} and relkind = 'r'`);
+      const { rows } = await execute<{ n: number }>(tx, sql`select count(*)::int as n from pg_class where relname = ${name} and relkind = 'r'`);
       if ((rows[0]?.n ?? 0) > 0) return false;
       await tx.execute(sql`create temporary table spans_moving (like spans) on commit drop`);
       await tx.execute(sql`with moved as (delete from spans_default where started_at >= ${lo}::timestamptz and started_at < ${hi}::timestamptz returning *)
@@ -70,10 +82,7 @@ export async function dropPartitionsBefore(db: Db, cutoff: Date): Promise<string
   });
   const dropped: string[] = [];
   for (const name of old) {
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEY})`);
-      await tx.execute(sql.raw(`drop table if exists "${name}"`));
-    });
+    await ddlTransaction(db, async (tx) => tx.execute(sql.raw(`drop table if exists "${name}"`)));
     dropped.push(name);
   }
   return dropped;
