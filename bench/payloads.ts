@@ -5,7 +5,7 @@
  * marker times; the byte offsets of every marker are found once, and each request copies the
  * template and overwrites those bytes with fresh values of the same length (a fixed-width hex id,
  * a fixed64, a 19-digit decimal or a 24-char ISO date). So every request carries distinct span ids
- * (the table dedups on (project_id, span_id)) and increasing timestamps (realistic index shape),
+ * (the table dedups on (project_id, span_id, started_at)) and increasing timestamps (realistic index shape),
  * at the cost of a memcpy and a few writes per span.
  *
  * OTLP bodies come from real ReadableSpans (@opentelemetry/sdk-trace-base) serialised with

@@ -19,6 +19,7 @@ import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
 import { registerGraphql } from './graphql/yoga.ts';
 import { handleError } from './rest/errors.ts';
 import { registerProbes } from './rest/probes.ts';
+import { routeGetsToReplica } from './rest/replica-reads.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
 import { registerTracesRoutes } from './rest/traces-routes.ts';
 import { registerHealthRoutes } from './rest/health-routes.ts';
@@ -82,6 +83,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       if (method !== 'HEAD') routes.push({ method, url: r.url, access: accessOf(method, r.config?.access) });
     }
   });
+  routeGetsToReplica(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);

@@ -43,6 +43,7 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
   if (!opts.worker) await checkServePorts(config);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    databaseReadUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
     onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
@@ -88,7 +89,7 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
     metrics: services.metrics,
     start: () => [
       startEmbeddedHealth(services.health, logger),
-      startSpanRetention(store.db, config.retention.spansDays, logger),
+      startSpanRetention(store.db, config.retention, logger),
       startScanRetention(services.security, logger),
       startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),
       startSloEvaluator(() => services.slos.evaluateAll(), logger),

@@ -9,6 +9,7 @@ import type { Context } from './builder.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
 import { queryLimits } from './limits.ts';
 import { schema } from './schema.ts';
+import { replicaQueries } from './replica-reads.ts';
 import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
 
@@ -34,7 +35,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     landingPage: false,
     logging: false,
     context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
-    plugins: [...queryLimits(), sharedSubscriptions()],
+    plugins: [...queryLimits(), sharedSubscriptions(), replicaQueries()],
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;

@@ -105,7 +105,7 @@ export class GroupCommitWriter {
       try {
         const stored = new Set(await this.opts.commit(spans));
         // A key is claimed once: a span sent twice (in one request or two) counts as new once.
-        for (const p of group) p.resolve(p.spans.filter((s) => stored.delete(storedKey(s.projectId, s.spanId))).length);
+        for (const p of group) p.resolve(p.spans.filter((s) => stored.delete(storedKey(s.projectId, s.spanId, s.startedAt.getTime()))).length);
         return;
       } catch (err) {
         if (isTransient(err) && Date.now() < deadline) {

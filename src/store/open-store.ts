@@ -3,10 +3,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import type { Sql } from 'postgres';
 import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { guardPostgresDriver } from './postgres-guard.ts';
+import { routingDb } from './read-routing.ts';
 import * as schema from './schema.ts';
 
 export interface Store {
@@ -20,6 +22,11 @@ export interface Store {
 export interface StoreOptions {
   /** postgres:// URL; when absent an embedded PGlite database lives in `dataDir`. */
   databaseUrl?: string | undefined;
+  /**
+   * postgres:// URL of a read replica (or a read-only role): read-only routes query it (see
+   * read-routing.ts). Only with databaseUrl; migrations always run on the primary.
+   */
+  databaseReadUrl?: string | undefined;
   /** PGlite directory parent; `memory://` keeps PGlite in memory (tests). */
   dataDir: string;
   /** Connections to PostgreSQL. */
@@ -37,7 +44,7 @@ const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizz
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
   return opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {}), opts.migrate ?? true)
+    ? openPostgres(opts.databaseUrl, opts.databaseReadUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {}), opts.migrate ?? true)
     : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
 }
 
@@ -48,7 +55,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
  */
 const MIGRATION_LOCK = 0x53505947;
 
-async function openPostgres(url: string, max: number, warn: (message: string) => void, runMigrations: boolean): Promise<Store> {
+async function openPostgres(url: string, readUrl: string | undefined, max: number, warn: (message: string) => void, runMigrations: boolean): Promise<Store> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
@@ -79,15 +86,39 @@ async function openPostgres(url: string, max: number, warn: (message: string) =>
     unguard();
     throw connected ? migrationError(err) : err;
   }
+  const replica =
+    readUrl === undefined
+      ? null
+      : await openReplica(readUrl, max).catch(async (err: unknown) => {
+          await client.end({ timeout: 1 });
+          unguard();
+          throw err;
+        });
+  const replicaDb = replica && (drizzle(replica, { schema }) as unknown as Db);
+  const ping = (d: Db, timeoutMs: number) => withTimeout(d.execute(sql`select 1`), timeoutMs);
   return {
-    db,
+    db: replicaDb ? routingDb(db, replicaDb) : db,
     kind: 'postgres',
-    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
+    // Readiness needs both: a read route on a dead replica fails as surely as a write on a dead primary.
+    ping: async (timeoutMs = 2000) => {
+      await Promise.all([ping(db, timeoutMs), replicaDb && ping(replicaDb, timeoutMs)]);
+    },
     close: async () => {
-      await client.end({ timeout: 5 });
+      await Promise.all([client.end({ timeout: 5 }), replica?.end({ timeout: 5 })]);
       unguard();
     },
   };
+}
+
+/** The read pool: its own connections, named so pg_stat_activity tells them from the primary's. */
+async function openReplica(url: string, max: number): Promise<Sql> {
+  const { default: postgres } = await import('postgres');
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60, connection: { application_name: 'spyglass-read' } });
+  await client`select 1`.catch(async (err: unknown) => {
+    await client.end({ timeout: 1 });
+    throw connectError(err, url);
+  });
+  return client;
 }
 
 /** drizzle's message is the whole failed statement; the driver's cause says what went wrong. */

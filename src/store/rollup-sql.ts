@@ -153,7 +153,7 @@ daily as (
   on conflict (project_id, day, span_type, agent_name, server_name, tool_name, model_id) do update set
     ${addMeasures('d')}
 )
-select project_id, span_id from ins`;
+select project_id, span_id, round(extract(epoch from started_at) * 1000)::float8 as started_ms from ins`;
 }
 
 /** `calls = t.calls + excluded.calls, …` for every measure of span_hourly / span_daily. */

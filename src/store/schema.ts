@@ -23,8 +23,10 @@ export const projects = pgTable('projects', {
 });
 
 /**
- * Spans, keyed by (project, span id) so a retried export is stored once. Indexes serve the reads
- * of spec §4: by project+time, trace, session, server+time, agent+time.
+ * Spans, keyed by (project, span id, start time) so a retried export (same id, same start) is
+ * stored once. Indexes serve the reads of spec §4: by project+time, trace, session, server+time,
+ * agent+time. Partitioned by day on started_at (migration 0017, src/store/partitions.ts): drizzle
+ * does not declare partitioning, so the table here is its parent's shape.
  */
 export const spans = pgTable(
   'spans',
@@ -60,7 +62,7 @@ export const spans = pgTable(
   (t) => [
     // Ascending on purpose: reads go newest first by scanning backwards. drizzle's .desc() means
     // DESC NULLS LAST, which a plain ORDER BY ... DESC (NULLS FIRST) cannot use.
-    primaryKey({ columns: [t.projectId, t.spanId] }),
+    primaryKey({ columns: [t.projectId, t.spanId, t.startedAt] }),
     index('spans_project_time_idx').on(t.projectId, t.startedAt, t.spanId),
     index('spans_time_idx').on(t.startedAt, t.spanId),
     index('spans_trace_idx').on(t.traceId, t.startedAt).where(sql`${t.traceId} is not null`),

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { toSpanJson, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
+import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
 
@@ -11,20 +12,22 @@ const COLUMNS = [
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
-/** How insertSpans names a stored span: project and span id. */
-export const storedKey = (projectId: string, spanId: string): string => `${projectId}\0${spanId}`;
+/** How insertSpans names a stored span: its primary key, project, span id and start time (ms). */
+export const storedKey = (projectId: string, spanId: string, startedMs: number): string => `${projectId}\0${spanId}\0${startedMs}`;
 
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
  * round trip, atomic by itself). The batch travels as one JSON parameter expanded by
- * json_populate_recordset: no per-row parameters, and the same SQL on both drivers. A span id
- * already stored for the project is skipped, so a retried export is stored (and counted) once.
+ * json_populate_recordset: no per-row parameters, and the same SQL on both drivers. A span already
+ * stored for the project with the same id and start time is skipped, so a retried export is stored
+ * (and counted) once; the same id with another start time is another span (the key includes the
+ * partition key, started_at).
  * Returns the storedKey of each span that was new.
  */
 export async function insertSpans(db: Db, batch: readonly Span[]): Promise<Set<string>> {
   if (batch.length === 0) return new Set();
-  const { rows } = await execute<{ project_id: string; span_id: string }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
-  return new Set(rows.map((r) => storedKey(r.project_id, r.span_id)));
+  const { rows } = await execute<{ project_id: string; span_id: string; started_ms: number | string }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
+  return new Set(rows.map((r) => storedKey(r.project_id, r.span_id, Number(r.started_ms))));
 }
 
 function toJsonRows(batch: readonly Span[]): string {
@@ -117,28 +120,26 @@ export function rowToSpan(r: Row): Span {
   };
 }
 
+export interface SpanRetentionOutcome {
+  /** Day partitions dropped whole (every span in them started before the cutoff). */
+  droppedPartitions: string[];
+  /** Rows deleted from the default partition (times outside the day partitions). */
+  defaultRowsDeleted: number;
+}
+
 /**
- * Deletes spans that started before `cutoff`, project by project in chunks (using the
- * project+time index, without long locks), and the rollup rows that only they fed.
+ * Removes spans that started before `cutoff`: the day partitions entirely older are dropped whole,
+ * old rows of the default partition are deleted in chunks; spans in the day holding the cutoff stay
+ * until that whole day is past it. Then the rollup rows older than the cutoff go.
  */
-export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): Promise<number> {
-  const { rows: projects } = await execute<{ project_id: string }>(db, sql`select id as project_id from projects union select distinct project_id from sessions`);
-  let deleted = 0;
-  for (const { project_id } of projects) {
-    for (;;) {
-      const { count } = await execute(
-        db,
-        sql`delete from spans where ctid in (select ctid from spans where project_id = ${project_id} and started_at < ${cutoff.toISOString()}::timestamptz limit ${chunk})`,
-      );
-      deleted += count;
-      if (count < chunk) break;
-    }
-  }
+export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): Promise<SpanRetentionOutcome> {
+  const droppedPartitions = await dropPartitionsBefore(db, cutoff);
+  const defaultRowsDeleted = await deleteDefaultBefore(db, cutoff, chunk);
   const iso = cutoff.toISOString();
   await execute(db, sql`delete from sessions where last_call_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from session_tools where last_started_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
   await execute(db, sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
   await execute(db, sql`delete from span_daily where day < date_trunc('day', ${iso}::timestamptz)`);
-  return deleted;
+  return { droppedPartitions, defaultRowsDeleted };
 }

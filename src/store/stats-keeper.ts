@@ -148,14 +148,26 @@ export class StatsKeeper {
     }
   }
 
+  /**
+   * Each table's state summed over its leaf partitions (spans is partitioned by day; the parent
+   * has no pages nor write counters of its own). A table counts as never analyzed while a leaf
+   * holding pages has no statistics (a new day's partition), or no leaf has any. ANALYZE on the
+   * parent samples every partition and the whole, so it covers them all.
+   */
   private async tableStates(): Promise<TableState[]> {
     const names = sql.join(HOT_TABLES.map((n) => sql`${n}`), sql`, `);
     const { rows } = await execute<{ name: string; reltuples: number | string; mods: number | string | null; pages: boolean }>(
       this.db,
-      sql`select t.name, c.reltuples, s.n_mod_since_analyze as mods, pg_relation_size(c.oid) > 0 as pages
+      sql`select t.name,
+                 case when bool_and(c.reltuples < 0) or bool_or(c.reltuples < 0 and pg_relation_size(c.oid) > 0) then -1
+                      else sum(greatest(c.reltuples, 0)) end as reltuples,
+                 sum(coalesce(s.n_mod_since_analyze, 0)) as mods,
+                 bool_or(pg_relation_size(c.oid) > 0) as pages
           from unnest(array[${names}]::text[]) as t(name)
-          join pg_class c on c.oid = to_regclass(t.name)
-          left join pg_stat_user_tables s on s.relid = c.oid`,
+          join pg_class c on c.oid = to_regclass(t.name) and c.relkind <> 'p'
+                          or c.oid in (select relid from pg_partition_tree(to_regclass(t.name)) where isleaf)
+          left join pg_stat_user_tables s on s.relid = c.oid
+          group by t.name`,
     );
     return rows.map((r) => ({ name: r.name, reltuples: Number(r.reltuples), mods: Number(r.mods ?? 0), pages: r.pages }));
   }

@@ -1,14 +1,24 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config/types.ts';
 import { startPeriodic } from '../jobs/periodic.ts';
 import type { Db } from '../store/db.ts';
+import { ensureDayPartitions } from '../store/partitions.ts';
 import { deleteSpansBefore } from '../store/spans-repo.ts';
 
-/** Span retention (decisions §3: 30 days by default, `retention.spans_days`): at start, then hourly. */
-export function startSpanRetention(db: Db, days: number, logger: Logger): { stop(): Promise<void> } {
+/**
+ * Span partition upkeep and retention (decisions §3: 30 days by default, `retention.spans_days`),
+ * at start and then hourly: create the day partitions for today .. today + partitionsAheadDays,
+ * drop the day partitions entirely older than the retention, delete old rows of the default
+ * partition, and the rollup rows older than the retention.
+ */
+export function startSpanRetention(db: Db, retention: Config['retention'], logger: Logger): { stop(): Promise<void> } {
   return startPeriodic(
     async () => {
-      const n = await deleteSpansBefore(db, new Date(Date.now() - days * 86_400_000));
-      if (n > 0) logger.info({ spans: n, days }, 'span retention: old spans removed');
+      const created = await ensureDayPartitions(db, new Date(), retention.partitionsAheadDays);
+      if (created.length > 0) logger.info({ partitions: created }, 'span partitions created');
+      const { droppedPartitions, defaultRowsDeleted } = await deleteSpansBefore(db, new Date(Date.now() - retention.spansDays * 86_400_000));
+      if (droppedPartitions.length > 0) logger.info({ partitions: droppedPartitions, days: retention.spansDays }, 'span retention: old partitions dropped');
+      if (defaultRowsDeleted > 0) logger.info({ spans: defaultRowsDeleted, days: retention.spansDays }, 'span retention: old spans removed from the default partition');
     },
     3_600_000,
     (err) => logger.error({ err }, 'span retention failed'),
