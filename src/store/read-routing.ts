@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { SQL, StringChunk } from 'drizzle-orm';
 import type { Db } from './db.ts';
 
 /**
@@ -19,13 +20,36 @@ export function readsFromReplica<T>(fn: () => T): T {
 /** True inside readsFromReplica. */
 export const inReadScope = (): boolean => scope.getStore() === true;
 
-/** A Db that is `replica` inside readsFromReplica and `primary` elsewhere. */
+/** Builders that always write, and transactions (which may): never sent to the replica. */
+const WRITES = new Set<PropertyKey>(['insert', 'update', 'delete', 'transaction', 'refreshMaterializedView']);
+/** Raw SQL that writes or locks (a read route may record a state, e.g. GET /api/slos/status). */
+const WRITING_SQL = /\b(insert|update|delete|merge|create|drop|alter|truncate|analyze|vacuum|lock|for\s+(no\s+key\s+)?update|for\s+share)\b/i;
+
+/**
+ * A Db that is `replica` inside readsFromReplica and `primary` elsewhere. Inside the scope, writes
+ * still go to the primary: the write builders, transactions, and raw SQL whose text names a
+ * writing or locking statement, so a read route that also records something keeps working.
+ */
 export function routingDb(primary: Db, replica: Db): Db {
   return new Proxy(primary, {
     get(_target, prop) {
-      const db = inReadScope() ? replica : primary;
+      const db = inReadScope() && !WRITES.has(prop) ? replica : primary;
+      if (prop === 'execute' && db === replica) {
+        return (query: SQL) => (WRITING_SQL.test(sqlText(query)) ? primary : replica).execute(query);
+      }
       const value: unknown = Reflect.get(db, prop, db);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(db) : value;
     },
   });
+}
+
+/** The statement text of a drizzle SQL object without its parameters (its string chunks). */
+function sqlText(query: SQL): string {
+  let text = '';
+  for (const chunk of query.queryChunks) {
+    if (chunk instanceof StringChunk) text += chunk.value.join('');
+    else if (chunk instanceof SQL) text += sqlText(chunk);
+    else text += ' ';
+  }
+  return text;
 }

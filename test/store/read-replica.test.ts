@@ -55,4 +55,15 @@ describe.runIf(pgAdminUrl !== null)('read replica', () => {
     expect((await getJson(`${server.httpUrl}/api/traces/spans?trace_id=replica-t`)).json).toHaveLength(4);
     expect((await getJson(`${server.httpUrl}/api/readiness`)).status).toBe(200);
   });
+
+  it('a read route that also records state (GET /api/slos/status) writes it through the primary', async () => {
+    expect((await postJson(`${server.httpUrl}/api/slos`, { agent_name: 'planner', metric: 'success_rate', threshold: 99 })).status).toBe(201);
+    const status = await getJson(`${server.httpUrl}/api/slos/status`);
+    expect(status.status).toBe(200);
+    expect(status.json).toHaveLength(1);
+    const gql = await postJson(`${server.httpUrl}/graphql`, { query: '{ sloStatus { sloId status } }' });
+    expect(gql.json.errors).toBeUndefined();
+    const [row] = await admin<{ n: number }[]>`select count(*)::int as n from slo_states where evaluated_at is not null`;
+    expect(row?.n).toBe(1);
+  });
 });
