@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteSpansBefore } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
@@ -6,10 +9,18 @@ import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
 describe.each(backends.filter((b) => b.available))('span retention on $name', (backend) => {
   let server: TestServer;
+  let config = '';
   beforeAll(async () => {
-    server = await startTestServer({ ...(await backend.env()), SPYGLASS_RATE_LIMITS: 'off' });
+    // The server's own retention job keeps 10 years here, so only the test's call below deletes
+    // (with 30 days its first pass could remove the old spans between the insert and that call).
+    config = mkdtempSync(join(tmpdir(), 'spyglass-ret-'));
+    writeFileSync(join(config, 'spyglass.yaml'), 'retention:\n  spans_days: 3650\n');
+    server = await startTestServer({ ...(await backend.env()), SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_CONFIG: join(config, 'spyglass.yaml') });
   });
-  afterAll(async () => server?.dispose());
+  afterAll(async () => {
+    await server?.dispose();
+    rmSync(config, { recursive: true, force: true });
+  });
 
   it('removes spans and rollups older than the cutoff, in chunks, and keeps the rest', async () => {
     const old = new Date(Date.now() - 40 * 86_400_000);
