@@ -125,7 +125,10 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
-  const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => metrics.activeSse.set(n.sse + n['graphql-sse']));
+  const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => {
+    metrics.activeSse.set(n.sse + n['graphql-sse']);
+    sync?.clientsChanged(n.sse + n['graphql-sse'] + n['graphql-ws']);
+  });
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
   const forgetProject = (id: string) => {
@@ -134,7 +137,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     costs.book.forget(id);
     alertProducers.forgetProject(id);
   };
-  sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject }) : null;
+  sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject, liveClients: () => liveClients.count }) : null;
   const limiter = new Limiter(config.redisUrl ? connectRedis(config.redisUrl, 'rate limits (shared counters)', logger, 'each instance counts on its own') : undefined, config.cluster.name);
   return {
     config,

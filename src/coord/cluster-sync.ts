@@ -12,6 +12,8 @@ import { LiveRelay } from './live-relay.ts';
 export interface SyncedParts {
   bus: EventBus;
   live: SseHub;
+  /** Live clients of this instance (every kind): events are relayed only while some instance has any. */
+  liveClients: () => number;
   settings: SettingsService;
   costs: CostService;
   keys: KeyService;
@@ -22,12 +24,14 @@ export interface SyncedParts {
 export interface ClusterSync {
   /** Tells the other instances that `topic` changed here. */
   announce(topic: InvalidationTopic, projectId?: string | null): void;
+  /** This instance's live clients changed (every kind together). */
+  clientsChanged(total: number): void;
   close(): Promise<void>;
 }
 
 /** With Redis: live events through the cluster's stream, and cache invalidation (src/coord/). */
 export function startClusterSync(redisUrl: string, cluster: ClusterConfig, replay: number, logger: Logger, p: SyncedParts): ClusterSync {
-  const relay = new LiveRelay(p.bus, { redisUrl, cluster: cluster.name, keep: cluster.liveStreamLength, history: replay, logger, onHistory: (items) => p.live.preload(items) });
+  const relay = new LiveRelay(p.bus, { redisUrl, cluster: cluster.name, keep: cluster.liveStreamLength, history: replay, logger, onHistory: (items) => p.live.preload(items), localClients: p.liveClients, instanceId: cluster.instanceId });
   p.bus.useRelay(relay);
   const invalidation = new Invalidation({
     redisUrl,
@@ -35,6 +39,7 @@ export function startClusterSync(redisUrl: string, cluster: ClusterConfig, repla
     instanceId: cluster.instanceId,
     logger,
     apply: async (topic, projectId) => {
+      if (topic === 'listening') return relay.heard();
       if (topic === 'settings') await p.settings.load();
       else if (topic === 'pricing') await p.costs.load();
       else p.keys.forgetCached(); // revoked keys, or a deleted project's; their live streams end with the 1 s key check
@@ -46,7 +51,15 @@ export function startClusterSync(redisUrl: string, cluster: ClusterConfig, repla
     },
   });
   const off = p.keys.onRevoked(() => invalidation.publish('keys'));
+  let clients = 0;
   return {
+    clientsChanged: (total) => {
+      if (clients === 0 && total > 0) {
+        relay.firstClient();
+        invalidation.publish('listening');
+      }
+      clients = total;
+    },
     announce: (topic, projectId = null) => invalidation.publish(topic, projectId),
     close: async () => {
       off();

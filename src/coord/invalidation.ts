@@ -2,10 +2,13 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { closeRedis, connectRedis } from './redis.ts';
 
-/** What another instance may have changed: instance settings, model pricing, API keys, a deleted project. */
-export type InvalidationTopic = 'settings' | 'pricing' | 'keys' | 'project';
+/**
+ * What another instance may have changed: instance settings, model pricing, API keys, a deleted
+ * project; or `listening`: it got its first live client, so events must go through the stream.
+ */
+export type InvalidationTopic = 'settings' | 'pricing' | 'keys' | 'project' | 'listening';
 
-const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['settings', 'pricing', 'keys', 'project']);
+const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['settings', 'pricing', 'keys', 'project', 'listening']);
 
 export interface InvalidationOptions {
   redisUrl: string;

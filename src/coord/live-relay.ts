@@ -27,6 +27,15 @@ return n`;
 /** Commands in flight past which events are delivered here only (Redis too slow to keep up). */
 const MAX_IN_FLIGHT = 64;
 const BLOCK_MS = 2000;
+/** How often an instance announces its live clients and reads whether any instance has some. */
+const PRESENCE_EVERY_MS = 1000;
+/** An announcement lasts this long unless renewed (an instance that died stops counting). */
+const PRESENCE_TTL_MS = 5000;
+/**
+ * An instance keeps announcing this long after its last live client left, so a client that
+ * reconnects (here or elsewhere) with Last-Event-ID finds every event it missed in the stream.
+ */
+const LINGER_MS = 60_000;
 
 export interface LiveRelayOptions {
   redisUrl: string;
@@ -39,6 +48,10 @@ export interface LiveRelayOptions {
   logger: Logger;
   /** Receives the history read at start (the SSE hub's replay ring), before any live event. */
   onHistory: (items: Sequenced[]) => void;
+  /** This instance's live clients (SSE, GraphQL over SSE and WebSocket) right now. */
+  localClients: () => number;
+  /** This instance's name among the announcements of `<name>:live:clients`. */
+  instanceId: string;
 }
 
 /**
@@ -58,6 +71,10 @@ export class LiveRelay implements Relay {
   private historyLoaded = false;
   private closed = false;
   private readonly loop: Promise<void>;
+  /** Whether some instance of the cluster has (or just had) live clients; true until first asked. */
+  private clusterListening = true;
+  private lastLocalClientAt = Number.NEGATIVE_INFINITY;
+  private readonly presence: NodeJS.Timeout;
 
   constructor(private readonly bus: EventBus, private readonly o: LiveRelayOptions) {
     const degraded = 'live events reach only the clients of the instance that published them';
@@ -66,6 +83,9 @@ export class LiveRelay implements Relay {
     this.reader.on('close', () => (this.cursor = null));
     this.stream = `${o.cluster}:live`;
     this.loop = this.read();
+    this.presence = setInterval(() => void this.announce(), PRESENCE_EVERY_MS);
+    this.presence.unref();
+    void this.announce();
   }
 
   /** True while events published here go through the stream. */
@@ -75,13 +95,28 @@ export class LiveRelay implements Relay {
 
   send(events: readonly LiveEvent[]): boolean {
     if (!this.active || this.inFlight >= MAX_IN_FLIGHT) return false;
+    // Nobody anywhere to see them: appending and reading back every span would cost each instance
+    // CPU per span for nothing. Delivered here without ids (no client here keeps a replay ring).
+    if (!this.clusterListening && this.o.localClients() === 0) return false;
     if (this.pending.length === 0) setImmediate(() => this.flush());
     for (const e of events) this.pending.push(e);
     return true;
   }
 
+  /** Another instance got its first live client (told through the invalidation channel). */
+  heard(): void {
+    this.clusterListening = true;
+  }
+
+  /** This instance got its first live client: announce it now rather than on the next round. */
+  firstClient(): void {
+    this.lastLocalClientAt = Date.now();
+    void this.announce();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.presence);
     this.flush();
     await closeRedis(this.writer);
     this.reader.disconnect();
@@ -98,6 +133,29 @@ export class LiveRelay implements Relay {
       .eval(APPEND, 2, `${this.stream}:id`, this.stream, events.length, this.bus.lastId, this.o.keep, JSON.stringify(events))
       .catch(() => this.bus.deliver(events.map((event) => ({ id: null, event })))) // not appended: at least this instance's clients get them
       .finally(() => this.inFlight--);
+  }
+
+  /**
+   * Announces this instance in `<name>:live:clients` (a sorted set scored by expiry) while it has
+   * live clients or had some within LINGER_MS, and reads whether any announcement is current.
+   */
+  private async announce(): Promise<void> {
+    if (this.closed || this.writer.status !== 'ready') return;
+    const key = `${this.o.cluster}:live:clients`;
+    const now = Date.now();
+    if (this.o.localClients() > 0) this.lastLocalClientAt = now;
+    try {
+      const batch = this.writer.multi();
+      if (now - this.lastLocalClientAt < LINGER_MS) batch.zadd(key, now + PRESENCE_TTL_MS, this.o.instanceId);
+      else batch.zrem(key, this.o.instanceId);
+      batch.zremrangebyscore(key, '-inf', now);
+      batch.zcard(key);
+      batch.pexpire(key, PRESENCE_TTL_MS * 2);
+      const replies = await batch.exec();
+      this.clusterListening = Number(replies?.[2]?.[1] ?? 1) > 0;
+    } catch {
+      this.clusterListening = true; // unknown: relay rather than risk losing events
+    }
   }
 
   private async read(): Promise<void> {

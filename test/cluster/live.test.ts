@@ -58,7 +58,13 @@ describe.runIf(pgAdminUrl !== null && findRedisServer() !== null)('live events a
     const databaseUrl = await createPgDatabase();
     sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     env = { SPYGLASS_DATABASE_URL: databaseUrl, SPYGLASS_REDIS_URL: redis.url, SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}`, SPYGLASS_API_KEYS: admin, SPYGLASS_RATE_LIMITS: 'off' };
-    const sink = new Writable({ write: (line: Buffer, _enc, done) => void (logsA.push(JSON.parse(line.toString()) as { level: number; msg: string }), done()) });
+    // A write may carry several lines.
+    const sink = new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) logsA.push(JSON.parse(line) as { level: number; msg: string });
+        done();
+      },
+    });
     servers.push((a = await startTestServer(env, pino({ level: 'info' }, sink)))); // first alone: it migrates the database
     servers.push((b = await startTestServer(env)));
     await relayed(a, b);
@@ -135,6 +141,34 @@ describe.runIf(pgAdminUrl !== null && findRedisServer() !== null)('live events a
     expect(replayed.map((e) => [e.id, sessionOf(e)])).toEqual(missed);
   });
 
+  it('appends nothing to the stream while no instance has a live client, and relays as soon as one connects', async () => {
+    const quiet = { ...env, SPYGLASS_CLUSTER_NAME: `q-${randomUUID()}` };
+    const c = await startTestServer(quiet);
+    const d = await startTestServer(quiet);
+    servers.push(c, d);
+    const { Redis } = await import('ioredis');
+    const r = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const stream = `${quiet.SPYGLASS_CLUSTER_NAME}:live`;
+      await new Promise((res) => setTimeout(res, 1500)); // both have asked whether anyone listens
+      expectStatus(await ingest(d, ['nobody-1', 'nobody-2']), 202, 'no listener');
+      expect(await r.xlen(stream)).toBe(0);
+      const client = await SseClient.open(`${c.httpUrl}/api/live/events`, auth);
+      try {
+        const tag = `first-${randomUUID()}`;
+        await new Promise((res) => setTimeout(res, 100));
+        expectStatus(await ingest(d, [tag]), 202, 'after the first client');
+        await client.waitFor(() => tagged(client, tag).length === 1, 5000);
+        expect(tagged(client, tag)[0]?.id).toMatch(/^\d+$/);
+        expect(await r.xlen(stream)).toBeGreaterThan(0);
+      } finally {
+        client.close();
+      }
+    } finally {
+      r.disconnect();
+    }
+  });
+
   it('Redis stopped mid-run: ingest keeps answering 202 and loses nothing, local clients keep receiving, and fan-out and settings catch up once it is back', async () => {
     const onA = await SseClient.open(`${a.httpUrl}/api/live/events`, auth);
     try {
@@ -143,6 +177,9 @@ describe.runIf(pgAdminUrl !== null && findRedisServer() !== null)('live events a
       await onA.waitFor(() => tagged(onA, tag).length === 1, 5000);
       const idBefore = Number(tagged(onA, tag)[0]?.id);
       await redis.stop();
+      // Wait until A has noticed (a reconnect attempt failed): a quick restart could otherwise
+      // happen between two attempts, and there would be no outage to speak of.
+      for (let i = 0; i < 100 && !logsA.some((l) => l.msg.startsWith('redis unavailable (live events):')); i++) await new Promise((r) => setTimeout(r, 50));
 
       let acked = 1;
       for (let i = 0; i < 5; i++) {
