@@ -15,7 +15,8 @@ export class Limiter {
 
   /** `redis`: a connection to count in (see connectRedis), `prefix` the cluster's name; none = process memory. */
   constructor(
-    private readonly redis: Redis | undefined = undefined,
+    /** The shared counters' connection; the per-route limits (src/rest/rate-limit.ts) count through it too. */
+    readonly redis: Redis | undefined = undefined,
     private readonly prefix = 'spyglass',
   ) {}
 

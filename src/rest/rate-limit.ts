@@ -1,6 +1,4 @@
 import rateLimit from '@fastify/rate-limit';
-import type { Logger } from 'pino';
-import { closeRedis, connectRedis } from '../coord/redis.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readKey } from '../auth/authenticate.ts';
 import { sha256 } from '../auth/secrets.ts';
@@ -22,7 +20,7 @@ export async function installRateLimits(
   redisUrl: string | undefined,
   isTrusted: (address: string) => boolean,
   limiter: Limiter,
-  cluster: { name: string; logger: Logger },
+  clusterName: string,
 ): Promise<void> {
   if (!limits.enabled) return;
   app.addHook('onRequest', async (req) => {
@@ -31,8 +29,8 @@ export async function installRateLimits(
     if (!r.ok) throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, { retryAfter: r.retryAfterSeconds });
   });
 
-  const redis = redisUrl ? connectRedis(redisUrl, 'rate limits', cluster.logger, 'each instance counts on its own') : undefined;
-  if (redis) app.addHook('onClose', async () => closeRedis(redis));
+  // The limiter's connection (closed with the services): one per process for every counter.
+  const redis = redisUrl ? limiter.redis : undefined;
   // Route-level hooks run after the global authentication hook: by then a presented key is known
   // to be valid, so keying a counter by it cannot be dodged with made-up keys.
   await app.register(rateLimit, {
@@ -44,7 +42,7 @@ export async function installRateLimits(
       `${req.routeOptions.config.rateLimitKey ?? `${req.method} ${req.routeOptions.url ?? 'unknown'}`}|${clientKey(req, isTrusted)}`,
     redis,
     // Under the cluster's name, like every key of a cluster: deployments sharing one Redis count apart.
-    nameSpace: `${cluster.name}:rl-`,
+    nameSpace: `${clusterName}:rl-`,
     skipOnError: true,
     // ctx.after is the time left in the window; the message names the window itself.
     errorResponseBuilder: (_req, ctx) =>
