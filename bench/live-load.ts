@@ -7,9 +7,8 @@
  * of their own, so their reading does not slow the load generator or the liveness probe here.
  */
 import { fork } from 'node:child_process';
-import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { processCpuMs } from './proc-stats.ts';
+import { machineBusyMs, processCpuMs, treeCpuMs } from './proc-stats.ts';
 import { runCell, type CellResult } from './load.ts';
 import { Template } from './payloads.ts';
 import { startServerProc, type ServerProc } from './server-proc.ts';
@@ -19,6 +18,8 @@ export interface LiveLoadOptions {
   databaseUrl?: string | undefined;
   /** Write a V8 CPU profile of the server into this directory. */
   cpuProfDir?: string | undefined;
+  /** The PostgreSQL postmaster, whose CPU the row reports beside the server's (null: PGlite). */
+  pgPid: number | null;
   subscribers: number;
   batch: number;
   concurrency: number;
@@ -43,6 +44,13 @@ export interface LiveRun {
   serverUsPerSpan: number;
   /** CPU the subscriber process used during the run (it shares the machine with the server). */
   subscribersCpuMs: number;
+  /**
+   * Where the machine's cores went during the run, in cores (1 = one core busy the whole run):
+   * the server, PostgreSQL, the subscriber process, and the whole machine (load generator and
+   * probe included). On a machine whose cores are all busy, what the subscribers take is what
+   * PostgreSQL and the server no longer get.
+   */
+  cores: { server: number; postgres: number; subscribers: number; machine: number };
 }
 
 export interface LiveLoadResult {
@@ -77,18 +85,22 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
 
 async function measure(server: ServerProc, template: Template, opts: LiveLoadOptions, subs: Subscribers | null): Promise<LiveRun> {
   const delivered0 = (await subs?.events()) ?? 0;
-  const cpu0 = { server: processCpuMs(server.pid), subs: subs ? processCpuMs(subs.pid) : 0 };
-  const probe = startLivenessProbe(server.httpPort, opts.probeEveryMs);
+  const cpu0 = { server: processCpuMs(server.pid), subs: subs ? processCpuMs(subs.pid) : 0, pg: opts.pgPid === null ? 0 : treeCpuMs(opts.pgPid), machine: machineBusyMs(), at: performance.now() };
+  const probe = await startLivenessProbe(server.httpPort, opts.probeEveryMs);
   let r: CellResult;
+  let latencies: number[] = [];
   try {
     r = await runCell({ httpPort: server.httpPort, grpcPort: server.grpcPort }, template, {
       concurrency: opts.concurrency, warmupMs: opts.warmupMs, durationMs: opts.durationMs, maxSpans: 5_000_000,
       requestTimeoutMs: 30_000, nextSeq: opts.nextSeq, t0: opts.t0,
     });
   } finally {
-    probe.stop();
+    latencies = await probe.stop();
   }
-  const lat = probe.latencies.sort((a, b) => a - b);
+  const lat = latencies.sort((a, b) => a - b);
+  const wallMs = performance.now() - cpu0.at;
+  const serverMs = processCpuMs(server.pid) - cpu0.server;
+  const subscribersCpuMs = subs ? processCpuMs(subs.pid) - cpu0.subs : 0;
   return {
     subscribers: subs?.count ?? 0,
     spansPerSec: r.spansPerSec,
@@ -98,36 +110,41 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
     livenessProbes: lat.length,
     eventsDelivered: ((await subs?.events()) ?? 0) - delivered0,
     // Server CPU per span: what the subscribers cost the server, whatever else ran on the machine.
-    serverUsPerSpan: ((processCpuMs(server.pid) - cpu0.server) * 1000) / Math.max(1, r.spans),
-    subscribersCpuMs: subs ? processCpuMs(subs.pid) - cpu0.subs : 0,
+    serverUsPerSpan: (serverMs * 1000) / Math.max(1, r.spans),
+    subscribersCpuMs,
+    cores: {
+      server: serverMs / wallMs,
+      postgres: opts.pgPid === null ? 0 : (treeCpuMs(opts.pgPid) - cpu0.pg) / wallMs,
+      subscribers: subscribersCpuMs / wallMs,
+      machine: (machineBusyMs() - cpu0.machine) / wallMs,
+    },
   };
 }
 
-/** GET /api/liveness on its own connection, one at a time, every `everyMs`. */
-function startLivenessProbe(port: number, everyMs: number): { latencies: number[]; stop(): void } {
-  const latencies: number[] = [];
-  let stopped = false;
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const t = performance.now();
-      const req = request({ host: '127.0.0.1', port, path: '/api/liveness', timeout: 10_000 }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          latencies.push(performance.now() - t);
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy());
-      req.on('error', () => resolve());
-      req.end();
+/** GET /api/liveness on its own connection, one at a time, every `everyMs`, from a process of its own. */
+async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<number[]> }> {
+  const child = fork(fileURLToPath(new URL('./liveness-probe.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const reply = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      const on = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        child.off('message', on);
+        resolve(m[key] as T);
+      };
+      child.on('message', on);
+      child.once('exit', (code) => reject(new Error(`liveness probe exited (${code})`)));
     });
-  void (async () => {
-    while (!stopped) {
-      await once();
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  })();
-  return { latencies, stop: () => void (stopped = true) };
+  await reply<true>('ready');
+  child.send({ start: { port, everyMs } });
+  return {
+    stop: async () => {
+      const latencies = reply<number[]>('latencies');
+      child.send({ stop: true });
+      const result = await latencies;
+      child.disconnect();
+      return result;
+    },
+  };
 }
 
 interface Subscribers {

@@ -470,6 +470,7 @@ async function main() {
       {
         databaseUrl,
         cpuProfDir: opts.cpuProfDir,
+        pgPid: databaseUrl ? pgPid : null,
         subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)), batch: 100, concurrency: opts.concurrency,
         warmupMs: opts.warmupMs, durationMs: Math.max(opts.durationMs, 2000), probeEveryMs: 20, nextSeq, t0,
       },
@@ -576,12 +577,17 @@ function liveTargets(l: LiveLoadResult): TargetCheck[] {
 function renderLiveLoad(l: LiveLoadResult): string {
   const lines = ['', `Live load (${l.backend === 'postgres' ? 'PostgreSQL' : 'PGlite'}, native batches of 100, ${opts.concurrency} in flight; SPYGLASS_RATE_LIMITS=off: the load exceeds any per-client limit):`];
   lines.push(table(
-    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered', 'srv µs/span', 'subscribers CPU s'],
-    [l.without, l.with].map((r) => [String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered), r.serverUsPerSpan.toFixed(1), (r.subscribersCpuMs / 1000).toFixed(1)]),
-    [1, 1, 1, 1, 1, 1, 1, 1, 1],
+    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered', 'srv µs/span', 'subscribers CPU s', 'cores: srv', 'pg', 'subs', 'machine'],
+    [l.without, l.with].map((r) => [
+      String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered),
+      r.serverUsPerSpan.toFixed(1), (r.subscribersCpuMs / 1000).toFixed(1), r.cores.server.toFixed(2), r.cores.postgres.toFixed(2), r.cores.subscribers.toFixed(2),
+      `${r.cores.machine.toFixed(2)} of ${cpus().length}`,
+    ]),
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
   ));
+  lines.push('cores: CPU of the server, PostgreSQL, the subscriber process and the whole machine during the run (1.00 = one core busy throughout).');
   lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new, in a process of their own;`);
-  lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection (target p99 < 50 ms).`);
+  lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection from a process of its own (target p99 < 50 ms).`);
   for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
   return `${lines.join('\n')}\n`;
 }
