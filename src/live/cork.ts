@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { timed } from './delivery-share.ts';
 
 /**
  * A live client gets many small messages in one event-loop turn (one per event of a commit, each
@@ -13,7 +14,8 @@ export function corkForTurn(tcp: Socket): () => void {
     tcp.cork();
     setImmediate(() => {
       corked = false;
-      tcp.uncork();
+      // The frames' write is live delivery's work, charged to its share.
+      timed(() => tcp.uncork());
     });
   };
 }

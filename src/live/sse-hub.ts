@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
 import { RELAYED_TYPES, type EventBus, type Sequenced } from './bus.ts';
+import { creditWait, timed } from './delivery-share.ts';
 import { EventQueue } from './event-queue.ts';
 import type { LiveClients, LiveConnection } from './live-clients.ts';
 
@@ -17,6 +18,8 @@ interface Client {
   projectId: string | null;
   queue: EventQueue;
   waitingForDrain: boolean;
+  /** Passed over by the last round: its events wait in the 50-event buffer. */
+  deferred: boolean;
   conn?: LiveConnection;
 }
 
@@ -57,7 +60,7 @@ export class SseHub {
       'x-accel-buffering': 'no',
       'x-content-type-options': 'nosniff',
     });
-    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false };
+    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false, deferred: false };
     const conn = this.budget.connect('sse', principal, (reason) => {
       this.detach(client, off);
       if (!res.writableEnded) res.end(errorFrame(reason));
@@ -113,17 +116,33 @@ export class SseHub {
   }
 
   private enqueue(client: Client, items: readonly Sequenced[]): void {
-    client.queue.push(items, client.waitingForDrain);
+    // A client passed over by the last round (delivery's share ran out) lags like one whose socket
+    // is full: its events wait in the 50-event buffer.
+    client.queue.push(items, client.waitingForDrain || client.deferred);
     this.dirty.add(client);
+    this.scheduleRound();
+  }
+
+  private scheduleRound(after?: Promise<void>): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
+    const round = () => {
       this.flushScheduled = false;
       // Clients that are caught up get the same events: the chunk is encoded once per round.
       const chunks = new Map<Sequenced, Map<string, Buffer>>();
-      for (const c of this.dirty) this.flush(c, chunks);
-      this.dirty.clear();
-    });
+      for (const c of this.dirty) {
+        const wait = creditWait();
+        if (wait) {
+          for (const waiting of this.dirty) waiting.deferred = true;
+          return this.scheduleRound(wait);
+        }
+        this.dirty.delete(c);
+        c.deferred = false;
+        timed(() => this.flush(c, chunks));
+      }
+    };
+    if (after) void after.then(round);
+    else setImmediate(round);
   }
 
   private flush(client: Client, chunks?: Map<Sequenced, Map<string, Buffer>>): void {

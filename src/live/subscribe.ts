@@ -1,5 +1,6 @@
 import { SpyglassError } from '../errors.ts';
 import type { EventBus, Interest, LiveEvent } from './bus.ts';
+import { deliveryPaused } from './delivery-share.ts';
 import { EventQueue } from './event-queue.ts';
 
 export interface EventStream<T> extends AsyncIterableIterator<T> {
@@ -33,33 +34,6 @@ export interface StreamOptions {
    * wait in the buffer (and the oldest are dropped) instead of piling up in the socket's.
    */
   ready?: () => Promise<void> | undefined;
-}
-
-// Delivery to GraphQL consumers (executing the subscription for each event) gets a share of the
-// CPU, not all of it: once consumers have used ROUND_MS of one event-loop turn, the rest wait
-// PAUSE_MS for the next round, so ingest and the probes keep at least ~80% of the process however
-// many subscribers there are. A consumer that waits lags, and loses its oldest events (buffer).
-const ROUND_MS = 4;
-const PAUSE_MS = 16;
-let roundStart: number | null = null;
-let paused: Promise<void> | null = null;
-
-function deliveryPaused(): Promise<void> | null {
-  if (paused) return paused;
-  const now = performance.now();
-  if (roundStart === null) {
-    roundStart = now;
-    setImmediate(() => (roundStart = null));
-  } else if (now - roundStart > ROUND_MS) {
-    paused = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        paused = null;
-        resolve();
-      }, PAUSE_MS),
-    );
-    return paused;
-  }
-  return null;
 }
 
 /**

@@ -114,10 +114,10 @@ describe('live events over SSE', () => {
       await slow.waitFor(() => slow.events.some((e) => e.data.includes('"flood-29999"')), 10_000);
       const ids = slow.events.filter((e) => e.data.includes('flood-')).map((e) => Number(JSON.parse(e.data).span_id));
       expect(ids.length).toBeLessThan(30_000);
-      // Strictly increasing, ending at the newest: what is missing is one run of older events.
+      // Strictly increasing, ending at the newest: what is missing are runs of older events (the
+      // client lagged while its socket was full, and while live delivery's share of the event
+      // loop was spent on the flood), never a newer one.
       expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
-      const gaps = ids.filter((id, i) => i > 0 && id !== (ids[i - 1] as number) + 1);
-      expect(gaps.length).toBe(1);
       expect(ids.slice(-50)).toEqual(Array.from({ length: 50 }, (_, i) => 29_950 + i));
     } finally {
       slow.close();

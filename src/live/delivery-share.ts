@@ -1,0 +1,63 @@
+/**
+ * Live delivery gets a share of the process's event loop, not all of it (hardening #8: 200
+ * dashboards must not starve ingest). Every kind of delivery is charged the time it really takes:
+ * SSE rounds (encoding and socket writes), the writes of WebSocket frames, and GraphQL event
+ * processing (the time between one subscription step and the next in the same turn). Credit
+ * accrues at SHARE of wall time, up to BURST_MS; while it is spent, GraphQL consumers and SSE
+ * rounds wait for it. A client that waits lags, and loses its oldest events to its 50-event
+ * buffer (spec §6.1 rule 4); a client that keeps up at a normal rate never waits.
+ */
+const SHARE = 0.2;
+const BURST_MS = 5;
+let credit = BURST_MS;
+let refilledAt = performance.now();
+let turnMark: number | null = null;
+let paused: Promise<void> | null = null;
+
+/** Charges `ms` of delivery work. */
+export function charge(ms: number): void {
+  credit -= ms;
+}
+
+/** Runs `fn` and charges its time. */
+export function timed<T>(fn: () => T): T {
+  const t = performance.now();
+  try {
+    return fn();
+  } finally {
+    charge(performance.now() - t);
+  }
+}
+
+/**
+ * null while delivery has credit; otherwise a promise that settles when it has some again. Called
+ * by GraphQL consumers before each event: the time since the previous call in the same turn was
+ * spent delivering, and is charged.
+ */
+export function deliveryPaused(): Promise<void> | null {
+  const now = performance.now();
+  if (turnMark === null) setImmediate(() => (turnMark = null));
+  else charge(now - turnMark);
+  turnMark = now;
+  return waitForCredit(now);
+}
+
+/** Like deliveryPaused, for work that charges itself (SSE rounds). */
+export function creditWait(): Promise<void> | null {
+  return waitForCredit(performance.now());
+}
+
+function waitForCredit(now: number): Promise<void> | null {
+  if (paused) return paused;
+  credit = Math.min(BURST_MS, credit + (now - refilledAt) * SHARE);
+  refilledAt = now;
+  if (credit > 0) return null;
+  paused = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      paused = null;
+      turnMark = null;
+      resolve();
+    }, Math.max(1, Math.ceil(-credit / SHARE))),
+  );
+  return paused;
+}
