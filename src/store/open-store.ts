@@ -56,20 +56,17 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 const MIGRATION_LOCK = 0x53505947;
 
 async function openPostgres(url: string, readUrl: string | undefined, max: number, warn: (message: string) => void, runMigrations: boolean): Promise<Store> {
-  const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60 });
-  const db = drizzle(client, { schema }) as unknown as Db;
   const unguard = guardPostgresDriver(warn);
-  let connected = false;
+  // Connect first, so a wrong host, port, database or password is reported as such rather than
+  // as the first migration statement that failed.
+  const client = await connectPool(url, max).catch((err: unknown) => {
+    unguard();
+    throw err;
+  });
+  const db = drizzle(client, { schema }) as unknown as Db;
   try {
-    // Connect first, so a wrong host, port, database or password is reported as such rather than
-    // as the first migration statement that failed.
-    await client`select 1`.catch((err: unknown) => {
-      throw connectError(err, url);
-    });
-    connected = true;
     if (runMigrations) {
       // The lock belongs to one session: a reserved connection holds it while the pool migrates.
       const lock = await client.reserve();
@@ -84,12 +81,12 @@ async function openPostgres(url: string, readUrl: string | undefined, max: numbe
   } catch (err) {
     await client.end({ timeout: 1 });
     unguard();
-    throw connected ? migrationError(err) : err;
+    throw migrationError(err);
   }
   const replica =
     readUrl === undefined
       ? null
-      : await openReplica(readUrl, max).catch(async (err: unknown) => {
+      : await connectPool(readUrl, max, 'spyglass-read').catch(async (err: unknown) => {
           await client.end({ timeout: 1 });
           unguard();
           throw err;
@@ -110,10 +107,13 @@ async function openPostgres(url: string, readUrl: string | undefined, max: numbe
   };
 }
 
-/** The read pool: its own connections, named so pg_stat_activity tells them from the primary's. */
-async function openReplica(url: string, max: number): Promise<Sql> {
+/**
+ * A pool whose first query has answered; a failure says what is wrong with the URL (connectError).
+ * `name` sets application_name, so pg_stat_activity tells the read pool from the primary's.
+ */
+async function connectPool(url: string, max: number, name?: string): Promise<Sql> {
   const { default: postgres } = await import('postgres');
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60, connection: { application_name: 'spyglass-read' } });
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60, ...(name ? { connection: { application_name: name } } : {}) });
   await client`select 1`.catch(async (err: unknown) => {
     await client.end({ timeout: 1 });
     throw connectError(err, url);
