@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { EventBus, LiveEvent, Relay, Sequenced } from '../live/bus.ts';
@@ -217,8 +218,4 @@ function toItems([entryId, fields]: [string, string[]]): Sequenced[] {
   const events = JSON.parse(json) as LiveEvent[];
   const last = Number.parseInt(entryId, 10);
   return events.map((event, i) => ({ id: last - events.length + 1 + i, event }));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
