@@ -83,7 +83,8 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
       if (method !== 'HEAD') routes.push({ method, url: r.url, access: accessOf(method, r.config?.access) });
     }
   });
-  routeGetsToReplica(app);
+  // Only with a replica: otherwise every GET handler would run inside an AsyncLocalStorage scope for nothing.
+  if (s.config.databaseReadUrl) routeGetsToReplica(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);

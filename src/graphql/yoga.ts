@@ -35,7 +35,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     landingPage: false,
     logging: false,
     context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
-    plugins: [...queryLimits(), sharedSubscriptions(), replicaQueries()],
+    plugins: [...queryLimits(), sharedSubscriptions(), ...(s.config.databaseReadUrl ? [replicaQueries()] : [])],
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;

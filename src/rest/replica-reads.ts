@@ -9,7 +9,7 @@ const PRIMARY_GETS = [/^\/api\/live\//, /^\/api\/readiness$/, /^\/api\/liveness$
 
 /**
  * Runs the handler of every other GET route inside readsFromReplica, so its queries go to the
- * read pool when SPYGLASS_DATABASE_READ_URL is set (a no-op proxy choice otherwise). Only the
+ * read pool (installed only when SPYGLASS_DATABASE_READ_URL is set). Only the
  * handler: auth and the other hooks (which write, e.g. a key's last use) run on the primary.
  * Must be installed before the routes are registered.
  */
