@@ -127,7 +127,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   deps.onCommitted = alertProducers.onCommitted;
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => {
     metrics.activeSse.set(n.sse + n['graphql-sse']);
-    sync?.clientsChanged(n.sse + n['graphql-sse'] + n['graphql-ws']);
+    sync?.clientsChanged(liveClients.count);
   });
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
