@@ -89,7 +89,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
   addSecurityHeaders(app);
   registerMetrics(app, s);
-  await installRateLimits(app, s.config.rateLimits, s.config.redisUrl, (a) => s.auth.isTrustedProxy(a), s.limiter, s.config.cluster.name);
+  await installRateLimits(app, s.config.rateLimits, (a) => s.auth.isTrustedProxy(a), s.limiter, s.config.cluster.name);
   installAuth(app, s);
   guardParameters(app);
   acceptCompressedBodies(app);

@@ -17,7 +17,6 @@ export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' 
 export async function installRateLimits(
   app: FastifyInstance,
   limits: RateLimitConfig,
-  redisUrl: string | undefined,
   isTrusted: (address: string) => boolean,
   limiter: Limiter,
   clusterName: string,
@@ -29,8 +28,8 @@ export async function installRateLimits(
     if (!r.ok) throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, { retryAfter: r.retryAfterSeconds });
   });
 
-  // The limiter's connection (closed with the services): one per process for every counter.
-  const redis = redisUrl ? limiter.redis : undefined;
+  // The limiter's connection, if it has one (closed with the services): one per process for every counter.
+  const redis = limiter.redis;
   // Route-level hooks run after the global authentication hook: by then a presented key is known
   // to be valid, so keying a counter by it cannot be dodged with made-up keys.
   await app.register(rateLimit, {
