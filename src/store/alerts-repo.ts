@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Alert, AlertStatus, AlertType, Severity } from '../alerts/types.ts';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 import { alertConfigs, alertDedup, alerts } from './schema-alerts.ts';
 
 /**
@@ -22,17 +22,9 @@ export interface InboxFilter {
   limit: number;
 }
 
-/**
- * A time as a typed SQL value. A bare Date in a raw fragment has no column type to bind by:
- * PGlite accepts it, postgres.js throws (ERR_INVALID_ARG_TYPE) — so every raw comparison uses this.
- */
-function iso(d: Date): SQL {
-  return sql`${d.toISOString()}::timestamptz`;
-}
-
 /** The status a reader sees: a snooze that has ended is firing again. */
 function effectiveStatus(now: Date): SQL {
-  return sql`(case when ${alerts.status} = 'snoozed' and ${alerts.snoozedUntil} <= ${iso(now)} then 'firing' else ${alerts.status} end)`;
+  return sql`(case when ${alerts.status} = 'snoozed' and ${alerts.snoozedUntil} <= ${timestamptz(now)} then 'firing' else ${alerts.status} end)`;
 }
 
 export function toAlert(row: AlertRow, now: Date): Alert {
@@ -106,7 +98,7 @@ export async function listInbox(db: Db, f: InboxFilter, now: Date): Promise<Aler
   const conds: SQL[] = [eq(alerts.projectId, f.projectId), sql`${eff} in (${sql.join(f.statuses.map((s) => sql`${s}`), sql`, `)})`];
   if (f.type) conds.push(eq(alerts.type, f.type));
   if (f.severity) conds.push(eq(alerts.severity, f.severity));
-  if (f.before) conds.push(sql`(${alerts.firedAt}, ${alerts.id}) < (${iso(f.before.time)}, ${f.before.id})`);
+  if (f.before) conds.push(sql`(${alerts.firedAt}, ${alerts.id}) < (${timestamptz(f.before.time)}, ${f.before.id})`);
   return db
     .select()
     .from(alerts)
@@ -135,15 +127,15 @@ export async function wakeSnoozed(db: Db, now: Date): Promise<number> {
   const rows = await db
     .update(alerts)
     .set({ status: 'firing', snoozedUntil: null })
-    .where(and(eq(alerts.status, 'snoozed'), sql`${alerts.snoozedUntil} <= ${iso(now)}`))
+    .where(and(eq(alerts.status, 'snoozed'), sql`${alerts.snoozedUntil} <= ${timestamptz(now)}`))
     .returning({ id: alerts.id });
   return rows.length;
 }
 
 /** Retention: resolved alerts and `forever` dedup keys older than the cutoff. */
 export async function deleteOldAlerts(db: Db, cutoff: Date): Promise<number> {
-  const gone = await db.delete(alerts).where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${iso(cutoff)}`)).returning({ id: alerts.id });
-  await db.delete(alertDedup).where(sql`${alertDedup.firedAt} < ${iso(cutoff)}`);
+  const gone = await db.delete(alerts).where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${timestamptz(cutoff)}`)).returning({ id: alerts.id });
+  await db.delete(alertDedup).where(sql`${alertDedup.firedAt} < ${timestamptz(cutoff)}`);
   return gone.length;
 }
 

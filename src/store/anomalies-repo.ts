@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { BASELINE_DAYS, MIN_BASELINE_SAMPLES, MIN_CURRENT_CALLS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../anomalies/types.ts';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 import { anomalyStates } from './schema-anomalies.ts';
 
 /** The only SQL of the anomaly detector: hourly samples from span_hourly, and the stored evaluations. */
@@ -26,8 +26,6 @@ export interface Baseline {
   latencyStddev: number;
 }
 
-const at = (ms: number) => sql`${new Date(ms).toISOString()}::timestamptz`;
-
 /**
  * Every tool's current sample, from the rollup rows of two hours (span_hourly splits a tool's hour
  * further by agent and model; they are summed here).
@@ -41,10 +39,10 @@ select distinct on (server_name, tool_name) server_name, tool_name, hour, calls,
 from (
   select server_name, tool_name, hour, sum(calls)::float8 as calls, sum(errors)::float8 as errors, sum(latency_sum_ms)::float8 as lat
   from span_hourly
-  where project_id = ${projectId} and span_type = 'tool_call' and hour in (${at(current - HOUR_MS)}, ${at(current)})
+  where project_id = ${projectId} and span_type = 'tool_call' and hour in (${timestamptz(current - HOUR_MS)}, ${timestamptz(current)})
   group by server_name, tool_name, hour
 ) h
-where (hour = ${at(current)} and calls >= ${MIN_CURRENT_CALLS}) or (hour = ${at(current - HOUR_MS)} and calls > 0)
+where (hour = ${timestamptz(current)} and calls >= ${MIN_CURRENT_CALLS}) or (hour = ${timestamptz(current - HOUR_MS)} and calls > 0)
 order by server_name, tool_name, hour desc`,
   );
   return rows.map((r) => ({
@@ -76,7 +74,7 @@ h as (
   select server_name, tool_name, hour, sum(errors)::float8 / sum(calls) as er, sum(latency_sum_ms)::float8 / sum(calls) as lat
   from span_hourly
   where project_id = ${projectId} and span_type = 'tool_call'
-    and hour >= ${at(Math.min(...hours) - BASELINE_DAYS * 24 * HOUR_MS)} and hour < ${at(Math.max(...hours))}
+    and hour >= ${timestamptz(Math.min(...hours) - BASELINE_DAYS * 24 * HOUR_MS)} and hour < ${timestamptz(Math.max(...hours))}
     and (server_name, tool_name) in (select s, t from target)
   group by server_name, tool_name, hour
   having sum(calls) > 0

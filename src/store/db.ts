@@ -1,5 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type * as schema from './schema.ts';
 
 /** The drizzle database, the same type over PGlite and postgres.js. */
@@ -14,6 +14,14 @@ export async function execute<T = Record<string, unknown>>(db: Db, query: SQL): 
   }
   const r = res as { rows?: T[]; affectedRows?: number };
   return { rows: r.rows ?? [], count: r.affectedRows ?? r.rows?.length ?? 0 };
+}
+
+/**
+ * A time as a typed SQL value, for raw fragments. A bare Date there has no column type to bind by:
+ * PGlite accepts it, postgres.js throws (ERR_INVALID_ARG_TYPE).
+ */
+export function timestamptz(t: Date | number): SQL {
+  return sql`${new Date(t).toISOString()}::timestamptz`;
 }
 
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300', '40001', '40P01']);
