@@ -18,6 +18,8 @@ export interface LiveLoadOptions {
   databaseUrl?: string | undefined;
   /** Write a V8 CPU profile of the server into this directory. */
   cpuProfDir?: string | undefined;
+  /** Node flags for the server process (`--server-node-flags`). */
+  nodeFlags?: string[] | undefined;
   /** The PostgreSQL postmaster, whose CPU the row reports beside the server's (null: PGlite). */
   pgPid: number | null;
   subscribers: number;
@@ -63,7 +65,7 @@ export interface LiveLoadResult {
 }
 
 export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string) => void): Promise<LiveLoadResult> {
-  const server = await startServerProc({ databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
+  const server = await startServerProc({ databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, nodeFlags: opts.nodeFlags, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
   try {
     const template = Template.build('native', opts.batch);
     progress(`live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`);

@@ -470,6 +470,7 @@ async function main() {
       {
         databaseUrl,
         cpuProfDir: opts.cpuProfDir,
+        nodeFlags: opts.serverNodeFlags,
         pgPid: databaseUrl ? pgPid : null,
         subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)), batch: 100, concurrency: opts.concurrency,
         warmupMs: opts.warmupMs, durationMs: Math.max(opts.durationMs, 2000), probeEveryMs: 20, nextSeq, t0,
