@@ -3,41 +3,49 @@ import type { Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { registerNames } from '../store/catalog-repo.ts';
 
+/** Names remembered per process; past it the memory starts over (a repeat registration is a no-op). */
+const MAX_REMEMBERED = 100_000;
+
+type Kind = 'agent' | 'server';
+
 /**
  * Auto-registration of unseen agents and servers (spec §4.4): best effort, after the spans are
  * committed, each name at most once per process (a failed attempt is tried again next time).
  */
-/** Names remembered per process; past it the memory starts over (a repeat registration is a no-op). */
-const MAX_REMEMBERED = 100_000;
-
 export class Registrar {
-  private seen = new Set<string>();
+  /** Names seen, by project and kind: looking a span's names up allocates nothing. */
+  private seen = new Map<string, Record<Kind, Set<string>>>();
+  private remembered = 0;
 
   constructor(private readonly db: Db, private readonly logger?: Logger) {}
 
   /** Never throws and never delays the caller. */
   register(spans: readonly Span[]): void {
-    const fresh = new Map<string, { kind: 'agent' | 'server'; projectId: string; names: Set<string> }>();
-    const note = (kind: 'agent' | 'server', projectId: string, name: string | null) => {
+    const fresh = new Map<Set<string>, { kind: Kind; projectId: string; names: Set<string> }>();
+    const note = (kind: Kind, projectId: string, name: string | null) => {
       if (!name) return;
-      const key = `${kind}\0${projectId}\0${name}`;
-      if (this.seen.has(key)) return;
-      // A client sending ever-new names must not grow this set without bound.
-      if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
-      this.seen.add(key);
-      const group = `${kind}\0${projectId}`;
-      let entry = fresh.get(group);
-      if (!entry) fresh.set(group, (entry = { kind, projectId, names: new Set() }));
+      const known = this.namesOf(projectId)[kind];
+      if (known.has(name)) return;
+      // A client sending ever-new names must not grow this memory without bound.
+      if (this.remembered >= MAX_REMEMBERED) {
+        this.seen.clear();
+        this.remembered = 0;
+        return note(kind, projectId, name);
+      }
+      known.add(name);
+      this.remembered++;
+      let entry = fresh.get(known);
+      if (!entry) fresh.set(known, (entry = { kind, projectId, names: new Set() }));
       entry.names.add(name);
     };
     for (const s of spans) {
       note('agent', s.projectId, s.agentName);
-      if (s.spanType === 'tool_call') note('server', s.projectId, s.serverName);
-      else note('agent', s.projectId, s.serverName);
+      note(s.spanType === 'tool_call' ? 'server' : 'agent', s.projectId, s.serverName);
     }
     for (const { kind, projectId, names } of fresh.values()) {
       registerNames(this.db, kind, projectId, [...names]).catch((err: unknown) => {
-        for (const name of names) this.seen.delete(`${kind}\0${projectId}\0${name}`);
+        const known = this.seen.get(projectId)?.[kind];
+        for (const name of names) if (known?.delete(name)) this.remembered--;
         this.logger?.warn({ err: (err as Error).message, kind, projectId }, 'auto-registration failed; will retry');
       });
     }
@@ -45,8 +53,15 @@ export class Registrar {
 
   /** Forgets the names seen for a project (it was deleted): they are registered again if they return. */
   forgetProject(projectId: string): void {
-    for (const key of this.seen) {
-      if (key.split('\0')[1] === projectId) this.seen.delete(key);
-    }
+    const names = this.seen.get(projectId);
+    if (!names) return;
+    this.remembered -= names.agent.size + names.server.size;
+    this.seen.delete(projectId);
+  }
+
+  private namesOf(projectId: string): Record<Kind, Set<string>> {
+    let names = this.seen.get(projectId);
+    if (!names) this.seen.set(projectId, (names = { agent: new Set(), server: new Set() }));
+    return names;
   }
 }

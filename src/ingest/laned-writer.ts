@@ -42,8 +42,12 @@ export class LanedWriter {
 
 /** FNV-1a over project and session key (as the rollup keys sessions), spread over the lanes. */
 function laneOf(s: Span, lanes: number): number {
-  const key = `${s.projectId}\0${s.sessionId ?? s.traceId ?? s.spanId}`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  const h = fnv1a(fnv1a(0x811c9dc5, s.projectId), s.sessionId ?? s.traceId ?? s.spanId);
   return (h >>> 0) % lanes;
+}
+
+/** Continues an FNV-1a hash over `text` and a NUL separator, without building a joined string per span. */
+function fnv1a(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return Math.imul(h, 0x01000193);
 }

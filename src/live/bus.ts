@@ -142,23 +142,17 @@ export class EventBus {
     const last = all.at(-1)?.id;
     if (typeof last === 'number' && last >= this.nextId) this.nextId = last + 1;
     if (this.index.size === 0) return;
-    const groups = new Map<string, Sequenced[]>();
-    for (const item of all) {
-      const key = `${item.event.type}|${item.event.data.project_id ?? ALL}`;
-      const group = groups.get(key);
-      if (group) group.push(item);
-      else groups.set(key, [item]);
-    }
     this.deliverTo(`${ALL}|${ALL}`, all);
-    for (const [key, items] of groups) {
-      const [type, project] = key.split('|') as [string, string];
-      this.deliverTo(`${type}|${ALL}`, items);
-      if (project === ALL) {
-        // No project: every subscriber of this type (and of every type) sees it.
-        for (const [k, set] of this.index) if (!k.endsWith(`|${ALL}`) && (k.startsWith(`${type}|`) || k.startsWith(`${ALL}|`))) for (const fn of set) fn(items);
-      } else {
-        this.deliverTo(key, items);
-        this.deliverTo(`${ALL}|${project}`, items);
+    for (const [type, byProject] of groupByTypeAndProject(all)) {
+      for (const [project, items] of byProject) {
+        this.deliverTo(`${type}|${ALL}`, items);
+        if (project === ALL) {
+          // No project: every subscriber of this type (and of every type) sees it.
+          for (const [k, set] of this.index) if (!k.endsWith(`|${ALL}`) && (k.startsWith(`${type}|`) || k.startsWith(`${ALL}|`))) for (const fn of set) fn(items);
+        } else {
+          this.deliverTo(`${type}|${project}`, items);
+          this.deliverTo(`${ALL}|${project}`, items);
+        }
       }
     }
   }
@@ -172,6 +166,20 @@ export class EventBus {
     const set = this.index.get(key);
     if (set) for (const fn of set) fn(items);
   }
+}
+
+/** Events by type and project (ALL for none), in stream order; nothing is allocated per event. */
+function groupByTypeAndProject(all: readonly Sequenced[]): Map<string, Map<string, Sequenced[]>> {
+  const groups = new Map<string, Map<string, Sequenced[]>>();
+  for (const item of all) {
+    const project = item.event.data.project_id ?? ALL;
+    let byProject = groups.get(item.event.type);
+    if (!byProject) groups.set(item.event.type, (byProject = new Map()));
+    const items = byProject.get(project);
+    if (items) items.push(item);
+    else byProject.set(project, [item]);
+  }
+  return groups;
 }
 
 function unsequenced(event: LiveEvent): Sequenced {

@@ -36,6 +36,8 @@ const TEXT_FIELDS = {
   server_name: 'serverName', tool_name: 'toolName', agent_name: 'agentName', error: 'error', output_result: 'outputResult',
   llm_input: 'llmInput', llm_output: 'llmOutput', model_id: 'modelId',
 } as const satisfies Record<string, keyof Span>;
+/** [native name, model key] pairs, built once: checkSpan runs for every span ingested. */
+const TEXT_FIELD_PAIRS = Object.entries(TEXT_FIELDS) as [keyof typeof TEXT_FIELDS, keyof Span][];
 
 // With the u flag a well-formed pair is one code point, so only lone surrogates match.
 const LONE_SURROGATE = /\p{Cs}/gu;
@@ -49,7 +51,7 @@ export function cleanText(s: string): string {
 export function checkSpan(span: Span): SpanProblem[] {
   const problems: SpanProblem[] = [];
   const mutable = span as unknown as Record<string, string | null>;
-  for (const [field, key] of Object.entries(TEXT_FIELDS)) {
+  for (const [field, key] of TEXT_FIELD_PAIRS) {
     const v = mutable[key];
     if (typeof v !== 'string') continue;
     const clean = cleanText(v);
