@@ -36,9 +36,10 @@ export const METHOD_LABEL: Record<InsertMethod, string> = {
  * table instead of json_populate_recordset; null if that statement no longer has the expected form.
  */
 function stagedWriterStatement(): string | null {
-  const q = new PgDialect().sqlToQuery(insertWithRollups(sql.raw(COLS), '__rows__'));
+  const q = new PgDialect().sqlToQuery(insertWithRollups(sql.raw(COLS), '__rows__', 0));
   const needle = /json_populate_recordset\(null::spans, \$1::json\)/;
-  if (q.params.length !== 1 || !needle.test(q.sql)) return null;
+  // $2 is the span count, bound per batch.
+  if (q.params.length !== 2 || !needle.test(q.sql)) return null;
   return q.sql.replace(needle, 'spans_stage');
 }
 
@@ -140,7 +141,7 @@ export async function runInsertMethod(
             if (method === 'stage') {
               await r.unsafe(`insert into spans (${COLS}) select ${COLS} from spans_stage on conflict do nothing`);
             } else {
-              await r.unsafe(staged as string);
+              await r.unsafe((staged as string).replace('$2::int', '$1::int'), [batch.length]);
             }
             await r.unsafe('commit');
           } catch (err) {

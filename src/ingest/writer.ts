@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
-import { storedKey } from '../store/spans-repo.ts';
+import { storedKey, type StoredSpans } from '../store/spans-repo.ts';
 
 export interface WriterOptions {
-  /** Commits one group in one transaction; must be all-or-nothing. Returns the storedKey of each new span. */
-  commit: (spans: Span[]) => Promise<ReadonlySet<string>>;
+  /** Commits one group in one transaction; must be all-or-nothing. Says which spans were new. */
+  commit: (spans: Span[]) => Promise<StoredSpans>;
   maxQueuedSpans: number;
   maxCommitSpans: number;
   /** How long a group keeps retrying while the database is unreachable before its requests get 503. */
@@ -103,7 +103,12 @@ export class GroupCommitWriter {
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {
-        const stored = new Set(await this.opts.commit(spans));
+        const result = await this.opts.commit(spans);
+        if (result === 'all') {
+          for (const p of group) p.resolve(p.spans.length);
+          return;
+        }
+        const stored = new Set(result);
         // A key is claimed once: a span sent twice (in one request or two) counts as new once.
         for (const p of group) p.resolve(p.spans.filter((s) => stored.delete(storedKey(s.projectId, s.spanId, s.startedAt.getTime()))).length);
         return;

@@ -5,8 +5,10 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
  * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
  * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups and the
  * hourly and daily span rollups (costs, anomalies), including each touched session's health tag.
- * One statement is one round trip and atomic by itself. It
- * returns the keys of the rows it stored, so each request can be told how many of its spans were new.
+ * One statement is one round trip and atomic by itself. It returns one row: how many of the
+ * `spanCount` input rows it stored and, only when that is not all of them (a retried export, a
+ * span sent twice), the key of each stored row as JSON [project_id, span_id, started_ms], so each
+ * request can be told how many of its spans were new without a result row per span.
  *
  * The tag needs every tool of a session after this batch. The statement cannot read its own
  * upserts, so `tool_state` merges the batch with the stored rows the same way the upsert does.
@@ -14,7 +16,7 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
  * tag_rank / has_timeout, which only grow) and its current tool state; the batch's contribution
  * travels in the inserted row's health_tag, and ON CONFLICT merges it with the stored ranks.
  */
-export function insertWithRollups(columnList: SQL, rowsJson: string): SQL {
+export function insertWithRollups(columnList: SQL, rowsJson: string, spanCount: number): SQL {
   return sql`
 with input as (select * from json_populate_recordset(null::spans, ${rowsJson}::json)),
 ins as (
@@ -153,7 +155,11 @@ daily as (
   on conflict (project_id, day, span_type, agent_name, server_name, tool_name, model_id) do update set
     ${addMeasures('d')}
 )
-select project_id, span_id, round(extract(epoch from started_at) * 1000)::float8 as started_ms from ins`;
+select n.stored,
+       case when n.stored < ${spanCount}::int then
+         (select json_agg(json_build_array(project_id, span_id, round(extract(epoch from started_at) * 1000)::bigint)) from ins)
+       end as keys
+from (select count(*)::int as stored from ins) n`;
 }
 
 /** `calls = t.calls + excluded.calls, …` for every measure of span_hourly / span_daily. */

@@ -15,6 +15,9 @@ const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 /** How insertSpans names a stored span: its primary key, project, span id and start time (ms). */
 export const storedKey = (projectId: string, spanId: string, startedMs: number): string => `${projectId}\0${spanId}\0${startedMs}`;
 
+/** Which spans of a batch were new: all of them (the usual case), or those whose storedKey is listed. */
+export type StoredSpans = 'all' | ReadonlySet<string>;
+
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
  * round trip, atomic by itself). The batch travels as one JSON parameter expanded by
@@ -22,12 +25,15 @@ export const storedKey = (projectId: string, spanId: string, startedMs: number):
  * stored for the project with the same id and start time is skipped, so a retried export is stored
  * (and counted) once; the same id with another start time is another span (the key includes the
  * partition key, started_at).
- * Returns the storedKey of each span that was new.
  */
-export async function insertSpans(db: Db, batch: readonly Span[]): Promise<Set<string>> {
-  if (batch.length === 0) return new Set();
-  const { rows } = await execute<{ project_id: string; span_id: string; started_ms: number | string }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch)));
-  return new Set(rows.map((r) => storedKey(r.project_id, r.span_id, Number(r.started_ms))));
+export async function insertSpans(db: Db, batch: readonly Span[]): Promise<StoredSpans> {
+  if (batch.length === 0) return 'all';
+  const { rows } = await execute<{ stored: number; keys: unknown }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch), batch.length));
+  const row = rows[0];
+  if (row && row.stored === batch.length) return 'all';
+  const raw = typeof row?.keys === 'string' ? (JSON.parse(row.keys) as unknown) : row?.keys;
+  const keys = (Array.isArray(raw) ? raw : []) as [string, string, number | string][];
+  return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, Number(ms))));
 }
 
 function toJsonRows(batch: readonly Span[]): string {
