@@ -34,7 +34,7 @@ import { SloService } from './slos/slo-service.ts';
 import { PreventionService } from './prevention/config-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
-import { insertSpans } from './store/spans-repo.ts';
+import { encodeSpans, insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
 import { startClusterSync, type ClusterSync } from './coord/cluster-sync.ts';
 
@@ -90,7 +90,8 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const settings = new SettingsService(store.db, () => sync?.announce('settings'));
   await settings.load();
   const writer = new LanedWriter({
-    commit: (spans) => insertSpans(store.db, spans),
+    encode: encodeSpans,
+    commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,

@@ -25,10 +25,13 @@ export type StoredSpans = 'all' | ReadonlySet<string>;
  * stored for the project with the same id and start time is skipped, so a retried export is stored
  * (and counted) once; the same id with another start time is another span (the key includes the
  * partition key, started_at).
+ * `encoded`: the batch as encodeSpans gave it, in parts (the group writer encodes each request
+ * when it arrives, so a large group is not encoded in one turn of the event loop).
  */
-export async function insertSpans(db: Db, batch: readonly Span[]): Promise<StoredSpans> {
+export async function insertSpans(db: Db, batch: readonly Span[], encoded: readonly string[] = [encodeSpans(batch)]): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
-  const { rows } = await execute<{ stored: number; keys: unknown }>(db, insertWithRollups(COLUMN_LIST, toJsonRows(batch), batch.length));
+  const rowsJson = `[${encoded.join(',')}]`;
+  const { rows } = await execute<{ stored: number; keys: unknown }>(db, insertWithRollups(COLUMN_LIST, rowsJson, batch.length));
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';
   const raw = typeof row?.keys === 'string' ? (JSON.parse(row.keys) as unknown) : row?.keys;
@@ -36,12 +39,14 @@ export async function insertSpans(db: Db, batch: readonly Span[]): Promise<Store
   return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, Number(ms))));
 }
 
-function toJsonRows(batch: readonly Span[]): string {
+/** Spans as insertSpans stores them: their rows as JSON objects, comma-separated (no brackets). */
+export function encodeSpans(batch: readonly Span[]): string {
   // The JSON form's keys are the column names json_populate_recordset maps by.
   const rows = batch.map(toSpanJson);
-  const json = JSON.stringify(rows);
+  let json = JSON.stringify(rows);
   // PostgreSQL text and json cannot hold NUL: strip it (from values and keys) rather than fail the group.
-  return json.includes('\\u0000') ? JSON.stringify(stripNul(rows)) : json;
+  if (json.includes('\\u0000')) json = JSON.stringify(stripNul(rows));
+  return json.slice(1, -1);
 }
 
 function stripNul(v: unknown): unknown {
