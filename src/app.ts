@@ -95,7 +95,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   acceptCompressedBodies(app);
 
   registerProbes(app, s);
-  registerNativeReceiver(app, s);
+  await registerNativeReceiver(app, s);
   await registerOtlpHttpReceiver(app, s);
   registerTracesRoutes(app, s);
   registerSettingsRoutes(app, s);

@@ -4,20 +4,24 @@ import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeNativeBatch } from '../normalize/native.ts';
 import type { Services } from '../services.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
+import { useSlicedParsers } from './sliced-parsers.ts';
 
 /** POST /api/traces/spans: the native JSON batch (spec §2.1, decisions §3). */
-export function registerNativeReceiver(app: FastifyInstance, s: Services): void {
-  app.post('/api/traces/spans', { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
-    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
-    }
-    const bound = req.principal.projectId;
-    const spans = normalizeNativeBatch(req.body, bound ?? DEFAULT_PROJECT, s.config.ingest.maxBatchSpans);
-    if (bound !== null) {
-      const other = spans.findIndex((sp) => sp.projectId !== bound);
-      if (other >= 0) throw forbidden(`span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`);
-    }
-    const { stored, duplicates } = await s.ingest(spans);
-    return reply.status(202).send({ accepted: stored, duplicates });
+export async function registerNativeReceiver(app: FastifyInstance, s: Services): Promise<void> {
+  await app.register(async (scope) => {
+    useSlicedParsers(scope);
+    scope.post('/api/traces/spans', { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
+      if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+        throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
+      }
+      const bound = req.principal.projectId;
+      const spans = normalizeNativeBatch(req.body, bound ?? DEFAULT_PROJECT, s.config.ingest.maxBatchSpans);
+      if (bound !== null) {
+        const other = spans.findIndex((sp) => sp.projectId !== bound);
+        if (other >= 0) throw forbidden(`span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`);
+      }
+      const { stored, duplicates } = await s.ingest(spans);
+      return reply.status(202).send({ accepted: stored, duplicates });
+    });
   });
 }

@@ -20,6 +20,7 @@ import {
 } from '@grpc/grpc-js';
 import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
+import { ingestSlice } from '../ingest/cpu-slices.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { DecodedExport, ExportOutcome } from './otlp-types.ts';
 
@@ -94,6 +95,8 @@ export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Prom
 async function handleExport<A>(call: ServerUnaryCall<Buffer, ExportOutcome>, opts: GrpcReceiverOptions<A>): Promise<ExportOutcome> {
   const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
   const admitted = await opts.admit(meta);
+  // Decoding and what follows it run in an ingest CPU slice, as on OTLP/HTTP.
+  await ingestSlice();
   return opts.onExport(decodeOtlpProtobuf(call.request), admitted, meta);
 }
 

@@ -6,13 +6,14 @@ import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { ExportOutcome } from './otlp-types.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
+import { useSlicedParsers } from './sliced-parsers.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 
 /** OTLP/HTTP at the spec's path and the standard one; JSON or protobuf in, same encoding out. */
 export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services): Promise<void> {
   await app.register(async (scope) => {
-    scope.addContentTypeParser(PROTOBUF_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    useSlicedParsers(scope, PROTOBUF_TYPES);
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
       scope.post(path, { config: { rateLimitKey: 'otlp' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
         const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

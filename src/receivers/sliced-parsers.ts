@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { ingestSlice } from '../ingest/cpu-slices.ts';
+
+/**
+ * Body parsers for the ingest routes of `scope`: the body is handed on in an ingest CPU slice
+ * (src/ingest/cpu-slices.ts), so parsing it and the handler's work that follows do not run back
+ * to back with a burst of other requests. JSON keeps Fastify's own parser, prototype-poisoning
+ * checks included; protobuf bodies stay buffers for the handler to decode.
+ */
+export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[] = []): void {
+  const parseJson = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    whenSliced(() => parseJson(req, body as string, done));
+  });
+  if (protobufTypes.length > 0) {
+    scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_req, body, done) => whenSliced(() => done(null, body)));
+  }
+}
+
+function whenSliced(work: () => void): void {
+  const wait = ingestSlice();
+  if (wait) void wait.then(work);
+  else work();
+}
