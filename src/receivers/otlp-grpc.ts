@@ -96,7 +96,7 @@ async function handleExport<A>(call: ServerUnaryCall<Buffer, ExportOutcome>, opt
   const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
   const admitted = await opts.admit(meta);
   // Decoding and what follows it run in an ingest CPU slice, as on OTLP/HTTP.
-  await ingestSlice();
+  await ingestSlice(call.request.length);
   return opts.onExport(decodeOtlpProtobuf(call.request), admitted, meta);
 }
 

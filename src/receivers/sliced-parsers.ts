@@ -11,15 +11,15 @@ export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[]
   const parseJson = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    whenSliced(() => parseJson(req, body as string, done));
+    whenSliced(body.length, () => parseJson(req, body as string, done));
   });
   if (protobufTypes.length > 0) {
-    scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_req, body, done) => whenSliced(() => done(null, body)));
+    scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_req, body, done) => whenSliced(body.length, () => done(null, body)));
   }
 }
 
-function whenSliced(work: () => void): void {
-  const wait = ingestSlice();
+function whenSliced(bytes: number, work: () => void): void {
+  const wait = ingestSlice(bytes);
   if (wait) void wait.then(work);
   else work();
 }

@@ -1,44 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { ingestSlice } from '../../src/ingest/cpu-slices.ts';
+import { ingestSlice, SLICE_BYTES } from '../../src/ingest/cpu-slices.ts';
 
-const busy = (ms: number) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-};
 const nextTurn = () => new Promise<void>((r) => setTimeout(r, 0));
 
+/** Sends `count` bodies of `bytes` in one turn; resolves with the turn (0 = the burst's own) each one's work ran in. */
+async function burst(count: number, bytes: number): Promise<{ order: number[]; turnOf: number[] }> {
+  await nextTurn();
+  const order: number[] = [];
+  const turnOf: number[] = [];
+  let turn = 0;
+  const counter = () => {
+    turn++;
+    if (pending > 0) setImmediate(counter);
+  };
+  let pending = count;
+  setImmediate(counter);
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const wait = ingestSlice(bytes);
+      if (wait) await wait;
+      order.push(i);
+      turnOf.push(turn);
+      pending--;
+    }),
+  );
+  return { order, turnOf };
+}
+
 describe('ingest CPU slices', () => {
-  it('lets a burst of requests through in arrival order, one per turn once a slice is spent, and none is left waiting', async () => {
-    await nextTurn();
-    const order: number[] = [];
-    const turns: number[] = [];
-    let turn = 0;
-    const ticker = setInterval(() => turn++, 0);
-    const requests = Array.from({ length: 12 }, (_, i) => {
-      const wait = ingestSlice();
-      const work = () => {
-        order.push(i);
-        turns.push(turn);
-        busy(1.5);
-      };
-      if (!wait) {
-        work();
-        return Promise.resolve();
-      }
-      return wait.then(work);
-    });
-    await Promise.all(requests);
-    clearInterval(ticker);
+  it('lets a burst of requests through in arrival order, a slice of body bytes per turn, and leaves none waiting', async () => {
+    const perSlice = Math.ceil(SLICE_BYTES / 100_000);
+    const { order, turnOf } = await burst(12, 100_000);
     expect(order).toEqual([...Array(12).keys()]);
-    // The first ones ran in the burst's own turn (a 3 ms slice); the rest did not all run together.
-    const inFirstTurn = turns.filter((t) => t === turns[0]).length;
-    expect(inFirstTurn).toBeGreaterThanOrEqual(1);
-    expect(inFirstTurn).toBeLessThan(12);
-    expect(new Set(turns).size).toBeGreaterThan(2);
+    // A slice's worth ran in the burst's own turn; the rest were spread over later turns.
+    expect(turnOf.filter((t) => t === 0)).toHaveLength(perSlice);
+    expect(new Set(turnOf).size).toBeGreaterThanOrEqual(Math.ceil(12 / perSlice));
   });
 
-  it('does not hold up a lone request', async () => {
-    await nextTurn();
-    expect(ingestSlice()).toBeUndefined();
+  it('lets small requests through together, and a body larger than a slice through alone', async () => {
+    const small = await burst(200, 1_000);
+    expect(small.turnOf.every((t) => t === 0)).toBe(true);
+    const large = await burst(3, SLICE_BYTES * 2);
+    expect(large.order).toEqual([0, 1, 2]);
+    expect(new Set(large.turnOf).size).toBe(3);
   });
 });
