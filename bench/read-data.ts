@@ -14,6 +14,7 @@
 import type { Span, SpanStatus } from '../src/model/span.ts';
 import type { Db } from '../src/store/db.ts';
 import { insertSpans } from '../src/store/spans-repo.ts';
+import { mulberry32 } from '../test/helpers/seeded-random.ts';
 
 export const PROJECTS = ['default', 'acme'] as const;
 
@@ -40,17 +41,8 @@ export interface ServerDef {
   tools: string[];
 }
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded numbers in [0, 1): the same seed gives the same data. */
+export const rng = mulberry32;
 
 export interface GenOptions {
   /** Exact number of spans produced. */

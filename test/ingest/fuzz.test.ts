@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { execute } from '../../src/store/db.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 /**
  * Seeded, bounded fuzzing of the four ingest paths (native JSON, OTLP/HTTP JSON, OTLP/HTTP
@@ -18,15 +19,9 @@ const SEED = Number(process.env.SPYGLASS_FUZZ_SEED ?? 0x5eed);
 const CASES = { native: 700, otlpJson: 500, otlpProto: 500, grpc: 300 };
 const IN_FLIGHT = 16;
 
-/** mulberry32: small, fast, good enough to pick cases reproducibly. */
+/** Seeded picks over mulberry32. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T, chance: (p: number) => next() < p };
 }
 type Rng = ReturnType<typeof prng>;

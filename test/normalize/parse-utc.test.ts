@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseUtc } from '../../src/normalize/native.ts';
-
-/** mulberry32, seeded: the same cases every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const pad = (v: number, width: number) => String(v).padStart(width, '0');
 
 describe('span timestamps (spec §2.1: every timestamp is UTC)', () => {
   it('reads an exporter-style timestamp exactly as the ISO 8601 reader does, edge fields included', () => {
-    const rand = prng(20261124);
+    const rand = mulberry32(20261124);
     const pick = (edges: number[], lo: number, hi: number) => (rand() < 0.3 ? (edges[Math.floor(rand() * edges.length)] as number) : lo + Math.floor(rand() * (hi - lo + 1)));
     for (let i = 0; i < 5000; i++) {
       const date = `${pad(pick([0, 1, 99, 100, 999, 1000, 1969, 1970, 2024, 9999], 1000, 9999), 4)}-${pad(pick([0, 1, 2, 12, 13], 1, 12), 2)}-${pad(pick([0, 1, 28, 29, 30, 31, 32], 1, 31), 2)}`;
