@@ -38,7 +38,7 @@ describe('ingest CPU slices', () => {
   });
 
   it('lets small requests through together, and a body larger than a slice through alone', async () => {
-    const small = await burst(200, 1_000);
+    const small = await burst(Math.floor(SLICE_BYTES / 1_000), 1_000);
     expect(small.turnOf.every((t) => t === 0)).toBe(true);
     const large = await burst(3, SLICE_BYTES * 2);
     expect(large.order).toEqual([0, 1, 2]);
