@@ -31,12 +31,12 @@ export type StoredSpans = 'all' | ReadonlySet<string>;
 export async function insertSpans(db: Db, batch: readonly Span[], encoded: readonly string[] = [encodeSpans(batch)]): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
   const rowsJson = `[${encoded.join(',')}]`;
-  const { rows } = await execute<{ stored: number; keys: unknown }>(db, insertWithRollups(COLUMN_LIST, rowsJson, batch.length));
+  const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(db, insertWithRollups(COLUMN_LIST, rowsJson, batch.length));
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';
-  const raw = typeof row?.keys === 'string' ? (JSON.parse(row.keys) as unknown) : row?.keys;
-  const keys = (Array.isArray(raw) ? raw : []) as [string, string, number | string][];
-  return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, Number(ms))));
+  // Both drivers parse json columns; null when nothing was stored.
+  const keys = row?.keys ?? [];
+  return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, ms)));
 }
 
 /** Spans as insertSpans stores them: their rows as JSON objects, comma-separated (no brackets). */
