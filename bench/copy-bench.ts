@@ -38,9 +38,9 @@ export const METHOD_LABEL: Record<InsertMethod, string> = {
 function stagedWriterStatement(): string | null {
   const q = new PgDialect().sqlToQuery(insertWithRollups(sql.raw(COLS), '__rows__', 0));
   const needle = /json_populate_recordset\(null::spans, \$1::json\)/;
-  // $2 is the span count, bound per batch.
-  if (q.params.length !== 2 || !needle.test(q.sql)) return null;
-  return q.sql.replace(needle, 'spans_stage');
+  // $2 is the span count, bound per batch; with the rows read from the table it becomes $1.
+  if (q.params.length !== 2 || !needle.test(q.sql) || !q.sql.includes('$2::int')) return null;
+  return q.sql.replace(needle, 'spans_stage').replace('$2::int', '$1::int');
 }
 
 /**
@@ -141,7 +141,7 @@ export async function runInsertMethod(
             if (method === 'stage') {
               await r.unsafe(`insert into spans (${COLS}) select ${COLS} from spans_stage on conflict do nothing`);
             } else {
-              await r.unsafe((staged as string).replace('$2::int', '$1::int'), [batch.length]);
+              await r.unsafe(staged as string, [batch.length]);
             }
             await r.unsafe('commit');
           } catch (err) {

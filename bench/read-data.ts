@@ -41,9 +41,6 @@ export interface ServerDef {
   tools: string[];
 }
 
-/** Seeded numbers in [0, 1): the same seed gives the same data. */
-export const rng = mulberry32;
-
 export interface GenOptions {
   /** Exact number of spans produced. */
   spans: number;
@@ -85,7 +82,7 @@ interface SessionPlan {
  * sessions); `info` is complete once the generator is exhausted.
  */
 export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; info: DataInfo } {
-  const rand = rng(opts.seed ?? 42);
+  const rand = mulberry32(opts.seed ?? 42);
   const hours = opts.hours ?? 24;
   const groupSize = opts.groupSize ?? 5000;
   const endMs = opts.end.getTime();
