@@ -21,6 +21,7 @@ import { createOutbound } from './net/guarded-fetch.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
+import { setDeliveryShare } from './live/delivery-share.ts';
 import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
@@ -126,6 +127,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
+  setDeliveryShare(config.live.deliverySharePercent / 100);
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => {
     metrics.activeSse.set(n.sse + n['graphql-sse']);
     sync?.clientsChanged(liveClients.count);

@@ -18,7 +18,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes'],
   rate_limits: ['enabled', 'spans', 'otlp', 'accept_invite', 'verify', 'default', 'per_address', 'auth_failures'],
   monitor: ['enabled', 'health_check_interval_seconds', 'concurrency', 'concurrency_reserved', 'max_catalog_servers_per_project', 'alert_on_every_failure'],
-  live: ['keepalive_seconds', 'max_clients_per_key'],
+  live: ['keepalive_seconds', 'max_clients_per_key', 'delivery_share_percent'],
   http: ['allowed_origins', 'headers_timeout_seconds', 'request_timeout_seconds', 'keep_alive_timeout_seconds', 'max_connections_per_address'],
   network: ['allow_private_targets'],
   retention: ['spans_days', 'health_days', 'partitions_ahead_days'],

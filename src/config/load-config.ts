@@ -123,6 +123,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     live: {
       keepaliveSeconds: int('live.keepalive_seconds', obj(file.live).keepalive_seconds, 15, 1, 3600),
       maxClientsPerKey: int('live.max_clients_per_key', obj(file.live).max_clients_per_key, 50, 1, 200),
+      deliverySharePercent: int('live.delivery_share_percent', obj(file.live).delivery_share_percent, 10, 1, 50),
     },
     http: {
       allowedOrigins: list(env.SPYGLASS_ALLOWED_ORIGINS, obj(file.http).allowed_origins),

@@ -41,8 +41,11 @@ export interface Config {
   logLevel: string;
   ingest: IngestConfig;
   rateLimits: RateLimitConfig;
-  /** Live clients (SSE, GraphQL over SSE and WebSocket): at most this many per key. */
-  live: { keepaliveSeconds: number; maxClientsPerKey: number };
+  /**
+   * Live clients (SSE, GraphQL over SSE and WebSocket): at most this many per key, and the share
+   * of the event loop their delivery may take (percent of wall time, src/live/delivery-share.ts).
+   */
+  live: { keepaliveSeconds: number; maxClientsPerKey: number; deliverySharePercent: number };
   /** Browser-facing checks (decisions §12): origins allowed besides same-origin and loopback. */
   http: { allowedOrigins: string[] } & HttpServerLimits;
   /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */
