@@ -68,14 +68,15 @@ async function openPostgres(url: string, readUrl: string | undefined, max: numbe
   const db = drizzle(client, { schema }) as unknown as Db;
   try {
     if (runMigrations) {
-      // The lock belongs to one session: a reserved connection holds it while the pool migrates.
-      const lock = await client.reserve();
+      // The lock belongs to one session: a connection of its own holds it while the pool migrates.
+      // (A connection reserved from the pool took the only one of a pool of one, and the migration
+      // then waited for it forever.)
+      const lock = await connectPool(url, 1, 'spyglass-migrate');
       try {
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
         await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
       } finally {
-        await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
-        lock.release();
+        await lock.end({ timeout: 5 });
       }
     }
   } catch (err) {

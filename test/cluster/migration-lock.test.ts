@@ -10,4 +10,14 @@ describe.runIf(pgAdminUrl !== null)('migrations on PostgreSQL', () => {
     await Promise.all(stores.map((s) => s.close()));
     expect(opened.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
   });
+
+  it('opens with a pool of one connection (the lock has a session of its own)', async () => {
+    const databaseUrl = await createPgDatabase();
+    const store = await openStore({ databaseUrl, dataDir: '', poolSize: 1 });
+    try {
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+  });
 });
