@@ -7,11 +7,15 @@
  * of their own, so their reading does not slow the load generator or the liveness probe here.
  */
 import { fork } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineBusyMs, processCpuMs, treeCpuMs } from './proc-stats.ts';
 import { runCell, type CellResult } from './load.ts';
 import { Template } from './payloads.ts';
 import { startServerProc, type ServerProc } from './server-proc.ts';
+import { summarise, type StallRecord, type StallSummary } from './stall-report.ts';
 
 export interface LiveLoadOptions {
   /** postgres:// URL of a fresh database; undefined runs the server on PGlite. */
@@ -20,6 +24,8 @@ export interface LiveLoadOptions {
   cpuProfDir?: string | undefined;
   /** Node flags for the server process (`--server-node-flags`). */
   nodeFlags?: string[] | undefined;
+  /** Load bench/stall-trace.ts into the server and summarise each phase's stalls (`--stall-trace`). */
+  stallTrace?: boolean | undefined;
   /** The PostgreSQL postmaster, whose CPU the row reports beside the server's (null: PGlite). */
   pgPid: number | null;
   subscribers: number;
@@ -53,6 +59,10 @@ export interface LiveRun {
    * PostgreSQL and the server no longer get.
    */
   cores: { server: number; postgres: number; subscribers: number; machine: number };
+  /** With `--stall-trace`: collections, late ticks and what the slowest probes overlapped. */
+  stalls?: StallSummary | null;
+  /** The probes' answers, [wall ms sent, ms]; matched with the stall record once the server has exited. */
+  probes: [number, number][];
 }
 
 export interface LiveLoadResult {
@@ -65,7 +75,12 @@ export interface LiveLoadResult {
 }
 
 export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string) => void): Promise<LiveLoadResult> {
-  const server = await startServerProc({ databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, nodeFlags: opts.nodeFlags, rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n` });
+  const trace = opts.stallTrace ? stallTraceSetup() : null;
+  const server = await startServerProc({
+    databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, nodeFlags: [...(opts.nodeFlags ?? []), ...(trace?.nodeFlags ?? [])], env: trace?.env,
+    rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n`,
+  });
+  let result: LiveLoadResult | undefined;
   try {
     const template = Template.build('native', opts.batch);
     progress(`live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`);
@@ -75,7 +90,7 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
     try {
       const withSubs = await measure(server, template, opts, subs);
       progress(`live load with ${opts.subscribers} subscribers: ${Math.round(withSubs.spansPerSec)} spans/s, liveness p99 ${withSubs.livenessP99Ms.toFixed(1)} ms, ${withSubs.eventsDelivered} events delivered`);
-      return { without, with: withSubs, mix: subs.mix, throughputRatio: withSubs.spansPerSec / without.spansPerSec, rateLimits: 'off', backend: opts.databaseUrl ? 'postgres' : 'pglite' };
+      result = { without, with: withSubs, mix: subs.mix, throughputRatio: withSubs.spansPerSec / without.spansPerSec, rateLimits: 'off', backend: opts.databaseUrl ? 'postgres' : 'pglite' };
     } finally {
       subs.close();
     }
@@ -83,6 +98,31 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
     await server.stop();
     server.dispose();
   }
+  // The server writes its record when it exits.
+  if (trace) {
+    const record = trace.read();
+    if (!record) progress('stall trace: the server wrote no record');
+    for (const run of [result.without, result.with]) run.stalls = record && summarise(record, run.probes);
+  }
+  return result;
+}
+
+/** Node flags and environment that load bench/stall-trace.ts into the server, and its record's reader. */
+function stallTraceSetup(): { nodeFlags: string[]; env: Record<string, string>; read(): StallRecord | null } {
+  const dir = mkdtempSync(join(tmpdir(), 'spyglass-stalls-'));
+  const file = join(dir, 'stalls.json');
+  return {
+    // tsx's loader first, so the TypeScript preload can run before bin/spyglass.js registers it.
+    nodeFlags: [`--import=${import.meta.resolve('tsx/esm')}`, `--import=${new URL('./stall-trace.ts', import.meta.url).href}`],
+    env: { SPYGLASS_BENCH_STALL_TRACE: file },
+    read: () => {
+      try {
+        return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StallRecord) : null;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 async function measure(server: ServerProc, template: Template, opts: LiveLoadOptions, subs: Subscribers | null): Promise<LiveRun> {
@@ -90,16 +130,16 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
   const cpu0 = { server: processCpuMs(server.pid), subs: subs ? processCpuMs(subs.pid) : 0, pg: opts.pgPid === null ? 0 : treeCpuMs(opts.pgPid), machine: machineBusyMs(), at: performance.now() };
   const probe = await startLivenessProbe(server.httpPort, opts.probeEveryMs);
   let r: CellResult;
-  let latencies: number[] = [];
+  let probes: [number, number][] = [];
   try {
     r = await runCell({ httpPort: server.httpPort, grpcPort: server.grpcPort }, template, {
       concurrency: opts.concurrency, warmupMs: opts.warmupMs, durationMs: opts.durationMs, maxSpans: 5_000_000,
       requestTimeoutMs: 30_000, nextSeq: opts.nextSeq, t0: opts.t0,
     });
   } finally {
-    latencies = await probe.stop();
+    probes = await probe.stop();
   }
-  const lat = latencies.sort((a, b) => a - b);
+  const lat = probes.map((p) => p[1]).sort((a, b) => a - b);
   const wallMs = performance.now() - cpu0.at;
   const serverMs = processCpuMs(server.pid) - cpu0.server;
   const subscribersCpuMs = subs ? processCpuMs(subs.pid) - cpu0.subs : 0;
@@ -120,11 +160,12 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
       subscribers: subscribersCpuMs / wallMs,
       machine: (machineBusyMs() - cpu0.machine) / wallMs,
     },
+    probes,
   };
 }
 
 /** GET /api/liveness on its own connection, one at a time, every `everyMs`, from a process of its own. */
-async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<number[]> }> {
+async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<[number, number][]> }> {
   const child = fork(fileURLToPath(new URL('./liveness-probe.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
@@ -140,9 +181,9 @@ async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop
   child.send({ start: { port, everyMs } });
   return {
     stop: async () => {
-      const latencies = reply<number[]>('latencies');
+      const answers = reply<[number, number][]>('answers');
       child.send({ stop: true });
-      const result = await latencies;
+      const result = await answers;
       child.disconnect();
       return result;
     },

@@ -2,20 +2,22 @@
  * The live-load bench's liveness probe, in a process of its own (started by live-load.ts with an
  * IPC channel), as a kubelet or a load balancer probes: the load generator's own event loop must not
  * add to the latency it reports. Messages: out `{ready}` once listening, then in `{start: {port,
- * everyMs}}`, `{stop}`; out `{latencies}` (ms, one per probe answered).
+ * everyMs}}`, `{stop}`; out `{answers}` ([wall-clock ms sent, ms to answer], one per probe
+ * answered; the wall clock matches the server's `--stall-trace` record).
  */
 import { request } from 'node:http';
 
 let stopped = true;
-const latencies: number[] = [];
+const answers: [number, number][] = [];
 
 function once(port: number): Promise<void> {
   return new Promise<void>((resolve) => {
+    const sent = Date.now();
     const t = performance.now();
     const req = request({ host: '127.0.0.1', port, path: '/api/liveness', timeout: 10_000 }, (res) => {
       res.resume();
       res.on('end', () => {
-        latencies.push(performance.now() - t);
+        answers.push([sent, performance.now() - t]);
         resolve();
       });
     });
@@ -29,7 +31,7 @@ process.on('message', (m: { start?: { port: number; everyMs: number }; stop?: tr
   if (m.start) {
     const { port, everyMs } = m.start;
     stopped = false;
-    latencies.length = 0;
+    answers.length = 0;
     void (async () => {
       while (!stopped) {
         await once(port);
@@ -39,7 +41,7 @@ process.on('message', (m: { start?: { port: number; everyMs: number }; stop?: tr
   }
   if (m.stop) {
     stopped = true;
-    process.send?.({ latencies });
+    process.send?.({ answers });
   }
 });
 process.on('disconnect', () => process.exit(0));

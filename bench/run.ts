@@ -27,6 +27,7 @@ import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
 import { runCell, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
+import { renderStalls } from './stall-report.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { PROFILES, type PayloadProfile } from './genai-profile.ts';
 import { childPids, cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid, processCpuMs } from './proc-stats.ts';
@@ -90,6 +91,8 @@ const USAGE = `usage: npm run bench -- [options]
                           one core (default 0: don't wait); for a machine shared with other work
   --no-live               skip the live-load row (ingest with and without 200 live subscribers)
   --live-subscribers N    live clients in the live-load row (default 200: SSE, GraphQL-SSE, GraphQL-WS in thirds)
+  --stall-trace           in the live-load row, record the server's collections and late event-loop ticks (on CPU vs
+                          run queue) and say what the slowest liveness probes of each phase overlapped
   --out FILE              JSON results (default bench/results.json)`;
 
 function parseCli() {
@@ -120,6 +123,7 @@ function parseCli() {
         'no-reliability': { type: 'boolean' },
         'no-live': { type: 'boolean' },
         'live-subscribers': { type: 'string' },
+        'stall-trace': { type: 'boolean' },
         'cpu-prof': { type: 'string' },
         'rate-limits': { type: 'string' },
         'wait-idle': { type: 'string' },
@@ -471,6 +475,7 @@ async function main() {
         databaseUrl,
         cpuProfDir: opts.cpuProfDir,
         nodeFlags: opts.serverNodeFlags,
+        stallTrace: args['stall-trace'] === true,
         pgPid: databaseUrl ? pgPid : null,
         subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)), batch: 100, concurrency: opts.concurrency,
         warmupMs: opts.warmupMs, durationMs: Math.max(opts.durationMs, 2000), probeEveryMs: 20, nextSeq, t0,
@@ -499,7 +504,8 @@ async function main() {
     whereItGoes: where.map((w) => ({ ...w, top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })) })),
     skipped,
     disk,
-    liveLoad,
+    // Without the probes' answers (hundreds a phase): the percentiles above say what they show.
+    liveLoad: liveLoad && { ...liveLoad, without: { ...liveLoad.without, probes: undefined }, with: { ...liveLoad.with, probes: undefined } },
   };
   let readPath: ReadPathResult | null = null;
   if (!args['no-read']) {
@@ -590,6 +596,7 @@ function renderLiveLoad(l: LiveLoadResult): string {
   lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new, in a process of their own;`);
   lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection from a process of its own (target p99 < 50 ms).`);
   for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
+  for (const r of [l.without, l.with]) if (r.stalls) lines.push(`stall trace, ${renderStalls(`${r.subscribers} subscribers`, r.stalls).trimEnd()}`);
   return `${lines.join('\n')}\n`;
 }
 
