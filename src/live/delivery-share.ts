@@ -12,8 +12,8 @@
  * its allocations cause, the kernel's side of the socket writes, and the subscribers themselves
  * when they run on the same machine. So the default sits well under the 20% of throughput that
  * live clients may cost (spec target): at 20% the bench kept 73-91% of its throughput, at 10%
- * 84-95% (docs/benchmarks.md). The event loop is the process's, so the share is too: the last
- * setDeliveryShare wins.
+ * at least 84% in sixteen runs (docs/benchmarks.md). The event loop is the process's, so the
+ * share is too: the last setDeliveryShare wins.
  */
 const DEFAULT_SHARE = 0.1;
 const BURST_MS = 5;
