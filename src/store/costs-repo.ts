@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 import { modelPricing } from './schema-costs.ts';
 
 export type PricingRow = typeof modelPricing.$inferSelect;
@@ -103,7 +103,7 @@ export async function topSessionsByCost(db: Db, projectId: string, since: Date, 
   const { rows } = await execute<{ session_id: string; agent_name: string | null; cost_usd: number; last_call_at: Date | string }>(db, sql`
     select session_id, agent_name, est_cost_usd as cost_usd, last_call_at
     from sessions
-    where project_id = ${projectId} and last_call_at >= ${since.toISOString()}::timestamptz and last_call_at < ${until.toISOString()}::timestamptz
+    where project_id = ${projectId} and last_call_at >= ${timestamptz(since)} and last_call_at < ${timestamptz(until)}
       and est_cost_usd > 0
     order by est_cost_usd desc, session_id
     limit ${limit}`);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 
 export interface LineageRow {
   edge_type: 'calls' | 'handoff' | 'run';
@@ -17,8 +17,8 @@ export async function sumLineage(db: Db, projectId: string | null, since: Date, 
     db,
     sql`select edge_type, source, target, sum(calls)::int as calls, sum(errors)::int as errors, sum(latency_sum_ms)::float8 as latency_sum_ms
         from lineage_hourly
-        where ${project} and hour >= date_trunc('hour', ${since.toISOString()}::timestamptz at time zone 'UTC') at time zone 'UTC'
-          and hour <= ${until.toISOString()}::timestamptz
+        where ${project} and hour >= date_trunc('hour', ${timestamptz(since)} at time zone 'UTC') at time zone 'UTC'
+          and hour <= ${timestamptz(until)}
         group by edge_type, source, target
         order by edge_type, source, target`,
   );

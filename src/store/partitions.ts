@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 
 /**
  * Day partitions of spans (migration 0017): `spans_pYYYYMMDD` holds [day 00:00 UTC, next day),
@@ -97,7 +97,7 @@ export async function deleteDefaultBefore(db: Db, cutoff: Date, chunk = 10_000):
   for (;;) {
     const { count } = await execute(
       db,
-      sql`delete from spans_default where ctid in (select ctid from spans_default where started_at < ${cutoff.toISOString()}::timestamptz limit ${chunk})`,
+      sql`delete from spans_default where ctid in (select ctid from spans_default where started_at < ${timestamptz(cutoff)} limit ${chunk})`,
     );
     deleted += count;
     if (count < chunk) return deleted;

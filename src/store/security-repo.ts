@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 import { securityFindings, securityScans } from './schema-security.ts';
 
 /** The SQL of security scans: storing a scan with its findings, reading them back, retention (schema-security.ts). Pins: security-pins-repo.ts. */
@@ -202,7 +202,7 @@ export async function latestScanSummaries(db: Db, keys: readonly ServerKey[], no
         from json_to_recordset(${json}::json) as k(project_id text, server_name text)
         cross join lateral (
           select id, scanned_at from security_scans x
-          where x.project_id = k.project_id and x.server_name = k.server_name and x.scanned_at <= ${now.toISOString()}::timestamptz
+          where x.project_id = k.project_id and x.server_name = k.server_name and x.scanned_at <= ${timestamptz(now)}
           order by x.scanned_at desc limit 1
         ) s
         cross join lateral (

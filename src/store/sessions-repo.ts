@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
-import type { Db } from './db.ts';
+import { timestamptz, type Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -25,7 +25,7 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     gte(sessions.lastCallAt, f.since),
     f.until === undefined ? undefined : lte(sessions.firstCallAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${f.before.lastCallAt.toISOString()}::timestamptz, ${f.before.sessionId})`,
+    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${timestamptz(f.before.lastCallAt)}, ${f.before.sessionId})`,
   ];
   return db.select().from(sessions).where(and(...where)).orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId)).limit(f.limit);
 }

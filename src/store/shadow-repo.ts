@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 
 /**
  * The only SQL of the shadow-server check (OWASP-MCP-09): server names that tool-call spans of a
@@ -42,7 +42,7 @@ export function unconfiguredServersQuery(projectId: string, known: readonly stri
         cross join lateral (
           select count(*)::int as calls, max(s.started_at) as last_seen from spans s
           where s.project_id = ${projectId} and s.server_name = u.name and s.span_type = 'tool_call'
-            and s.started_at >= ${since.toISOString()}::timestamptz and s.started_at <= ${until.toISOString()}::timestamptz
+            and s.started_at >= ${timestamptz(since)} and s.started_at <= ${timestamptz(until)}
         ) w
         where w.calls > 0
         order by u.name`;

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { toSpanJson, type Span } from '../model/span.ts';
-import { execute, type Db } from './db.ts';
+import { execute, timestamptz, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
@@ -89,7 +89,7 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     f.since === undefined ? undefined : gte(spans.startedAt, f.since),
     f.until === undefined ? undefined : lte(spans.startedAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${f.before.startedAt.toISOString()}::timestamptz, ${f.before.spanId})`,
+    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${timestamptz(f.before.startedAt)}, ${f.before.spanId})`,
   ];
   const rows = await db
     .select()
