@@ -598,7 +598,7 @@ function renderLiveLoad(l: LiveLoadResult): string {
   for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
   const phaseS = Math.max(opts.durationMs, 2000) / 1000;
   if (phaseS < 5) lines.push(`(phases of ${phaseS} s: a smoke check, too short to judge the targets; judge them with --duration 10 as docs/benchmarks.md does)`);
-  for (const r of [l.without, l.with]) if (r.stalls) lines.push(`stall trace, ${renderStalls(`${r.subscribers} subscribers`, r.stalls).trimEnd()}`);
+  for (const r of [l.without, l.with]) if (r.stalls) lines.push(`stall trace, ${renderStalls(`${r.subscribers} subscribers`, r.stalls)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -54,7 +54,7 @@ export function renderStalls(phase: string, s: StallSummary): string {
     `${phase}: scavenges ${s.scavenges.count} (${f(s.scavenges.totalMs)} ms, p50 ${f(s.scavenges.p50Ms)}, max ${f(s.scavenges.maxMs)}), ` +
     `other GC ${s.otherGc.count} (${f(s.otherGc.totalMs)} ms, max ${f(s.otherGc.maxMs)}); ` +
     `late ticks > 20 ms ${s.lateTicks.count} (on CPU ${f(s.lateTicks.onCpuMs)} ms, run queue ${f(s.lateTicks.runQueueMs)} ms); ` +
-    `probes ≥ p99 (${f(s.slowProbes.minMs)} ms) ${s.slowProbes.count}: ${s.slowProbes.withGc} during a GC, ${s.slowProbes.withLateTick} during a late tick\n`
+    `probes ≥ p99 (${f(s.slowProbes.minMs)} ms) ${s.slowProbes.count}: ${s.slowProbes.withGc} during a GC, ${s.slowProbes.withLateTick} during a late tick`
   );
 }
 
