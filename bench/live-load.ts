@@ -102,7 +102,7 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
   if (trace) {
     const record = trace.read();
     if (!record) progress('stall trace: the server wrote no record');
-    for (const run of [result.without, result.with]) run.stalls = record && summarise(record, run.probes);
+    for (const run of [result.without, result.with]) run.stalls = record && summarise(record, run.probes, run.livenessP99Ms);
   }
   return result;
 }

@@ -21,8 +21,8 @@ export interface StallSummary {
   slowProbes: { count: number; minMs: number; withGc: number; withLateTick: number };
 }
 
-/** `probes`: [wall ms sent, ms to answer]; the window is the probes' own. */
-export function summarise(record: StallRecord, probes: readonly (readonly [number, number])[]): StallSummary | null {
+/** `probes`: [wall ms sent, ms to answer], with the phase's p99 of them; the window is the probes' own. */
+export function summarise(record: StallRecord, probes: readonly (readonly [number, number])[], p99: number): StallSummary | null {
   if (probes.length === 0) return null;
   const from = Math.min(...probes.map((p) => p[0]));
   const to = Math.max(...probes.map((p) => p[0] + p[1]));
@@ -30,8 +30,6 @@ export function summarise(record: StallRecord, probes: readonly (readonly [numbe
   const scavenges = gcs.filter(([, , kind]) => kind === 1).map(([, ms]) => ms).sort((a, b) => a - b);
   const other = gcs.filter(([, , kind]) => kind !== 1).map(([, ms]) => ms);
   const late = record.ticks.filter(([at, ms]) => at >= from && at <= to && ms > 20);
-  const sorted = probes.map((p) => p[1]).sort((a, b) => a - b);
-  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] as number;
   const slow = probes.filter(([, ms]) => ms >= p99);
   // A collection or a late tick that ran while the probe waited for its answer.
   const overlaps = (sent: number, ms: number, start: number, length: number) => start < sent + ms && start + length > sent;
