@@ -1,5 +1,6 @@
 // Type-aware lint: floating promises and unsafe patterns are errors, as in the OpenTelemetry JS codebase.
 import tseslint from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/'] },
@@ -15,4 +16,6 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Export names explicitly, not with export *.' }],
     },
   },
+  // Import direction (eslint.boundaries.js).
+  ...boundaries,
 );

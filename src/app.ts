@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ANONYMOUS, type Principal } from './auth/principal.ts';
-import { accessOf, installAuth, type Access } from './rest/auth-hook.ts';
+import type { Access } from './auth/access.ts';
+import { accessOf, installAuth } from './rest/auth-hook.ts';
 import { registerAuditRoutes } from './rest/audit-routes.ts';
 import { registerCatalogRoutes } from './rest/catalog-routes.ts';
 import { registerLiveRoutes } from './rest/live-routes.ts';

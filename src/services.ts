@@ -4,6 +4,7 @@ import { attachProducers, type AlertProducers } from './alerts/producers/attach.
 import { watchSecurityScans } from './alerts/security-alerts.ts';
 import { AuditLog } from './audit/audit-log.ts';
 import { Authenticator } from './auth/authenticate.ts';
+import { KeyAdmin } from './auth/key-admin.ts';
 import { KeyService } from './auth/key-service.ts';
 import { CatalogService } from './catalog/catalog-service.ts';
 import { CostService } from './costs/cost-service.ts';
@@ -59,6 +60,8 @@ export interface Services {
   /** Anomaly detection over the span_hourly rollup (spec §2.12); run in the background by startServer. */
   anomalies: AnomalyDetector;
   keys: KeyService;
+  /** Creating, listing and revoking keys, for every adapter (authorization and audit inside). */
+  keyAdmin: KeyAdmin;
   auth: Authenticator;
   audit: AuditLog;
   users: UsersService;
@@ -158,6 +161,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     security,
     anomalies: new AnomalyDetector({ db: store.db, sink: alerts, logger }),
     keys,
+    keyAdmin: new KeyAdmin({ keys, audit, projectExists: async (id) => (await findProject(store.db, id)) !== undefined }),
     auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
     audit,
     users: new UsersService(store.db, keys, audit),

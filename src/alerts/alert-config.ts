@@ -1,6 +1,6 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { AlertConfigRow } from '../store/alerts-repo.ts';
-import { ALERT_TYPES, DEFAULT_TOGGLES, type AlertType } from './types.ts';
+import { ALERT_TYPES, DEFAULT_TOGGLES, type AlertType } from '../model/alert.ts';
 import { maskWebhook } from './webhook.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Alert } from './types.ts';
+import type { Alert } from '../model/alert.ts';
 
 /** The inbox record in the spec's snake_case (decisions §9): REST bodies and `alert:fired` events. */
 export interface AlertJson {

@@ -14,7 +14,7 @@ import { toAlertJson } from './alert-json.ts';
 import { chatMessage, testMessage } from './chat-message.ts';
 import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
 import { countAlerts, readInbox, transition, type AlertCounts, type InboxPage, type InboxQuery, type Transition } from './inbox.ts';
-import type { Alert, AlertSink, FireInput } from './types.ts';
+import type { Alert, AlertSink, FireInput } from '../model/alert.ts';
 import { WebhookClient } from './webhook.ts';
 
 export interface AlertServiceDeps {

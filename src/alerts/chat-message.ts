@@ -1,4 +1,4 @@
-import type { Alert } from './types.ts';
+import type { Alert } from '../model/alert.ts';
 
 /**
  * The Slack Block Kit message of an alert (decisions §9): a header with severity and title, a

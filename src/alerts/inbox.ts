@@ -3,7 +3,7 @@ import { countOpen, findAlert, listInbox, toAlert, updateAlert, type AlertRow } 
 import type { Db } from '../store/db.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
 import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
-import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES, type Alert, type AlertStatus } from './types.ts';
+import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES, type Alert, type AlertStatus } from '../model/alert.ts';
 
 /**
  * The inbox lifecycle (spec §3.4): firing → acknowledged → resolved; firing → snoozed → firing when

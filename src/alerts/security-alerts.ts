@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventBus, SecurityScanEvent } from '../live/bus.ts';
-import type { AlertSink } from './types.ts';
+import type { AlertSink } from '../model/alert.ts';
 
 /**
  * security_critical / security_high (spec §6.2): one alert per scan run, not per finding. The scan

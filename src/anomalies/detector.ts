@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { AlertSink, FireInput } from '../alerts/types.ts';
+import type { AlertSink, FireInput } from '../model/alert.ts';
 import { listAnomalies, loadBaselines, loadCurrentSamples, loadStates, saveStates, toolKey, type Baseline, type CurrentSample, type StoredState } from '../store/anomalies-repo.ts';
 import type { Db } from '../store/db.ts';
 import { listProjects } from '../store/projects-repo.ts';
 import { nextEpisode, score } from './score.ts';
-import { BASELINE_DAYS, METRICS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from './types.ts';
+import { BASELINE_DAYS, METRICS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
 
 export interface DetectorDeps {
   db: Db;

@@ -1,6 +1,6 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import { parseEnumParam } from '../traces/query-params.ts';
-import { ANOMALY_SEVERITIES, METRICS, type AnomalyFilter } from './types.ts';
+import { ANOMALY_SEVERITIES, METRICS, type AnomalyFilter } from '../model/anomaly.ts';
 
 /**
  * The list filter from REST query parameters or GraphQL arguments: an unknown severity or metric is

@@ -1,4 +1,4 @@
-import { CRITICAL_Z, STDDEV_FLOOR, WARNING_Z, type AnomalySeverity, type Metric } from './types.ts';
+import { CRITICAL_Z, STDDEV_FLOOR, WARNING_Z, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
 
 /** The pure maths and episode rules of the detector (docs/anomalies.md), kept apart to test by hand. */
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { enforce } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { AuditEvent } from '../model/audit-event.ts';
 import { insertAuditRows, listAudit, type AuditRow } from '../store/audit-repo.ts';
 import type { Db } from '../store/db.ts';
 
@@ -60,9 +62,11 @@ export class AuditLog {
     return this.writing;
   }
 
-  async list(opts: { projectId: string | null; limit: number; offset: number }): Promise<AuditRow[]> {
+  /** Newest first, for admins; a project-bound admin sees only its project's entries. */
+  async list(by: Principal, page: { limit: number; offset: number }): Promise<AuditEvent[]> {
+    enforce(by, 'admin');
     await this.flush();
-    return listAudit(this.db, opts);
+    return listAudit(this.db, { projectId: by.projectId, ...page });
   }
 
   close(): Promise<void> {

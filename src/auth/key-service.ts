@@ -62,6 +62,10 @@ export class KeyService {
     return listKeys(this.db, projectId);
   }
 
+  find(id: string): Promise<ApiKeyRow | undefined> {
+    return findKey(this.db, id);
+  }
+
   /** `projectId` set: the caller may only revoke keys bound to that project. */
   async revoke(id: string, projectId: string | null): Promise<ApiKeyRow> {
     const row = await findKey(this.db, id);

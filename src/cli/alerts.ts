@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { toAlertJson, type AlertJson } from '../alerts/alert-json.ts';
 import type { Transition } from '../alerts/inbox.ts';
-import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../alerts/types.ts';
+import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';

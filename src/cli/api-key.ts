@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Principal } from '../auth/principal.ts';
-import { parseKeyInput, toKeyJson } from '../rest/keys-routes.ts';
+import { toApiKeyJson } from '../model/api-key.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -30,11 +30,8 @@ export function apiKeyCommand(): Command {
     const created = remote
       ? ((await callApi(remote, 'POST', '/api/auth/api-keys', body)) as Record<string, unknown>)
       : await withLocalServices(async (s) => {
-          const input = parseKeyInput(body);
-          if (input.projectId && !(await s.projects.exists(input.projectId))) throw new Error(`no project ${input.projectId}`);
-          const { key, record } = await s.keys.create({ ...input, createdBy: 'cli' });
-          s.audit.record(CLI_ACTOR, 'api_key.created', `api_key:${record.prefix}`, 'success', record.projectId);
-          return { ...toKeyJson(record), key };
+          const { key, apiKey } = await s.keyAdmin.create(CLI_ACTOR, { name: o.name, role: o.role, projectId: o.project ?? null, expiresInDays: o.expiresInDays });
+          return { ...toApiKeyJson(apiKey), key };
         });
     if (o.json) return printJson(created);
     process.stdout.write(`Created ${String(created.role)} key "${String(created.name)}" (id ${String(created.id)}).\n`);
@@ -46,7 +43,7 @@ export function apiKeyCommand(): Command {
       const remote = remoteFrom(o);
       const rows = remote
         ? ((await callApi(remote, 'GET', `/api/auth/api-keys${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`)) as Record<string, unknown>[])
-        : await withLocalServices(async (s) => (await s.keys.list(o.project ?? null)).map(toKeyJson));
+        : await withLocalServices(async (s) => (await s.keyAdmin.list(CLI_ACTOR, o.project ?? null)).map(toApiKeyJson));
       printRows(rows, COLUMNS, o.json ?? false);
     },
   );
@@ -57,8 +54,7 @@ export function apiKeyCommand(): Command {
       const result = remote
         ? await callApi(remote, 'DELETE', `/api/auth/api-keys/${encodeURIComponent(id)}`)
         : await withLocalServices(async (s) => {
-            const row = await s.keys.revoke(id, null);
-            s.audit.record(CLI_ACTOR, 'api_key.revoked', `api_key:${row.prefix}`, 'success', row.projectId);
+            await s.keyAdmin.revoke(CLI_ACTOR, id);
             return { id, revoked: true };
           });
       if (o.json) return printJson(result);

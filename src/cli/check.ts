@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
-import { toDriftJson, toHealthJson, type DriftChange } from '../health/types.ts';
+import { toDriftJson, toHealthJson, type DriftChange } from '../model/health.ts';
 import type { Services } from '../services.ts';
 import { printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';

@@ -1,6 +1,6 @@
 import type { AlertConfigView } from '../alerts/alert-config.ts';
 import { alertCursor, type AlertCounts } from '../alerts/inbox.ts';
-import type { Alert } from '../alerts/types.ts';
+import type { Alert } from '../model/alert.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { builder, requireAdmin, toConnection, type Context } from './builder.ts';

@@ -1,5 +1,5 @@
 import { parseAnomalyFilter } from '../anomalies/filter.ts';
-import type { AnomalyRecord } from '../anomalies/types.ts';
+import type { AnomalyRecord } from '../model/anomaly.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { builder } from './builder.ts';
 

@@ -1,9 +1,9 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
-import { enforce } from '../rest/auth-hook.ts';
+import { enforce } from '../auth/access.ts';
 import type { Services } from '../services.ts';
 
 export interface Context {
@@ -24,7 +24,10 @@ export const builder = new SchemaBuilder<{
 }>({
   plugins: [RelayPlugin],
   defaultFieldNullability: false,
-  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  // Objects a client refetches implement Node; their global id is `nodeId` because `id` already
+  // names the local id (a project's, a user's) in this schema, as in REST.
+  // One node per request: nodes(ids:) would load an unbounded list of ids.
+  relay: { clientMutationId: 'omit', cursorType: 'String', idFieldName: 'nodeId', idFieldOptions: { description: 'Global id: refetch with node(id:)' }, nodesQueryOptions: false },
 });
 
 builder.queryType({});
@@ -40,7 +43,19 @@ builder.scalarType('DateTime', {
   },
 });
 
-builder.scalarType('JSON', { description: 'Any JSON value', serialize: (v) => v, parseValue: (v) => v });
+builder.scalarType('JSON', {
+  description: 'Any JSON value',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+  // graphql-js builds inline object literals without a prototype; services and drizzle expect plain objects.
+  parseLiteral: (ast, variables) => toPlain(valueFromASTUntyped(ast, variables)),
+});
+
+function toPlain(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toPlain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
+  return v;
+}
 
 /** Mutations need the admin role, exactly as REST writes do. */
 export function requireAdmin(ctx: Context): void {

@@ -1,6 +1,6 @@
 import type { CatalogJson, CatalogKind } from '../catalog/catalog-service.ts';
 import { builder, requireAdmin, type Context } from './builder.ts';
-import { enforce } from '../rest/auth-hook.ts';
+import { enforce } from '../auth/access.ts';
 
 const CatalogEntryRef = builder.objectRef<CatalogJson>('CatalogEntry').implement({
   description: 'An agent or server catalog entry (spec §2.12)',

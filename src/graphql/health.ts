@@ -1,6 +1,6 @@
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer } from '../health/types.ts';
+import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer } from '../model/health.ts';
 import { builder, requireAdmin } from './builder.ts';
 
 /** MCP health (spec §2.2-2.4, §2.7): the same service and limits as /api/health. */

@@ -1,7 +1,9 @@
 import type { ProjectJson } from '../projects/projects-service.ts';
 import { builder, requireAdmin } from './builder.ts';
 
-const ProjectRef = builder.objectRef<ProjectJson>('Project').implement({
+const ProjectRef = builder.node(builder.objectRef<ProjectJson>('Project'), {
+  id: { resolve: (p) => p.id },
+  loadOne: (id, ctx) => ctx.services.projects.get(ctx.principal, id),
   fields: (t) => ({
     id: t.exposeString('id'),
     name: t.exposeString('name'),
@@ -34,6 +36,18 @@ builder.mutationField('deleteProject', (t) =>
       requireAdmin(ctx);
       await ctx.services.projects.delete(ctx.principal, a.id);
       return true;
+    },
+  }),
+);
+
+builder.mutationField('updateProject', (t) =>
+  t.field({
+    type: ProjectRef,
+    description: 'Renames a project or replaces its settings (PATCH /api/projects/{id})',
+    args: { id: t.arg.string({ required: true }), name: t.arg.string({ required: false }), settings: t.arg({ type: 'JSON', required: false }) },
+    resolve: (_r, a, ctx) => {
+      requireAdmin(ctx);
+      return ctx.services.projects.update(ctx.principal, a.id, { name: a.name ?? undefined, settings: a.settings ?? undefined });
     },
   }),
 );

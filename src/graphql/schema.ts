@@ -14,6 +14,8 @@ import './costs.ts';
 import './slos.ts';
 import './alerts.ts';
 import './prevention.ts';
+import './admin.ts';
+import './ingest.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -1,6 +1,6 @@
 import type { InstanceSettings } from '../settings/settings-service.ts';
 import { builder, requireAdmin } from './builder.ts';
-import { enforce } from '../rest/auth-hook.ts';
+import { enforce } from '../auth/access.ts';
 
 const SettingsRef = builder.objectRef<InstanceSettings>('Settings').implement({
   description: 'Instance settings (spec §2.12)',

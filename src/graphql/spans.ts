@@ -1,6 +1,6 @@
 import type { Span } from '../model/span.ts';
 import { scopeProject } from '../auth/principal.ts';
-import { spanCursor, querySpans } from '../traces/spans-service.ts';
+import { getSpan, spanCursor, querySpans } from '../traces/spans-service.ts';
 import { builder, toConnection } from './builder.ts';
 
 export const SpanRef = builder.objectRef<Span>('Span').implement({
@@ -69,5 +69,14 @@ builder.queryField('spans', (t) =>
       });
       return toConnection(page.spans, spanCursor, page.nextCursor !== null);
     },
+  }),
+);
+
+builder.queryField('span', (t) =>
+  t.field({
+    type: SpanRef,
+    description: 'One span with its payloads; projectId defaults to the key\'s project, else "default"',
+    args: { spanId: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => getSpan(ctx.services.store.db, ctx.principal, a.spanId, a.projectId),
   }),
 );

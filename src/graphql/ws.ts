@@ -12,7 +12,7 @@ import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { SpyglassError } from '../errors.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
-import { browserRefusal } from '../rest/browser-origin.ts';
+import { browserRefusal } from '../auth/browser-origin.ts';
 import type { Services } from '../services.ts';
 
 type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;

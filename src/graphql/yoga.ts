@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { SpyglassError } from '../errors.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
-import { checkBrowserOrigin } from '../rest/browser-origin.ts';
+import { checkBrowserOrigin } from '../auth/browser-origin.ts';
 import type { Services } from '../services.ts';
 import type { Context } from './builder.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';

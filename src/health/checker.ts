@@ -6,7 +6,7 @@ import { diffTools, mostSevere } from './drift-diff.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { probeServer, type ProbeOutcome, type ProbeRequest } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
-import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from './types.ts';
+import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
 
 /**
  * One health check (spec §3.1): probe the server, hash its tools, compare with the previous

@@ -1,4 +1,4 @@
-import type { BlastSeverity, CheckedStatus, HealthResult, HealthStatus } from './types.ts';
+import type { BlastSeverity, CheckedStatus, HealthResult, HealthStatus } from '../model/health.ts';
 
 /**
  * The status rules of spec §3.1 as pure functions: what a finished check is, what a stored result

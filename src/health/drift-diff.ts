@@ -1,6 +1,6 @@
 import { canonicalJson } from './schema-hash.ts';
 import { diffSchemas, type SchemaChange } from './schema-diff.ts';
-import type { Classification, DriftChange, ToolSnapshot } from './types.ts';
+import type { Classification, DriftChange, ToolSnapshot } from '../model/health.ts';
 
 /**
  * The drift taxonomy of decisions §5 over two tool lists (and the server instructions): what a

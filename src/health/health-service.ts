@@ -11,7 +11,7 @@ import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { Limiter } from './limiter.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type MonitorConfig } from './monitor-config.ts';
 import { resolveTargets, targetKey } from './targets.ts';
-import type { BlastRadius, CheckTarget, DriftEvent, DriftImpact, HealthResult } from './types.ts';
+import type { BlastRadius, CheckTarget, DriftEvent, DriftImpact, HealthResult } from '../model/health.ts';
 
 export interface HealthDeps {
   config: Config;

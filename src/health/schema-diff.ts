@@ -1,5 +1,5 @@
 import { canonicalJson } from './schema-hash.ts';
-import type { Classification } from './types.ts';
+import type { Classification } from '../model/health.ts';
 
 /**
  * Compares two JSON Schemas of one tool (decisions §5). Input schemas are contravariant: anything

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ToolSnapshot } from './types.ts';
+import type { ToolSnapshot } from '../model/health.ts';
 
 /**
  * The tool-schema hash of decisions §5: SHA-256 hex of canonical JSON (keys sorted at every depth)

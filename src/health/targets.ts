@@ -2,7 +2,7 @@ import type { Config, ServerConfig, Transport } from '../config/types.ts';
 import type { Db } from '../store/db.ts';
 import { listCatalogEndpoints } from '../store/health-repo.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './monitor-config.ts';
-import type { CheckTarget } from './types.ts';
+import type { CheckTarget } from '../model/health.ts';
 
 /**
  * Configured servers (decisions §5): the config file's `servers[]`, which belong to the `default`

@@ -1,5 +1,5 @@
 import { HEALTH_TAGS, SPAN_TYPES, type HealthTag, type Span, type SpanType } from '../model/span.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
+import type { AttrValue, Attrs, DecodedExport, DecodedSpan } from '../model/otlp.ts';
 import { AGENT_OPERATIONS, ALIASES, FRAMEWORK_KIND_KEYS, FRAMEWORK_KINDS, OWN } from './otlp-aliases.ts';
 import { checkSpan } from './span-checks.ts';
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { forbidden, SpyglassError } from '../errors.ts';
-import { DEFAULT_PROJECT } from '../model/span.ts';
-import { normalizeNativeBatch } from '../normalize/native.ts';
+import { SpyglassError } from '../errors.ts';
+import { acceptNativeBatch } from '../ingest/accept-native.ts';
 import type { Services } from '../services.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
@@ -14,13 +13,7 @@ export async function registerNativeReceiver(app: FastifyInstance, s: Services):
       if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
         throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
       }
-      const bound = req.principal.projectId;
-      const spans = normalizeNativeBatch(req.body, bound ?? DEFAULT_PROJECT, s.config.ingest.maxBatchSpans);
-      if (bound !== null) {
-        const other = spans.findIndex((sp) => sp.projectId !== bound);
-        if (other >= 0) throw forbidden(`span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`);
-      }
-      const { stored, duplicates } = await s.ingest(spans);
+      const { stored, duplicates } = await acceptNativeBatch({ maxBatchSpans: s.config.ingest.maxBatchSpans, ingest: s.ingest }, req.principal, req.body);
       return reply.status(202).send({ accepted: stored, duplicates });
     });
   });

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeOtlp, type OtlpRejection } from '../normalize/otlp.ts';
 import type { Services } from '../services.ts';
-import type { DecodedExport, ExportOutcome } from './otlp-types.ts';
+import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
 /** partial_success.error_message lists at most this many problems, then says how many more. */
 export const MAX_REPORTED_PROBLEMS = 100;

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { SpyglassError } from '../errors.ts';
 import { whoIs } from '../ingest/rate-limit-warnings.ts';
-import { enforce } from '../rest/auth-hook.ts';
+import { enforce } from '../auth/access.ts';
 import type { Services } from '../services.ts';
 import type { CallMeta } from './otlp-grpc.ts';
 

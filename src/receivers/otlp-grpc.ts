@@ -22,7 +22,7 @@ import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
 import { ingestSlice } from '../ingest/cpu-slices.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
-import type { DecodedExport, ExportOutcome } from './otlp-types.ts';
+import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 

@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import { exportOtlp } from './otlp-export.ts';
 import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
-import type { ExportOutcome } from './otlp-types.ts';
+import type { ExportOutcome } from '../model/otlp.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 

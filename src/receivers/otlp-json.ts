@@ -6,7 +6,7 @@
  * badRequest naming where it is, so a client can find its bug from the message alone.
  */
 import { badRequest } from '../errors.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan } from './otlp-types.ts';
+import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan } from '../model/otlp.ts';
 
 type Obj = Record<string, unknown>;
 

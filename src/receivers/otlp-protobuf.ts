@@ -18,7 +18,7 @@
 import { BufferReader, Writer, type Reader } from 'protobufjs/minimal.js';
 import { badRequest } from '../errors.ts';
 import { MAX_VALUE_DEPTH, NestingTooDeep, setAttr } from './otlp-json.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan, ExportOutcome } from './otlp-types.ts';
+import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan, ExportOutcome } from '../model/otlp.ts';
 
 // tag = field_number << 3 | wire_type (0 varint, 1 fixed64, 2 length-delimited)
 const T_RESOURCE_SPANS = 10; // ExportTraceServiceRequest.resource_spans = 1

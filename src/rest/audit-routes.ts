@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { toAuditEventJson } from '../model/audit-event.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam, parseLimit } from '../traces/query-params.ts';
 
@@ -14,7 +15,6 @@ export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
     const limit = parseLimit(q.limit, 50, 200, issues);
     const offset = parseIntParam('offset', q.offset, 0, 0, MAX_OFFSET, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    const rows = await s.audit.list({ projectId: req.principal.projectId, limit, offset });
-    return rows.map((r) => ({ event_id: r.eventId, timestamp: r.timestamp.toISOString(), actor: r.actor, action: r.action, resource: r.resource, result: r.result }));
+    return (await s.audit.list(req.principal, { limit, offset })).map(toAuditEventJson);
   });
 }

@@ -1,14 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../auth/principal.ts';
-import { forbidden } from '../errors.ts';
+import { enforce, type Access } from '../auth/access.ts';
 import type { Services } from '../services.ts';
 
-/**
- * Route access levels. Every route either names one in its config or gets the default for its
- * method: GET/HEAD read, anything else write. Viewers may read; writes need the admin role.
- */
-export type Access = 'public' | 'read' | 'write' | 'admin' | 'global-admin';
-
+/** A route names its access level in its config, or gets the default for its method: GET/HEAD read, anything else write. */
 export function accessOf(method: string, access: Access | undefined): Access {
   return access ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
@@ -23,8 +17,3 @@ export function installAuth(app: FastifyInstance, s: Services): void {
   });
 }
 
-export function enforce(p: Principal, access: Access): void {
-  if (access === 'read' || access === 'public') return;
-  if (p.role !== 'admin') throw forbidden(access === 'write' ? 'the viewer role is read-only' : 'this route needs the admin role');
-  if (access === 'global-admin' && p.projectId !== null) throw forbidden('this route needs a key that is not bound to a project');
-}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { toDriftJson, toHealthJson } from '../health/types.ts';
+import { toDriftJson, toHealthJson } from '../model/health.ts';
 import { toScorecardJson } from '../scoring/scorecard.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';

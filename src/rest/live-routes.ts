@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
-import { checkBrowserOrigin } from './browser-origin.ts';
+import { checkBrowserOrigin } from '../auth/browser-origin.ts';
 
 /**
  * GET /api/live/events: the SSE stream, authenticated and project-scoped like every route, and

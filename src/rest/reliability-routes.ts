@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseAnomalyFilter } from '../anomalies/filter.ts';
-import { toAnomalyJson } from '../anomalies/types.ts';
+import { toAnomalyJson } from '../model/anomaly.ts';
 import { scopeProject } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 

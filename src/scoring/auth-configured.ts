@@ -1,4 +1,4 @@
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 
 /** Names that carry a credential (decisions §5: token, key, secret, password, auth, credential). */
 const CREDENTIAL = /token|key|secret|passw(or)?d|auth|credential|cookie/i;

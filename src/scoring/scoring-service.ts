@@ -2,7 +2,7 @@ import type { Db } from '../store/db.ts';
 import { notFound } from '../errors.ts';
 import type { HealthService } from '../health/health-service.ts';
 import { targetKey } from '../health/targets.ts';
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import { findServerProjects, loadScoreInputs } from '../store/scoring-repo.ts';
 import { latestScanSummaries, type ServerKey } from '../store/security-repo.ts';
 import { hasAuthConfigured } from './auth-configured.ts';

@@ -1,5 +1,5 @@
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import { hasAuthConfigured } from '../scoring/auth-configured.ts';
 import { CREDENTIAL_HEADER } from './checks/secret-patterns.ts';
 import { deleteSession, initializeBody, openSseEndpoint, postRpc, PROBE_PROTOCOL, type Fetcher } from './exposure-http.ts';

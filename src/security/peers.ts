@@ -1,4 +1,4 @@
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import type { Db } from '../store/db.ts';
 import { findBaseline, findToolSnapshot } from '../store/health-repo.ts';
 import { targetKey } from '../health/targets.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../health/schema-hash.ts';
-import type { ToolSnapshot } from '../health/types.ts';
+import type { ToolSnapshot } from '../model/health.ts';
 import type { Db } from '../store/db.ts';
 import { addPinRows, readPinRows, type PinRow } from '../store/security-pins-repo.ts';
 import type { Pin } from './types.ts';

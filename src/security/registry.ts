@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import type { Db } from '../store/db.ts';
 import { surfaceChecks } from './checks/index.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { CheckCancelled } from '../health/checker.ts';
 import type { HealthService } from '../health/health-service.ts';
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import { toObservation } from './observe.ts';
 import type { CheckRegistry } from './registry.ts';
 import type { Finding, HttpExposure, Observation, ScanContext } from './types.ts';

@@ -5,7 +5,7 @@ import { notFound } from '../errors.ts';
 import type { HealthService } from '../health/health-service.ts';
 import { Limiter } from '../health/limiter.ts';
 import { targetKey } from '../health/targets.ts';
-import type { CheckTarget } from '../health/types.ts';
+import type { CheckTarget } from '../model/health.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Db } from '../store/db.ts';
 import { deleteScansBefore, insertScan, latestScan, latestScans, scanHistory, type ServerKey, type StoredScan } from '../store/security-repo.ts';

@@ -3,7 +3,7 @@
  * server, what a check is, and what it reports. Pure types; checks live beside this file and never
  * talk to the server themselves: everything they judge is in the Observation.
  */
-import type { CheckTarget, ToolSnapshot } from '../health/types.ts';
+import type { CheckTarget, ToolSnapshot } from '../model/health.ts';
 import type { Db } from '../store/db.ts';
 import type { FindingKind, NewFinding, Severity } from '../store/security-repo.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AlertSink } from '../alerts/types.ts';
+import type { AlertSink } from '../model/alert.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';

@@ -1,4 +1,4 @@
-import type { FireInput } from '../alerts/types.ts';
+import type { FireInput } from '../model/alert.ts';
 import type { SloMeasure } from '../store/slo-eval-repo.ts';
 
 export type SloStatus = 'ok' | 'breached' | 'no_data';

@@ -1,5 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Alert, AlertStatus, AlertType, Severity } from '../alerts/types.ts';
+import type { Alert, AlertStatus, AlertType, Severity } from '../model/alert.ts';
 import { execute, timestamptz, type Db } from './db.ts';
 import { alertConfigs, alertDedup, alerts } from './schema-alerts.ts';
 

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { BASELINE_DAYS, MIN_BASELINE_SAMPLES, MIN_CURRENT_CALLS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../anomalies/types.ts';
+import { BASELINE_DAYS, MIN_BASELINE_SAMPLES, MIN_CURRENT_CALLS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
 import { execute, timestamptz, type Db } from './db.ts';
 import { anomalyStates } from './schema-anomalies.ts';
 

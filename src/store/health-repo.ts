@@ -1,5 +1,5 @@
 import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
-import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../health/types.ts';
+import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
 import { execute, type Db } from './db.ts';
 import { driftEvents, healthResults, toolSchemas } from './schema-health.ts';
 import { servers } from './schema.ts';

@@ -154,3 +154,14 @@ export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): P
   await execute(db, sql`delete from span_daily where day < date_trunc('day', ${iso}::timestamptz)`);
   return { droppedPartitions, defaultRowsDeleted };
 }
+
+/** One span by id within a project (the primary key's prefix); the earliest if a client reused the id. */
+export async function findSpan(db: Db, projectId: string, spanId: string): Promise<Span | undefined> {
+  const [row] = await db
+    .select()
+    .from(spans)
+    .where(and(eq(spans.projectId, projectId), eq(spans.spanId, spanId)))
+    .orderBy(spans.startedAt)
+    .limit(1);
+  return row && rowToSpan(row);
+}

@@ -1,7 +1,8 @@
-import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
+import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
+import { DEFAULT_PROJECT, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
-import { listSpans, type SpanFilter } from '../store/spans-repo.ts';
+import { findSpan, listSpans, type SpanFilter } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseEnumParam, parseLimit, parseTime } from './query-params.ts';
 
@@ -58,4 +59,11 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
 
 export function spanCursor(s: Span): string {
   return encodeCursor(s.startedAt, s.spanId);
+}
+
+/** One span with its payloads; a project-bound caller finds only its project's spans. */
+export async function getSpan(db: Db, by: Principal, spanId: string, projectId?: string | null): Promise<Span> {
+  const span = await findSpan(db, scopeProject(by, projectId) ?? DEFAULT_PROJECT, spanId);
+  if (!span) throw notFound(`no span ${spanId}`);
+  return span;
 }

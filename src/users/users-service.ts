@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { KeyService } from '../auth/key-service.ts';
+import { enforce } from '../auth/access.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import { generateToken, hashPassword, maskEmail, sha256, verifyPassword } from '../auth/secrets.ts';
 import { SpyglassError, notFound } from '../errors.ts';
+import type { Invitation, User } from '../model/user.ts';
 import type { Db } from '../store/db.ts';
 import {
   countActiveAdmins, findOpenInvite, findUser, findUserByEmail, insertInvite, insertUser, listUsers,
@@ -15,38 +17,42 @@ const MAX_FAILED_LOGINS = 5;
 const LOCKOUT_MS = 15 * 60 * 1000;
 const MIN_PASSWORD = 12;
 
-export interface PublicUser {
-  id: string;
-  email: string;
-  role: Role;
-  status: string;
-  created_at: string;
-  last_login_at: string | null;
-}
 
-/** Users, invitations, roles and login checks (spec §4.7). There is always at least one admin. */
+/**
+ * Users, invitations, roles and login checks (spec §4.7). There is always at least one admin.
+ * Managing users needs an admin bound to no project, whichever adapter asks.
+ */
 export class UsersService {
   constructor(private readonly db: Db, private readonly keys: KeyService, private readonly audit: AuditLog) {}
 
-  async list(): Promise<PublicUser[]> {
+  async list(by: Principal): Promise<User[]> {
+    enforce(by, 'global-admin');
     return (await listUsers(this.db)).map(toPublic);
   }
 
+  async get(by: Principal, id: string): Promise<User> {
+    enforce(by, 'global-admin');
+    return toPublic(await this.mustFind(id));
+  }
+
   /** Creates (or re-invites) a user; the token is returned once and only its hash is stored. */
-  async invite(by: Principal, email: string, role: Role): Promise<{ user: PublicUser; invite_token: string; expires_at: string }> {
+  async invite(by: Principal, email: string, role: unknown = 'viewer'): Promise<Invitation> {
+    enforce(by, 'global-admin');
     const normalized = email.trim().toLowerCase();
+    if (!EMAIL.test(email)) throw invalid('email', 'Input should be an e-mail address', 'value_error');
+    const wanted = parseRole(role);
     let user = await findUserByEmail(this.db, normalized);
     if (user && user.status !== 'invited') throw new SpyglassError('conflict', `a user with that e-mail already exists (${user.status})`);
-    user ??= await insertUser(this.db, { id: randomUUID(), email: normalized, role, status: 'invited' });
-    if (user.role !== role) user = (await updateUser(this.db, user.id, { role })) ?? user;
+    user ??= await insertUser(this.db, { id: randomUUID(), email: normalized, role: wanted, status: 'invited' });
+    if (user.role !== wanted) user = (await updateUser(this.db, user.id, { role: wanted })) ?? user;
     const token = generateToken();
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
     await insertInvite(this.db, { id: randomUUID(), userId: user.id, tokenHash: sha256(token), expiresAt });
     this.audit.record(by, 'user.invited', `user:${maskEmail(normalized)}`);
-    return { user: toPublic(user), invite_token: token, expires_at: expiresAt.toISOString() };
+    return { user: toPublic(user), inviteToken: token, expiresAt };
   }
 
-  async acceptInvite(token: string, password: string): Promise<PublicUser> {
+  async acceptInvite(token: string, password: string): Promise<User> {
     if (password.length < MIN_PASSWORD) {
       throw new SpyglassError('validation', 'weak password', {
         issues: [{ loc: ['body', 'password'], msg: `Password must have at least ${MIN_PASSWORD} characters`, type: 'string_too_short' }],
@@ -61,7 +67,7 @@ export class UsersService {
   }
 
   /** Login check with lockout after repeated failures. The same answer for unknown users and bad passwords. */
-  async verify(email: string, password: string): Promise<PublicUser> {
+  async verify(email: string, password: string): Promise<User> {
     const user = await findUserByEmail(this.db, email.trim().toLowerCase());
     const actor = `user:${maskEmail(email.trim().toLowerCase())}`;
     if (user?.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
@@ -85,7 +91,9 @@ export class UsersService {
     return toPublic(updated ?? user);
   }
 
-  async changeRole(by: Principal, id: string, role: Role): Promise<PublicUser> {
+  async changeRole(by: Principal, id: string, requested: unknown): Promise<User> {
+    enforce(by, 'global-admin');
+    const role = parseRole(requested);
     const user = await this.mustFind(id);
     if (user.role === 'admin' && role !== 'admin') await this.keepAnAdmin(user);
     const updated = await updateUser(this.db, id, { role });
@@ -94,7 +102,8 @@ export class UsersService {
   }
 
   /** Deactivates the user and revokes their keys. */
-  async deactivate(by: Principal, id: string): Promise<PublicUser> {
+  async deactivate(by: Principal, id: string): Promise<User> {
+    enforce(by, 'global-admin');
     const user = await this.mustFind(id);
     if (user.role === 'admin') await this.keepAnAdmin(user);
     const updated = await updateUser(this.db, id, { status: 'deactivated' });
@@ -122,13 +131,17 @@ export class UsersService {
   }
 }
 
-function toPublic(u: UserRow): PublicUser {
-  return {
-    id: u.id,
-    email: u.email,
-    role: u.role as Role,
-    status: u.status,
-    created_at: u.createdAt.toISOString(),
-    last_login_at: u.lastLoginAt?.toISOString() ?? null,
-  };
+function toPublic(u: UserRow): User {
+  return { id: u.id, email: u.email, role: u.role as Role, status: u.status, createdAt: u.createdAt, lastLoginAt: u.lastLoginAt };
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+function parseRole(v: unknown): Role {
+  if (v !== 'admin' && v !== 'viewer') throw invalid('role', "Input should be 'admin' or 'viewer'", 'enum');
+  return v;
+}
+
+function invalid(field: string, msg: string, type: string): SpyglassError {
+  return new SpyglassError('validation', msg, { issues: [{ loc: ['body', field], msg, type }] });
 }

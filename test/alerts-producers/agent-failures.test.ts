@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AgentFailureAlerts } from '../../src/alerts/producers/agent-failures.ts';
-import type { Alert, FireInput } from '../../src/alerts/types.ts';
+import type { Alert, FireInput } from '../../src/model/alert.ts';
 import type { HealthTag, Span } from '../../src/model/span.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MonitorAlerts } from '../../src/alerts/producers/monitor-alerts.ts';
 import type { MonitorRules } from '../../src/alerts/producers/monitor-rules.ts';
 import type { CheckReport } from '../../src/health/checker.ts';
-import type { CheckedStatus, DriftEvent, HealthResult } from '../../src/health/types.ts';
+import type { CheckedStatus, DriftEvent, HealthResult } from '../../src/model/health.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /** The monitor producer's rules against a recording sink: the transitions a user sees as alerts. */

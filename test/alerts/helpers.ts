@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FireInput } from '../../src/alerts/types.ts';
+import type { FireInput } from '../../src/model/alert.ts';
 
 /** A chat webhook receiver on 127.0.0.1: keeps every body, answers with the next scripted status. */
 export interface Receiver {

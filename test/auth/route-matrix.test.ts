@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Access } from '../../src/rest/auth-hook.ts';
+import type { Access } from '../../src/auth/access.ts';
 import { GOOD_PASSWORD, bootstrapKey, call, createKey, createProject, expectStatus, readReply, revokeKey, type Reply } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';

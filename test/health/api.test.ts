@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheck } from '../../src/store/health-repo.ts';
-import type { CheckedStatus, HealthResult } from '../../src/health/types.ts';
+import type { CheckedStatus, HealthResult } from '../../src/model/health.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blastSeverity, classifyCheck, readStatus } from '../../src/health/classify.ts';
-import type { HealthResult } from '../../src/health/types.ts';
+import type { HealthResult } from '../../src/model/health.ts';
 
 const result = (checkedAt: Date | null, status: HealthResult['status'] = 'up'): HealthResult => ({
   id: 'r', projectId: 'default', serverName: 's', status, latencyMs: 1, toolsCount: 1, schemaHash: 'h', error: null,

@@ -1,4 +1,4 @@
-import type { DriftChange, ToolSnapshot } from '../../src/health/types.ts';
+import type { DriftChange, ToolSnapshot } from '../../src/model/health.ts';
 
 /**
  * One tool-list change per drift change type (decisions §5), shared by the differ's unit test and

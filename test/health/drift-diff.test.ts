@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffTools, mostSevere } from '../../src/health/drift-diff.ts';
-import type { DriftChange, ToolSnapshot } from '../../src/health/types.ts';
+import type { DriftChange, ToolSnapshot } from '../../src/model/health.ts';
 import { DRIFT_CASES } from './drift-cases.ts';
 
 type Schema = Record<string, unknown>;

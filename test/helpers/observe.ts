@@ -1,6 +1,6 @@
 import { probeRequest } from '../../src/health/checker.ts';
 import { probeServer } from '../../src/health/mcp-adapter.ts';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import type { GuardedFetch } from '../../src/net/guarded-fetch.ts';
 import { toObservation } from '../../src/security/observe.ts';
 import type { Observation } from '../../src/security/types.ts';

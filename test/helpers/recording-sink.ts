@@ -1,4 +1,4 @@
-import type { Alert, AlertSink, FireInput } from '../../src/alerts/types.ts';
+import type { Alert, AlertSink, FireInput } from '../../src/model/alert.ts';
 
 /**
  * An AlertSink for producer logic (monitor, ingest, anomaly and SLO producers): it keeps what was

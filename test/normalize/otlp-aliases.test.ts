@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeOtlp } from '../../src/normalize/otlp.ts';
-import type { Attrs, DecodedExport } from '../../src/receivers/otlp-types.ts';
+import type { Attrs, DecodedExport } from '../../src/model/otlp.ts';
 
 function one(attributes: Attrs, opts: { name?: string; resource?: Attrs; statusCode?: number; statusMessage?: string } = {}) {
   const req: DecodedExport = {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SpyglassError } from '../../src/errors.ts';
 import { decodeOtlpJson } from '../../src/receivers/otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from '../../src/receivers/otlp-protobuf.ts';
-import type { DecodedExport, DecodedSpan } from '../../src/receivers/otlp-types.ts';
+import type { DecodedExport, DecodedSpan } from '../../src/model/otlp.ts';
 
 const START: [number, number] = [1_700_000_000, 123_456_789]; // 1700000000123.456789 ms
 const END: [number, number] = [1_700_000_002, 5]; // 1700000002000.000005 ms

@@ -8,7 +8,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpyglassError } from '../../src/errors.ts';
 import { TRACE_EXPORT_PATH, startOtlpGrpcServer, type GrpcReceiver, type GrpcReceiverOptions } from '../../src/receivers/otlp-grpc.ts';
-import type { DecodedExport, ExportOutcome } from '../../src/receivers/otlp-types.ts';
+import type { DecodedExport, ExportOutcome } from '../../src/model/otlp.ts';
 
 type OnExport = (req: DecodedExport, meta: { metadata: Record<string, string>; peer: string }) => Promise<ExportOutcome>;
 const admitAll = async () => undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckedStatus, Classification } from '../../src/health/types.ts';
+import type { CheckedStatus, Classification } from '../../src/model/health.ts';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan, type NewFinding } from '../../src/store/security-repo.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';

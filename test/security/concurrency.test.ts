@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import type { HttpExposure } from '../../src/security/types.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';

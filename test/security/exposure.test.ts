@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import { createGuardedFetch } from '../../src/net/guarded-fetch.ts';
 import { createOutboundPolicy } from '../../src/net/outbound-policy.ts';
 import { transportCheck } from '../../src/security/checks/index.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextPin, poisoningCheck, rugPullCheck, shadowingCheck } from '../../src/security/poisoning/index.ts';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import type { Observation } from '../../src/security/types.ts';
 import { asPeer, context, observeOk, referenceTarget } from '../fixtures/mcp/poison/targets.ts';
 

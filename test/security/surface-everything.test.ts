@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import { surfaceChecks } from '../../src/security/checks/index.ts';
 import { probeExposure } from '../../src/security/exposure.ts';
 import { observe } from '../helpers/observe.ts';

@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckTarget } from '../../src/health/types.ts';
+import type { CheckTarget } from '../../src/model/health.ts';
 import { SURFACE_RULES, surfaceChecks } from '../../src/security/checks/index.ts';
 import { SHADOW_RULE } from '../../src/security/shadow-servers.ts';
 import { observe } from '../helpers/observe.ts';

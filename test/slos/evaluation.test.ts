@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AlertSink, FireInput } from '../../src/alerts/types.ts';
+import type { AlertSink, FireInput } from '../../src/model/alert.ts';
 import { SloService } from '../../src/slos/slo-service.ts';
 import { execute } from '../../src/store/db.ts';
 import { call, expectStatus } from '../helpers/auth.ts';

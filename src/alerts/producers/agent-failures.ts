@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HEALTH_TAGS, type HealthTag, type Span } from '../../model/span.ts';
-import type { AlertSink, FireInput, Severity } from '../types.ts';
+import type { AlertSink, FireInput, Severity } from '../../model/alert.ts';
 
 /**
  * Ingest's alerts (spec §6.2): `agent_failure` once per session when a committed batch carries an

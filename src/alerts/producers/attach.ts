@@ -4,7 +4,7 @@ import type { HealthService } from '../../health/health-service.ts';
 import type { Span } from '../../model/span.ts';
 import type { Db } from '../../store/db.ts';
 import { listResults } from '../../store/health-repo.ts';
-import type { AlertSink } from '../types.ts';
+import type { AlertSink } from '../../model/alert.ts';
 import { AgentFailureAlerts } from './agent-failures.ts';
 import { MonitorAlerts } from './monitor-alerts.ts';
 

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { CheckReport } from '../../health/checker.ts';
 import { targetKey } from '../../health/targets.ts';
-import type { HealthResult } from '../../health/types.ts';
-import type { AlertSink } from '../types.ts';
+import type { HealthResult } from '../../model/health.ts';
+import type { AlertSink } from '../../model/alert.ts';
 import { BASELINE_SAMPLES, seedState, step, type MonitorAction, type MonitorRules, type ServerState } from './monitor-rules.ts';
 
 export interface MonitorAlertsDeps {

@@ -1,6 +1,6 @@
 import type { CheckReport } from '../../health/checker.ts';
-import type { DriftEvent } from '../../health/types.ts';
-import type { FireInput } from '../types.ts';
+import type { DriftEvent } from '../../model/health.ts';
+import type { FireInput } from '../../model/alert.ts';
 
 /**
  * What the monitor's alerts say (spec §6.2): one builder per alert type, pure, so the wording and

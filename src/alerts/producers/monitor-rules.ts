@@ -1,6 +1,6 @@
 import type { CheckReport } from '../../health/checker.ts';
-import type { HealthResult } from '../../health/types.ts';
-import type { FireInput } from '../types.ts';
+import type { HealthResult } from '../../model/health.ts';
+import type { FireInput } from '../../model/alert.ts';
 import { downKey, everyFailureKey, highLatency, latencyKey, mcpDown, mcpRecovered, schemaDrift } from './monitor-messages.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { CheckTarget } from '../../health/types.ts';
+import type { CheckTarget } from '../../model/health.ts';
 import type { Finding, Observation } from '../types.ts';
 import type { PackageRef } from './launch-package.ts';
 import { maskEvidence } from './mask.ts';

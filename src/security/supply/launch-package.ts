@@ -1,4 +1,4 @@
-import type { CheckTarget } from '../../health/types.ts';
+import type { CheckTarget } from '../../model/health.ts';
 import { installedPackageOf, resolveCommand } from './installed-package.ts';
 import { launchWords, programName, type Word } from './launch-argv.ts';
 import type { Ecosystem } from './osv-types.ts';

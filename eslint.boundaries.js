@@ -1,0 +1,47 @@
+// The direction of the data flow, checked by lint (docs/architecture.md):
+//   receivers -> normalize -> ingest -> store -> services -> graphql / rest / cli
+// store/ imports no service or adapter, a service imports no adapter, an adapter imports no other
+// adapter, and server code imports nothing of the client SDK (src/sdk/), which imports nothing of the
+// server. Imports that broke these rules before the rule existed carry an
+// `eslint-disable-next-line no-restricted-imports` comment naming the debt; new ones fail
+// `npm run check`.
+
+/** The folders under src/ by layer. A new folder must be added to one of these lists. */
+export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];
+export const BASE = ['model', 'config', 'metrics', 'net'];
+export const STORE = ['store'];
+export const SDK = ['sdk'];
+export const SERVICES = [
+  'alerts', 'anomalies', 'audit', 'auth', 'catalog', 'cluster', 'coord', 'costs', 'health', 'ingest',
+  'jobs', 'limits', 'live', 'normalize', 'prevention', 'projects', 'scoring', 'security', 'sessions',
+  'settings', 'slos', 'startup', 'traces', 'users',
+];
+
+// Relative specifiers only: `graphql` or `@modelcontextprotocol/sdk` are packages, not our folders.
+const rel = (dir) => ['.', '..', '../..', '../../..'].flatMap((up) => [`${up}/${dir}`, `${up}/${dir}/**`]);
+const forbid = (dirs, message) => ({ group: dirs.flatMap(rel), message });
+
+const serverNotSdk = forbid(SDK, 'Server code must not import the client SDK (src/sdk/): move shared types to src/model/.');
+const noAdapters = forbid(ADAPTERS, 'Services and the store must not import an adapter (rest, graphql, cli, receivers).');
+
+const rule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const inside = (dirs) => dirs.map((d) => `src/${d}/**/*.ts`);
+
+export const boundaries = [
+  {
+    files: inside(BASE),
+    rules: rule(forbid([...STORE, ...SERVICES, ...ADAPTERS], 'model/, config/, metrics/ and net/ are the base: they import no store, service or adapter.'), serverNotSdk),
+  },
+  { files: inside(STORE), rules: rule(forbid(SERVICES, 'store/ must not import a service: take domain types from src/model/.'), noAdapters, serverNotSdk) },
+  { files: inside(SERVICES), rules: rule(noAdapters, serverNotSdk) },
+  ...ADAPTERS.map((adapter) => ({
+    files: inside([adapter]),
+    rules: rule(
+      forbid(ADAPTERS.filter((a) => a !== adapter), 'An adapter must not import another adapter: move the shared piece below the adapters.'),
+      serverNotSdk,
+    ),
+  })),
+  // The SDK is a package of its own: nothing outside src/sdk/.
+  { files: ['src/sdk/*.ts'], rules: rule({ group: ['../*', '../**'], message: 'The SDK must not import server code.' }) },
+  { files: ['src/sdk/*/*.ts'], rules: rule({ group: ['../../*', '../../**'], message: 'The SDK must not import server code.' }) },
+];

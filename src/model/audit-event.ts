@@ -1,0 +1,15 @@
+/** One entry of the audit log (docs/auth.md): who did what to which resource, and how it ended. */
+export interface AuditEvent {
+  eventId: string;
+  timestamp: Date;
+  actor: string;
+  action: string;
+  resource: string;
+  result: string;
+  projectId: string | null;
+}
+
+/** The API's JSON for an entry (GET /api/audit/logs). */
+export function toAuditEventJson(e: AuditEvent) {
+  return { event_id: e.eventId, timestamp: e.timestamp.toISOString(), actor: e.actor, action: e.action, resource: e.resource, result: e.result };
+}

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
+import { nativeSpan } from '../helpers/spans.ts';
+
+/**
+ * GraphQL is the whole API: every REST capability has a GraphQL counterpart (the dashboard speaks
+ * GraphQL only), and every object a client refetches is a Node.
+ */
+const ADMIN = `sg_${'b'.repeat(64)}`;
+let h: InProcessApp;
+let viewerKey: string;
+
+/** Each REST route and the GraphQL fields that do the same. */
+const COUNTERPARTS: Record<string, string[]> = {
+  'POST /api/traces/spans': ['Mutation.ingestSpans'],
+  'GET /api/traces/spans': ['Query.spans', 'Query.span'],
+  'GET /api/settings': ['Query.settings'],
+  'PUT /api/settings': ['Mutation.updateSettings'],
+  'POST /api/auth/api-keys': ['Mutation.createApiKey'],
+  'GET /api/auth/api-keys': ['Query.apiKeys'],
+  'DELETE /api/auth/api-keys/:id': ['Mutation.revokeApiKey'],
+  'GET /api/users': ['Query.users'],
+  'POST /api/users/invite': ['Mutation.inviteUser'],
+  'PATCH /api/users/:user_id/role': ['Mutation.changeUserRole'],
+  'DELETE /api/users/:user_id': ['Mutation.deactivateUser'],
+  'GET /api/projects': ['Query.projects'],
+  'POST /api/projects': ['Mutation.createProject'],
+  'GET /api/projects/:project_id': ['Query.project'],
+  'PATCH /api/projects/:project_id': ['Mutation.updateProject'],
+  'DELETE /api/projects/:project_id': ['Mutation.deleteProject'],
+  'GET /api/audit/logs': ['Query.auditLog'],
+  'GET /api/agents/sessions': ['Query.sessions'],
+  'GET /api/agents/sessions/:session_id': ['Query.session'],
+  'GET /api/agents/lineage': ['Query.lineage'],
+  'GET /api/agents/metadata': ['Query.agents'],
+  'GET /api/agents/metadata/:agent_name': ['Query.agent'],
+  'PUT /api/agents/metadata/:agent_name': ['Mutation.putAgent'],
+  'DELETE /api/agents/metadata/:agent_name': ['Mutation.deleteAgent'],
+  'GET /api/servers/metadata': ['Query.servers'],
+  'GET /api/servers/metadata/:name': ['Query.server'],
+  'PUT /api/servers/metadata/:name': ['Mutation.putServer'],
+  'DELETE /api/servers/metadata/:name': ['Mutation.deleteServer'],
+  'POST /api/agents/discover': ['Mutation.discoverAgents'],
+  'POST /api/servers/discover': ['Mutation.discoverServers'],
+  'GET /api/live/events': ['Subscription.spanNew', 'Subscription.healthCheck', 'Subscription.alertFired'],
+  'GET /api/health/servers': ['Query.healthServers'],
+  'GET /api/health/servers/:name': ['Query.healthServer'],
+  'GET /api/health/servers/:name/history': ['Query.healthHistory'],
+  'GET /api/health/servers/:name/drift-history': ['Query.driftHistory'],
+  'GET /api/health/servers/:name/drift-impact': ['Query.driftImpact'],
+  'GET /api/health/servers/:name/blast-radius': ['Query.blastRadius'],
+  'GET /api/health/servers/:name/scorecard': ['Query.scorecard'],
+  'POST /api/health/check': ['Mutation.runHealthChecks'],
+  'POST /api/security/scan': ['Mutation.runSecurityScan'],
+  'GET /api/security/servers/:name': ['Query.securityScan'],
+  'GET /api/security/servers/:name/history': ['Query.securityScanHistory'],
+  'GET /api/reliability/anomalies': ['Query.anomalies'],
+  'GET /api/costs/breakdown': ['Query.costBreakdown'],
+  'GET /api/costs/models': ['Query.modelPricing'],
+  'POST /api/costs/models': ['Mutation.addModelPricing'],
+  'PATCH /api/costs/models/:model_id': ['Mutation.updateModelPricing'],
+  'DELETE /api/costs/models/:model_id': ['Mutation.deleteModelPricing'],
+  'GET /api/slos': ['Query.slos'],
+  'POST /api/slos': ['Mutation.createSlo'],
+  'GET /api/slos/status': ['Query.sloStatus'],
+  'PATCH /api/slos/:slo_id': ['Mutation.updateSlo'],
+  'DELETE /api/slos/:slo_id': ['Mutation.deleteSlo'],
+  'GET /api/alerts/inbox': ['Query.alerts'],
+  'GET /api/alerts/counts': ['Query.alertCounts'],
+  'POST /api/alerts/:id/ack': ['Mutation.acknowledgeAlert'],
+  'POST /api/alerts/:id/resolve': ['Mutation.resolveAlert'],
+  'POST /api/alerts/:id/snooze': ['Mutation.snoozeAlert'],
+  'GET /api/alerts/config': ['Query.alertConfig'],
+  'POST /api/alerts/config': ['Mutation.saveAlertConfig'],
+  'POST /api/alerts/test': ['Mutation.testAlertWebhook'],
+  'GET /api/agents/:name/prevention-config': ['Query.preventionConfig'],
+  'PUT /api/agents/:name/prevention-config': ['Mutation.setPreventionConfig'],
+  'PATCH /api/agents/:name/prevention-config': ['Mutation.updatePreventionConfig'],
+  'DELETE /api/agents/:name/prevention-config': ['Mutation.deletePreventionConfig'],
+  'GET /api/projects/:project_id/prevention-config': ['Query.preventionConfig'],
+  'PUT /api/projects/:project_id/prevention-config': ['Mutation.setPreventionConfig'],
+  'PATCH /api/projects/:project_id/prevention-config': ['Mutation.updatePreventionConfig'],
+  'DELETE /api/projects/:project_id/prevention-config': ['Mutation.deletePreventionConfig'],
+  'GET /api/prevention-config': ['Query.preventionConfig'],
+  'PUT /api/prevention-config': ['Mutation.setPreventionConfig'],
+  'PATCH /api/prevention-config': ['Mutation.updatePreventionConfig'],
+  'DELETE /api/prevention-config': ['Mutation.deletePreventionConfig'],
+  'GET /api/prevention-configs': ['Query.preventionConfigs'],
+};
+
+/** Routes with no GraphQL counterpart, and why. */
+const NOT_GRAPHQL: Record<string, string> = {
+  'GET /metrics': 'Prometheus scrape',
+  'GET /api/liveness': 'probe',
+  'GET /api/readiness': 'probe',
+  'GET /api/status': 'probe',
+  'POST /api/traces/otlp': 'OTLP protocol endpoint',
+  'POST /v1/traces': 'OTLP protocol endpoint',
+  'POST /api/users/accept-invite': 'public: the invitation token is the credential, /graphql needs a key',
+  'POST /api/users/verify': 'public: the password is the credential, /graphql needs a key',
+  'GET /graphql': 'GraphQL itself',
+  'POST /graphql': 'GraphQL itself',
+  'OPTIONS /graphql': 'GraphQL itself',
+};
+
+const rest = (method: string, url: string, body?: unknown, key = ADMIN) =>
+  h.app.inject({ method: method as 'GET', url, headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, payload: body === undefined ? undefined : JSON.stringify(body) });
+
+beforeAll(async () => {
+  h = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+  const created = await h.gql('mutation { createApiKey(input: {name: "viewer", role: "viewer"}) { key } }', {}, ADMIN);
+  viewerKey = created.data.createApiKey.key;
+});
+afterAll(async () => h?.close());
+
+describe('GraphQL parity with REST', () => {
+  it('every REST route has a GraphQL counterpart in the schema, or a reason it has none', async () => {
+    const { data } = await h.gql('{ __schema { queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }', {}, ADMIN);
+    const fields = new Set([
+      ...data.__schema.queryType.fields.map((f: { name: string }) => `Query.${f.name}`),
+      ...data.__schema.mutationType.fields.map((f: { name: string }) => `Mutation.${f.name}`),
+      ...data.__schema.subscriptionType.fields.map((f: { name: string }) => `Subscription.${f.name}`),
+    ]);
+    const routes = h.app.routeList.map((r) => `${r.method} ${r.url}`);
+    expect(routes.filter((r) => !(r in COUNTERPARTS) && !(r in NOT_GRAPHQL))).toEqual([]);
+    expect(Object.values(COUNTERPARTS).flat().filter((f) => !fields.has(f))).toEqual([]);
+    // The table names no route that is gone.
+    expect(Object.keys(COUNTERPARTS).filter((r) => !routes.includes(r))).toEqual([]);
+  });
+
+  it('manages users and invitations; a viewer cannot', async () => {
+    const invited = await h.gql('mutation { inviteUser(email: "ada@example.com", role: "admin") { inviteToken expiresAt user { id email role status } } }', {}, ADMIN);
+    const { user, inviteToken } = invited.data.inviteUser;
+    expect(user).toMatchObject({ email: 'ada@example.com', role: 'admin', status: 'invited' });
+    expect(inviteToken).toMatch(/\S{20,}/);
+    expect((await h.gql('{ users { email status } }', {}, ADMIN)).data.users).toContainEqual({ email: 'ada@example.com', status: 'invited' });
+    const changed = await h.gql('mutation($id: String!) { changeUserRole(id: $id, role: "viewer") { role } }', { id: user.id }, ADMIN);
+    expect(changed.data.changeUserRole.role).toBe('viewer');
+    const bad = await h.gql('mutation($id: String!) { changeUserRole(id: $id, role: "owner") { role } }', { id: user.id }, ADMIN);
+    expect(bad.errors[0].extensions).toMatchObject({ code: 'VALIDATION', status: 422 });
+    expect((await h.gql('mutation { inviteUser(email: "not-an-email") { inviteToken } }', {}, ADMIN)).errors[0].extensions.code).toBe('VALIDATION');
+    const gone = await h.gql('mutation($id: String!) { deactivateUser(id: $id) { status } }', { id: user.id }, ADMIN);
+    expect(gone.data.deactivateUser.status).toBe('deactivated');
+    // The same rules as REST, decided by the service: a viewer neither lists nor invites.
+    expect((await h.gql('{ users { email } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await h.gql('mutation { inviteUser(email: "eve@example.com") { inviteToken } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    const listed = (await rest('GET', '/api/users')).json() as { email: string; status: string }[];
+    expect(listed.find((u) => u.email === 'ada@example.com')?.status).toBe('deactivated');
+  });
+
+  it('creates an API key shown once, lists it without the secret, revokes it; each change audited', async () => {
+    const created = await h.gql('mutation { createApiKey(input: {name: "ci", role: "admin", expiresInDays: 30}) { key apiKey { id name prefix role expiresAt revokedAt } } }', {}, ADMIN);
+    const { key, apiKey } = created.data.createApiKey;
+    expect(key).toMatch(/^sg_[0-9a-f]{64}$/);
+    expect(key.startsWith(apiKey.prefix)).toBe(true);
+    expect(apiKey).toMatchObject({ name: 'ci', role: 'admin', revokedAt: null });
+    expect((await rest('GET', '/api/auth/api-keys', undefined, key)).statusCode).toBe(200);
+    const listed = await h.gql('{ apiKeys { id name } }', {}, ADMIN);
+    expect(listed.data.apiKeys).toContainEqual({ id: apiKey.id, name: 'ci' });
+    expect(JSON.stringify(listed)).not.toContain(key);
+    const revoked = await h.gql('mutation($id: String!) { revokeApiKey(id: $id) { id revokedAt } }', { id: apiKey.id }, ADMIN);
+    expect(revoked.data.revokeApiKey.revokedAt).not.toBeNull();
+    expect((await rest('GET', '/api/auth/api-keys', undefined, key)).statusCode).toBe(401);
+    expect((await h.gql('mutation($id: String!) { revokeApiKey(id: $id) { id } }', { id: apiKey.id }, ADMIN)).errors[0].extensions.code).toBe('CONFLICT');
+    expect((await h.gql('mutation { createApiKey(input: {name: ""}) { key } }', {}, ADMIN)).errors[0].extensions.issues).toEqual([
+      { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+    ]);
+    expect((await h.gql('mutation { createApiKey(input: {name: "x"}) { key } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+
+    const audit = await h.gql('{ auditLog(first: 200) { edges { node { action resource result } } pageInfo { hasNextPage } } }', {}, ADMIN);
+    const actions = audit.data.auditLog.edges.map((e: { node: { action: string; resource: string } }) => `${e.node.action} ${e.node.resource}`);
+    expect(actions).toContain(`api_key.created api_key:${apiKey.prefix}`);
+    expect(actions).toContain(`api_key.revoked api_key:${apiKey.prefix}`);
+    expect((await h.gql('{ auditLog { edges { cursor } } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('pages the audit log by cursor, and a forged cursor is the client\'s error', async () => {
+    const first = await h.gql('{ auditLog(first: 2) { edges { node { eventId } } pageInfo { hasNextPage endCursor } } }', {}, ADMIN);
+    expect(first.data.auditLog.edges).toHaveLength(2);
+    expect(first.data.auditLog.pageInfo.hasNextPage).toBe(true);
+    const next = await h.gql('query($after: String) { auditLog(first: 2, after: $after) { edges { node { eventId } } } }', { after: first.data.auditLog.pageInfo.endCursor }, ADMIN);
+    const ids = (r: any) => r.data.auditLog.edges.map((e: { node: { eventId: string } }) => e.node.eventId);
+    expect(ids(next)).not.toContain(ids(first)[0]);
+    const forged = await h.gql('{ auditLog(first: 2, after: "T2Zmc2V0Q29ubmVjdGlvbjp4") { edges { cursor } } }', {}, ADMIN);
+    expect(forged.errors[0].extensions.code).toBe('VALIDATION');
+  });
+
+  it('updates a project', async () => {
+    await h.gql('mutation { createProject(id: "parity", name: "Parity") { id } }', {}, ADMIN);
+    const updated = await h.gql('mutation { updateProject(id: "parity", name: "Renamed", settings: {team: "ml"}) { id name settings } }', {}, ADMIN);
+    expect(updated.data.updateProject).toEqual({ id: 'parity', name: 'Renamed', settings: { team: 'ml' } });
+    expect((await rest('GET', '/api/projects/parity')).json()).toMatchObject({ name: 'Renamed', settings: { team: 'ml' } });
+    expect((await h.gql('mutation { updateProject(id: "parity", name: "x") { id } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('ingests a native batch and returns one span with its payloads', async () => {
+    const span = nativeSpan({ span_id: 'gql-ingest-1', session_id: 'gql-ingest', input_args: { path: '/etc/hosts' }, output_result: 'ok' });
+    const res = await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }', { spans: [span] }, ADMIN);
+    expect(res.data.ingestSpans).toEqual({ accepted: 1, duplicates: 0 });
+    const again = await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }', { spans: [span] }, ADMIN);
+    expect(again.data.ingestSpans).toEqual({ accepted: 0, duplicates: 1 });
+    const one = await h.gql('{ span(spanId: "gql-ingest-1") { spanId sessionId inputArgs outputResult } }', {}, viewerKey);
+    expect(one.data.span).toEqual({ spanId: 'gql-ingest-1', sessionId: 'gql-ingest', inputArgs: { path: '/etc/hosts' }, outputResult: 'ok' });
+    expect((await h.gql('{ span(spanId: "no-such-span") { spanId } }', {}, ADMIN)).errors[0].extensions.code).toBe('NOT_FOUND');
+    // Same validation as REST: a bad span is a 422 with every problem.
+    const invalid = await h.gql('mutation { ingestSpans(spans: [{span_id: "x"}]) { accepted } }', {}, ADMIN);
+    expect(invalid.errors[0].extensions).toMatchObject({ code: 'VALIDATION', status: 422 });
+    expect((await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted } }', { spans: [span] }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('takes one batch per request: aliases cannot multiply one body', async () => {
+    const span = nativeSpan({ span_id: 'gql-alias-1' });
+    const res = await h.gql(
+      'mutation($s: [JSON!]!) { a: ingestSpans(spans: $s) { accepted } ...More } fragment More on Mutation { b: ingestSpans(spans: $s) { accepted } }',
+      { s: [span] },
+      ADMIN,
+    );
+    expect(res.errors[0].extensions.code).toBe('VALIDATION');
+    expect((await rest('GET', '/api/traces/spans?session_id=gql-alias-1')).json()).toEqual([]);
+  });
+
+  it('a project-bound key finds only its project\'s spans', async () => {
+    await h.gql('mutation { createProject(id: "other", name: "Other") { id } }', {}, ADMIN);
+    const bound = (await h.gql('mutation { createApiKey(input: {name: "bound", role: "admin", projectId: "other"}) { key } }', {}, ADMIN)).data.createApiKey.key;
+    expect((await h.gql('{ span(spanId: "gql-ingest-1") { spanId } }', {}, bound)).errors[0].extensions.code).toBe('NOT_FOUND');
+    expect((await h.gql('{ span(spanId: "gql-ingest-1", projectId: "default") { spanId } }', {}, bound)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('Node', () => {
+  it('node(id:) refetches every type that implements Node, and only for callers who may see it', async () => {
+    const { data } = await h.gql('{ __type(name: "Node") { possibleTypes { name } } }', {}, ADMIN);
+    const types = data.__type.possibleTypes.map((t: { name: string }) => t.name).sort();
+    // One query per type that gives a nodeId of an existing object.
+    const sample: Record<string, string> = {
+      ApiKey: '{ apiKeys { nodeId } }',
+      Project: '{ projects { nodeId } }',
+      User: '{ users { nodeId } }',
+    };
+    await h.gql('mutation { inviteUser(email: "node@example.com") { inviteToken } }', {}, ADMIN);
+    expect(types).toEqual(Object.keys(sample).sort());
+    for (const type of types) {
+      const listed = await h.gql(sample[type] as string, {}, ADMIN);
+      const nodeId = (Object.values(listed.data)[0] as { nodeId: string }[])[0]?.nodeId;
+      expect(nodeId, type).toBeTruthy();
+      const back = await h.gql('query($id: ID!) { node(id: $id) { __typename nodeId } }', { id: nodeId }, ADMIN);
+      expect(back.data.node, type).toEqual({ __typename: type, nodeId });
+    }
+    const user = (await h.gql('{ users { nodeId } }', {}, ADMIN)).data.users[0].nodeId;
+    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: user }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+});
