@@ -12,8 +12,8 @@ import { closeRedis } from './redis.ts';
  * others' entries, so a killed worker's places come back one lease after its last renewal. Every
  * operation is one Lua script (check-and-take is atomic).
  *
- * Without Redis (one process), or while Redis cannot be asked, each worker allows its share:
- * floor(cap / workers), at least 1.
+ * Without Redis (one process), or while Redis cannot be asked (down, or no answer within a second),
+ * each worker allows its share: floor(cap / workers), at least 1.
  */
 export interface SlotsOptions {
   /** The cluster's name: the prefix of every key. */
@@ -24,6 +24,9 @@ export interface SlotsOptions {
   /** Worker processes on this host (SPYGLASS_WORKERS): the local share is the cap divided by it. */
   workers: number;
 }
+
+/** A new connection waits at most this long for Redis before its worker decides alone. */
+const ASK_TIMEOUT_MS = 1000;
 
 // KEYS[1] the scope's hash. ARGV: instance, cap, lease-key prefix, lease ms.
 const TAKE = `
@@ -78,10 +81,17 @@ export class SharedSlots {
     const renewals = this.renewals;
     let ok = mine < this.localShare(max);
     if (this.redis) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('redis did not answer')), ASK_TIMEOUT_MS)));
       try {
-        ok = (await this.redis.eval(TAKE, 1, this.key(scope), this.opts.instanceId, String(max), this.key('alive:'), String(this.opts.leaseMs))) === 1;
+        const answer = this.redis.eval(TAKE, 1, this.key(scope), this.opts.instanceId, String(max), this.key('alive:'), String(this.opts.leaseMs));
+        answer.catch(() => undefined); // it may lose the race below
+        ok = (await Promise.race([answer, late])) === 1;
       } catch {
-        // Redis away: the local share (see the class comment).
+        // Redis away or stalled: the local share (see the class comment). A take that still lands
+        // late is corrected by the next renewal, which states this instance's true counts.
+      } finally {
+        clearTimeout(timer);
       }
     }
     if (!ok) {

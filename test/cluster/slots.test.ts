@@ -47,6 +47,19 @@ describe.runIf(findRedisServer() !== null)('shared slots', () => {
     expect(await x.take('k', 3)).toBe(false);
   });
 
+  it('a Redis that stops answering is treated as away: the take is decided locally, not left waiting', async () => {
+    const prefix = `t-${randomUUID()}`;
+    const x = await slots('x', prefix);
+    expect(await x.take('k', 4)).toBe(true);
+    process.kill(redis.pid, 'SIGSTOP');
+    try {
+      // The local share of 4 with two workers is 2: one more, then refused.
+      expect(await takes(x, 'k', 2, 4)).toEqual([true, false]);
+    } finally {
+      process.kill(redis.pid, 'SIGCONT');
+    }
+  }, 30_000);
+
   it('while Redis is away each worker allows its share (cap / workers), and the counts are stated again when it returns empty', async () => {
     const prefix = `t-${randomUUID()}`;
     const [x, y] = await Promise.all([slots('x', prefix), slots('y', prefix)]);
