@@ -72,7 +72,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
   });
-  capConnectionsPerAddress(app, s.config.http.maxConnectionsPerAddress, (a) => s.auth.isTrustedProxy(a));
+  capConnectionsPerAddress(app, s.config.http.maxConnectionsPerAddress, (a) => s.auth.isTrustedProxy(a), s.slots);
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     req.principal = ANONYMOUS;

@@ -18,6 +18,7 @@ import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
 import { connectRedis } from './coord/redis.ts';
+import { SharedSlots } from './coord/slots.ts';
 import { createOutbound } from './net/guarded-fetch.ts';
 import { Limiter } from './limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
@@ -52,6 +53,8 @@ export interface Services {
   live: SseHub;
   /** The one budget of live connections (SSE, GraphQL over SSE and WebSocket). */
   liveClients: LiveClients;
+  /** Places counted across workers and instances (live clients per key, sockets per address). */
+  slots: SharedSlots;
   metrics: Metrics;
   health: HealthService;
   scoring: ScoringService;
@@ -131,10 +134,14 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
   setDeliveryShare(config.live.deliverySharePercent / 100);
+  const slots = new SharedSlots(
+    config.redisUrl ? connectRedis(config.redisUrl, 'shared caps (live clients per key, sockets per address)', logger, 'each worker allows its share of the caps') : undefined,
+    { prefix: config.cluster.name, instanceId: config.cluster.instanceId, leaseMs: config.cluster.leaseSeconds * 1000, workers: config.workers },
+  );
   const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => {
     metrics.activeSse.set(n.sse + n['graphql-sse']);
     sync?.clientsChanged(liveClients.count);
-  });
+  }, slots);
   const revocation = endRevokedStreams(keys, liveClients, logger);
   const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
   const forgetProject = (id: string) => {
@@ -155,6 +162,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     bus,
     live,
     liveClients,
+    slots,
     metrics,
     health,
     scoring: new ScoringService({ db: store.db, health }),
@@ -188,6 +196,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
       await alerts.close();
       await audit.close();
       await limiter.close();
+      await slots.close();
       await sync?.close();
     },
   };

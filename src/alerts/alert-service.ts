@@ -86,7 +86,10 @@ export class AlertService implements AlertSink {
       },
       input.dedupScope === 'forever',
     );
-    if (!row) return null;
+    if (!row) {
+      this.d.metrics.alertsDeduplicated.inc({ type: input.type });
+      return null;
+    }
     const alert = toAlert(row, now);
     this.d.metrics.alertsFired.inc({ type: alert.type });
     this.d.bus.publish({ type: 'alert:fired', data: { ...toAlertJson(alert) } });

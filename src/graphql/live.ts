@@ -73,12 +73,12 @@ builder.subscriptionField('alertFired', (t) =>
  * one of the connection's subscriptions; over HTTP (GraphQL over SSE) the request is a live
  * connection of its own, ended when its key is revoked.
  */
-function openStream<T extends LiveEvent>(ctx: Context, interest: Interest, accept: (e: LiveEvent) => e is T): EventStream<T> {
+async function openStream<T extends LiveEvent>(ctx: Context, interest: Interest, accept: (e: LiveEvent) => e is T): Promise<EventStream<T>> {
   const { bus, liveClients } = ctx.services;
   const buffer = liveClients.limits.buffer;
   if (ctx.live) return iterateEvents(bus, interest, accept, { buffer, onClose: ctx.live.addSubscription(), ready: ctx.live.ready });
   let stream: EventStream<T> | null = null;
-  const conn = liveClients.connect('graphql-sse', ctx.principal, (reason) => stream?.end(reason));
+  const conn = await liveClients.connect('graphql-sse', ctx.principal, (reason) => stream?.end(reason));
   if ('refused' in conn) throw new SpyglassError('rate_limited', conn.refused);
   const uncount = conn.addSubscription();
   // The HTTP response pulls from the stream only as fast as its socket drains.

@@ -67,8 +67,13 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
         const who = key ? `key:${sha256(key).slice(0, 24)}` : clientId(req, s);
         const limited = await rateLimit(s, who);
         if (limited) return closeWith(socket, 4429, `Too many requests: ${limited.detail}`);
-        const conn = s.liveClients.connect('graphql-ws', principal, (reason, code) => void closeWith(socket, code, code === 4403 ? `Forbidden: ${reason}` : reason));
+        const conn = await s.liveClients.connect('graphql-ws', principal, (reason, code) => void closeWith(socket, code, code === 4403 ? `Forbidden: ${reason}` : reason));
         if ('refused' in conn) return closeWith(socket, 1013, `Try again later: ${conn.refused}`);
+        // The client left while its place was being taken (a round trip to Redis).
+        if (socket.readyState !== WebSocket.OPEN) {
+          conn.release();
+          return false;
+        }
         socket.once('close', () => conn.release());
         conn.ready = congestion(req.socket);
         const cork = corkForTurn(req.socket);

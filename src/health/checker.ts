@@ -31,6 +31,8 @@ export interface CheckReport {
 export interface CheckOptions {
   /** Also list prompts and resources (a security scan's health check, spec §2.6). */
   inventory?: boolean;
+  /** The clock the check's latency is measured with (ProbeRequest.clock). */
+  clock?: () => number;
 }
 
 /** What a probe of `target` sends: its launch or URL, credentials, probe tool and deadline. */
@@ -53,7 +55,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   if (signal?.aborted) throw new CheckCancelled();
   // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
   const checkedAt = new Date();
-  const outcome = await probeServer({ ...probeRequest(target), signal, guardedFetch, inventory: opts.inventory });
+  const outcome = await probeServer({ ...probeRequest(target), signal, guardedFetch, inventory: opts.inventory, clock: opts.clock });
   const base = {
     id: randomUUID(),
     projectId: target.projectId,

@@ -35,6 +35,11 @@ export class HealthService {
   private readonly inFlight = new Map<string, Promise<CheckReport>>();
   /** Told of every completed check, whoever asked for it (monitor, CLI, API, scans): alert producers. */
   private readonly reportListeners: ((report: CheckReport) => void)[] = [];
+  /**
+   * What check latencies are measured with (ms; performance.now). Tests replace it with a clock
+   * their fixture server advances, so latency alerts are asserted without timing the machine.
+   */
+  latencyClock: () => number = () => performance.now();
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
@@ -61,7 +66,7 @@ export class HealthService {
     const running = this.inFlight.get(`${base}\u0000inventory`) ?? this.inFlight.get(key);
     if (running) return running;
     const p = this.limiter
-      .run(target.projectId, () => runCheck(this.deps.db, target, signal, this.fetchFor(target), opts))
+      .run(target.projectId, () => runCheck(this.deps.db, target, signal, this.fetchFor(target), { ...opts, clock: this.latencyClock }))
       .then((report) => {
         this.announce(report);
         return report;

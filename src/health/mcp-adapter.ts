@@ -41,6 +41,12 @@ export interface ProbeRequest {
   guardedFetch?: GuardedFetch | undefined;
   /** Also list prompts and resources (every page) where the server offers them: security scans read them. */
   inventory?: boolean | undefined;
+  /**
+   * The clock latency is measured with, in milliseconds (default performance.now). The deadline
+   * always runs on real time; tests hand in a clock their fixture advances, so that a latency
+   * alert's outcome does not depend on how loaded the machine is.
+   */
+  clock?: (() => number) | undefined;
 }
 
 export type FailureKind = 'timeout' | 'policy' | 'refused' | 'unreachable' | 'auth' | 'http' | 'spawn' | 'exited' | 'protocol' | 'cancelled';
@@ -73,8 +79,9 @@ class DeadlineError extends Error {}
 class CancelledError extends Error {}
 
 export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
-  const started = performance.now();
-  const deadline = started + req.timeoutMs;
+  const clock = req.clock ?? (() => performance.now());
+  const started = clock();
+  const deadline = performance.now() + req.timeoutMs;
   const remaining = () => Math.max(1, Math.round(deadline - performance.now()));
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new DeadlineError()), req.timeoutMs);
@@ -105,7 +112,7 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
       const { tools, invalid } = await listTools(c, opts);
       listed = {
         ok: true,
-        latencyMs: round(performance.now() - started),
+        latencyMs: round(clock() - started),
         tools,
         invalidTools: invalid ?? findInvalidSchema(tools),
         probeError: null,
@@ -134,7 +141,7 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
     // The probe tool is backend health: MCP itself answered, so its failure (even a timeout) is degraded.
     if (listed) return { ...listed, probeError: `${stage} failed: ${describe(err, stage, req, http, transport).error}` };
     const { kind, error } = describe(err, stage, req, http, transport);
-    return { ok: false, kind, error, elapsedMs: round(performance.now() - started), serverInfo: (client?.getServerVersion() as Record<string, unknown> | undefined) ?? null, protocolVersion: negotiated };
+    return { ok: false, kind, error, elapsedMs: round(clock() - started), serverInfo: (client?.getServerVersion() as Record<string, unknown> | undefined) ?? null, protocolVersion: negotiated };
   } finally {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onCancel);

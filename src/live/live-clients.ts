@@ -1,4 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
+import { sha256 } from '../auth/secrets.ts';
+import { SharedSlots } from '../coord/slots.ts';
 import { SpyglassError } from '../errors.ts';
 
 export type LiveKind = 'sse' | 'graphql-sse' | 'graphql-ws';
@@ -6,7 +8,10 @@ export type LiveKind = 'sse' | 'graphql-sse' | 'graphql-ws';
 export interface LiveLimits {
   /** Live connections of every kind together (spec §8: 200). */
   maxClients: number;
-  /** Live connections one key (or proxied user, or the local admin) may hold. */
+  /**
+   * Live connections one key (or proxied user, or the local admin) may hold, across every worker
+   * and instance with Redis (src/coord/slots.ts).
+   */
   maxPerKey: number;
   /** GraphQL subscriptions at once on one connection (decisions §12: 20). */
   maxSubscriptions: number;
@@ -25,6 +30,7 @@ export class LiveConnection {
 
   constructor(
     readonly kind: LiveKind,
+    /** The owner's scope in the shared per-key places. */
     readonly owner: string,
     readonly keyId: string | null,
     private readonly registry: LiveClients,
@@ -64,30 +70,37 @@ export class LiveConnection {
 
 /**
  * The one budget of live clients (decisions §12): every kind counts against the same total and
- * the same per-key share, and a revoked key's connections can be found and ended.
+ * the same per-key share, and a revoked key's connections can be found and ended. The total is
+ * this process's; the per-key cap is held in `slots`, cluster-wide when Redis is configured.
  */
 export class LiveClients {
   private readonly open = new Set<LiveConnection>();
-  private readonly perOwner = new Map<string, number>();
+  /** Connections waiting for their per-key place: they count against the total already. */
+  private joining = 0;
 
   constructor(
     readonly limits: LiveLimits = DEFAULT_LIVE_LIMITS,
     private readonly onChange?: (counts: Record<LiveKind, number>) => void,
+    private readonly slots: SharedSlots = new SharedSlots(undefined, { prefix: '', instanceId: '', leaseMs: 0, workers: 1 }),
   ) {}
 
   get count(): number {
     return this.open.size;
   }
 
-  /** A place for a new connection, or the reason it gets none. */
-  connect(kind: LiveKind, principal: Principal, onEnd: (reason: string, closeCode: number) => void): LiveConnection | { refused: string } {
-    if (this.open.size >= this.limits.maxClients) return { refused: `too many live clients (max ${this.limits.maxClients})` };
-    const owner = principal.keyId ?? principal.actor;
-    const held = this.perOwner.get(owner) ?? 0;
-    if (held >= this.limits.maxPerKey) return { refused: `too many live clients for this key (max ${this.limits.maxPerKey})` };
+  /**
+   * A place for a new connection, or the reason it gets none. The caller checks that its client
+   * is still there once this resolves, and releases the place if not.
+   */
+  async connect(kind: LiveKind, principal: Principal, onEnd: (reason: string, closeCode: number) => void): Promise<LiveConnection | { refused: string }> {
+    if (this.open.size + this.joining >= this.limits.maxClients) return { refused: `too many live clients (max ${this.limits.maxClients})` };
+    // Hashed: a proxied user's actor is an email address, which has no place in Redis keys.
+    const owner = `key:${sha256(principal.keyId ?? principal.actor).slice(0, 32)}`;
+    this.joining++;
+    const ok = await this.slots.take(owner, this.limits.maxPerKey).finally(() => this.joining--);
+    if (!ok) return { refused: `too many live clients for this key (max ${this.limits.maxPerKey})` };
     const conn = new LiveConnection(kind, owner, principal.keyId, this, onEnd);
     this.open.add(conn);
-    this.perOwner.set(owner, held + 1);
     this.changed();
     return conn;
   }
@@ -120,9 +133,7 @@ export class LiveClients {
   /** Called by LiveConnection.release(). */
   forget(conn: LiveConnection): void {
     if (!this.open.delete(conn)) return;
-    const held = (this.perOwner.get(conn.owner) ?? 1) - 1;
-    if (held <= 0) this.perOwner.delete(conn.owner);
-    else this.perOwner.set(conn.owner, held);
+    this.slots.give(conn.owner);
     this.changed();
   }
 

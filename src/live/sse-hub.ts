@@ -52,7 +52,22 @@ export class SseHub {
   }
 
   /** Takes over the response. `lastEventId` replays what the ring still holds after it. */
-  attach(res: ServerResponse, principal: Principal, projectId: string | null, lastEventId: number | null): void {
+  async attach(res: ServerResponse, principal: Principal, projectId: string | null, lastEventId: number | null): Promise<void> {
+    let gone = false;
+    const onGone = () => (gone = true);
+    res.once('close', onGone);
+    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false, deferred: false };
+    let off = () => {};
+    const conn = await this.budget.connect('sse', principal, (reason) => {
+      this.detach(client, off);
+      if (!res.writableEnded) res.end(errorFrame(reason));
+    });
+    res.off('close', onGone);
+    // The client left while its place was being taken (a round trip to Redis).
+    if (gone) {
+      if (!('refused' in conn)) conn.release();
+      return;
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -60,14 +75,9 @@ export class SseHub {
       'x-accel-buffering': 'no',
       'x-content-type-options': 'nosniff',
     });
-    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false, deferred: false };
-    const conn = this.budget.connect('sse', principal, (reason) => {
-      this.detach(client, off);
-      if (!res.writableEnded) res.end(errorFrame(reason));
-    });
     if ('refused' in conn) return void res.end(errorFrame(conn.refused));
     client.conn = conn;
-    const off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, streamed(items)));
+    off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, streamed(items)));
     this.clients.add(client);
     res.on('close', () => {
       this.detach(client, off);

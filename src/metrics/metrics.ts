@@ -38,6 +38,12 @@ export class Metrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  readonly alertsDeduplicated = new Counter({
+    name: 'spyglass_alerts_deduplicated_total',
+    help: 'Alerts not written because their dedup key is already open (or fired for good), by type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
   readonly alertDeliveries = new Counter({
     name: 'spyglass_alert_deliveries_total',
     help: 'Chat deliveries of alerts by outcome (sent, failed, skipped)',

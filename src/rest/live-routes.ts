@@ -14,6 +14,6 @@ export function registerLiveRoutes(app: FastifyInstance, s: Services): void {
     const raw = req.headers['last-event-id'];
     const lastId = raw === undefined ? null : Number(Array.isArray(raw) ? raw[0] : raw);
     reply.hijack();
-    s.live.attach(reply.raw, req.principal, projectId, lastId !== null && Number.isInteger(lastId) ? lastId : null);
+    await s.live.attach(reply.raw, req.principal, projectId, lastId !== null && Number.isInteger(lastId) ? lastId : null);
   });
 }

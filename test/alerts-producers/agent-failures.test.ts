@@ -124,15 +124,27 @@ describe('SDK guard tags', () => {
 });
 
 describe('cost on healthy traffic', () => {
-  it('a batch without unhealthy tags hands nothing to the sink', async () => {
+  it('a batch without unhealthy tags hands nothing to the sink, after one pass over it', async () => {
     const { sink, alerts } = setup();
-    const batch = Array.from({ length: 10_000 }, () => span('success'));
-    const t0 = performance.now();
+    // The cost is counted, not timed (speed is for `npm run bench`): one pass that reads each
+    // span's tag (a few times at most) and touches no other field of a healthy span.
+    let tagReads = 0;
+    let otherReads = 0;
+    const batch = Array.from({ length: 10_000 }, () => {
+      const s = span('success');
+      return new Proxy(s, {
+        get: (target, prop, receiver) => {
+          if (prop === 'healthTag') tagReads++;
+          else otherReads++;
+          return Reflect.get(target, prop, receiver) as unknown;
+        },
+      });
+    });
     alerts.observe(batch);
-    const ms = performance.now() - t0;
     await alerts.settled();
     expect(sink.fired).toEqual([]);
-    // One pass over 10,000 spans: well under a millisecond per thousand on any machine.
-    expect(ms).toBeLessThan(100);
+    expect(tagReads).toBeGreaterThanOrEqual(10_000);
+    expect(tagReads).toBeLessThanOrEqual(3 * 10_000);
+    expect(otherReads).toBe(0);
   });
 });

@@ -48,6 +48,8 @@ async function start(doc: Record<string, unknown>, dataDir?: string): Promise<Te
     ...(dataDir ? { SPYGLASS_DATA_DIR: dataDir } : {}),
   });
   rmSync(sub, { recursive: true, force: true });
+  // Check latency is what the fixture's virtual clock says, not the machine's speed.
+  server.services.health.latencyClock = () => mcp.clock();
   return server;
 }
 
@@ -163,16 +165,18 @@ describe('alert producers against a running server', () => {
   });
 
   it('a check far slower than the baseline fires high_latency once; back to normal resolves it', async () => {
+    // On the fixture's virtual clock every request costs 4 ms, so the baseline is exactly a few
+    // requests' worth whatever the load; then each costs 300 ms: 75 times the baseline.
+    mcp.cost('slowpoke', 4);
     await checks(server, 'slowpoke', 5, 'up');
-    // Every request of the check waits, so a check takes about a second against tens of ms before.
-    mcp.delay('slowpoke', 300);
+    mcp.cost('slowpoke', 300);
     await checks(server, 'slowpoke', 2, 'up');
     await settle(server);
     const slow = await inbox(server, 'type=high_latency');
     expect(slow).toHaveLength(1);
     expect(slow[0]).toMatchObject({ severity: 'warning', server_name: 'slowpoke', status: 'firing' });
     expect(messages('high_latency', { server: 'slowpoke' })).toHaveLength(1);
-    mcp.delay('slowpoke', 0);
+    mcp.cost('slowpoke', 4);
     await checks(server, 'slowpoke', 1, 'up');
     await settle(server);
     expect(await inbox(server, 'type=high_latency')).toEqual([]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { sha256 } from '../../src/auth/secrets.ts';
 import { bootstrapKey, call, configFile, createKey, type Reply } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -93,8 +93,10 @@ describe('rate limits (in process)', () => {
     // Made in process: the boot key has used up its key-creation budget in the tests above.
     const { key } = await server.services.keys.create({ name: 'window', role: 'viewer', projectId: null, expiresAt: null, createdBy: 'test' });
     expect((await call(base, 'GET', '/api/settings', { key })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2_100)); // bounded: a fixed 2.1 s, so ceil(ttl) drops to ≤ 58 s
-    const replies = await hit(base, key, 5);
+    // 2.1 s later by the clock the limiter reads (Date only; timers stay real), so ceil(ttl) is ≤ 58 s.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 2_100);
+    const replies = await hit(base, key, 5).finally(() => vi.useRealTimers());
     expect(statuses(replies)).toEqual([200, 200, 200, 200, 429]);
     expect(replies[4]!.json).toEqual({ detail: 'Rate limit exceeded: 5 per 1 minute' });
   });

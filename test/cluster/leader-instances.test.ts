@@ -85,7 +85,10 @@ describe.runIf(redisUrl && pgAdminUrl)('two instances, one leader', () => {
       await eventually('the span is stored', async () => (await metric(inst, 'spyglass_spans_ingested_total')) >= 1);
     }
     await eventually('agent_failure fired', async () => (await inbox(first, 'agent_failure')).length > 0);
-    await new Promise((r) => setTimeout(r, 500)); // the other instance's producer had its chance
+    // Both instances' producers tried: one wrote the alert, the other's attempt was deduplicated.
+    const agentFailures = async (name: string) => (await metric(first, `${name}{type="agent_failure"}`)) + (await metric(second, `${name}{type="agent_failure"}`));
+    await eventually('the other instance tried too', async () => (await agentFailures('spyglass_alerts_deduplicated_total')) >= 1);
+    expect(await agentFailures('spyglass_alerts_fired_total')).toBe(1);
     expect(await inbox(second, 'agent_failure')).toHaveLength(1);
 
     // The leader dies without releasing its lease: the other takes over when it expires.

@@ -19,6 +19,8 @@ export interface RedisServer {
   /** redis://127.0.0.1:<port> */
   url: string;
   port: number;
+  /** The redis-server process (a test may SIGSTOP it to stand for a Redis that stopped answering). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     await stop();
     throw new Error(`redis-server did not start: ${(err as Error).message}\n${log}`, { cause: err });
   }
-  return { url: `redis://127.0.0.1:${port}`, port, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid ?? 0, stop };
 }
 
 /** Sends PING until the server answers +PONG: at most 100 tries, 50 ms apart. */

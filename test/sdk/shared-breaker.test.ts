@@ -53,6 +53,20 @@ async function call(sg: Spyglass, fn: () => unknown = () => 'ok'): Promise<'ok' 
     return err instanceof CircuitBreakerOpenError ? 'refused' : 'failed';
   }
 }
+/**
+ * Waits until Redis's clock, the one the shared breaker decides by, is a cooldown past the
+ * breaker's `field` (opened_at, or trial_at for trial slots held without an answer). Bounded: 10 s.
+ */
+async function cooledDown(key: string, field: 'opened_at' | 'trial_at', cooldownMs = 1000): Promise<void> {
+  const at = Number(await redis.hget(key, field));
+  expect(at).toBeGreaterThan(0);
+  await expect
+    .poll(async () => {
+      const [s, us] = await redis.time();
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000) >= at + cooldownMs;
+    }, { timeout: 10_000, interval: 50 })
+    .toBe(true);
+}
 /** Polls cond every 20 ms, at most 10 s. */
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await sleep(20);
@@ -88,7 +102,7 @@ describe.runIf(injected !== null)(injected !== null ? 'circuit breakers shared t
     expect(spans.find((s) => s.tool_name === 'query')).toMatchObject({ status: 'prevented', health_tag: 'circuit_breaker_open' });
 
     // After the cooldown exactly two trial calls run, across both processes; the rest are refused.
-    await sleep(1100);
+    await cooledDown(key, 'opened_at');
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let started = 0;
@@ -115,7 +129,7 @@ describe.runIf(injected !== null)(injected !== null ? 'circuit breakers shared t
     expect(again).toMatch(/blocked after a trial call failed/);
 
     // Two passing trials close it; everyone's calls flow again.
-    await sleep(1100);
+    await cooledDown(key, 'opened_at');
     expect([await call(a), await call(b)]).toEqual(['ok', 'ok']);
     expect([await call(a), await call(b), await call(a)]).toEqual(['ok', 'ok', 'ok']);
     expect(await redis.exists(key)).toBe(0);
@@ -161,14 +175,15 @@ console.log(JSON.stringify(outcomes));
     const keyPrefix = `t-${randomUUID()}`;
     const prevention = breaker(1, 1, 1);
     const [a, b] = [agent({ prevention, sharedBreakers: { redisUrl, keyPrefix } }), agent({ prevention, sharedBreakers: { redisUrl, keyPrefix } })];
+    const key = `${keyPrefix}:cb:crawler\u0000search`;
     expect(await call(a, failing)).toBe('failed');
-    await sleep(1100);
+    await cooledDown(key, 'opened_at');
     // A takes the only trial slot and hangs (stands in for a process killed mid-call).
     let hung = false;
     void call(a, () => new Promise(() => (hung = true)));
     await until(() => hung);
     expect(await call(b)).toBe('refused');
-    await sleep(1100);
+    await cooledDown(key, 'trial_at');
     expect([await call(b), await call(b)]).toEqual(['ok', 'ok']);
   });
 
