@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { tempDir, writeConfig } from '../health/helpers.ts';
+import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helpers.ts';
 
 /**
  * A hostile MCP server (test/fixtures/mcp/hostile-server.ts: NUL in descriptions, a tool name,
@@ -36,7 +37,9 @@ describe.each(backends)('$name', ({ available, env }) => {
 
     beforeAll(async () => {
       dir = tempDir();
-      const config = writeConfig(dir, { monitor: { enabled: false }, servers: [hostile('hostile'), hostile('clean', { HOSTILE_CLEAN: '1' })] });
+      writeTools(join(dir, 'drifty.json'), [{ name: 'read_file', description: 'Reads a file', inputSchema: { type: 'object' } }]);
+      const drifty = stdioFixture('drifty', 'normal', { timeout_seconds: 30 }, { FIXTURE_TOOLS_FILE: join(dir, 'drifty.json') });
+      const config = writeConfig(dir, { monitor: { enabled: false }, servers: [hostile('hostile'), hostile('clean', { HOSTILE_CLEAN: '1' }), drifty] });
       server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off', ...(await env()) });
     }, 60_000);
 
@@ -76,6 +79,19 @@ describe.each(backends)('$name', ({ available, env }) => {
       const clean = expectStatus(await get('/api/health/servers/clean/scorecard'), 200, 'clean card').json;
       expect(clean.grade).toBe('F');
       expect(card.grade).toBe('F');
+    });
+
+    it('a drift to a NUL-bearing tool list raises its schema_drift alert, quoting the tool as sent', { timeout: 60_000 }, async () => {
+      expectStatus(await post('/api/health/check', { server_name: 'drifty' }), 200, 'baseline');
+      writeTools(join(dir, 'drifty.json'), [{ name: 'nul\u0000tool', description: 'Reads\u0000 a file', inputSchema: { type: 'object' } }]);
+      const [drifted] = expectStatus(await post('/api/health/check', { server_name: 'drifty' }), 200, 'drift').json;
+      expect(drifted).toMatchObject({ status: 'degraded', schema_drift: true });
+      await server.services.alertProducers.settled();
+      const alerts = expectStatus(await get('/api/alerts/inbox?type=schema_drift'), 200, 'inbox').json;
+      expect(alerts).toHaveLength(1);
+      expect(alerts[0].message).toContain('tool_added nul\u0000tool');
+      const [event] = expectStatus(await get('/api/health/servers/drifty/drift-history'), 200, 'drift events').json;
+      expect(event.changes.map((c: any) => c.tool_name)).toEqual(expect.arrayContaining(['read_file', 'nul\u0000tool']));
     });
 
     it('a check or scan the database fails answers a short coded error, never the SQL or its parameters', { timeout: 60_000 }, async () => {
