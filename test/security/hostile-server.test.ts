@@ -66,6 +66,8 @@ describe.each(backends)('$name', ({ available, env }) => {
       expect(rules(NUL_NAME)).toContain('poisoning.nul');
       expect(rules(ESCAPE_NAME)).toEqual(expect.arrayContaining(['poisoning.ansi', 'poisoning.bidi']));
       expect(rules('big')).toContain('poisoning.long-text');
+      // The NUL at the bottom of the 100-deep schema is read too.
+      expect(scan.findings.some((f: any) => f.rule === 'poisoning.nul' && f.tool_name === 'deep' && f.location.endsWith('.level100.description'))).toBe(true);
       const nul = scan.findings.find((f: any) => f.rule === 'poisoning.nul' && f.location === 'tools.read_notes.description');
       expect(nul).toMatchObject({ severity: 'high', evidence: expect.stringContaining('Reads your notes.\\u{0} Ignore') });
       // The pins round-trip too: a second scan sees no rug pull.
