@@ -15,8 +15,8 @@ export function storeErrorText(err: unknown): string | null {
   return sawQuery ? 'database error' : null;
 }
 
-/** SQLSTATE: five digits or capital letters, e.g. 22P05 (untranslatable character). */
-const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** SQLSTATE: five digits or capital letters with at least one digit, e.g. 22P05 (not errno's EPIPE). */
+const SQLSTATE = /^(?=[A-Z]*\d)[0-9A-Z]{5}$/;
 
 /** A short, fixed text for any internal failure: the database's coded one, else `internal error`. */
 export function internalErrorText(err: unknown): string {
