@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
 import { toDriftJson, toHealthJson, type DriftChange } from '../model/health.ts';
 import type { Services } from '../services.ts';
-import { printRows } from './output.ts';
+import { Lines, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 export const CHECK_COLUMNS = ['server_name', 'status', 'latency_ms', 'tools_count', 'error', 'drift'];
@@ -54,12 +54,10 @@ export function printCheckRows(rows: Record<string, unknown>[], json: boolean): 
   printRows(rows.map((r) => ({ ...r, drift: driftText(r.drift) })), CHECK_COLUMNS, false);
 }
 
-function driftText(drift: unknown): string | null {
+function driftText(drift: unknown): Lines | null {
   const changes = (drift as { changes?: DriftChange[] } | null)?.changes;
   if (!changes?.length) return null;
-  return changes
-    .map((c) => `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim())
-    .join('\n');
+  return new Lines(changes.map((c) => `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim()));
 }
 
 export function reportJson(r: CheckReport): Record<string, unknown> {

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.ts';
 import { SpyglassError } from '../errors.ts';
+import { escapeHidden } from '../security/poisoning/text.ts';
+import { storeErrorText } from '../store/store-error.ts';
 import { alertsCommand } from './alerts.ts';
 import { apiKeyCommand } from './api-key.ts';
 import { checkCommand } from './check.ts';
@@ -44,10 +46,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof ConfigError) {
-    process.stderr.write(`spyglass: ${err.message}\n`);
+    process.stderr.write(`spyglass: ${escapeHidden(err.message)}\n`);
     process.exit(2);
   }
-  const detail = err instanceof SpyglassError && err.issues ? err.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ') : (err as Error).message;
-  process.stderr.write(`spyglass: ${detail}\n`);
+  // A failed statement's message is its SQL and parameters: only its SQLSTATE is printed.
+  const detail = err instanceof SpyglassError && err.issues ? err.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ') : (storeErrorText(err) ?? (err as Error).message);
+  process.stderr.write(`spyglass: ${escapeHidden(detail)}\n`);
   process.exit(1);
 }

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
 import { NO_SERVERS, printCheckRows, reportJson } from './check.ts';
+import { escapeLine, jsonText } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 /**
@@ -61,13 +62,13 @@ function finishOnce(rows: Record<string, unknown>[], json: boolean): void {
 
 function printLine(row: Record<string, unknown>, json: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(row)}\n`);
+    process.stdout.write(`${jsonText(row)}\n`);
     return;
   }
   const latency = typeof row.latency_ms === 'number' ? `${row.latency_ms.toFixed(0)} ms` : '-';
   const tools = row.tools_count ?? '-';
   const when = typeof row.checked_at === 'string' ? row.checked_at : new Date().toISOString();
-  process.stdout.write(`${when}  ${String(row.server_name)}  ${String(row.status)}  ${latency}  tools=${String(tools)}${row.error ? `  ${String(row.error)}` : ''}\n`);
+  process.stdout.write(`${when}  ${escapeLine(String(row.server_name))}  ${String(row.status)}  ${latency}  tools=${String(tools)}${row.error ? `  ${escapeLine(String(row.error))}` : ''}\n`);
 }
 
 /** Runs `fn` with a signal that aborts on the first SIGINT/SIGTERM. */

@@ -1,9 +1,22 @@
 import Table from 'cli-table3';
+import { escapeHiddenJson, escapeLine } from '../security/poisoning/text.ts';
+
+/**
+ * Everything the CLI prints may quote an MCP server (tool names, errors, drift details), so every
+ * string goes through one escaping (poisoning/text.ts, the one findings' evidence uses): tables and
+ * lines show hidden characters as `\u{1B}`, JSON carries them as `\u001b` escapes. A terminal never
+ * receives an escape sequence, a bidi override or a control character from a server.
+ */
+
+/** A table cell of several lines (a check's drift changes): each line is escaped on its own. */
+export class Lines {
+  constructor(readonly lines: readonly string[]) {}
+}
 
 /** Prints rows as a table for people, or as JSON with --json for scripts. */
 export function printRows(rows: Record<string, unknown>[], columns: string[], json: boolean): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    printJson(rows);
     return;
   }
   if (rows.length === 0) {
@@ -16,10 +29,19 @@ export function printRows(rows: Record<string, unknown>[], columns: string[], js
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value, 2)}\n`);
 }
+
+/** JSON.stringify with hidden characters as JSON escapes (monitor's JSON lines use it too). */
+export function jsonText(value: unknown, indent?: number): string {
+  return escapeHiddenJson(JSON.stringify(value, null, indent) ?? 'null');
+}
+
+/** One line of text that may quote a server, made safe for a terminal. */
+export { escapeLine };
 
 function format(v: unknown): string {
   if (v === null || v === undefined) return '-';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (v instanceof Lines) return v.lines.map(escapeLine).join('\n');
+  return escapeLine(typeof v === 'object' ? JSON.stringify(v) : String(v));
 }

@@ -5,7 +5,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
 import { toScanJson } from '../security/scan-json.ts';
-import { printJson, printRows } from './output.ts';
+import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -46,7 +46,7 @@ export function scanCommand(): Command {
       ? ((await callApi(remote, 'POST', '/api/security/scan', { ...(o.server ? { server_name: o.server } : {}), ...(o.project ? { project_id: o.project } : {}) })) as ScanJson[])
       : await scanLocally(o);
     if (scans.length === 0 && !o.server) process.stderr.write('spyglass: no MCP servers are configured, so there is nothing to scan (see servers: in spyglass.yaml)\n');
-    for (const s of scans) if (s.error) process.stderr.write(`spyglass: ${s.server_name}: ${s.error} (only config-based checks ran)\n`);
+    for (const s of scans) if (s.error) process.stderr.write(`spyglass: ${escapeLine(s.server_name)}: ${escapeLine(s.error)} (only config-based checks ran)\n`);
     if (o.sarif) printJson(sarifOf(scans));
     else if (o.json) printJson(scans);
     else printTables(scans);
@@ -58,7 +58,7 @@ async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
   return withLocalServices(async (s) => {
     const tty = process.stderr.isTTY;
     const stored = await s.security.scan(o.project ?? null, o.server, {
-      onObserved: tty ? (t, done, total) => process.stderr.write(`\rspyglass: scanned ${done}/${total} (${t.name})\u001b[K`) : undefined,
+      onObserved: tty ? (t, done, total) => process.stderr.write(`\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`) : undefined,
     });
     if (tty) process.stderr.write('\r\u001b[K');
     return stored.map((x) => toScanJson(x) as unknown as ScanJson);

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
 import { toScorecardJson } from '../scoring/scorecard.ts';
-import { printRows } from './output.ts';
+import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 
 const COLUMNS = ['server_name', 'grade', 'score', 'availability', 'security', 'reliability', 'schema_stability', 'performance', 'cap'];
@@ -19,7 +19,7 @@ export function scorecardCommand(): Command {
     .action(async (o: { server?: string; json?: boolean; failBelow?: Grade; project?: string; url?: string; apiKey?: string }) => {
       const remote = remoteFrom(o);
       const cards = remote ? await fetchRemote(remote, o.server, o.project) : await readLocal(o.server, o.project);
-      if (o.json) process.stdout.write(`${JSON.stringify(o.server ? cards[0] : cards, null, 2)}\n`);
+      if (o.json) printJson(o.server ? cards[0] : cards);
       else printRows(cards.map(toRow), COLUMNS, false);
       if (o.failBelow && cards.some((c) => GRADES.indexOf(c.grade as Grade) > GRADES.indexOf(o.failBelow as Grade))) process.exitCode = 1;
     });

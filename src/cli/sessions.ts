@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { HEALTH_TAGS } from '../model/span.ts';
 import { getSessionTree, listSessions, toTreeJson, type SessionJson, type TreeNodeJson } from '../sessions/sessions-service.ts';
-import { printJson, printRows } from './output.ts';
+import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 const COLUMNS = ['session_id', 'agent_name', 'health_tag', 'tool_calls', 'failed_calls', 'duration_ms', 'est_cost_usd', 'last_call_at'];
@@ -42,7 +42,7 @@ export function sessionsCommand(): Command {
     });
 }
 
-/** A session header and its spans drawn as a tree with box-drawing branches. */
+/** A session header and its spans drawn as a tree with box-drawing branches; every line escaped for a terminal. */
 export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: boolean): string {
   const lines = [
     `session ${s.session_id}  agent ${s.agent_name ?? '-'}  ${s.health_tag}`,
@@ -58,7 +58,8 @@ export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: 
   };
   walk(roots, '');
   if (truncated) lines.push('… (truncated: the session has more spans than a tree shows)');
-  return `${lines.join('\n')}\n`;
+  // Names and errors come from spans, which quote agents and servers: one escaped line each.
+  return `${lines.map(escapeLine).join('\n')}\n`;
 }
 
 function label(n: TreeNodeJson): string {

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+import { escapeHidden } from './poisoning/text.ts';
 import { OWASP_TITLES } from './types.ts';
 
 /**
  * `spyglass scan --sarif`: one SARIF 2.1.0 run for code-scanning uploads. Works on the scan JSON
  * (scan-json.ts) so a local scan and one fetched with --url print the same. Rules are the rule ids
  * the findings carry; results point at the server's entry in spyglass.yaml (when it has one) and
- * name the server and tool as a logical location.
+ * name the server and tool as a logical location. Names and texts that quote a server are
+ * escaped as findings' evidence is (escapeHidden): a SARIF viewer shows `\u{202E}`, not a reordered line.
  */
 export interface SarifOptions {
   toolVersion: string;
@@ -54,7 +56,7 @@ export function toSarif(scans: readonly ScanJson[], opts: SarifOptions): Record<
   }
   const notifications = scans
     .filter((s) => s.error !== null)
-    .map((s) => ({ level: 'warning', message: { text: `${s.server_name}: ${s.error}` } }));
+    .map((s) => ({ level: 'warning', message: { text: escapeHidden(`${s.server_name}: ${s.error}`) } }));
   return {
     $schema: 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
     version: '2.1.0',
@@ -74,7 +76,7 @@ function ruleOf(f: FindingJson): Record<string, unknown> {
     id: f.rule,
     name: f.rule.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()),
     shortDescription: { text: f.title },
-    fullDescription: { text: f.description },
+    fullDescription: { text: escapeHidden(f.description) },
     help: { text: f.remediation, markdown: `**Remediation:** ${f.remediation}${owasp ? `\n\n${f.category}: ${owasp}` : ''}` },
     defaultConfiguration: { level: LEVEL[f.severity] ?? 'warning' },
     properties: { tags: ['security', 'mcp', f.category, ...(owasp ? [owasp] : [])], 'security-severity': SECURITY_SEVERITY[f.severity] ?? '5.5' },
@@ -83,15 +85,15 @@ function ruleOf(f: FindingJson): Record<string, unknown> {
 
 function resultOf(scan: ScanJson, f: FindingJson, index: number, opts: SarifOptions): Record<string, unknown> {
   const line = scan.project_id === CONFIG_PROJECT ? opts.serverLines.get(scan.server_name) : undefined;
-  const logical = f.tool_name
-    ? { name: f.tool_name, fullyQualifiedName: `${scan.server_name}/${f.tool_name}`, kind: 'function' }
-    : { name: scan.server_name, fullyQualifiedName: scan.server_name, kind: 'module' };
-  const where = [f.location, f.evidence ? `matched: ${f.evidence}` : null].filter(Boolean).join('; ');
+  const server = escapeHidden(scan.server_name);
+  const tool = f.tool_name === null ? null : escapeHidden(f.tool_name);
+  const logical = tool !== null ? { name: tool, fullyQualifiedName: `${server}/${tool}`, kind: 'function' } : { name: server, fullyQualifiedName: server, kind: 'module' };
+  const where = escapeHidden([f.location, f.evidence ? `matched: ${f.evidence}` : null].filter(Boolean).join('; '));
   return {
     ruleId: f.rule,
     ruleIndex: index,
     level: LEVEL[f.severity] ?? 'warning',
-    message: { text: `${scan.server_name}: ${f.title}${f.cve_id ? ` (${f.cve_id})` : ''}${where ? ` [${where}]` : ''}` },
+    message: { text: `${server}: ${escapeHidden(f.title)}${f.cve_id ? ` (${f.cve_id})` : ''}${where ? ` [${where}]` : ''}` },
     locations: [
       {
         ...(opts.configUri && line !== undefined ? { physicalLocation: { artifactLocation: { uri: opts.configUri }, region: { startLine: line } } } : {}),
@@ -99,6 +101,6 @@ function resultOf(scan: ScanJson, f: FindingJson, index: number, opts: SarifOpti
       },
     ],
     partialFingerprints: { spyglassFinding: createHash('sha256').update([scan.project_id, scan.server_name, f.rule, f.tool_name ?? '', f.location ?? ''].join('\u0000')).digest('hex') },
-    properties: { severity: f.severity, category: f.category, project_id: scan.project_id, server_name: scan.server_name },
+    properties: { severity: f.severity, category: f.category, project_id: scan.project_id, server_name: server },
   };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { CheckCancelled } from '../health/checker.ts';
 import type { HealthService } from '../health/health-service.ts';
 import type { CheckTarget } from '../model/health.ts';
+import { internalErrorText } from '../store/store-error.ts';
 import { toObservation } from './observe.ts';
 import type { CheckRegistry } from './registry.ts';
 import type { Finding, HttpExposure, Observation, ScanContext } from './types.ts';
@@ -18,8 +19,10 @@ export async function observeTarget(health: HealthService, registry: CheckRegist
     const report = await health.check(target, signal, { inventory: true });
     obs = toObservation(report.outcome, null);
   } catch (err) {
-    const error = err instanceof CheckCancelled ? 'scan cancelled' : `health check failed: ${(err as Error).message}`;
-    return unreachable(error);
+    if (err instanceof CheckCancelled) return unreachable('scan cancelled');
+    // Never the error's own message: a database error carries the statement and its parameters.
+    logger.error({ err, server: target.name, project: target.projectId }, 'security scan: the health check failed');
+    return unreachable(`health check failed: ${internalErrorText(err)}`);
   }
   if (obs.reachable && target.transport !== 'stdio' && registry.exposure) {
     // The extra requests about the transport (probeExposure, wired in registry.ts).

@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Alert, AlertStatus, AlertType, Severity } from '../model/alert.ts';
 import { execute, timestamptz, type Db } from './db.ts';
+import { fromPg, fromPgText, pgText, toPg } from './pg-text.ts';
 import { alertConfigs, alertDedup, alerts } from './schema-alerts.ts';
 
 /**
@@ -33,8 +34,8 @@ export function toAlert(row: AlertRow, now: Date): Alert {
     id: row.id,
     type: row.type as AlertType,
     severity: row.severity as Severity,
-    title: row.title,
-    message: row.message,
+    title: fromPgText(row.title),
+    message: fromPgText(row.message),
     projectId: row.projectId,
     serverName: row.serverName,
     agentName: row.agentName,
@@ -44,7 +45,7 @@ export function toAlert(row: AlertRow, now: Date): Alert {
     acknowledgedAt: row.acknowledgedAt,
     resolvedAt: row.resolvedAt,
     snoozedUntil: expired ? null : row.snoozedUntil,
-    fields: (row.fields ?? {}) as Alert['fields'],
+    fields: fromPg((row.fields ?? {}) as Alert['fields']),
     delivery: row.delivery as Delivery,
     deliveryError: row.deliveryError,
   };
@@ -52,9 +53,11 @@ export function toAlert(row: AlertRow, now: Date): Alert {
 
 /**
  * Inserts unless the open-alert index already holds the key (concurrent fires make one row).
- * With `forever`, the dedup table's primary key decides first, in the same transaction.
+ * With `forever`, the dedup table's primary key decides first, in the same transaction. Titles,
+ * messages and fields quote MCP servers (errors, tool names): pg-text.ts stores them escaped.
  */
-export async function insertAlert(db: Db, row: NewAlertRow, forever: boolean): Promise<AlertRow | null> {
+export async function insertAlert(db: Db, input: NewAlertRow, forever: boolean): Promise<AlertRow | null> {
+  const row = { ...input, title: pgText(input.title), message: pgText(input.message), dedupKey: pgText(input.dedupKey), fields: toPg(input.fields) };
   return db.transaction(async (tx) => {
     if (forever) {
       const claimed = await tx.insert(alertDedup).values({ projectId: row.projectId, dedupKey: row.dedupKey, firedAt: row.firedAt }).onConflictDoNothing().returning();
@@ -88,7 +91,7 @@ export async function resolveByKey(db: Db, projectId: string, dedupKey: string, 
   const rows = await db
     .update(alerts)
     .set({ status: 'resolved', resolvedAt: now, snoozedUntil: null })
-    .where(and(eq(alerts.projectId, projectId), eq(alerts.dedupKey, dedupKey), sql`${alerts.status} <> 'resolved'`))
+    .where(and(eq(alerts.projectId, projectId), eq(alerts.dedupKey, pgText(dedupKey)), sql`${alerts.status} <> 'resolved'`))
     .returning({ id: alerts.id });
   return rows.length;
 }

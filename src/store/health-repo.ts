@@ -1,6 +1,7 @@
 import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
 import { execute, type Db } from './db.ts';
+import { fromPg, fromPgText, pgText, toPg } from './pg-text.ts';
 import { driftEvents, healthResults, toolSchemas } from './schema-health.ts';
 import { servers } from './schema.ts';
 
@@ -15,6 +16,9 @@ export interface NewResult {
 }
 
 /**
+ * Everything a server sent (error text, serverInfo, instructions, tools, drift details) goes
+ * through pg-text.ts: a NUL or a lone surrogate is stored escaped and read back as it was sent.
+ *
  * Stores a check: its result, the tool-list snapshot when it is new to this server, and its drift
  * event. The common case (nothing changed) is one INSERT: with the embedded database every
  * statement runs on the event loop that also serves the checks in flight.
@@ -29,13 +33,13 @@ export async function saveCheck(db: Db, c: NewResult): Promise<void> {
     latencyMs: r.latencyMs,
     toolsCount: r.toolsCount,
     schemaHash: r.schemaHash,
-    error: r.error,
+    error: nullableText(r.error),
     checkedAt: r.checkedAt ?? new Date(),
     schemaDrift: r.schemaDrift,
     transport: r.transport,
-    serverInfo: r.serverInfo,
-    protocolVersion: r.protocolVersion,
-    instructions: c.instructions,
+    serverInfo: toPg(r.serverInfo),
+    protocolVersion: nullableText(r.protocolVersion),
+    instructions: nullableText(c.instructions),
   };
   if (!(r.schemaHash && c.tools) && !c.drift) {
     await db.insert(healthResults).values(row);
@@ -45,7 +49,7 @@ export async function saveCheck(db: Db, c: NewResult): Promise<void> {
     if (r.schemaHash && c.tools) {
       await tx
         .insert(toolSchemas)
-        .values({ hash: r.schemaHash, tools: c.tools })
+        .values({ hash: r.schemaHash, tools: toPg(c.tools) })
         .onConflictDoUpdate({ target: toolSchemas.hash, set: { lastSeenAt: sql`now()` } });
     }
     await tx.insert(healthResults).values(row);
@@ -59,7 +63,7 @@ export async function saveCheck(db: Db, c: NewResult): Promise<void> {
         previousHash: d.previousHash,
         currentHash: d.currentHash,
         classification: d.classification,
-        changes: d.changes,
+        changes: toPg(d.changes),
         resultId: r.id,
       });
     }
@@ -79,13 +83,13 @@ export async function findBaseline(db: Db, projectId: string, serverName: string
     .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName), isNotNull(healthResults.schemaHash)))
     .orderBy(desc(healthResults.checkedAt))
     .limit(1);
-  return row?.hash ? { schemaHash: row.hash, instructions: row.instructions } : null;
+  return row?.hash ? { schemaHash: row.hash, instructions: row.instructions === null ? null : fromPgText(row.instructions) } : null;
 }
 
 /** The tool list stored for a hash; null once retention removed it. */
 export async function findToolSnapshot(db: Db, hash: string): Promise<ToolSnapshot[] | null> {
   const [row] = await db.select({ tools: toolSchemas.tools }).from(toolSchemas).where(eq(toolSchemas.hash, hash)).limit(1);
-  return (row?.tools as ToolSnapshot[] | undefined) ?? null;
+  return row ? fromPg(row.tools as ToolSnapshot[]) : null;
 }
 
 /** The newest result of each (project, server) asked for; one index probe per server. */
@@ -129,7 +133,7 @@ export async function listDriftEvents(db: Db, projectId: string | null, serverNa
     previousHash: r.previousHash,
     currentHash: r.currentHash,
     classification: r.classification as DriftEvent['classification'],
-    changes: r.changes as DriftChange[],
+    changes: fromPg(r.changes as DriftChange[]),
   }));
 }
 
@@ -196,12 +200,12 @@ function fromRow(r: Row): HealthResult {
     latencyMs: r.latencyMs,
     toolsCount: r.toolsCount,
     schemaHash: r.schemaHash,
-    error: r.error,
+    error: r.error === null ? null : fromPgText(r.error),
     checkedAt: r.checkedAt,
     schemaDrift: r.schemaDrift,
     transport: r.transport,
-    serverInfo: r.serverInfo ?? null,
-    protocolVersion: r.protocolVersion,
+    serverInfo: fromPg(r.serverInfo ?? null),
+    protocolVersion: r.protocolVersion === null ? null : fromPgText(r.protocolVersion),
   };
 }
 
@@ -216,13 +220,17 @@ function fromRaw(r: RawResult): HealthResult {
     latencyMs: r.latency_ms === null || r.latency_ms === undefined ? null : Number(r.latency_ms),
     toolsCount: r.tools_count === null || r.tools_count === undefined ? null : Number(r.tools_count),
     schemaHash: (r.schema_hash as string | null) ?? null,
-    error: (r.error as string | null) ?? null,
+    error: typeof r.error === 'string' ? fromPgText(r.error) : null,
     checkedAt: toDate(r.checked_at),
     schemaDrift: r.schema_drift === true || r.schema_drift === 't',
     transport: (r.transport as string | null) ?? null,
-    serverInfo: typeof info === 'string' ? (JSON.parse(info) as Record<string, unknown>) : ((info as Record<string, unknown> | null) ?? null),
-    protocolVersion: (r.protocol_version as string | null) ?? null,
+    serverInfo: fromPg(typeof info === 'string' ? (JSON.parse(info) as Record<string, unknown>) : ((info as Record<string, unknown> | null) ?? null)),
+    protocolVersion: typeof r.protocol_version === 'string' ? fromPgText(r.protocol_version) : null,
   };
+}
+
+function nullableText(s: string | null): string | null {
+  return s === null ? null : pgText(s);
 }
 
 function toDate(v: unknown): Date {

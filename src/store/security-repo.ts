@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { execute, timestamptz, type Db } from './db.ts';
+import { fromPg, fromPgText, pgText, toPg } from './pg-text.ts';
 import { securityFindings, securityScans } from './schema-security.ts';
 
 /** The SQL of security scans: storing a scan with its findings, reading them back, retention (schema-security.ts). Pins: security-pins-repo.ts. */
@@ -52,14 +53,17 @@ export interface StoredScan {
 
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
-/** Stores one scan run and its findings in one transaction; the counts of spec §2.6 are derived here. */
+/**
+ * Stores one scan run and its findings in one transaction; the counts of spec §2.6 are derived here.
+ * Findings quote what a server sent (tool names, descriptions): pg-text.ts stores them escaped.
+ */
 export async function insertScan(db: Db, scan: NewScan): Promise<StoredScan> {
   const stored = summarise(scan);
   await db.transaction(async (tx) => {
     const { findings, ...row } = stored;
-    await tx.insert(securityScans).values(row);
+    await tx.insert(securityScans).values({ ...row, error: row.error === null ? null : pgText(row.error) });
     if (findings.length === 0) return;
-    await tx.insert(securityFindings).values(findings.map((x, seq) => ({ ...x, scanId: scan.id, seq })));
+    await tx.insert(securityFindings).values(findings.map((x, seq) => ({ ...toPg(x), scanId: scan.id, seq })));
   });
   return stored;
 }
@@ -144,7 +148,7 @@ async function withFindings(db: Db, scans: (typeof securityScans.$inferSelect)[]
   const byScan = new Map<string, StoredScan['findings']>();
   for (const f of found) {
     const list = byScan.get(f.scanId) ?? [];
-    list.push({
+    list.push(fromPg({
       severity: f.severity as Severity,
       category: f.category,
       rule: f.rule,
@@ -156,7 +160,7 @@ async function withFindings(db: Db, scans: (typeof securityScans.$inferSelect)[]
       cveId: f.cveId,
       location: f.location,
       evidence: f.evidence,
-    });
+    }));
     byScan.set(f.scanId, list);
   }
   return scans.map((s) => ({
@@ -164,7 +168,7 @@ async function withFindings(db: Db, scans: (typeof securityScans.$inferSelect)[]
     projectId: s.projectId,
     serverName: s.serverName,
     scannedAt: s.scannedAt,
-    error: s.error,
+    error: s.error === null ? null : fromPgText(s.error),
     findingsCount: s.findingsCount,
     criticalCount: s.criticalCount,
     highCount: s.highCount,

@@ -2,7 +2,7 @@ import type { Alert, AlertSink, FireInput } from '../../src/model/alert.ts';
 
 /**
  * An AlertSink for producer logic (monitor, ingest, anomaly and SLO producers): it keeps what was
- * fired and resolved, in order, and applies the dedup scopes of src/alerts/types.ts the way the
+ * fired and resolved, in order, and applies the dedup scopes of src/model/alert.ts the way the
  * real AlertService does (open: no second unresolved alert per project and key; forever: once per
  * key), so a test sees what a user's inbox would receive. The end-to-end tests use the real one.
  */

@@ -1,6 +1,6 @@
 import { NO_HITS, type Hit } from './patterns.ts';
 import { RULES } from './rules.ts';
-import { BIDI, CONTROL, INVISIBLE } from './text.ts';
+import { BIDI, INVISIBLE } from './text.ts';
 
 /**
  * The character-level rules on the raw text: hidden characters, terminal escapes, padding, size.
@@ -10,7 +10,8 @@ import { BIDI, CONTROL, INVISIBLE } from './text.ts';
 const TAG_RUN = /[\u{E0000}-\u{E007F}]+/gu;
 const INVISIBLE_G = new RegExp(INVISIBLE.source, 'gu');
 const BIDI_G = new RegExp(BIDI.source, 'u');
-const CONTROL_G = new RegExp(CONTROL.source, 'u');
+/** NUL has a rule of its own (poisoning.nul); the control rule is about the others. */
+const CONTROL_NOT_NUL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 const ANSI = /\u001B[[\]()PX^_]|\u009B/u;
 const PADDING = /[ \t]{50,}|\n(?:[ \t\r]*\n){7,}/;
 /** Emoji sequences use ZWJ (U+200D) and variation selectors; those are not hidden text. */
@@ -47,10 +48,12 @@ export function matchHidden(text: string, field: 'text' | 'name'): readonly Hit[
   if (bidi) hits.push({ meta: RULES.bidi, index: bidi.index, length: 1 });
   const invisible = firstInvisible(text);
   if (invisible >= 0) hits.push({ meta: RULES.invisible, index: invisible, length: 1 });
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) hits.push({ meta: RULES.nul, index: nul, length: 1 });
   const ansi = ANSI.exec(text);
   if (ansi) hits.push({ meta: RULES.ansi, index: ansi.index, length: 2 });
   else {
-    const control = CONTROL_G.exec(text);
+    const control = CONTROL_NOT_NUL.exec(text);
     if (control) hits.push({ meta: RULES.control, index: control.index, length: 1 });
   }
   if (field === 'text') {

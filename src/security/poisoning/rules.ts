@@ -40,6 +40,7 @@ export const RULES = {
   bidi: rule('poisoning.bidi', 'high', 'poisoning', 'Bidirectional control characters in tool metadata', 'bidi embedding, override or isolate characters that make the shown text differ from what the model reads.'),
   invisible: rule('poisoning.invisible-unicode', 'medium', 'owasp', 'Invisible characters in tool metadata', 'zero-width, joiner, filler or variation-selector characters outside emoji.', 'Remove the invisible characters; ask the author why they are there.'),
   ansi: rule('poisoning.ansi', 'high', 'poisoning', 'Terminal escape sequence in tool metadata', 'an ANSI/VT escape sequence that can hide or rewrite text in a terminal.'),
+  nul: rule('poisoning.nul', 'high', 'poisoning', 'NUL character in tool metadata', 'a NUL (U+0000): C-based tools, logs and databases cut or refuse text there, so what a reviewer is shown differs from what the model reads.'),
   control: rule('poisoning.control-chars', 'medium', 'owasp', 'Control characters in tool metadata', 'C0/C1 control characters other than tab and newline.', 'Remove the control characters.'),
   padding: rule('poisoning.padding', 'medium', 'owasp', 'Whitespace padding in tool metadata', 'a run of 50 or more spaces/tabs or 8 or more newlines, which pushes text out of view.', 'Check what follows the padding; remove it.'),
   longText: rule('poisoning.long-text', 'low', 'owasp', 'Very long text in tool metadata', 'more than 8 KB of text, far beyond what a description needs and room to hide instructions.', 'Check the whole text; shorten it.'),

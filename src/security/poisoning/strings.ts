@@ -22,7 +22,8 @@ export interface Place {
 const SKIP = new Set(['type', '$schema', '$id', '$ref', 'format', 'pattern', 'required', 'contentEncoding', 'contentMediaType']);
 /** Keywords whose value maps names to subschemas: the names are strings of the surface too. */
 const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const MAX_DEPTH = 64;
+/** Bounds the recursion only: a hostile 100-deep schema is still read to the bottom, where text hides best. */
+const MAX_DEPTH = 256;
 
 export function collectPlaces(obs: Observation): Place[] {
   const out: Place[] = [];

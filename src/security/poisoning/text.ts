@@ -25,6 +25,27 @@ export function escapeHidden(text: string): string {
   return text.replace(ANY_HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
 }
 
+/**
+ * Server text as one line for a terminal or a report (CLI tables, stderr, SARIF): escapeHidden,
+ * and line breaks shown as `\n`/`\r`, so a name cannot draw over or forge the lines around it.
+ */
+export function escapeLine(text: string): string {
+  return escapeHidden(text).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
+/**
+ * JSON text (JSON.stringify's output) with every hidden character written as a JSON `\uXXXX`
+ * escape: JSON.stringify leaves DEL, C1 controls, bidi, invisible and tag characters raw, and a
+ * terminal acts on them. The escape is lossless: parsing gives the same strings back.
+ */
+export function escapeHiddenJson(json: string): string {
+  return json.replace(ANY_HIDDEN, (c) => {
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
+  });
+}
+
 /** At most `max` characters around [index, index+length), hidden characters escaped, newlines shown as `\n`. */
 export function excerpt(text: string, index: number, length: number, max = 200): string {
   const room = Math.max(0, max - Math.min(length, max));

@@ -1,0 +1,24 @@
+/**
+ * What a failed statement may say outside the server log. drizzle wraps every driver error in one
+ * whose message is `Failed query: <SQL>\nparams: <every parameter>`: for a health check that is up
+ * to the whole tool list a server sent. Text that is stored or answered (a scan's `error`, a
+ * check's) says only that the database failed and its SQLSTATE; the full error goes to the log
+ * (logger.ts strips the parameters there too).
+ */
+export function storeErrorText(err: unknown): string | null {
+  let sawQuery = false;
+  let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null | undefined;
+  for (let i = 0; i < 6 && e && typeof e === 'object'; i++, e = e.cause as typeof e) {
+    if (typeof e.message === 'string' && e.message.startsWith('Failed query')) sawQuery = true;
+    if (typeof e.code === 'string' && SQLSTATE.test(e.code)) return `database error (SQLSTATE ${e.code})`;
+  }
+  return sawQuery ? 'database error' : null;
+}
+
+/** SQLSTATE: five digits or capital letters with at least one digit, e.g. 22P05 (not errno's EPIPE). */
+const SQLSTATE = /^(?=[A-Z]*\d)[0-9A-Z]{5}$/;
+
+/** A short, fixed text for any internal failure: the database's coded one, else `internal error`. */
+export function internalErrorText(err: unknown): string {
+  return `${storeErrorText(err) ?? 'internal error'}; details are in the server log`;
+}
