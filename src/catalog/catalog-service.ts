@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
+import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
 import type { ServerConfig } from '../config/types.ts';
 import type { OutboundPolicy } from '../net/outbound-policy.ts';
@@ -95,7 +96,11 @@ function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const patch: CatalogPatch = { description: str('description'), owner: str('owner'), runbookUrl: str('runbook_url') };
   if (b.tags !== undefined) {
     if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string')) issues.push({ loc: ['body', 'tags'], msg: 'Input should be a list of strings', type: 'list_type' });
-    else patch.tags = b.tags as string[];
+    else {
+      const tooLarge = storedJsonIssues(b.tags, ['body', 'tags']);
+      issues.push(...tooLarge);
+      if (tooLarge.length === 0) patch.tags = b.tags as string[];
+    }
   }
   if (kind === 'agent' && b.status !== undefined) {
     if (!AGENT_STATUSES.includes(String(b.status))) issues.push({ loc: ['body', 'status'], msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`, type: 'enum' });
