@@ -86,6 +86,9 @@ export class CatalogService {
 function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const issues: ValidationIssue[] = [];
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
+  // Strings and tags are stored as sent: the whole entry is held to the stored-JSON size limit.
+  const tooLarge = storedJsonIssues(body, ['body']);
+  if (tooLarge.length > 0) throw invalid(tooLarge);
   const b = body as Record<string, unknown>;
   const str = (field: string): string | null | undefined => {
     const v = b[field];
@@ -96,11 +99,7 @@ function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const patch: CatalogPatch = { description: str('description'), owner: str('owner'), runbookUrl: str('runbook_url') };
   if (b.tags !== undefined) {
     if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string')) issues.push({ loc: ['body', 'tags'], msg: 'Input should be a list of strings', type: 'list_type' });
-    else {
-      const tooLarge = storedJsonIssues(b.tags, ['body', 'tags']);
-      issues.push(...tooLarge);
-      if (tooLarge.length === 0) patch.tags = b.tags as string[];
-    }
+    else patch.tags = b.tags as string[];
   }
   if (kind === 'agent' && b.status !== undefined) {
     if (!AGENT_STATUSES.includes(String(b.status))) issues.push({ loc: ['body', 'status'], msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`, type: 'enum' });

@@ -41,13 +41,21 @@ describe('deeply nested JSON in stored values', () => {
     expect(errorLogs()).toEqual([]);
   });
 
-  it('limits the size of stored JSON: settings and catalog tags over 64 KiB are a 422 naming the field', async () => {
+  it('limits the size of stored JSON: settings, catalog entries and alert config over 64 KiB are a 422', async () => {
     const big = await send('PATCH', '/api/projects/default', JSON.stringify({ settings: { blob: 'x'.repeat(70_000) } }));
     expect(big.status, big.text.slice(0, 300)).toBe(422);
     expect(big.json.detail[0]).toMatchObject({ loc: ['body', 'settings'], type: 'too_large' });
     const tags = await send('PUT', '/api/agents/metadata/planner', JSON.stringify({ tags: Array.from({ length: 7000 }, (_, i) => `tag-${i}-xxxx`) }));
     expect(tags.status, tags.text.slice(0, 300)).toBe(422);
-    expect(tags.json.detail[0]).toMatchObject({ loc: ['body', 'tags'], type: 'too_large' });
+    expect(tags.json.detail[0]).toMatchObject({ loc: ['body'], type: 'too_large' });
+    for (const [method, path, body] of [
+      ['PUT', '/api/servers/metadata/filesystem', { description: 'd'.repeat(70_000) }],
+      ['POST', '/api/alerts/config', { chat_webhook: `https://hooks.example.com/${'w'.repeat(70_000)}` }],
+    ] as const) {
+      const res = await send(method, path, JSON.stringify(body));
+      expect(res.status, `${path}: ${res.text.slice(0, 300)}`).toBe(422);
+      expect(res.json.detail[0]).toMatchObject({ loc: ['body'], type: 'too_large' });
+    }
     const fine = await send('PATCH', '/api/projects/default', JSON.stringify({ settings: { blob: 'x'.repeat(1000) } }));
     expect(fine.status).toBe(200);
   });
