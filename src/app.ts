@@ -11,6 +11,7 @@ import { registerKeyRoutes } from './rest/keys-routes.ts';
 import { registerProjectRoutes } from './rest/projects-routes.ts';
 import { installRateLimits, type LimitName } from './rest/rate-limit.ts';
 import { addSecurityHeaders } from './rest/security-headers.ts';
+import { refuseCrossSiteWrites } from './auth/browser-origin.ts';
 import { guardParameters } from './rest/param-guard.ts';
 import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
@@ -91,6 +92,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   addSecurityHeaders(app);
   registerMetrics(app, s);
   await installRateLimits(app, s.config.rateLimits, (a) => s.auth.isTrustedProxy(a), s.limiter, s.config.cluster.name);
+  refuseCrossSiteWrites(app, s.config.http.allowedOrigins);
   installAuth(app, s);
   guardParameters(app);
   acceptCompressedBodies(app);

@@ -1,4 +1,5 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { AlertConfigRow } from '../store/alerts-repo.ts';
 import { ALERT_TYPES, DEFAULT_TOGGLES, type AlertType } from '../model/alert.ts';
 import { maskWebhook } from './webhook.ts';
@@ -53,6 +54,8 @@ export function parseConfigBody(body: unknown): AlertConfigPatch {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new SpyglassError('validation', 'invalid body', { issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }] });
   }
+  const tooLarge = storedJsonIssues(body, ['body']);
+  if (tooLarge.length > 0) throw new SpyglassError('validation', 'invalid alert config', { issues: tooLarge });
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b)) {
     if (!['alert_types', 'chat_webhook', 'chat_webhook_configured', 'chat_webhook_source', 'chat_webhook_masked'].includes(key)) {

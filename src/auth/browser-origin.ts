@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden } from '../errors.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -40,6 +40,22 @@ export function checkBrowserOrigin(allowedOrigins: readonly string[]) {
     const refusal = browserRefusal(req.headers, allowedOrigins);
     if (refusal !== null) throw forbidden(`cross-origin request refused: ${refusal}`);
   };
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The same rule for every state-changing request (POST, PUT, PATCH, DELETE), REST and ingest
+ * alike, in one onRequest hook before authentication: a page on another site must not scan,
+ * check, discover, send test alerts or write spans through a local-mode server (where every
+ * caller is an admin) or ride on a proxy's headers. Reads are left to the routes that stream or
+ * answer GraphQL (they check themselves); a cross-site page cannot read a REST answer anyway.
+ */
+export function refuseCrossSiteWrites(app: FastifyInstance, allowedOrigins: readonly string[]): void {
+  const check = checkBrowserOrigin(allowedOrigins);
+  app.addHook('onRequest', async (req) => {
+    if (STATE_CHANGING.has(req.method)) await check(req);
+  });
 }
 
 function isLoopbackName(hostname: string): boolean {

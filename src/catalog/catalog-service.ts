@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
+import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
 import type { ServerConfig } from '../config/types.ts';
 import type { OutboundPolicy } from '../net/outbound-policy.ts';
@@ -85,6 +86,9 @@ export class CatalogService {
 function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const issues: ValidationIssue[] = [];
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
+  // Strings and tags are stored as sent: the whole entry is held to the stored-JSON size limit.
+  const tooLarge = storedJsonIssues(body, ['body']);
+  if (tooLarge.length > 0) throw invalid(tooLarge);
   const b = body as Record<string, unknown>;
   const str = (field: string): string | null | undefined => {
     const v = b[field];

@@ -4,6 +4,7 @@ import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
 import { enforce } from '../auth/access.ts';
+import { parseUtc } from '../normalize/native.ts';
 import type { Services } from '../services.ts';
 
 export interface Context {
@@ -37,9 +38,10 @@ builder.scalarType('DateTime', {
   description: 'ISO 8601 timestamp in UTC',
   serialize: (d) => d.toISOString(),
   parseValue: (v) => {
-    const d = new Date(String(v));
-    if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
-    return d;
+    // ISO 8601 as REST reads it (no zone: UTC); Date() would also take 5, "273515" or "never 2020".
+    const ms = typeof v === 'string' ? parseUtc(v) : Number.NaN;
+    if (Number.isNaN(ms)) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    return new Date(ms);
   },
 });
 

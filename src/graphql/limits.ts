@@ -1,8 +1,9 @@
 import { costLimitPlugin, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, Kind, TypeInfo, validate, visit, visitWithTypeInfo, type ArgumentNode, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, Lexer, Source, TokenKind, TypeInfo, validate, visit, visitWithTypeInfo, type ArgumentNode, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { MAX_BODY_DEPTH } from '../normalize/json-limits.ts';
 
 type RejectCallback = NonNullable<NonNullable<Parameters<typeof costLimitPlugin>[0]>['onReject']>[number];
 
@@ -18,6 +19,7 @@ export const DEFAULT_PAGE = 100;
  */
 export function queryLimits(): Plugin[] {
   return [
+    { onParse: ({ params }) => checkNesting(String(params.source?.body ?? params.source)) },
     maxDepthPlugin({ n: QUERY_LIMITS.depth, propagateOnRejection: false, onReject: [report('QUERY_TOO_DEEP')] }),
     costLimitPlugin({ maxCost: QUERY_LIMITS.cost, propagateOnRejection: false, onReject: [report('QUERY_TOO_COSTLY')] }),
     maxAliasesPlugin({ n: QUERY_LIMITS.aliases, propagateOnRejection: false, onReject: [report('TOO_MANY_ALIASES')] }),
@@ -32,6 +34,27 @@ export function queryLimits(): Plugin[] {
       },
     },
   ];
+}
+
+/**
+ * Refuses query text whose brackets nest deeper than MAX_BODY_DEPTH before graphql-js parses it:
+ * its parser recurses once per level, so `[[[…]]]` 10,000 deep (a JSON argument) overflowed the
+ * stack and answered an internal error. graphql-js's own lexer (a loop) reads the tokens, so
+ * strings, block strings and comments count exactly as the parser will see them.
+ */
+function checkNesting(text: string): void {
+  const lexer = new Lexer(new Source(text));
+  let depth = 0;
+  try {
+    for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
+      if (t.kind === TokenKind.BRACE_L || t.kind === TokenKind.BRACKET_L || t.kind === TokenKind.PAREN_L) depth++;
+      else if (t.kind === TokenKind.BRACE_R || t.kind === TokenKind.BRACKET_R || t.kind === TokenKind.PAREN_R) depth--;
+      if (depth > MAX_BODY_DEPTH) break;
+    }
+  } catch {
+    return; // A syntax error: parse() reports it where it is.
+  }
+  if (depth > MAX_BODY_DEPTH) throw new GraphQLError(`Query nests brackets deeper than ${MAX_BODY_DEPTH} levels`, { extensions: { code: 'QUERY_TOO_DEEP' } });
 }
 
 function report(code: string): RejectCallback {

@@ -12,6 +12,7 @@ import { schema } from './schema.ts';
 import { replicaQueries } from './replica-reads.ts';
 import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
+import { variableCoercion } from './variables.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -35,7 +36,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     landingPage: false,
     logging: false,
     context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
-    plugins: [...queryLimits(), sharedSubscriptions(), ...(s.config.databaseReadUrl ? [replicaQueries()] : [])],
+    plugins: [variableCoercion(), ...queryLimits(), sharedSubscriptions(), ...(s.config.databaseReadUrl ? [replicaQueries()] : [])],
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;

@@ -3,6 +3,7 @@ import type { KeyService } from '../auth/key-service.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, forbidden, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
+import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
 import { deleteProjectCascade, findProject, insertProject, listProjects, updateProject, type ProjectRow } from '../store/projects-repo.ts';
 
@@ -46,6 +47,7 @@ export class ProjectsService {
     if (!ID.test(id)) issues.push({ loc: ['body', 'id'], msg: 'Use 1-64 lowercase letters, digits, - or _', type: 'string_pattern_mismatch' });
     const settings = input.settings ?? {};
     if (typeof settings !== 'object' || Array.isArray(settings)) issues.push({ loc: ['body', 'settings'], msg: 'Input should be an object', type: 'dict_type' });
+    else issues.push(...storedJsonIssues(settings, ['body', 'settings']));
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
     const row = await insertProject(this.db, { id, name, settings: settings as Record<string, unknown> });
     if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
@@ -62,6 +64,8 @@ export class ProjectsService {
     }
     if (input.settings !== undefined) {
       if (!input.settings || typeof input.settings !== 'object' || Array.isArray(input.settings)) throw validation('settings', 'Input should be an object');
+      const issues = storedJsonIssues(input.settings, ['body', 'settings']);
+      if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
       patch.settings = input.settings as Record<string, unknown>;
     }
     const row = await updateProject(this.db, id, patch);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { enforce, type Access } from '../auth/access.ts';
 import type { Services } from '../services.ts';
 
@@ -7,13 +7,23 @@ export function accessOf(method: string, access: Access | undefined): Access {
   return access ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
 
-/** Authenticates every non-public request and enforces the route's access level (spec §5). */
+/**
+ * Authenticates every non-public request and enforces the route's access level (spec §5). CORS
+ * preflights are answered without a key: a browser never sends credentials or custom headers on
+ * one, so requiring a key made every cross-origin request with `X-API-Key` impossible. A preflight
+ * reads and changes nothing; the route's Origin check still applies to it, and the real request
+ * that follows is authenticated as usual.
+ */
 export function installAuth(app: FastifyInstance, s: Services): void {
   app.addHook('onRequest', async (req) => {
     const access = accessOf(req.method, req.routeOptions.config.access);
-    if (access === 'public' || !req.routeOptions.url || req.routeOptions.config.publicWhen?.(req)) return;
+    if (access === 'public' || !req.routeOptions.url || req.routeOptions.config.publicWhen?.(req) || isPreflight(req)) return;
     req.principal = await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '', clientAddress: req.ip });
     enforce(req.principal, access);
   });
 }
 
+/** A CORS preflight: OPTIONS with the Origin and Access-Control-Request-Method a browser sends. */
+function isPreflight(req: FastifyRequest): boolean {
+  return req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+}

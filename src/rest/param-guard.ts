@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { MAX_BODY_DEPTH, jsonDepth } from '../normalize/json-limits.ts';
 
 /** Longest path or query parameter value accepted (a GraphQL GET query is the long case). */
 const MAX_PARAM_CHARS = 8192;
@@ -9,8 +10,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * One check for every route's path and query parameters, before any handler sees them: NUL
  * (which PostgreSQL text cannot hold), other control characters except tab and line breaks,
  * unpaired surrogates and oversized values give 400 naming the parameter, never a 500 from storage.
- * JSON bodies are checked for NUL in any string (key or value) too, except on the span receivers,
- * which judge each span on its own so one bad span does not sink a batch.
+ * JSON bodies are checked for NUL in any string (key or value) and for nesting deeper than
+ * MAX_BODY_DEPTH (422, before any handler or serialiser recurses through them) too, except on the
+ * span receivers, which judge each span on its own so one bad span does not sink a batch.
  */
 export function guardParameters(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
@@ -20,9 +22,13 @@ export function guardParameters(app: FastifyInstance): void {
     const first = issues[0];
     if (first) throw new SpyglassError('bad_request', `${first.loc[0]} parameter ${String(first.loc[1])} ${first.msg}`);
     const receiver = req.routeOptions.config.rateLimitKey === 'spans' || req.routeOptions.config.rateLimitKey === 'otlp';
-    if (!receiver && req.body !== null && typeof req.body === 'object' && !ArrayBuffer.isView(req.body) && containsNul(req.body)) {
-      throw new SpyglassError('bad_request', 'the request body contains a NUL character (\\u0000), which no field may hold');
+    if (receiver || req.body === null || typeof req.body !== 'object' || ArrayBuffer.isView(req.body)) return;
+    if (jsonDepth(req.body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+      throw new SpyglassError('validation', 'request body too deep', {
+        issues: [{ loc: ['body'], msg: `Input should nest at most ${MAX_BODY_DEPTH} levels`, type: 'too_deep' }],
+      });
     }
+    if (containsNul(req.body)) throw new SpyglassError('bad_request', 'the request body contains a NUL character (\\u0000), which no field may hold');
   });
 }
 

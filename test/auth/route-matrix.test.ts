@@ -80,7 +80,8 @@ const samples: Record<string, Sample | Sample[]> = {
     { path: '/graphql', body: gql(`{ preventionConfig(agentName: "planner", projectId: "${A}") { loopThreshold } preventionConfigs(projectId: "${A}") { agentName } }`) },
     { path: '/graphql', body: gql(`mutation { updatePreventionConfig(agentName: "planner", projectId: "${A}", input: { maxSteps: 3 }) { maxSteps } }`), access: 'write' },
   ],
-  'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } },
+  // A CORS preflight: browsers send no key on one, so it is answered before authentication.
+  'OPTIONS /graphql': { path: '/graphql', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' }, access: 'public' },
   // Guarded by its own SPYGLASS_METRICS_TOKEN, not by API keys; unset here, so 404 for everyone.
   'GET /metrics': { path: '/metrics' },
   'GET /api/live/events': { path: `/api/live/events?project_id=${A}`, stream: true },
