@@ -1,12 +1,16 @@
-import { HEALTH_TAGS, SPAN_TYPES, type HealthTag, type Span, type SpanType } from '../model/span.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
-import { AGENT_OPERATIONS, ALIASES, FRAMEWORK_KIND_KEYS, FRAMEWORK_KINDS, OWN } from './otlp-aliases.ts';
+import { HEALTH_TAGS, type HealthTag, type Span, type SpanType } from '../model/span.ts';
+import type { Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
+import { ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
+import { selectKind } from './otlp-select.ts';
+import { count, first, flattenedMessages, serialize, text, toArgs } from './otlp-values.ts';
 import { checkSpan } from './span-checks.ts';
 
 export interface OtlpNormalizeResult {
   spans: Span[];
-  /** Spans that are not agent or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
+  /** Spans that are not agent, LLM or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
   ignored: number;
+  /** The ignored spans per project, for the log line that tells each project's users. */
+  ignoredByProject: Map<string, number>;
   /** Agent or tool spans that cannot be stored, one line per problem; they go to partial_success. */
   rejected: OtlpRejection[];
 }
@@ -24,6 +28,7 @@ export interface OtlpRejection {
 export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string): OtlpNormalizeResult {
   const spans: Span[] = [];
   const rejected: OtlpRejection[] = [];
+  const ignoredByProject = new Map<string, number>();
   let ignored = 0;
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
@@ -37,6 +42,7 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
       const kind = selectKind(s);
       if (kind === undefined) {
         ignored++;
+        ignoredByProject.set(projectId, (ignoredByProject.get(projectId) ?? 0) + 1);
         continue;
       }
       const span = toSpan(s, kind, service, projectId);
@@ -45,32 +51,19 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
       else rejected.push({ spanId: s.spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
     }
   }
-  return { spans, ignored, rejected };
-}
-
-/** undefined = not an agent/tool span; otherwise the span type it implies (null: decide later). */
-function selectKind(s: DecodedSpan): SpanType | null | undefined {
-  const a = s.attributes;
-  const own = text(a[OWN.spanType]);
-  if (own && (SPAN_TYPES as readonly string[]).includes(own)) return own as SpanType;
-  if (s.name.startsWith('mcp.') || 'gen_ai.tool.name' in a || 'mcp.method.name' in a) return null;
-  if ('mcp.server.name' in a && 'mcp.tool.name' in a) return null;
-  if ('gen_ai.operation.name' in a) return null;
-  for (const key of FRAMEWORK_KIND_KEYS) {
-    const k = text(a[key]);
-    if (k && k in FRAMEWORK_KINDS) return FRAMEWORK_KINDS[k] ?? null;
-  }
-  return undefined;
+  return { spans, ignored, ignoredByProject, rejected };
 }
 
 function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefined, projectId: string): Span {
   const a = s.attributes;
-  const llmInput = first(a, ALIASES.llmInput, serialize);
-  const llmOutput = first(a, ALIASES.llmOutput, serialize);
-  const operation = text(a['gen_ai.operation.name']);
-  const agentOperation = operation !== undefined && AGENT_OPERATIONS.has(operation);
-  const spanType: SpanType = kind ?? (agentOperation || llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
-  const agentName = first(a, ALIASES.agentName, text) ?? service ?? null;
+  const llmInput = first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
+  const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
+  const spanType: SpanType = kind ?? (llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
+  let inputTokens = first(a, ALIASES.inputTokens, count);
+  const outputTokens = first(a, ALIASES.outputTokens, count);
+  // An embedding call reports only a total: all of it was input.
+  if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
+  const agentName = first(a, ALIASES.agentName, text) ?? traceloopAgent(a) ?? service ?? null;
   const fromName = mcpNameParts(s.name);
 
   let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
@@ -110,8 +103,8 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     outputResult: failed ? null : first(a, ALIASES.outputResult, serialize),
     llmInput,
     llmOutput,
-    inputTokens: first(a, ALIASES.inputTokens, count),
-    outputTokens: first(a, ALIASES.outputTokens, count),
+    inputTokens,
+    outputTokens,
     modelId: first(a, ALIASES.modelId, text),
     healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
     costUsd: null,
@@ -119,47 +112,18 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
   };
 }
 
+/** OpenLLMetry's agent: an agent or workflow span's entity name, else the workflow's name. */
+function traceloopAgent(a: Attrs): string | undefined {
+  const kind = text(a['traceloop.span.kind']);
+  if (kind !== undefined && (ALIASES.traceloopAgentKinds as readonly string[]).includes(kind)) {
+    const entity = text(a['traceloop.entity.name']);
+    if (entity !== undefined) return entity;
+  }
+  return first(a, ALIASES.workflowName, text) ?? undefined;
+}
+
 /** `mcp.<server>.<tool>` → its parts; a tool name may itself contain dots. */
 function mcpNameParts(name: string): { server: string; tool: string } | undefined {
   const m = /^mcp\.([^.]+)\.(.+)$/.exec(name);
   return m ? { server: m[1] as string, tool: m[2] as string } : undefined;
-}
-
-function first<T>(a: Attrs, keys: readonly string[], convert: (v: AttrValue) => T | undefined): T | null {
-  for (const key of keys) {
-    const v = a[key];
-    if (v === undefined || v === null) continue;
-    const out = convert(v);
-    if (out !== undefined) return out;
-  }
-  return null;
-}
-
-function text(v: AttrValue | undefined): string | undefined {
-  if (typeof v === 'string') return v === '' ? undefined : v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return undefined;
-}
-
-function serialize(v: AttrValue): string | undefined {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function count(v: AttrValue): number | undefined {
-  const n = typeof v === 'string' ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
-}
-
-/** Tool arguments arrive as a JSON string (semconv) or a structured value; always stored as an object. */
-function toArgs(v: AttrValue): Record<string, unknown> | undefined {
-  let value: unknown = v;
-  if (typeof v === 'string') {
-    try {
-      value = JSON.parse(v);
-    } catch {
-      return { value: v };
-    }
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  return { value };
 }
