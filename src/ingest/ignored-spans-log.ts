@@ -34,7 +34,7 @@ export class IgnoredSpansLog {
     this.pending.delete(projectId);
     this.logger.info(
       { project_id: projectId, ignored_spans: total, doc: SELECTION_DOC },
-      'OTLP spans ignored: not agent, LLM or tool spans',
+      'OTLP spans ignored: not agent, LLM or tool spans (ingest.otlp_keep_all_spans keeps those of selected traces)',
     );
   }
 

@@ -1,6 +1,7 @@
 import { HEALTH_TAGS, type HealthTag, type Span, type SpanType } from '../model/span.ts';
 import type { Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
 import { ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
+import { keepSelectedTraces, type Unselected } from './otlp-keep-all.ts';
 import { selectKind } from './otlp-select.ts';
 import { count, first, flattenedMessages, serialize, text, toArgs } from './otlp-values.ts';
 import { checkSpan } from './span-checks.ts';
@@ -21,15 +22,24 @@ export interface OtlpRejection {
   problems: string[];
 }
 
+export interface OtlpNormalizeOptions {
+  /** ingest.otlp_keep_all_spans: keep the unselected spans of selected traces as generic spans. */
+  keepAllSpans?: boolean;
+}
+
 /**
  * Maps decoded OTLP spans to Spyglass spans (spec §2.1, decisions §3). `keyProjectId` is the
  * project of a project-bound API key, which wins over the resource's `spyglass.project_id`.
  */
-export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string): OtlpNormalizeResult {
+export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string, opts: OtlpNormalizeOptions = {}): OtlpNormalizeResult {
   const spans: Span[] = [];
   const rejected: OtlpRejection[] = [];
-  const ignoredByProject = new Map<string, number>();
-  let ignored = 0;
+  let unselected: Unselected[] = [];
+  const keep = (span: Span, spanId: string) => {
+    const problems = checkSpan(span);
+    if (problems.length === 0) spans.push(span);
+    else rejected.push({ spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
+  };
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
     const projectId = keyProjectId ?? text(rs.resource[OWN.projectId]) ?? defaultProject;
@@ -40,18 +50,18 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
         continue;
       }
       const kind = selectKind(s);
-      if (kind === undefined) {
-        ignored++;
-        ignoredByProject.set(projectId, (ignoredByProject.get(projectId) ?? 0) + 1);
-        continue;
-      }
-      const span = toSpan(s, kind, service, projectId);
-      const problems = checkSpan(span);
-      if (problems.length === 0) spans.push(span);
-      else rejected.push({ spanId: s.spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
+      if (kind === undefined) unselected.push({ span: s, projectId, service });
+      else keep(toSpan(s, kind, service, projectId), s.spanId);
     }
   }
-  return { spans, ignored, ignoredByProject, rejected };
+  if (opts.keepAllSpans && unselected.length > 0) {
+    const { kept, left } = keepSelectedTraces(unselected, spans);
+    for (const span of kept) keep(span, span.spanId);
+    unselected = left;
+  }
+  const ignoredByProject = new Map<string, number>();
+  for (const u of unselected) ignoredByProject.set(u.projectId, (ignoredByProject.get(u.projectId) ?? 0) + 1);
+  return { spans, ignored: unselected.length, ignoredByProject, rejected };
 }
 
 function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefined, projectId: string): Span {

@@ -90,3 +90,21 @@ describe('OTLP normalisation (decisions §3)', () => {
     expect(req('bound')?.projectId).toBe('bound');
   });
 });
+
+describe('keepAllSpans (ingest.otlp_keep_all_spans)', () => {
+  const span = (spanId: string, traceId: string, attributes: Attrs) => ({ traceId, spanId, parentSpanId: '', name: spanId, startTimeMs: 0, endTimeMs: 1, attributes, statusCode: 0, statusMessage: '' });
+  const req = (): DecodedExport => ({
+    resourceSpans: [
+      { resource: { 'spyglass.project_id': 'a' }, spans: [span('tool', 't1', { 'gen_ai.tool.name': 'x', 'session.id': 's1' }), span('http', 't1', { 'http.request.method': 'GET' }), span('lonely', 't2', {})] },
+      // Same trace id, another project: not the same trace.
+      { resource: { 'spyglass.project_id': 'b' }, spans: [span('other', 't1', {}), span('noTrace', '', {})] },
+    ],
+  });
+
+  it('keeps the unselected spans of a selected trace of the same project as generic spans, counts the rest as ignored', () => {
+    const r = normalizeOtlp(req(), null, 'default', { keepAllSpans: true });
+    expect(r.spans.map((s) => [s.spanId, s.spanType, s.sessionId])).toEqual([['tool', 'tool_call', 's1'], ['http', 'generic', 's1']]);
+    expect(r.ignoredByProject).toEqual(new Map([['a', 1], ['b', 2]]));
+    expect(normalizeOtlp(req(), null, 'default').ignored).toBe(4);
+  });
+});
