@@ -1,6 +1,7 @@
 import { HEALTH_TAGS, type HealthTag, type Span, type SpanType } from '../model/span.ts';
 import type { Attrs, DecodedExport, DecodedSpan } from '../receivers/otlp-types.ts';
 import { ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
+import { ExportAgents } from './otlp-agents.ts';
 import { keepSelectedTraces, type Unselected } from './otlp-keep-all.ts';
 import { selectKind } from './otlp-select.ts';
 import { count, first, flattenedMessages, serialize, text, toArgs } from './otlp-values.ts';
@@ -40,9 +41,12 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
     if (problems.length === 0) spans.push(span);
     else rejected.push({ spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
   };
+  const projectOf = (resource: Attrs) => keyProjectId ?? text(resource[OWN.projectId]) ?? defaultProject;
+  const agents = new ExportAgents();
+  for (const rs of req.resourceSpans) for (const s of rs.spans) agents.add(projectOf(rs.resource), s);
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
-    const projectId = keyProjectId ?? text(rs.resource[OWN.projectId]) ?? defaultProject;
+    const projectId = projectOf(rs.resource);
     for (const s of rs.spans) {
       // Its attributes could not be read, so it cannot even be classified: rejected, not ignored.
       if (s.problem !== undefined) {
@@ -51,7 +55,7 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
       }
       const kind = selectKind(s);
       if (kind === undefined) unselected.push({ span: s, projectId, service });
-      else keep(toSpan(s, kind, service, projectId), s.spanId);
+      else keep(toSpan(s, kind, agents.of(projectId, s) ?? service, service, projectId), s.spanId);
     }
   }
   if (opts.keepAllSpans && unselected.length > 0) {
@@ -64,7 +68,7 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
   return { spans, ignored: unselected.length, ignoredByProject, rejected };
 }
 
-function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefined, projectId: string): Span {
+function toSpan(s: DecodedSpan, kind: SpanType | null, agent: string | undefined, service: string | undefined, projectId: string): Span {
   const a = s.attributes;
   const llmInput = first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
   const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
@@ -73,7 +77,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
   const outputTokens = first(a, ALIASES.outputTokens, count);
   // An embedding call reports only a total: all of it was input.
   if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
-  const agentName = first(a, ALIASES.agentName, text) ?? traceloopAgent(a) ?? service ?? null;
+  const agentName = agent ?? null;
   const fromName = mcpNameParts(s.name);
 
   let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
@@ -120,16 +124,6 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     costUsd: null,
     costEstimated: null,
   };
-}
-
-/** OpenLLMetry's agent: an agent or workflow span's entity name, else the workflow's name. */
-function traceloopAgent(a: Attrs): string | undefined {
-  const kind = text(a['traceloop.span.kind']);
-  if (kind !== undefined && (ALIASES.traceloopAgentKinds as readonly string[]).includes(kind)) {
-    const entity = text(a['traceloop.entity.name']);
-    if (entity !== undefined) return entity;
-  }
-  return first(a, ALIASES.workflowName, text) ?? undefined;
 }
 
 /** `mcp.<server>.<tool>` → its parts; a tool name may itself contain dots. */

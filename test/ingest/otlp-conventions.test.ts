@@ -70,7 +70,7 @@ describe('OpenTelemetry GenAI conventions through real exporters', () => {
       const stored = (await getJson(`${server.httpUrl}/api/traces/spans?session_id=${session}&limit=100`)).json as any[];
       const byName = (tool: string) => stored.find((s) => s.tool_name === tool);
       const llm = stored.find((s) => s.model_id === f.llm.model && s.input_tokens === f.llm.input);
-      expect(llm, `${f.llm.name} stored`).toMatchObject({ span_type: 'agent', output_tokens: f.llm.output, cost_estimated: false });
+      expect(llm, `${f.llm.name} stored`).toMatchObject({ span_type: 'agent', output_tokens: f.llm.output, cost_estimated: false, agent_name: f.llm.agent, server_name: f.llm.agent });
       expect(llm.cost_usd).toBeCloseTo((f.llm.input * f.llm.price.input + f.llm.output * f.llm.price.output) / 1e6, 12);
       expect(llm.llm_input).toBeTruthy();
       expect(llm.llm_output).toBeTruthy();
@@ -89,10 +89,12 @@ describe('OpenTelemetry GenAI conventions through real exporters', () => {
 
   it('OpenInference and OpenLLMetry runs become session trees with their agents', async () => {
     const oi = (await getJson(`${server.httpUrl}/api/traces/spans?session_id=conv-OTLP-HTTP-JSON-OpenInference&limit=100`)).json as any[];
-    const agent = oi.find((s) => s.server_name === 'oi-trip-agent');
+    const agent = oi.find((s) => s.tool_name === 'TripAgent');
     expect(agent).toMatchObject({ span_type: 'agent', agent_name: 'oi-trip-agent', parent_span_id: null });
     const chain = oi.find((s) => s.tool_name === 'RunnableSequence');
-    expect(chain.parent_span_id).toBe(agent.span_id);
+    // The chain, the LLM call and the tool call name no agent: they are the agent's they run under.
+    expect(chain).toMatchObject({ parent_span_id: agent.span_id, agent_name: 'oi-trip-agent' });
+    expect(oi.find((s) => s.tool_name === 'get_weather')?.agent_name).toBe('oi-trip-agent');
     expect(oi.find((s) => s.tool_name === 'get_weather')).toMatchObject({ parent_span_id: chain.span_id, input_args: { city: 'Lisbon' }, output_result: 'sunny' });
     expect(oi.find((s) => s.tool_name === 'VectorStoreRetriever')).toMatchObject({ span_type: 'tool_call', parent_span_id: chain.span_id });
     expect(oi.find((s) => s.model_id === 'text-embedding-3-small')).toMatchObject({ span_type: 'agent', input_tokens: 12, output_tokens: null });
