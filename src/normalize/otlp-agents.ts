@@ -6,27 +6,40 @@ import { first, text } from './otlp-values.ts';
 const MAX_DEPTH = 64;
 
 /**
- * The agent of each span of one export. A span names its agent (gen_ai.agent.name, …); one that
- * does not (an LLM call or tool call inside `invoke_agent`) belongs to its nearest ancestor in the
- * same export that does, so costs, lineage and sessions are the agent's and not the service's.
- * Without either, the resource's service.name (the caller's fallback).
+ * The agent and session of each span of one export. A span names its agent (gen_ai.agent.name, …)
+ * and session (session.id, …); one that does not (an LLM call or tool call inside `invoke_agent`)
+ * takes them from its nearest ancestor in the same export that does, so costs, lineage and session
+ * trees are the agent's and not the service's, and a trace is not split into two sessions. Without
+ * either, the caller falls back to the resource's service.name and to no session.
  */
 export class ExportAgents {
-  private readonly named = new Map<string, string>();
+  private readonly agents = new Map<string, string>();
+  private readonly sessions = new Map<string, string>();
   private readonly parents = new Map<string, string>();
 
   add(projectId: string, s: DecodedSpan): void {
     const key = `${projectId}\u0000${s.spanId}`;
     if (s.parentSpanId) this.parents.set(key, s.parentSpanId);
-    const own = s.problem === undefined ? namedAgent(s.attributes) : undefined;
-    if (own !== undefined) this.named.set(key, own);
+    if (s.problem !== undefined) return;
+    const agent = namedAgent(s.attributes);
+    if (agent !== undefined) this.agents.set(key, agent);
+    const session = first(s.attributes, ALIASES.sessionId, text);
+    if (session !== null) this.sessions.set(key, session);
   }
 
-  of(projectId: string, s: DecodedSpan): string | undefined {
+  agentOf(projectId: string, s: DecodedSpan): string | undefined {
+    return this.inherited(this.agents, projectId, s);
+  }
+
+  sessionOf(projectId: string, s: DecodedSpan): string | undefined {
+    return this.inherited(this.sessions, projectId, s);
+  }
+
+  private inherited(named: Map<string, string>, projectId: string, s: DecodedSpan): string | undefined {
     let key = `${projectId}\u0000${s.spanId}`;
     for (let depth = 0; depth < MAX_DEPTH; depth++) {
-      const agent = this.named.get(key);
-      if (agent !== undefined) return agent;
+      const value = named.get(key);
+      if (value !== undefined) return value;
       const parent = this.parents.get(key);
       if (parent === undefined) return undefined;
       key = `${projectId}\u0000${parent}`;

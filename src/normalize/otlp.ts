@@ -55,7 +55,7 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
       }
       const kind = selectKind(s);
       if (kind === undefined) unselected.push({ span: s, projectId, service });
-      else keep(toSpan(s, kind, agents.of(projectId, s) ?? service, service, projectId), s.spanId);
+      else keep(toSpan(s, kind, { agent: agents.agentOf(projectId, s) ?? service, session: agents.sessionOf(projectId, s) }, service, projectId), s.spanId);
     }
   }
   if (opts.keepAllSpans && unselected.length > 0) {
@@ -68,7 +68,8 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
   return { spans, ignored: unselected.length, ignoredByProject, rejected };
 }
 
-function toSpan(s: DecodedSpan, kind: SpanType | null, agent: string | undefined, service: string | undefined, projectId: string): Span {
+/** `inherited`: the span's agent and session, its own or its nearest ancestor's (ExportAgents). */
+function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: string; session?: string }, service: string | undefined, projectId: string): Span {
   const a = s.attributes;
   const llmInput = first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
   const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
@@ -77,7 +78,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, agent: string | undefined
   const outputTokens = first(a, ALIASES.outputTokens, count);
   // An embedding call reports only a total: all of it was input.
   if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
-  const agentName = agent ?? null;
+  const agentName = inherited.agent ?? null;
   const fromName = mcpNameParts(s.name);
 
   let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
@@ -102,7 +103,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, agent: string | undefined
     spanId: s.spanId,
     traceId: s.traceId || null,
     parentSpanId: s.parentSpanId || null,
-    sessionId: first(a, ALIASES.sessionId, text),
+    sessionId: inherited.session ?? null,
     projectId,
     spanType,
     serverName: serverName ?? service ?? 'unknown',

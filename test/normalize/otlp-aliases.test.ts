@@ -109,25 +109,25 @@ describe('keepAllSpans (ingest.otlp_keep_all_spans)', () => {
   });
 });
 
-describe('the agent of a span that names none', () => {
+describe('the agent and session of a span that names none', () => {
   const span = (spanId: string, parentSpanId: string, attributes: Attrs) => ({ traceId: 't'.repeat(32), spanId, parentSpanId, name: spanId, startTimeMs: 0, endTimeMs: 1, attributes, statusCode: 0, statusMessage: '' });
 
-  it('is its nearest named ancestor in the export, else the service; cycles end', () => {
+  it('are its nearest named ancestor\'s in the export, else the service and none; cycles end', () => {
     const r = normalizeOtlp({
       resourceSpans: [{
         resource: { 'service.name': 'svc' },
         spans: [
-          span('run', '', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' }),
+          span('run', '', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'conv-1' }),
           span('http', 'run', { 'http.request.method': 'GET' }),
           span('llm', 'http', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' }),
-          span('sub', 'run', { 'gen_ai.tool.name': 'x', 'gen_ai.agent.name': 'helper' }),
+          span('sub', 'run', { 'gen_ai.tool.name': 'x', 'gen_ai.agent.name': 'helper', 'session.id': 'own' }),
           span('a', 'b', { 'gen_ai.tool.name': 'loop' }),
           span('b', 'a', { 'http.request.method': 'GET' }),
         ],
       }],
     }, null, 'default');
-    expect(Object.fromEntries(r.spans.map((s) => [s.spanId, [s.agentName, s.serverName]]))).toEqual({
-      run: ['planner', 'planner'], llm: ['planner', 'planner'], sub: ['helper', 'svc'], a: ['svc', 'svc'],
+    expect(Object.fromEntries(r.spans.map((s) => [s.spanId, [s.agentName, s.serverName, s.sessionId]]))).toEqual({
+      run: ['planner', 'planner', 'conv-1'], llm: ['planner', 'planner', 'conv-1'], sub: ['helper', 'svc', 'own'], a: ['svc', 'svc', null],
     });
   });
 });
