@@ -14,6 +14,7 @@ import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
 import { ingestSpans, type IngestDeps, type IngestResult } from './ingest/ingest-service.ts';
 import { KnownProjects } from './ingest/known-projects.ts';
+import { IgnoredSpansLog } from './ingest/ignored-spans-log.ts';
 import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
@@ -84,6 +85,8 @@ export interface Services {
   limiter: Limiter;
   /** One warning per caller per minute when ingest is rate limited (HTTP and gRPC). */
   rateLimitWarnings: RateLimitWarnings;
+  /** One info line per project per minute when OTLP spans are not agent, LLM or tool spans. */
+  ignoredSpans: IgnoredSpansLog;
   /** Keeps planner statistics current on both back ends; started by startServer. */
   stats: StatsKeeper;
   ingest(spans: Span[]): Promise<IngestResult>;
@@ -185,6 +188,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     alertProducers,
     limiter,
     rateLimitWarnings: new RateLimitWarnings(logger),
+    ignoredSpans: new IgnoredSpansLog(logger),
     stats,
     ingest: (spans) => ingestSpans(deps, spans),
     close: async () => {

@@ -39,6 +39,8 @@ export class Registrar {
       entry.names.add(name);
     };
     for (const s of spans) {
+      // A generic span's server is an HTTP host or a database, not an MCP server or an agent.
+      if (s.spanType === 'generic') continue;
       note('agent', s.projectId, s.agentName);
       note(s.spanType === 'tool_call' ? 'server' : 'agent', s.projectId, s.serverName);
     }

@@ -15,7 +15,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   cluster: ['name', 'instance_id', 'lease_seconds', 'live_stream_length'],
   auth: ['api_keys', 'trusted_proxy_cidrs'],
   redis: ['url'],
-  ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes'],
+  ingest: ['max_body_bytes', 'max_batch_spans', 'max_queued_spans', 'max_commit_spans', 'commit_lanes', 'otlp_keep_all_spans'],
   rate_limits: ['enabled', 'spans', 'otlp', 'accept_invite', 'verify', 'default', 'per_address', 'auth_failures'],
   monitor: ['enabled', 'health_check_interval_seconds', 'concurrency', 'concurrency_reserved', 'max_catalog_servers_per_project', 'alert_on_every_failure'],
   live: ['keepalive_seconds', 'max_clients_per_key', 'delivery_share_percent'],

@@ -101,6 +101,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxQueuedSpans: int('ingest.max_queued_spans', ingest.max_queued_spans, 100_000, 1, 10_000_000),
       maxCommitSpans: int('ingest.max_commit_spans', ingest.max_commit_spans, 5_000, 1, 100_000),
       commitLanes: int('ingest.commit_lanes', ingest.commit_lanes, 2, 1, 16),
+      otlpKeepAllSpans: bool('ingest.otlp_keep_all_spans', ingest.otlp_keep_all_spans, false),
     },
     rateLimits: {
       enabled: bool('SPYGLASS_RATE_LIMITS (rate_limits.enabled)', env.SPYGLASS_RATE_LIMITS ?? limits.enabled, true),

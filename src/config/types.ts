@@ -127,6 +127,11 @@ export interface IngestConfig {
   maxCommitSpans: number;
   /** Group-commit lanes committing concurrently on PostgreSQL (spans are assigned by session). */
   commitLanes: number;
+  /**
+   * `ingest.otlp_keep_all_spans`: OTLP spans that are not agent, LLM or tool spans are kept as
+   * `generic` spans when their trace has a selected span in the same export (docs/ingest.md).
+   */
+  otlpKeepAllSpans: boolean;
 }
 
 /** Requests per minute (spec §8), keyed by API key or client IP, per route. */

@@ -21,6 +21,11 @@ export class Metrics {
     help: 'Spans stored through any receiver',
     registers: [this.registry],
   });
+  readonly otlpSpansIgnored = new Counter({
+    name: 'spyglass_otlp_spans_ignored_total',
+    help: 'OTLP spans not stored because they are not agent, LLM or tool spans (docs/ingest.md#otlp-span-selection)',
+    registers: [this.registry],
+  });
   readonly activeSse = new Gauge({
     name: 'spyglass_active_sse_connections',
     help: 'Open live-event (SSE) connections',

@@ -4,7 +4,8 @@ import { HEALTH_TAGS, type HealthTag } from '../sdk/tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;
-export const SPAN_TYPES = ['tool_call', 'agent', 'handoff'] as const;
+/** `generic`: a span around the others (HTTP, database), kept for the trace tree only (docs/ingest.md). */
+export const SPAN_TYPES = ['tool_call', 'agent', 'handoff', 'generic'] as const;
 
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export type SpanType = (typeof SPAN_TYPES)[number];

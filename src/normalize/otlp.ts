@@ -1,12 +1,18 @@
-import { HEALTH_TAGS, SPAN_TYPES, type HealthTag, type Span, type SpanType } from '../model/span.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedSpan } from '../model/otlp.ts';
-import { AGENT_OPERATIONS, ALIASES, FRAMEWORK_KIND_KEYS, FRAMEWORK_KINDS, OWN } from './otlp-aliases.ts';
+import { HEALTH_TAGS, type HealthTag, type Span, type SpanType } from '../model/span.ts';
+import type { Attrs, DecodedExport, DecodedSpan } from '../model/otlp.ts';
+import { ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
+import { ExportAgents } from './otlp-agents.ts';
+import { keepSelectedTraces, type Unselected } from './otlp-keep-all.ts';
+import { selectKind } from './otlp-select.ts';
+import { count, first, flattenedMessages, serialize, text, toArgs } from './otlp-values.ts';
 import { checkSpan } from './span-checks.ts';
 
 export interface OtlpNormalizeResult {
   spans: Span[];
-  /** Spans that are not agent or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
+  /** Spans that are not agent, LLM or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
   ignored: number;
+  /** The ignored spans per project, for the log line that tells each project's users. */
+  ignoredByProject: Map<string, number>;
   /** Agent or tool spans that cannot be stored, one line per problem; they go to partial_success. */
   rejected: OtlpRejection[];
 }
@@ -17,17 +23,30 @@ export interface OtlpRejection {
   problems: string[];
 }
 
+export interface OtlpNormalizeOptions {
+  /** ingest.otlp_keep_all_spans: keep the unselected spans of selected traces as generic spans. */
+  keepAllSpans?: boolean;
+}
+
 /**
  * Maps decoded OTLP spans to Spyglass spans (spec §2.1, decisions §3). `keyProjectId` is the
  * project of a project-bound API key, which wins over the resource's `spyglass.project_id`.
  */
-export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string): OtlpNormalizeResult {
+export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string, opts: OtlpNormalizeOptions = {}): OtlpNormalizeResult {
   const spans: Span[] = [];
   const rejected: OtlpRejection[] = [];
-  let ignored = 0;
+  let unselected: Unselected[] = [];
+  const keep = (span: Span, spanId: string) => {
+    const problems = checkSpan(span);
+    if (problems.length === 0) spans.push(span);
+    else rejected.push({ spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
+  };
+  const projectOf = (resource: Attrs) => keyProjectId ?? text(resource[OWN.projectId]) ?? defaultProject;
+  const agents = new ExportAgents();
+  for (const rs of req.resourceSpans) for (const s of rs.spans) agents.add(projectOf(rs.resource), s);
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
-    const projectId = keyProjectId ?? text(rs.resource[OWN.projectId]) ?? defaultProject;
+    const projectId = projectOf(rs.resource);
     for (const s of rs.spans) {
       // Its attributes could not be read, so it cannot even be classified: rejected, not ignored.
       if (s.problem !== undefined) {
@@ -35,42 +54,31 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
         continue;
       }
       const kind = selectKind(s);
-      if (kind === undefined) {
-        ignored++;
-        continue;
-      }
-      const span = toSpan(s, kind, service, projectId);
-      const problems = checkSpan(span);
-      if (problems.length === 0) spans.push(span);
-      else rejected.push({ spanId: s.spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
+      if (kind === undefined) unselected.push({ span: s, projectId, service });
+      else keep(toSpan(s, kind, { agent: agents.agentOf(projectId, s) ?? service, session: agents.sessionOf(projectId, s) }, service, projectId), s.spanId);
     }
   }
-  return { spans, ignored, rejected };
-}
-
-/** undefined = not an agent/tool span; otherwise the span type it implies (null: decide later). */
-function selectKind(s: DecodedSpan): SpanType | null | undefined {
-  const a = s.attributes;
-  const own = text(a[OWN.spanType]);
-  if (own && (SPAN_TYPES as readonly string[]).includes(own)) return own as SpanType;
-  if (s.name.startsWith('mcp.') || 'gen_ai.tool.name' in a || 'mcp.method.name' in a) return null;
-  if ('mcp.server.name' in a && 'mcp.tool.name' in a) return null;
-  if ('gen_ai.operation.name' in a) return null;
-  for (const key of FRAMEWORK_KIND_KEYS) {
-    const k = text(a[key]);
-    if (k && k in FRAMEWORK_KINDS) return FRAMEWORK_KINDS[k] ?? null;
+  if (opts.keepAllSpans && unselected.length > 0) {
+    const { kept, left } = keepSelectedTraces(unselected, spans);
+    for (const span of kept) keep(span, span.spanId);
+    unselected = left;
   }
-  return undefined;
+  const ignoredByProject = new Map<string, number>();
+  for (const u of unselected) ignoredByProject.set(u.projectId, (ignoredByProject.get(u.projectId) ?? 0) + 1);
+  return { spans, ignored: unselected.length, ignoredByProject, rejected };
 }
 
-function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefined, projectId: string): Span {
+/** `inherited`: the span's agent and session, its own or its nearest ancestor's (ExportAgents). */
+function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: string; session?: string }, service: string | undefined, projectId: string): Span {
   const a = s.attributes;
-  const llmInput = first(a, ALIASES.llmInput, serialize);
-  const llmOutput = first(a, ALIASES.llmOutput, serialize);
-  const operation = text(a['gen_ai.operation.name']);
-  const agentOperation = operation !== undefined && AGENT_OPERATIONS.has(operation);
-  const spanType: SpanType = kind ?? (agentOperation || llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
-  const agentName = first(a, ALIASES.agentName, text) ?? service ?? null;
+  const llmInput = first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
+  const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
+  const spanType: SpanType = kind ?? (llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
+  let inputTokens = first(a, ALIASES.inputTokens, count);
+  const outputTokens = first(a, ALIASES.outputTokens, count);
+  // An embedding call reports only a total: all of it was input.
+  if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
+  const agentName = inherited.agent ?? null;
   const fromName = mcpNameParts(s.name);
 
   let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
@@ -95,7 +103,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     spanId: s.spanId,
     traceId: s.traceId || null,
     parentSpanId: s.parentSpanId || null,
-    sessionId: first(a, ALIASES.sessionId, text),
+    sessionId: inherited.session ?? null,
     projectId,
     spanType,
     serverName: serverName ?? service ?? 'unknown',
@@ -110,8 +118,8 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
     outputResult: failed ? null : first(a, ALIASES.outputResult, serialize),
     llmInput,
     llmOutput,
-    inputTokens: first(a, ALIASES.inputTokens, count),
-    outputTokens: first(a, ALIASES.outputTokens, count),
+    inputTokens,
+    outputTokens,
     modelId: first(a, ALIASES.modelId, text),
     healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
     costUsd: null,
@@ -123,43 +131,4 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, service: string | undefin
 function mcpNameParts(name: string): { server: string; tool: string } | undefined {
   const m = /^mcp\.([^.]+)\.(.+)$/.exec(name);
   return m ? { server: m[1] as string, tool: m[2] as string } : undefined;
-}
-
-function first<T>(a: Attrs, keys: readonly string[], convert: (v: AttrValue) => T | undefined): T | null {
-  for (const key of keys) {
-    const v = a[key];
-    if (v === undefined || v === null) continue;
-    const out = convert(v);
-    if (out !== undefined) return out;
-  }
-  return null;
-}
-
-function text(v: AttrValue | undefined): string | undefined {
-  if (typeof v === 'string') return v === '' ? undefined : v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return undefined;
-}
-
-function serialize(v: AttrValue): string | undefined {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function count(v: AttrValue): number | undefined {
-  const n = typeof v === 'string' ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
-}
-
-/** Tool arguments arrive as a JSON string (semconv) or a structured value; always stored as an object. */
-function toArgs(v: AttrValue): Record<string, unknown> | undefined {
-  let value: unknown = v;
-  if (typeof v === 'string') {
-    try {
-      value = JSON.parse(v);
-    } catch {
-      return { value: v };
-    }
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  return { value };
 }

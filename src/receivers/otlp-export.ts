@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { SELECTION_DOC } from '../ingest/ignored-spans-log.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeOtlp, type OtlpRejection } from '../normalize/otlp.ts';
 import type { Services } from '../services.ts';
@@ -8,14 +9,22 @@ import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 export const MAX_REPORTED_PROBLEMS = 100;
 
 /**
- * The export step shared by OTLP/HTTP and OTLP/gRPC. Spans that are not agent or tool spans are
- * dropped by design (spec §2.1), which is not a rejection. Spans that cannot be stored are
- * rejected one by one and reported in partial_success; the good spans of the request are stored.
+ * The export step shared by OTLP/HTTP and OTLP/gRPC. Spans that are not agent, LLM or tool spans
+ * are not stored (spec §2.1), which is not a rejection: partial_success says how many, with
+ * rejected_spans 0 (OTLP's warning form), and they are counted and logged. Spans that cannot be
+ * stored are rejected one by one and reported in partial_success; the good spans are stored.
  */
 export async function exportOtlp(s: Services, principal: Principal, req: DecodedExport): Promise<ExportOutcome> {
-  const { spans, rejected } = normalizeOtlp(req, principal.projectId, DEFAULT_PROJECT);
+  const { spans, rejected, ignored, ignoredByProject } = normalizeOtlp(req, principal.projectId, DEFAULT_PROJECT, {
+    keepAllSpans: s.config.ingest.otlpKeepAllSpans,
+  });
   await s.ingest(spans);
-  return { rejectedSpans: rejected.length, errorMessage: describeRejections(rejected) };
+  if (ignored > 0) {
+    s.metrics.otlpSpansIgnored.inc(ignored);
+    for (const [project, n] of ignoredByProject) s.ignoredSpans.ignored(project, n);
+  }
+  const messages = [describeRejections(rejected), describeIgnored(ignored)].filter((m) => m !== '');
+  return { rejectedSpans: rejected.length, errorMessage: messages.join('. ') };
 }
 
 function describeRejections(rejected: OtlpRejection[]): string {
@@ -24,4 +33,9 @@ function describeRejections(rejected: OtlpRejection[]): string {
   const shown = lines.slice(0, MAX_REPORTED_PROBLEMS);
   const more = lines.length - shown.length;
   return `${rejected.length} span(s) rejected: ${shown.join('; ')}${more > 0 ? `; ${more} more problems not listed` : ''}`;
+}
+
+function describeIgnored(ignored: number): string {
+  if (ignored === 0) return '';
+  return `${ignored} span(s) not stored: not agent, LLM or tool spans (see ${SELECTION_DOC} for the selection rule)`;
 }

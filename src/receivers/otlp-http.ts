@@ -31,6 +31,7 @@ export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services
 
 function sendOutcome(reply: FastifyReply, o: ExportOutcome, protobuf: boolean) {
   if (protobuf) return reply.status(200).type('application/x-protobuf').send(Buffer.from(encodeExportResponse(o)));
-  const body = o.rejectedSpans > 0 ? { partialSuccess: { rejectedSpans: String(o.rejectedSpans), errorMessage: o.errorMessage } } : {};
+  // rejectedSpans 0 with a message is OTLP's warning form (spans not selected).
+  const body = o.rejectedSpans > 0 || o.errorMessage !== '' ? { partialSuccess: { rejectedSpans: String(o.rejectedSpans), errorMessage: o.errorMessage } } : {};
   return reply.status(200).type('application/json').send(body);
 }

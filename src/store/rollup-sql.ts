@@ -25,12 +25,15 @@ ins as (
             status, status in ('error', 'timeout') as failed, started_at, ended_at, latency_ms,
             input_tokens, output_tokens, cost_usd, cost_estimated, health_tag, model_id
 ),
+-- Generic spans (the HTTP and database calls of a trace, ingest.otlp_keep_all_spans) are stored
+-- for the trace tree but count in no rollup: they are not tool calls, agent runs or handoffs.
+rolled as (select * from ins where span_type <> 'generic'),
 batch_tools as (
   select project_id, skey, server_name, tool_name,
          (count(*) filter (where failed))::int as failures,
          max(started_at) as last_started_at,
          (array_agg(failed order by started_at desc))[1] as last_failed
-  from ins where skey is not null and span_type = 'tool_call'
+  from rolled where skey is not null and span_type = 'tool_call'
   group by project_id, skey, server_name, tool_name
 ),
 tools as (
@@ -51,7 +54,7 @@ tool_state as (
               else t.last_failed end as last_failed
   from batch_tools b
   full join (select * from session_tools
-             where (project_id, session_id) in (select distinct project_id, skey from ins where skey is not null)) t
+             where (project_id, session_id) in (select distinct project_id, skey from rolled where skey is not null)) t
     on t.project_id = b.project_id and t.session_id = b.skey and t.server_name = b.server_name and t.tool_name = b.tool_name
 ),
 tool_rank as (
@@ -73,7 +76,7 @@ batch_sessions as (
          coalesce(sum(cost_usd), 0) as est_cost_usd,
          coalesce(max(${tagRankOf('health_tag')}), 0) as tag_rank,
          bool_or(status = 'timeout') as has_timeout
-  from ins where skey is not null
+  from rolled where skey is not null
   group by project_id, skey
 ),
 sess as (
@@ -114,7 +117,7 @@ lin as (
            case span_type when 'tool_call' then server_name
                           when 'handoff' then regexp_replace(tool_name, '^\\s*(→|->)\\s*', '')
                           else '' end as target
-    from ins
+    from rolled
   ) e
   where source is not null and source <> ''
   group by project_id, hour, edge_type, source, target
@@ -132,7 +135,7 @@ by_hour as (
          count(*)::int as calls, (count(*) filter (where failed))::int as errors, sum(latency_ms) as latency_sum_ms,
          coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
          coalesce(sum(cost_usd), 0) as cost_usd, (count(*) filter (where cost_estimated))::int as estimated_calls
-  from ins
+  from rolled
   group by 1, 2, 3, 4, 5, 6, 7
 ),
 hourly as (

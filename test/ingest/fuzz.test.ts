@@ -74,7 +74,8 @@ function otlpSpans(r: Rng, json: boolean): { specs: OtlpSpanSpec[]; spans: Gen[]
     const attrs: [string, unknown][] = plain ? [['http.request.method', 'GET']] : [['gen_ai.tool.name', text(r) || 'tool'], ['gen_ai.conversation.id', text(r)]];
     if (!plain) attrs.push(['mcp.server.name', bad === 'wide' ? 'é'.repeat(600) : `srv${r.int(5)}`]);
     if (bad === 'tokens') attrs.push(['gen_ai.usage.input_tokens', 2 ** 31 + r.int(1e6)]);
-    else if (r.chance(0.5)) attrs.push(['gen_ai.usage.input_tokens', r.int(100_000)]);
+    // Token usage marks an LLM span (docs/ingest.md#otlp-span-selection): plain spans carry none.
+    else if (r.chance(0.5) && !plain) attrs.push(['gen_ai.usage.input_tokens', r.int(100_000)]);
     attrs.push(['gen_ai.tool.call.arguments', bad === 'deep' ? deepArgs(33 + r.int(500)) : JSON.stringify({ [text(r)]: text(r) })]);
     if (bad === 'nested-attr') attrs.push(['x.nested', { depth: 40 }]);
     const start = BigInt(T0 + r.int(1e6)) * 1_000_000n;
