@@ -1,5 +1,5 @@
-import SchemaBuilder from '@pothos/core';
-import RelayPlugin from '@pothos/plugin-relay';
+import SchemaBuilder, { PothosValidationError } from '@pothos/core';
+import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
@@ -28,8 +28,19 @@ export const builder = new SchemaBuilder<{
   // Objects a client refetches implement Node; their global id is `nodeId` because `id` already
   // names the local id (a project's, a user's) in this schema, as in REST.
   // One node per request: nodes(ids:) would load an unbounded list of ids.
-  relay: { clientMutationId: 'omit', cursorType: 'String', idFieldName: 'nodeId', idFieldOptions: { description: 'Global id: refetch with node(id:)' }, nodesQueryOptions: false },
+  relay: { clientMutationId: 'omit', cursorType: 'String', idFieldName: 'nodeId', idFieldOptions: { description: 'Global id: refetch with node(id:)' }, nodesQueryOptions: false, decodeGlobalID: decodeNodeId },
 });
+
+/** A global id naming no object type of this schema is the client's error (Pothos would throw a plain Error). */
+function decodeNodeId(globalID: string): { typename: string; id: string } {
+  const decoded = decodeGlobalID(globalID);
+  try {
+    builder.configStore.getTypeConfig(decoded.typename, 'Object');
+  } catch {
+    throw new PothosValidationError(`Invalid global ID: ${globalID}`);
+  }
+  return decoded;
+}
 
 builder.queryType({});
 builder.mutationType({});

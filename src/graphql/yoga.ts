@@ -1,3 +1,4 @@
+import { PothosValidationError } from '@pothos/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
@@ -41,6 +42,8 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (original instanceof SpyglassError) return toGraphQLError(original);
+        // Pothos refuses what the client sent (a malformed global id or cursor, a negative `first`).
+        if (original instanceof PothosValidationError) return new GraphQLError(original.message, { extensions: { code: 'BAD_USER_INPUT' } });
         if (error instanceof GraphQLError && !error.originalError) return error;
         s.logger.error({ err: original }, 'graphql resolver failed');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });

@@ -246,6 +246,10 @@ describe('Node', () => {
       const back = await h.gql('query($id: ID!) { node(id: $id) { __typename nodeId } }', { id: nodeId }, ADMIN);
       expect(back.data.node, type).toEqual({ __typename: type, nodeId });
     }
+    // A malformed or unknown id is the client's error, not the server's.
+    expect((await h.gql('{ node(id: "garbage") { nodeId } }', {}, ADMIN)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const unknownType = Buffer.from('Nope:1').toString('base64');
+    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: unknownType }, ADMIN)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const user = (await h.gql('{ users { nodeId } }', {}, ADMIN)).data.users[0].nodeId;
     expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: user }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
   });
