@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/'] },
+  { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/', 'sdk/dist/'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

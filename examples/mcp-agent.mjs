@@ -4,11 +4,11 @@
 //   npm install && npm start                 # the Spyglass server, in another terminal
 //   node examples/mcp-agent.mjs              # SPYGLASS_URL / SPYGLASS_API_KEY if not local
 //
-// Plain Node ESM: `spyglass/sdk` is the compiled SDK (dist/sdk, built by `npm install`).
+// Plain Node ESM: `spyglass-agent-sdk` is the compiled SDK (dist/sdk, built by `npm install`).
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoopDetectedError, Spyglass } from 'spyglass/sdk';
+import { LoopDetectedError, Spyglass } from 'spyglass-agent-sdk';
 
 const url = process.env.SPYGLASS_URL ?? 'http://127.0.0.1:8000';
 const agentName = 'research-agent';

@@ -1,6 +1,6 @@
 import { listAllPricing, type PricingRow } from '../store/costs-repo.ts';
 import type { Db } from '../store/db.ts';
-import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, normalizeModelId, prefixMatches } from '../sdk/pricing.ts';
+import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, normalizeModelId, prefixMatches } from './default-prices.ts';
 
 /** One dated price of a model: shipped (`default`, in effect since always) or a project's own. */
 export interface PriceRecord {

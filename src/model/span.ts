@@ -1,5 +1,5 @@
 /** The one span model every receiver normalises into (spec §2.1, decisions §3). */
-import { HEALTH_TAGS, type HealthTag } from '../sdk/tags.ts';
+import { HEALTH_TAGS, type HealthTag } from './health-tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;

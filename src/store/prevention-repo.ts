@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { LoopAction, PreventionConfig } from '../sdk/config.ts';
+import type { LoopAction, PreventionConfig } from '../model/prevention-config.ts';
 import type { Db } from './db.ts';
 import { preventionConfigs } from './schema-prevention.ts';
 

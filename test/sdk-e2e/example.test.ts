@@ -7,7 +7,7 @@ import { storedSession, storedSpans, toolCalls } from './helpers.ts';
 
 /**
  * examples/mcp-agent.mjs as docs/sdk.md tells users to run it: plain `node` (no tsx) importing
- * the built `spyglass/sdk`, against a running server; the loop is stopped and the server has it.
+ * the built `spyglass-agent-sdk`, against a running server; the loop is stopped and the server has it.
  */
 const EXAMPLE = fileURLToPath(new URL('../../examples/mcp-agent.mjs', import.meta.url));
 let server: TestServer;
