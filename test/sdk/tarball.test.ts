@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,6 +68,28 @@ console.log(JSON.stringify({ id, stats: sg.stats() }));
     expect(stats).toMatchObject({ sent: 2, buffered: 0 });
     const spans = await getJson(`${server.httpUrl}/api/traces/spans?session_id=${id}`);
     expect((spans.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual(['session', 'tarball-add']);
+  });
+
+  it("docs/sdk.md's first agent runs to completion as written, in a project that installed the tarball", async () => {
+    const doc = readFileSync(join(ROOT, 'docs/sdk.md'), 'utf8');
+    const code = /`agent\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(code).toContain("from 'spyglass-agent-sdk'");
+    const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], join(ROOT, 'sdk'));
+    const app = join(dir, 'first-agent');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'first-agent', private: true, type: 'module' }));
+    await npm(['install', '--offline', join(dir, (JSON.parse(stdout) as Packed[])[0]!.filename)], app);
+    // The MCP packages the doc installs from the registry, linked from the repository's copies
+    // (the same versions) so the test needs no network; the SDK itself comes from its tarball.
+    mkdirSync(join(app, 'node_modules/@modelcontextprotocol'));
+    mkdirSync(join(app, 'node_modules/.bin'), { recursive: true });
+    for (const pkg of ['sdk', 'server-everything']) symlinkSync(join(ROOT, 'node_modules/@modelcontextprotocol', pkg), join(app, 'node_modules/@modelcontextprotocol', pkg), 'dir');
+    symlinkSync('../@modelcontextprotocol/server-everything/dist/index.js', join(app, 'node_modules/.bin/mcp-server-everything'));
+    writeFileSync(join(app, 'agent.mjs'), code!);
+    // It exits by itself (client.close() ends the MCP server's process) with its spans sent.
+    const out = await run(process.execPath, ['agent.mjs'], { cwd: app, env: { PATH: `${join(app, 'node_modules/.bin')}:${process.env.PATH ?? ''}`, SPYGLASS_URL: server.httpUrl }, timeout: 30_000 });
+    expect(out.stdout).toContain('The sum of 2 and 3 is 5.');
+    expect(out.stdout).toContain('sent: 3');
   });
 
   it('the server tarball holds the compiled code, migrations and shipped data, not the repository', async () => {
