@@ -4,6 +4,5 @@ import type { Linter } from 'eslint';
 export const ADAPTERS: string[];
 export const BASE: string[];
 export const STORE: string[];
-export const SDK: string[];
 export const SERVICES: string[];
 export const boundaries: Linter.Config[];

@@ -1,8 +1,8 @@
 // The direction of the data flow, checked by lint (docs/architecture.md):
 //   receivers -> normalize -> ingest -> store -> services -> graphql / rest / cli
 // store/ imports no service or adapter, a service imports no adapter, an adapter imports no other
-// adapter, and server code imports nothing of the client SDK (src/sdk/), which imports nothing of the
-// server. Imports that broke these rules before the rule existed carry an
+// adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
+// nothing of the server. Imports that broke these rules before the rule existed carry an
 // `eslint-disable-next-line no-restricted-imports` comment naming the debt; new ones fail
 // `npm run check`.
 
@@ -10,7 +10,6 @@
 export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];
 export const BASE = ['model', 'config', 'metrics', 'net'];
 export const STORE = ['store'];
-export const SDK = ['sdk'];
 export const SERVICES = [
   'alerts', 'anomalies', 'audit', 'auth', 'catalog', 'cluster', 'coord', 'costs', 'health', 'ingest',
   'jobs', 'limits', 'live', 'normalize', 'prevention', 'projects', 'scoring', 'security', 'sessions',
@@ -21,7 +20,11 @@ export const SERVICES = [
 const rel = (dir) => ['.', '..', '../..', '../../..'].flatMap((up) => [`${up}/${dir}`, `${up}/${dir}/**`]);
 const forbid = (dirs, message) => ({ group: dirs.flatMap(rel), message });
 
-const serverNotSdk = forbid(SDK, 'Server code must not import the client SDK (src/sdk/): move shared types to src/model/.');
+// From src/<folder>/… the SDK package is ../../sdk (deeper files: more ../).
+const serverNotSdk = {
+  group: ['../../sdk', '../../sdk/**', '../../../sdk', '../../../sdk/**', '../../../../sdk/**'],
+  message: 'Server code must not import the client SDK (sdk/): shared shapes live in src/model/, held equal by test/sdk/contract.test.ts.',
+};
 const noAdapters = forbid(ADAPTERS, 'Services and the store must not import an adapter (rest, graphql, cli, receivers).');
 
 const rule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -41,7 +44,7 @@ export const boundaries = [
       serverNotSdk,
     ),
   })),
-  // The SDK is a package of its own: nothing outside src/sdk/.
-  { files: ['src/sdk/*.ts'], rules: rule({ group: ['../*', '../**'], message: 'The SDK must not import server code.' }) },
-  { files: ['src/sdk/*/*.ts'], rules: rule({ group: ['../../*', '../../**'], message: 'The SDK must not import server code.' }) },
+  // The SDK is a package of its own: nothing outside sdk/src/.
+  { files: ['sdk/src/*.ts'], rules: rule({ group: ['../*', '../**'], message: 'The SDK must not import server code.' }) },
+  { files: ['sdk/src/*/*.ts'], rules: rule({ group: ['../../*', '../../**'], message: 'The SDK must not import server code.' }) },
 ];

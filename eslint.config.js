@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/'] },
+  { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/', 'sdk/dist/'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -112,7 +112,7 @@ function stallTraceSetup(): { nodeFlags: string[]; env: Record<string, string>; 
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-stalls-'));
   const file = join(dir, 'stalls.json');
   return {
-    // tsx's loader first, so the TypeScript preload can run before bin/spyglass.js registers it.
+    // tsx's loader first, so the TypeScript preload can run (the server itself runs compiled, from dist/).
     nodeFlags: [`--import=${import.meta.resolve('tsx/esm')}`, `--import=${new URL('./stall-trace.ts', import.meta.url).href}`],
     env: { SPYGLASS_BENCH_STALL_TRACE: file },
     read: () => {

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { Spyglass } from '../src/sdk/index.ts';
+import { Spyglass } from '../sdk/src/index.ts';
 import { mcpPair } from '../test/sdk/mcp-pair.ts';
 import { startServerProc } from './server-proc.ts';
 

@@ -4,11 +4,11 @@
 //   npm install && npm start                 # the Spyglass server, in another terminal
 //   node examples/mcp-agent.mjs              # SPYGLASS_URL / SPYGLASS_API_KEY if not local
 //
-// Plain Node ESM: `spyglass/sdk` is the compiled SDK (dist/sdk, built by `npm install`).
+// Plain Node ESM: `spyglass-agent-sdk` is the SDK package (sdk/, compiled to sdk/dist by `npm install`).
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoopDetectedError, Spyglass } from 'spyglass/sdk';
+import { LoopDetectedError, Spyglass } from 'spyglass-agent-sdk';
 
 const url = process.env.SPYGLASS_URL ?? 'http://127.0.0.1:8000';
 const agentName = 'research-agent';
@@ -52,11 +52,22 @@ try {
 
 const { sent, dropped, buffered } = sg.stats();
 console.log(`spans    → ${sent} sent, ${dropped} dropped, ${buffered} still buffered`);
-const headers = process.env.SPYGLASS_API_KEY ? { 'x-api-key': process.env.SPYGLASS_API_KEY } : {};
-const stored = await fetch(`${url}/api/agents/sessions/${sessionId}`, { headers }).then((r) => (r.ok ? r.json() : null), () => null);
-if (stored) {
-  console.log(`server   → session health_tag ${stored.session.health_tag}, ${stored.session.tool_calls} tool calls`);
-  console.log(`           curl -s ${url}/api/agents/sessions/${sessionId}`);
+const apiKey = process.env.SPYGLASS_API_KEY;
+const res = await fetch(`${url}/api/agents/sessions/${sessionId}`, { headers: apiKey ? { 'x-api-key': apiKey } : {} }).catch(() => null);
+if (res === null) {
+  console.log(`server   → not reachable at ${url}; the agent ran anyway (fail-open); set SPYGLASS_URL if the server is elsewhere`);
+} else if (res.status === 401) {
+  console.log(
+    apiKey
+      ? `server   → ${url} refused the API key (unknown, revoked or expired): set SPYGLASS_API_KEY to a valid key (spyglass api-key create)`
+      : `server   → ${url} requires an API key (auth is on): set SPYGLASS_API_KEY to a key (spyglass api-key create)`,
+  );
+} else if (res.status === 403) {
+  console.log(`server   → ${url} answered 403: the key in SPYGLASS_API_KEY may not read this project`);
+} else if (!res.ok) {
+  console.log(`server   → ${url} answered HTTP ${res.status} for the session`);
 } else {
-  console.log(`server   → not reachable at ${url}; the agent ran anyway (fail-open)`);
+  const stored = await res.json();
+  console.log(`server   → session health_tag ${stored.session.health_tag}, ${stored.session.tool_calls} tool calls`);
+  console.log(`           curl -s ${apiKey ? '-H "x-api-key: $SPYGLASS_API_KEY" ' : ''}${url}/api/agents/sessions/${sessionId}`);
 }

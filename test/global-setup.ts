@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
-import { buildSdkIfStale } from './helpers/build-sdk.ts';
+import { buildIfStale } from './helpers/build.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -37,8 +37,9 @@ const isCi = (): boolean => {
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The SDK tests load the compiled SDK (dist/sdk) as a user would; rebuild it when a source is newer.
-  await buildSdkIfStale();
+  // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
+  // them when a source is newer than the last build.
+  await buildIfStale();
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';
@@ -83,9 +84,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // In a plain Node child: the store's own first-start path (it resolves PGlite with import.meta.resolve,
   // which vitest's module runner lacks).
   const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
-  const store = pathToFileURL(join(import.meta.dirname, '../src/store/open-store.ts')).href;
+  const store = pathToFileURL(join(import.meta.dirname, '../dist/store/open-store.js')).href;
   const script = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ dataDir: ${JSON.stringify(template)} })).close();`;
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 180_000 });
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 180_000 });
   project.provide('pgliteTemplate', join(template, 'pglite'));
 
   return async () => {

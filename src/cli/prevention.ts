@@ -1,8 +1,7 @@
 import { Command, Option } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
 import type { PreventionConfigJson, PreventionService } from '../prevention/config-service.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { LOOP_ACTIONS, PREVENTION_FIELDS } from '../sdk/config.ts';
+import { LOOP_ACTIONS, PREVENTION_FIELDS } from '../model/prevention-config.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 

@@ -1,5 +1,3 @@
-import { loadConfig } from '../config/load-config.ts';
-import { createLogger } from '../logger.ts';
 import type { Services } from '../services.ts';
 
 export interface RemoteOptions {
@@ -53,9 +51,11 @@ function unreachable(url: string, err: unknown): string {
 
 /** Opens the configured database directly (no server needed) for the duration of `fn`. */
 export async function withLocalServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
+  // The config, logger and services pull in most of the server; load them only for commands that need them.
+  const { loadConfig } = await import('../config/load-config.ts');
+  const { createLogger } = await import('../logger.ts');
   const config = loadConfig();
   const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
-  // The services pull in most of the server; load them only for commands that need them.
   const { openStore } = await import('../store/open-store.ts');
   const { createServices } = await import('../services.ts');
   const store = await openStore({

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { HEALTH_TAGS } from '../model/span.ts';
-import { getSessionTree, listSessions, toTreeJson, type SessionJson, type TreeNodeJson } from '../sessions/sessions-service.ts';
+import type { SessionJson, TreeNodeJson } from '../sessions/sessions-service.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -27,6 +27,7 @@ export function sessionsCommand(): Command {
         const detail = remote
           ? ((await callApi(remote, 'GET', path)) as { session: SessionJson; spans: TreeNodeJson[]; truncated: boolean })
           : await withLocalServices(async (s) => {
+              const { getSessionTree, toTreeJson } = await loadService();
               const d = await getSessionTree(s.store.db, o.project ?? null, o.id as string);
               return { ...d, spans: toTreeJson(d.spans) };
             });
@@ -37,10 +38,13 @@ export function sessionsCommand(): Command {
       const query = { agent_name: o.agent, health_tag: o.tag, since: o.since, limit: o.limit, project_id: o.project };
       const rows = remote
         ? ((await callApi(remote, 'GET', `/api/agents/sessions?${toQuery(query)}`)) as SessionJson[])
-        : await withLocalServices(async (s) => (await listSessions(s.store.db, { ...query, projectId: o.project ?? null })).sessions);
+        : await withLocalServices(async (s) => (await (await loadService()).listSessions(s.store.db, { ...query, projectId: o.project ?? null })).sessions);
       printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
     });
 }
+
+/** The store-backed service, loaded only when the command opens the database (not for --url). */
+const loadService = () => import('../sessions/sessions-service.ts');
 
 /** A session header and its spans drawn as a tree with box-drawing branches; every line escaped for a terminal. */
 export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: boolean): string {

@@ -1,7 +1,6 @@
 import { listAllPricing, type PricingRow } from '../store/costs-repo.ts';
 import type { Db } from '../store/db.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, normalizeModelId, prefixMatches } from '../sdk/pricing.ts';
+import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, normalizeModelId, prefixMatches } from './default-prices.ts';
 
 /** One dated price of a model: shipped (`default`, in effect since always) or a project's own. */
 export interface PriceRecord {

@@ -1,6 +1,5 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { normalizeModelId } from '../sdk/pricing.ts';
+import { normalizeModelId } from './default-prices.ts';
 
 /** A pricing write as the REST body says it (snake_case); GraphQL maps its input to this. */
 export interface PricingInput {

@@ -1,7 +1,6 @@
 import type { Span } from '../model/span.ts';
 import type { PriceBook, PriceTable } from './price-book.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { UNKNOWN_MODEL_PRICE } from '../sdk/pricing.ts';
+import { UNKNOWN_MODEL_PRICE } from './default-prices.ts';
 import type { ToolCostRules } from './tool-rules.ts';
 
 /**

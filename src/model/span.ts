@@ -1,6 +1,5 @@
 /** The one span model every receiver normalises into (spec §2.1, decisions §3). */
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { HEALTH_TAGS, type HealthTag } from '../sdk/tags.ts';
+import { HEALTH_TAGS, type HealthTag } from './health-tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;

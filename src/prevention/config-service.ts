@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import { DEFAULT_PREVENTION, type PreventionConfig } from '../sdk/config.ts';
+import { DEFAULT_PREVENTION, type PreventionConfig } from '../model/prevention-config.ts';
 import type { Db } from '../store/db.ts';
 import { PROJECT_DEFAULT, configOf, deletePreventionRow, findPreventionRow, listPreventionRows, upsertPreventionRow, type PreventionRow } from '../store/prevention-repo.ts';
 import { findProject } from '../store/projects-repo.ts';

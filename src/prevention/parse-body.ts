@@ -9,7 +9,7 @@ import {
   withDefaults,
   type ConfigIssue,
   type PreventionConfig,
-} from '../sdk/config.ts';
+} from '../model/prevention-config.ts';
 
 /** PostgreSQL `integer`: the integer columns hold no more (a larger value is a 422, not a 500). */
 export const MAX_INT = 2_147_483_647;

@@ -1,6 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
-import type { LoopAction, PreventionConfig } from '../sdk/config.ts';
+import type { LoopAction, PreventionConfig } from '../model/prevention-config.ts';
 import type { Db } from './db.ts';
 import { preventionConfigs } from './schema-prevention.ts';
 

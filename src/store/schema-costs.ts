@@ -5,7 +5,7 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 /**
  * A project's own model prices (decisions §8), effective-dated: a change is a new row from its
  * effective_from, so spans keep the price they were stored with. The shipped defaults are not
- * stored (src/sdk/pricing.ts); a project's rows override them for that model id.
+ * stored (src/costs/default-prices.ts); a project's rows override them for that model id.
  */
 export const modelPricing = pgTable(
   'model_pricing',

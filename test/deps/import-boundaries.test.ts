@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS, BASE, boundaries, SDK, SERVICES, STORE } from '../../eslint.boundaries.js';
+import { ADAPTERS, BASE, boundaries, SERVICES, STORE } from '../../eslint.boundaries.js';
 
 /**
  * `npm run check` lints with eslint.boundaries.js: an import against the data flow fails it. These
@@ -24,10 +24,11 @@ describe('import boundaries', () => {
     ['a nested service file imports an adapter', 'src/alerts/producers/x.ts', "import { x } from '../../graphql/builder.ts';"],
     ['an adapter imports another adapter', 'src/graphql/spans.ts', "import { x } from '../rest/auth-hook.ts';"],
     ['the CLI imports REST', 'src/cli/api-key.ts', "import { x } from '../rest/keys-routes.ts';"],
-    ['server code imports the SDK', 'src/costs/price-book.ts', "import { x } from '../sdk/pricing.ts';"],
+    ['server code imports the SDK', 'src/costs/price-book.ts', "import { x } from '../../sdk/src/pricing.ts';"],
+    ['a nested server file imports the SDK', 'src/alerts/producers/x.ts', "import { x } from '../../../sdk/src/config.ts';"],
     ['the model imports a service', 'src/model/span.ts', "import { x } from '../sessions/x.ts';"],
-    ['the SDK imports server code', 'src/sdk/client.ts', "import { x } from '../model/span.ts';"],
-    ['a nested SDK file imports server code', 'src/sdk/guards/loop.ts', "import { x } from '../../store/db.ts';"],
+    ['the SDK imports server code', 'sdk/src/spyglass.ts', "import { x } from '../../src/model/span.ts';"],
+    ['a nested SDK file imports server code', 'sdk/src/guards/loop.ts', "import { x } from '../../../src/store/db.ts';"],
   ])('refuses: %s', async (_name, file, source) => {
     expect(await problems(file, source)).toEqual([expect.stringMatching(/^no-restricted-imports: /)]);
   });
@@ -37,7 +38,7 @@ describe('import boundaries', () => {
     ['an adapter imports services', 'src/rest/x.ts', "import { a } from '../health/health-service.ts';\nimport { b } from '../auth/x.ts';"],
     ['an adapter imports its own folder', 'src/graphql/spans.ts', "import { a } from './builder.ts';"],
     ['packages named like our folders', 'src/health/x.ts', "import { a } from 'graphql';\nimport { b } from '@modelcontextprotocol/sdk/client/index.js';"],
-    ['the SDK imports itself', 'src/sdk/guards/loop.ts', "import { a } from '../config.ts';\nimport { b } from './x.ts';"],
+    ['the SDK imports itself', 'sdk/src/guards/loop.ts', "import { a } from '../config.ts';\nimport { b } from './x.ts';"],
     ['the composition root imports everything', 'src/app.ts', "import { a } from './rest/x.ts';\nimport { b } from './graphql/y.ts';"],
   ])('allows: %s', async (_name, file, source) => {
     expect(await problems(file, source)).toEqual([]);
@@ -48,7 +49,7 @@ describe('import boundaries', () => {
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
       .sort();
-    const layered = [...ADAPTERS, ...BASE, ...STORE, ...SDK, ...SERVICES].sort();
+    const layered = [...ADAPTERS, ...BASE, ...STORE, ...SERVICES].sort();
     expect(layered).toEqual(folders);
   });
 });

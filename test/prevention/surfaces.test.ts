@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PREVENTION } from '../../src/sdk/config.ts';
+import { DEFAULT_PREVENTION } from '../../src/model/prevention-config.ts';
 import { bootstrapKey, call, expectStatus, twoProjects } from '../helpers/auth.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, Spyglass, type Session } from '../../src/sdk/index.ts';
+import { BudgetExceededError, Spyglass, type Session } from '../../sdk/src/index.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { agentName, eventually, inboxAlerts, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
 

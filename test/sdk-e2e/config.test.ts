@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { BudgetExceededError, LoopDetectedError, Spyglass } from '../../sdk/src/index.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, eventually, putAgentConfig, refusal } from './helpers.ts';

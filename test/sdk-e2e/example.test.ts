@@ -7,7 +7,7 @@ import { storedSession, storedSpans, toolCalls } from './helpers.ts';
 
 /**
  * examples/mcp-agent.mjs as docs/sdk.md tells users to run it: plain `node` (no tsx) importing
- * the built `spyglass/sdk`, against a running server; the loop is stopped and the server has it.
+ * the built `spyglass-agent-sdk`, against a running server; the loop is stopped and the server has it.
  */
 const EXAMPLE = fileURLToPath(new URL('../../examples/mcp-agent.mjs', import.meta.url));
 let server: TestServer;
@@ -33,5 +33,22 @@ describe('examples/mcp-agent.mjs', () => {
     const calls = toolCalls(await storedSpans(server, sessionId));
     // Sorted: the example runs on the real clock, and spans of one millisecond tie on the server.
     expect(calls.map((c) => `${c.tool_name} ${c.status} ${c.health_tag}`).sort()).toEqual(['echo prevented loop_detected', 'echo success null', 'echo success null', 'get-sum success null']);
+  });
+
+  it('with auth on and no key, says the key is missing and which variable sets it (the server answered)', async () => {
+    const key = 'sk-example-auth-0123456789abcdef0123';
+    const authed = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_API_KEYS: key });
+    try {
+      const env = { ...process.env, SPYGLASS_URL: authed.httpUrl, SPYGLASS_API_KEY: '', NODE_OPTIONS: '' };
+      const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env, timeout: 20_000 });
+      expect(stdout).toContain(`server   → ${authed.httpUrl} requires an API key (auth is on): set SPYGLASS_API_KEY`);
+      expect(stdout).not.toContain('not reachable');
+      const withKey = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...env, SPYGLASS_API_KEY: key }, timeout: 20_000 });
+      // The curl line it prints carries the key (by its variable, not its value).
+      expect(withKey.stdout).toContain('curl -s -H "x-api-key: $SPYGLASS_API_KEY" ');
+      expect(withKey.stdout).not.toContain(key);
+    } finally {
+      await authed.dispose();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, GraphLoopError, Spyglass, type Session } from '../../src/sdk/index.ts';
+import { BudgetExceededError, GraphLoopError, Spyglass, type Session } from '../../sdk/src/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, refusal, storedSession, storedSpans } from './helpers.ts';
 

@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
-import type { PreventionError } from '../../src/sdk/errors.ts';
-import { Spyglass } from '../../src/sdk/index.ts';
-import type { SdkLogger } from '../../src/sdk/types.ts';
+import type { PreventionError } from '../../sdk/src/errors.ts';
+import { Spyglass } from '../../sdk/src/index.ts';
+import type { SdkLogger } from '../../sdk/src/types.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { LoopDetectedError, Spyglass } from '../../sdk/src/index.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectEverything, eventually, manualClock, recordingLogger, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';

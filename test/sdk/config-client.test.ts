@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PREVENTION, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { DEFAULT_PREVENTION, LoopDetectedError, Spyglass } from '../../sdk/src/index.ts';
 
 /** A backend whose prevention-config answers a test sets per agent; spans are accepted and ignored. */
 const answers = new Map<string, { status: number; body: unknown }>();

@@ -9,14 +9,14 @@ const TSC = resolve(import.meta.dirname, '../../node_modules/typescript/bin/tsc'
 const dir = consumerDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Uses every public name of spyglass/sdk the way a strict NodeNext TypeScript project would. */
+/** Uses every public name of spyglass-agent-sdk the way a strict NodeNext TypeScript project would. */
 const CONSUMER = `import {
   Spyglass, PreventionError, LoopDetectedError, BudgetExceededError, CircuitBreakerOpenError, GraphLoopError,
   HEALTH_TAGS, DEFAULT_PREVENTION,
   type SpyglassOptions, type SessionOptions, type Session, type LlmCall, type GuardCall, type PricingTable,
   type ModelPrice, type GraphOptions, type SdkLogger, type ExportStats, type HealthTag, type GuardName,
   type PreventionDetails, type PreventionConfig, type NestedPreventionConfig, type McpToolClient, type WrapMcpOptions,
-} from 'spyglass/sdk';
+} from 'spyglass-agent-sdk';
 
 const price: ModelPrice = { inputPer1M: 1, outputPer1M: 2 };
 const pricing: PricingTable = { models: { 'my-model': price }, tools: { 'calc/*': 0.001 } };
@@ -64,7 +64,7 @@ void main().catch((e: unknown) => describeError(e));
 void [tags, defaults];
 `;
 
-describe('a TypeScript consumer of spyglass/sdk', () => {
+describe('a TypeScript consumer of spyglass-agent-sdk', () => {
   it('compiles with tsc (strict, NodeNext) against the shipped declarations', async () => {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noUncheckedIndexedAccess: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: [], skipLibCheck: false }, files: ['consumer.ts'] }));
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
@@ -77,7 +77,7 @@ describe('a TypeScript consumer of spyglass/sdk', () => {
   });
 
   it('fails to compile a misuse (the check is real)', async () => {
-    writeFileSync(join(dir, 'bad.ts'), `import { Spyglass } from 'spyglass/sdk';\nnew Spyglass({ flushIntervalMs: 'soon' });\n`);
+    writeFileSync(join(dir, 'bad.ts'), `import { Spyglass } from 'spyglass-agent-sdk';\nnew Spyglass({ flushIntervalMs: 'soon' });\n`);
     writeFileSync(join(dir, 'tsconfig.bad.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: [] }, files: ['bad.ts'] }));
     const failed = await promisify(execFile)(process.execPath, [TSC, '-p', join(dir, 'tsconfig.bad.json')], { cwd: dir, timeout: 120_000 }).then(() => '', (err: { stdout?: string }) => err.stdout ?? '');
     expect(failed).toContain("bad.ts(2,16): error TS2322: Type 'string' is not assignable to type 'number'");

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Spyglass } from '../../src/sdk/index.ts';
-import { parseRetryAfter } from '../../src/sdk/exporter.ts';
+import { Spyglass } from '../../sdk/src/index.ts';
+import { parseRetryAfter } from '../../sdk/src/exporter.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';

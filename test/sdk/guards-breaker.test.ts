@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREVENTION, type PreventionConfig } from '../../src/sdk/config.ts';
-import { CircuitBreakerOpenError } from '../../src/sdk/errors.ts';
-import { CircuitBreakers, MAX_BREAKERS, type Verdict } from '../../src/sdk/guards/index.ts';
+import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.ts';
+import { CircuitBreakerOpenError } from '../../sdk/src/errors.ts';
+import { CircuitBreakers, MAX_BREAKERS, type Verdict } from '../../sdk/src/guards/index.ts';
 
 // Spec §3.2: closed → open → half-open → closed / open, per agent + server.
 const CFG: PreventionConfig = { ...DEFAULT_PREVENTION, cb_failure_threshold: 3, cb_cooldown_seconds: 30, cb_half_open_max_calls: 2 };

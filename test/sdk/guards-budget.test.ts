@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREVENTION, type PreventionConfig } from '../../src/sdk/config.ts';
-import { BudgetExceededError, GraphLoopError, type PreventionError } from '../../src/sdk/errors.ts';
-import { SessionGuard, type CallIdentity, type GraphLimits, type Verdict } from '../../src/sdk/guards/index.ts';
+import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.ts';
+import { BudgetExceededError, GraphLoopError, type PreventionError } from '../../sdk/src/errors.ts';
+import { SessionGuard, type CallIdentity, type GraphLimits, type Verdict } from '../../sdk/src/guards/index.ts';
 
 // Spec §2.9, budget and graph rows: max_steps, max cost, soft alert, wall time, node iterations, graph cost.
 const BASE: PreventionConfig = { ...DEFAULT_PREVENTION, loop_enabled: false };

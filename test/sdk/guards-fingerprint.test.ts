@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFingerprint } from '../../src/sdk/guards/index.ts';
+import { callFingerprint } from '../../sdk/src/guards/index.ts';
 
 // Spec §2.9, float normalisation: floats rounded to 6 decimals recursively; other types unchanged.
 const fp = callFingerprint;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREVENTION, type PreventionConfig } from '../../src/sdk/config.ts';
-import { LoopDetectedError } from '../../src/sdk/errors.ts';
-import { SessionGuard, type CallIdentity, type Verdict } from '../../src/sdk/guards/index.ts';
+import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.ts';
+import { LoopDetectedError } from '../../sdk/src/errors.ts';
+import { SessionGuard, type CallIdentity, type Verdict } from '../../sdk/src/guards/index.ts';
 
 // Spec §2.9, loop rows: repetition, ping-pong, retry without progress, warn, terminate.
 const WARN: PreventionConfig = { ...DEFAULT_PREVENTION, loop_threshold: 3 };

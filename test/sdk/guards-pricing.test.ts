@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llmCostUsd, toolCostUsd } from '../../src/sdk/pricing.ts';
+import { llmCostUsd, toolCostUsd } from '../../sdk/src/pricing.ts';
 
 // Spec §2.9 "Unknown model pricing" and the SDK's pricing option (LLM models and tools).
 const M = 1_000_000;

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
 import { consumerDir, ROOT } from './consumer-dir.ts';
 
-const DIST = join(ROOT, 'dist/sdk');
+const DIST = join(ROOT, 'sdk/dist');
 const run = promisify(execFile);
 
 /** Every module specifier of a compiled file: static imports and re-exports, `import type` and dynamic import(). */
@@ -34,7 +34,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('the published SDK (spyglass/sdk)', () => {
+describe('the published SDK (spyglass-agent-sdk)', () => {
   it('loads only its own files, node: built-ins and MCP types', () => {
     const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /\.(js|d\.ts)$/.test(e.name));
     expect(files.length).toBeGreaterThan(10);
@@ -62,10 +62,10 @@ describe('the published SDK (spyglass/sdk)', () => {
     expect(specifiers(readFileSync(join(DIST, 'index.js'), 'utf8'))).toContain('./spyglass.js');
   });
 
-  it('runs a plain Node ESM agent (no tsx) that imports spyglass/sdk and reports to a real server', async () => {
+  it('runs a plain Node ESM agent (no tsx) that imports spyglass-agent-sdk and reports to a real server', async () => {
     writeFileSync(
       join(dir, 'agent.mjs'),
-      `import { Spyglass, HEALTH_TAGS, DEFAULT_PREVENTION, PreventionError } from 'spyglass/sdk';
+      `import { Spyglass, HEALTH_TAGS, DEFAULT_PREVENTION, PreventionError } from 'spyglass-agent-sdk';
 const sg = new Spyglass({ agentName: 'plain-node' });
 const id = await sg.session({ agentName: 'plain-node' }, async (session) => {
   const sum = await sg.guard({ serverName: 'calc', toolName: 'add', args: { a: 1, b: 2 } }, () => 3);
@@ -86,7 +86,7 @@ console.log(JSON.stringify({ id, stats: sg.stats(), tags: HEALTH_TAGS.length, lo
   it('sends buffered spans when a plain Node program just ends (beforeExit), without flush or shutdown', async () => {
     writeFileSync(
       join(dir, 'exits.mjs'),
-      `import { Spyglass } from 'spyglass/sdk';
+      `import { Spyglass } from 'spyglass-agent-sdk';
 const sg = new Spyglass({ agentName: 'exits', flushIntervalMs: 3_600_000 });
 await sg.guard({ serverName: 'calc', toolName: 'exit-add', args: {} }, () => 3);
 `,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, GraphLoopError, LoopDetectedError, Spyglass } from '../../src/sdk/index.ts';
+import { BudgetExceededError, GraphLoopError, LoopDetectedError, Spyglass } from '../../sdk/src/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
 import { mcpPair } from './mcp-pair.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CircuitBreakerOpenError, Spyglass, type SpyglassOptions } from '../../src/sdk/index.ts';
+import { CircuitBreakerOpenError, Spyglass, type SpyglassOptions } from '../../sdk/src/index.ts';
 import { startRedis } from '../helpers/redis.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
@@ -141,13 +141,13 @@ describe.runIf(injected !== null)(injected !== null ? 'circuit breakers shared t
     own.disconnect();
   });
 
-  it('a breaker opened by another Node process (importing the built spyglass/sdk) refuses here', async () => {
+  it('a breaker opened by another Node process (importing the built spyglass-agent-sdk) refuses here', async () => {
     const keyPrefix = `t-${randomUUID()}`;
     const dir = consumerDir();
     try {
       writeFileSync(
         join(dir, 'other.mjs'),
-        `import { Spyglass } from 'spyglass/sdk';
+        `import { Spyglass } from 'spyglass-agent-sdk';
 const sg = new Spyglass({ agentName: 'crawler', flushIntervalMs: 60000, logger: { warn: (m) => console.error(m) }, sharedBreakers: { redisUrl: process.env.REDIS_URL, keyPrefix: process.env.PREFIX }, prevention: ${JSON.stringify(breaker(2, 30, 1))} });
 const outcomes = [];
 for (let i = 0; i < 3; i++) {

@@ -16,6 +16,7 @@ export interface ResolvedOptions {
   pricing: PricingTable;
   graph: GraphLimits;
   flushIntervalMs: number;
+  flushTimeoutMs: number;
   maxBufferedSpans: number;
   configRefreshMs: number;
   logger: SdkLogger;
@@ -67,6 +68,7 @@ export function resolveOptions(options: SpyglassOptions = {}, env: NodeJS.Proces
     pricing: resolvePricing(options.pricing),
     graph: { maxNodeIterations: positiveInt('graph.maxNodeIterations', graph.maxNodeIterations, 10, true), maxCostUsd: maxCost ?? null },
     flushIntervalMs: positiveInt('flushIntervalMs', options.flushIntervalMs, 1000),
+    flushTimeoutMs: positiveInt('flushTimeoutMs', options.flushTimeoutMs, 5000),
     maxBufferedSpans: positiveInt('maxBufferedSpans', options.maxBufferedSpans, 10_000),
     configRefreshMs: positiveInt('configRefreshMs', options.configRefreshMs, 15_000),
     logger: options.logger ?? consoleLogger,

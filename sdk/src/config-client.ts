@@ -8,6 +8,7 @@
  * last known config and is logged once.
  */
 import { PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
+import { request } from './http.ts';
 import type { SdkLogger } from './types.ts';
 
 export interface ConfigClientOptions {
@@ -36,6 +37,8 @@ export class ConfigClient {
   private readonly agents = new Map<string, AgentEntry>();
   private readonly timer: NodeJS.Timeout;
   private warned = false;
+  /** Aborts the fetches in flight on stop(), so a shutdown does not wait for a backend that never answers. */
+  private readonly aborter = new AbortController();
 
   constructor(private readonly opts: ConfigClientOptions) {
     this.timer = setInterval(() => {
@@ -67,6 +70,7 @@ export class ConfigClient {
 
   stop(): void {
     clearInterval(this.timer);
+    this.aborter.abort();
   }
 
   private refresh(agentName: string): Promise<void> {
@@ -89,13 +93,20 @@ export class ConfigClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
     try {
-      const res = await fetch(`${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      const body: unknown = await res.json().catch(() => null);
+      const url = `${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`;
+      const res = await request(url, { method: 'GET', headers, timeoutMs: REQUEST_TIMEOUT_MS, abort: this.aborter.signal });
       if (!res.ok) return this.fail(`HTTP ${res.status}`);
+      let body: unknown = null;
+      try {
+        body = JSON.parse(res.text);
+      } catch {
+        body = null;
+      }
       if (typeof body === 'object' && body !== null && (body as { id?: unknown }).id === null) return 'none';
       const config = pickConfig(body);
       return config ?? this.fail('an invalid config');
     } catch (err) {
+      if (this.aborter.signal.aborted) return 'failed';
       return this.fail((err as Error).message);
     }
   }

@@ -1,5 +1,5 @@
 /**
- * The contract between the guard engine (src/sdk/guards/) and the SDK runtime (src/sdk/*.ts).
+ * The contract between the guard engine (sdk/src/guards/) and the SDK runtime (sdk/src/*.ts).
  * Guards are synchronous and allocation-light: they run before every wrapped call (budget < 50 µs).
  * Time comes from an injected clock so tests can move it.
  */

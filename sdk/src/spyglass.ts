@@ -66,15 +66,20 @@ export class Spyglass {
     return guardedCall(this.rt, this.scope(), { serverName: call.serverName, toolName: call.toolName, args: call.args ?? {}, costUsd: call.costUsd, run: fn, judge: () => ({ outcome: { ok: true }, output: null }) });
   }
 
-  /** Resolves when the spans buffered so far were sent or one attempt to send them failed (see SpanExporter.flush). */
-  flush(): Promise<void> {
-    return this.rt.exporter.flush();
+  /**
+   * Resolves when the spans buffered so far were sent or one attempt to send them failed (see
+   * SpanExporter.flush), or after flushTimeoutMs at the latest (unsent spans stay buffered).
+   */
+  async flush(): Promise<void> {
+    const ms = this.rt.opts.flushTimeoutMs;
+    await within(this.rt.exporter.flush(Date.now() + ms), ms);
   }
 
   /**
    * Flushes, then stops the timers; later spans are still buffered but only sent by flush(). Closes
    * the shared breakers' Redis connection the SDK opened (not a client passed in); later calls use
-   * the local breakers.
+   * the local breakers. Takes flushTimeoutMs at most: past it the request in flight is cancelled
+   * (its spans stay buffered) so the process can exit.
    */
   async shutdown(): Promise<void> {
     if (!this.stopped) {
@@ -82,7 +87,11 @@ export class Spyglass {
       this.rt.stop();
       this.unregister();
     }
-    await Promise.all([this.rt.exporter.flush(), this.rt.shared?.close()]);
+    const ms = this.rt.opts.flushTimeoutMs;
+    if (!(await within(Promise.all([this.rt.exporter.flush(Date.now() + ms), this.rt.shared?.close()]), ms))) {
+      this.rt.exporter.abort();
+      this.rt.opts.logger.warn(`Spyglass: shutdown gave up waiting for the backend after ${ms} ms (flushTimeoutMs); unsent spans stay buffered (stats())`, { url: this.rt.opts.url });
+    }
   }
 
   stats(): ExportStats {
@@ -99,5 +108,19 @@ export class Spyglass {
       this.implicit = { sessionId, traceId: randomUUID(), agentName, spanId: null, guard: new SessionGuard({ sessionId, agentName, clock: this.rt.opts.clock }) };
     }
     return this.implicit;
+  }
+}
+
+/** Whether `work` settled within `ms` (it is not cancelled; the timer does not hold the process). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

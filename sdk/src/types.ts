@@ -52,6 +52,12 @@ export interface SpyglassOptions {
   graph?: GraphOptions;
   /** How often buffered spans are sent (default 1000 ms). */
   flushIntervalMs?: number;
+  /**
+   * The longest flush() and shutdown() each wait for the backend (default 5000 ms). Past it they
+   * resolve with the unsent spans still buffered (see stats()); shutdown() also cancels the request
+   * in flight, so a backend that never answers cannot hold the agent's exit.
+   */
+  flushTimeoutMs?: number;
   /** Spans kept while the backend is away; the oldest are dropped beyond it (default 10,000). */
   maxBufferedSpans?: number;
   /** How often the backend config is re-read in the background (default 15,000 ms). */

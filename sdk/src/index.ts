@@ -1,4 +1,4 @@
-/** `spyglass/sdk`: guards and tracing for AI agents and the MCP tool servers they call. */
+/** `spyglass-agent-sdk`: guards and tracing for AI agents and the MCP tool servers they call. */
 export { Spyglass } from './spyglass.ts';
 export { PreventionError, LoopDetectedError, BudgetExceededError, CircuitBreakerOpenError, GraphLoopError } from './errors.ts';
 export type { GuardName, PreventionDetails } from './errors.ts';

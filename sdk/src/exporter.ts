@@ -4,6 +4,7 @@
  * backend that is down or overloaded is retried with exponential backoff and full jitter (honouring
  * Retry-After), and a batch the backend refuses for good (4xx other than 408/429) is dropped.
  */
+import { BackendAnswerError, request } from './http.ts';
 import type { ExportStats, SdkLogger } from './types.ts';
 import type { WireSpan } from './span.ts';
 
@@ -38,6 +39,8 @@ export class SpanExporter {
   private readonly counts = { sent: 0, dropped: 0, failedAttempts: 0 };
   private readonly lastLog = new Map<string, number>();
   private readonly endpoint: string;
+  /** Aborts the request in flight (shutdown past its timeout). */
+  private aborter = new AbortController();
 
   constructor(private readonly opts: ExporterOptions) {
     this.endpoint = `${opts.url.replace(/\/+$/, '')}/api/traces/spans`;
@@ -62,14 +65,15 @@ export class SpanExporter {
   /**
    * Sends what is buffered now, one attempt per batch; a failed attempt ends the flush (those spans
    * stay buffered and are retried in the background). Waits out a pending backoff only when it ends
-   * within 2 s, so it never hangs on a backend that is down.
+   * within 2 s, so it never hangs on a backend that is down. Starts no send after `deadline` (ms
+   * since the epoch; Spyglass.flush/shutdown bound the wait itself by flushTimeoutMs).
    */
-  async flush(): Promise<void> {
+  async flush(deadline = Infinity): Promise<void> {
     let left = this.buffer.length;
     while (left > 0) {
       if (this.inFlight) await this.inFlight;
       const wait = this.retryAt - Date.now();
-      if (wait > FLUSH_MAX_WAIT_MS) return;
+      if (wait > FLUSH_MAX_WAIT_MS || Date.now() + Math.max(wait, 0) >= deadline) return;
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (this.inFlight) continue;
       const before = this.buffer.length;
@@ -83,6 +87,12 @@ export class SpanExporter {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** Cancels the request in flight: its spans go back to the buffer (a shutdown that ran out of time). */
+  abort(): void {
+    this.aborter.abort();
+    this.aborter = new AbortController();
   }
 
   /** Starts a send unless one is in flight, the buffer is empty or a backoff is pending. */
@@ -110,7 +120,8 @@ export class SpanExporter {
       this.failures = 0;
       this.retryAt = 0;
     } else if (outcome.kind === 'dropped') {
-      this.drop(batch.length, 'refused', `Spyglass: the backend refused ${batch.length} spans with HTTP ${outcome.status}; dropped`);
+      if (outcome.status === 0) this.counts.dropped += batch.length;
+      else this.drop(batch.length, 'refused', `Spyglass: the backend refused ${batch.length} spans with HTTP ${outcome.status}; dropped`);
     } else {
       this.counts.failedAttempts++;
       this.failures++;
@@ -133,14 +144,18 @@ export class SpanExporter {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
     try {
-      const res = await fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify(batch), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      await res.arrayBuffer().catch(() => undefined);
+      const res = await request(this.endpoint, { method: 'POST', headers, body: JSON.stringify(batch), timeoutMs: REQUEST_TIMEOUT_MS, abort: this.aborter.signal });
       if (res.ok) return { kind: 'sent' };
       if (res.status >= 500 || res.status === 429 || res.status === 408) {
         return { kind: 'retry', reason: `HTTP ${res.status}`, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) };
       }
       return { kind: 'dropped', status: res.status };
     } catch (err) {
+      if (err instanceof BackendAnswerError) {
+        // A redirect or an oversized answer: retrying sends the same spans into the same answer.
+        this.log('answer', `Spyglass: ${err.message}; ${batch.length} spans dropped`, { url: this.opts.url });
+        return { kind: 'dropped', status: 0 };
+      }
       return { kind: 'retry', reason: (err as Error).message, retryAfterMs: null };
     }
   }
