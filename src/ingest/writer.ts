@@ -3,6 +3,7 @@ import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
 import { storedKey, type StoredSpans } from '../store/spans-repo.ts';
+import { CHUNK_SPANS, GroupSize } from './group-size.ts';
 
 export interface WriterOptions {
   /**
@@ -66,8 +67,11 @@ export class GroupCommitWriter {
   private queuedSpans = 0;
   private flushing: Promise<void> | null = null;
   private closed = false;
+  private readonly groupSize: GroupSize;
 
-  constructor(private readonly opts: WriterOptions) {}
+  constructor(private readonly opts: WriterOptions) {
+    this.groupSize = new GroupSize(opts.maxCommitSpans);
+  }
 
   get pendingSpans(): number {
     return this.queuedSpans;
@@ -83,6 +87,21 @@ export class GroupCommitWriter {
     if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.opts.maxQueuedSpans) {
       return Promise.reject(new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 }));
     }
+    this.groupSize.seen(tenant);
+    if (spans.length <= CHUNK_SPANS) return this.writeChunk(spans, tenant);
+    // Chunks, so that groups can be small while tenants share the writer (see GroupSize). The
+    // request is answered once every chunk is committed; if one fails the request fails, and its
+    // retry is safe (spans are stored once per id, rollups count only newly stored spans).
+    const chunks: Promise<number>[] = [];
+    for (let i = 0; i < spans.length; i += CHUNK_SPANS) chunks.push(this.writeChunk(spans.slice(i, i + CHUNK_SPANS), tenant));
+    return Promise.allSettled(chunks).then((settled) => {
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.reduce((a, r) => a + (r as PromiseFulfilledResult<number>).value, 0);
+    });
+  }
+
+  private writeChunk(spans: Span[], tenant: string): Promise<number> {
     const encoded = this.opts.encode(spans);
     return new Promise<number>((resolve, reject) => {
       this.enqueue({ tenant, start: 0, spans, encoded, resolve, reject });
@@ -119,16 +138,17 @@ export class GroupCommitWriter {
   }
 
   /**
-   * Whole requests up to maxCommitSpans, lowest start tag first; one request is never split
-   * across transactions. The group ends at the first request that does not fit, so a small
-   * request is never held back for a large one and a large one never jumps the queue.
+   * Whole chunks up to the group size (GroupSize), lowest start tag first. The group ends at the
+   * first chunk that does not fit, so a small request is never held back for a large one and a
+   * large one never jumps the queue.
    */
   private takeGroup(): Pending[] {
     const group: Pending[] = [];
+    const cap = this.groupSize.cap();
     let n = 0;
     for (;;) {
       const next = this.lowestHead();
-      if (!next || (group.length > 0 && n + next.spans.length > this.opts.maxCommitSpans)) break;
+      if (!next || (group.length > 0 && n + next.spans.length > cap)) break;
       const q = this.queues.get(next.tenant) as Pending[];
       q.shift();
       if (q.length === 0) this.queues.delete(next.tenant);
@@ -162,7 +182,9 @@ export class GroupCommitWriter {
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {
+        const began = performance.now();
         const result = await this.opts.commit(spans, encoded);
+        this.groupSize.committed(spans.length, performance.now() - began);
         if (result === 'all') {
           for (const p of group) p.resolve(p.spans.length);
           return;

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
-import { call, configFile, type Reply } from '../helpers/auth.ts';
+import { call, configFile } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
 
@@ -72,8 +72,15 @@ describe.runIf(pgAdminUrl !== null)(pgAdminUrl !== null ? 'a flooding project an
     const replies = [...(await Promise.all(flood)), await victim];
     expect(replies.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
     expect(replies.map((r) => r.json)).toEqual([...Array(4).fill({ accepted: 3000, duplicates: 0 }), { accepted: 50, duplicates: 0 }]);
-    // Fair queueing: the neighbour went into the group after the one in flight, ahead of the
-    // flood's third and fourth batches (first come, first served answered it last).
+    // Fair queueing: the neighbour went into the group after the one in flight (at most
+    // max_commit_spans of the flood), ahead of the flood's backlog, and was answered before the
+    // flood's third and fourth batches. First come, first served committed 9,000 flood spans
+    // first and answered it last. Each group is one transaction, so now() (ingested_at) tells them apart.
+    const [order] = await sql<{ before: number; after: number }[]>`
+      select count(*) filter (where ingested_at < v.at)::int as before, count(*) filter (where ingested_at > v.at)::int as after
+      from spans, (select min(ingested_at) as at from spans where project_id = 'victim') v where project_id = 'flood'`;
+    expect(order!.before).toBeLessThanOrEqual(5000);
+    expect(order!.after).toBeGreaterThanOrEqual(12_000 - 5000);
     expect(answered.indexOf('victim')).toBeLessThan(answered.indexOf('flood-3'));
     expect(answered.indexOf('victim')).toBeLessThan(answered.indexOf('flood-4'));
 
@@ -85,7 +92,6 @@ describe.runIf(pgAdminUrl !== null)(pgAdminUrl !== null ? 'a flooding project an
   });
 
   it('admits a project again once its backlog is committed', async () => {
-    const r: Reply | Awaited<ReturnType<typeof postJson>> = await postJson(`${server.httpUrl}/api/traces/spans`, batch('flood', 'again', 3000));
-    expect(r.status).toBe(202);
+    expect((await postJson(`${server.httpUrl}/api/traces/spans`, batch('flood', 'again', 3000))).json).toEqual({ accepted: 3000, duplicates: 0 });
   });
 });
