@@ -14,21 +14,27 @@ import type { Principal } from '../auth/principal.ts';
  * through. The total work is the same; it is only interleaved with everything else. Small
  * requests go many to a slice; a body larger than a slice goes alone.
  *
- * Waiting bodies are let through in turn by tenant (project or key, see tenantOf), each tenant's
- * in arrival order: a tenant sending three 10,000-span bodies at once delays another's next body
- * by at most one of them, not all three (issue 25).
+ * Waiting bodies are shared fairly between tenants (project or key, see tenantOf) by bytes, with
+ * start-time fair queueing as in the writer: each piece of work gets a start tag, the later of the
+ * current virtual time and the end of its tenant's previous piece (start + bytes), and the lowest
+ * tag goes first; each tenant's pieces keep their order. A tenant sending 10,000-span bodies is
+ * charged 7 MB a body, so another's 35 KB body goes ahead of its next piece (issue 25).
  */
 export const SLICE_BYTES = 128 * 1024;
 
 interface Waiting {
   bytes: number;
+  start: number;
   go: () => void;
 }
 
 let usedThisTurn = 0;
 let turnEndScheduled = false;
-/** Per tenant, in the order they take their turns (a tenant served goes to the back). */
+/** Per tenant, its waiting pieces in order (and so in start-tag order). */
 const waiting = new Map<string, Waiting[]>();
+/** The end tag of each tenant's latest piece, and the start tag of the piece let through last. */
+const finish = new Map<string, number>();
+let virtualTime = 0;
 
 /** Whose body this is, for taking turns: the key's project, else the key, else the client address. */
 export function tenantOf(principal: Principal, address: string): string {
@@ -42,26 +48,41 @@ export function tenantOf(principal: Principal, address: string): string {
  */
 export function ingestSlice(bytes: number, tenant = ''): Promise<void> | undefined {
   scheduleTurnEnd();
+  const start = Math.max(virtualTime, finish.get(tenant) ?? 0);
+  finish.set(tenant, start + bytes);
   if (waiting.size === 0 && usedThisTurn < SLICE_BYTES) {
     usedThisTurn += bytes;
+    virtualTime = start;
+    forgetIdle();
     return undefined;
   }
   return new Promise<void>((go) => {
     const q = waiting.get(tenant);
-    if (q) q.push({ bytes, go });
-    else waiting.set(tenant, [{ bytes, go }]);
+    if (q) q.push({ bytes, start, go });
+    else waiting.set(tenant, [{ bytes, start, go }]);
   });
 }
 
-/** The first waiting body of the tenant whose turn it is; that tenant goes to the back. */
+/** The waiting piece with the lowest start tag (the smaller on a tie). */
 function nextWaiting(): Waiting | undefined {
+  let best: { tenant: string; head: Waiting } | undefined;
   for (const [tenant, q] of waiting) {
-    const next = q.shift();
-    waiting.delete(tenant);
-    if (q.length > 0) waiting.set(tenant, q);
-    return next;
+    const head = q[0] as Waiting;
+    if (!best || head.start < best.head.start || (head.start === best.head.start && head.bytes < best.head.bytes)) best = { tenant, head };
   }
-  return undefined;
+  if (!best) return undefined;
+  const q = waiting.get(best.tenant) as Waiting[];
+  q.shift();
+  if (q.length === 0) waiting.delete(best.tenant);
+  virtualTime = Math.max(virtualTime, best.head.start);
+  forgetIdle();
+  return best.head;
+}
+
+/** Tenants with nothing waiting whose share is used up to the virtual time have nothing to remember. */
+function forgetIdle(): void {
+  if (finish.size <= waiting.size + 1000) return;
+  for (const [tenant, end] of finish) if (end <= virtualTime && !waiting.has(tenant)) finish.delete(tenant);
 }
 
 function scheduleTurnEnd(): void {

@@ -1,16 +1,20 @@
 /**
  * How many spans the next group commit may take. One tenant alone: `maxCommitSpans`, the most
- * efficient. Several tenants active (each enqueued within the last second): a group is sized to
+ * efficient. Several tenants active (each enqueued within the last 5 seconds): a group is sized to
  * commit in about FAIR_COMMIT_MS at the commit rate measured so far, since a request that arrives
  * waits for the commit in flight whatever the fair queue does: with a flood's 5,000-span groups
  * committing at 2,000 spans/s on a busy machine, every other tenant waited 2.5 s a request.
  * A request is split into chunks of CHUNK_SPANS when queued so that groups can be that small.
  */
-export const CHUNK_SPANS = 500;
+export const CHUNK_SPANS = 250;
 const FAIR_COMMIT_MS = 50;
 /** The smallest fair group: below it a commit's fixed cost dominates. */
-const MIN_FAIR_GROUP = 200;
-const ACTIVE_MS = 1000;
+const MIN_FAIR_GROUP = 250;
+/**
+ * A tenant counts as active this long after its last request: a neighbour whose requests are
+ * delayed for a second (a busy event loop) must not hand the flood full groups meanwhile.
+ */
+const ACTIVE_MS = 5000;
 
 export class GroupSize {
   private readonly lastSeen = new Map<string, number>();
