@@ -63,6 +63,31 @@ export function ingestSlice(bytes: number, tenant = ''): Promise<void> | undefin
   });
 }
 
+/**
+ * A turn boundary inside one request's work (after its body was let through by ingestSlice):
+ * undefined, go on, unless another tenant has a body waiting; then this next piece (`bytes`
+ * worth) queues by its start tag like a body. One tenant alone never waits here, nor is it
+ * charged against the turn's slice twice.
+ */
+export function yieldToOthers(bytes: number, tenant = ''): Promise<void> | undefined {
+  let others = false;
+  for (const t of waiting.keys()) {
+    if (t !== tenant) {
+      others = true;
+      break;
+    }
+  }
+  if (!others) return undefined;
+  scheduleTurnEnd();
+  const start = Math.max(virtualTime, finish.get(tenant) ?? 0);
+  finish.set(tenant, start + bytes);
+  return new Promise<void>((go) => {
+    const q = waiting.get(tenant);
+    if (q) q.push({ bytes, start, go });
+    else waiting.set(tenant, [{ bytes, start, go }]);
+  });
+}
+
 /** The waiting piece with the lowest start tag (the smaller on a tie). */
 function nextWaiting(): Waiting | undefined {
   let best: { tenant: string; head: Waiting } | undefined;

@@ -7,7 +7,6 @@ import type { TakeResult } from '../limits/limiter.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
-import { ingestSlice } from './cpu-slices.ts';
 import type { KnownProjects } from './known-projects.ts';
 import type { LanedWriter } from './laned-writer.ts';
 
@@ -30,9 +29,6 @@ export interface IngestDeps {
   takeSpans?: (project: string, n: number) => Promise<TakeResult>;
 }
 
-/** What a span weighs in the ingest CPU slices once decoded (a native span is 0.6-1 KB of JSON). */
-const APPROX_BYTES_PER_SPAN = 600;
-
 /** `stored`: spans newly stored; `duplicates`: spans whose id the project already had (sent again). */
 export interface IngestResult {
   stored: number;
@@ -45,10 +41,6 @@ export interface IngestResult {
  */
 export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<IngestResult> {
   if (spans.length === 0) return { stored: 0, duplicates: 0 };
-  // A turn boundary between decoding the request and pricing and encoding it: a 10,000-span batch
-  // is then two pieces of CPU work, and other tenants' waiting bodies go in between.
-  const turn = ingestSlice(spans.length * APPROX_BYTES_PER_SPAN, `project:${(spans[0] as Span).projectId}`);
-  if (turn) await turn;
   await deps.projects.check(spans.map((s) => s.projectId));
   if (deps.takeSpans) await takeSpans(deps.takeSpans, spans);
   const redacting = deps.settings.redactPayloads;

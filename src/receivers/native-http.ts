@@ -3,7 +3,7 @@ import { forbidden, SpyglassError } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeNativeBatch } from '../normalize/native.ts';
 import type { Services } from '../services.ts';
-import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
+import { tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 
@@ -16,8 +16,9 @@ export async function registerNativeReceiver(app: FastifyInstance, s: Services):
         throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
       }
       const bound = req.principal.projectId;
-      // Parsing the body was one piece of CPU work (in its slice); validating it is the next.
-      const turn = ingestSlice(Number(req.headers['content-length'] ?? 0) || 0, tenantOf(req.principal, req.ip));
+      // Parsing the body was one piece of CPU work (in its slice); validating, pricing and
+      // encoding it is the next, after any other tenant's waiting body.
+      const turn = yieldToOthers(Number(req.headers['content-length'] ?? 0) || 0, tenantOf(req.principal, req.ip));
       if (turn) await turn;
       const spans = normalizeNativeBatch(req.body, bound ?? DEFAULT_PROJECT, s.config.ingest.maxBatchSpans);
       if (bound !== null) {
