@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
+import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { call, configFile } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
@@ -33,7 +38,7 @@ describe('spans per minute, in process', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ SPYGLASS_CONFIG: config.path });
-    await projects(server.httpUrl, ['busy', 'quiet']);
+    await projects(server.httpUrl, ['busy', 'quiet', 'grpc']);
   });
   afterAll(async () => {
     await server?.dispose();
@@ -51,7 +56,34 @@ describe('spans per minute, in process', () => {
     // Another project has its own count.
     expect((await postJson(ingest, spans('quiet', 100))).status).toBe(202);
   });
+
+  it('counts OTLP/gRPC spans too: RESOURCE_EXHAUSTED with a retry delay', async () => {
+    const client = new Client(`127.0.0.1:${server.grpcPort}`, credentials.createInsecure());
+    try {
+      const call = (payload: Buffer) =>
+        new Promise<ServiceError | null>((resolve) => {
+          client.makeUnaryRequest(TRACE_EXPORT_PATH, (b: Buffer) => b, (b: Buffer) => b, payload, new Metadata(), (error) => resolve(error));
+        });
+      expect(await call(await otlpToolSpans('grpc', 60))).toBeNull();
+      const refused = await call(await otlpToolSpans('grpc', 60));
+      expect(refused?.code).toBe(status.RESOURCE_EXHAUSTED);
+      expect(refused?.details).toBe('Rate limit exceeded: 100 spans per 1 minute for project "grpc"');
+      expect(Number(refused?.metadata.get('grpc-retry-pushback-ms')[0])).toBeGreaterThanOrEqual(1000);
+    } finally {
+      client.close();
+    }
+  });
 });
+
+/** An OTLP/protobuf export of `n` MCP tool-call spans of `project` (resource spyglass.project_id). */
+async function otlpToolSpans(project: string, n: number): Promise<Buffer> {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'spyglass.project_id': project }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const tracer = provider.getTracer('spans-per-minute');
+  for (let i = 0; i < n; i++) tracer.startSpan('mcp.fs.read_file', { attributes: { 'mcp.method.name': 'tools/call', 'mcp.server.name': 'fs', 'mcp.tool.name': 'read_file' } }).end();
+  await provider.forceFlush();
+  return Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!);
+}
 
 describe.runIf(redisUrl !== null)(redisUrl !== null ? 'spans per minute shared through Redis' : 'spans per minute shared through Redis (SKIPPED: no redis-server)', () => {
   const config = configFile(LIMITS);
