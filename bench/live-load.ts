@@ -165,7 +165,7 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
 }
 
 /** GET /api/liveness on its own connection, one at a time, every `everyMs`, from a process of its own. */
-async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<[number, number][]> }> {
+export async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<[number, number][]> }> {
   const child = fork(fileURLToPath(new URL('./liveness-probe.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const reply = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {

@@ -25,6 +25,8 @@ export interface LoadOptions {
   nextSeq: (n: number) => number;
   /** Time origin for span start times (ms since epoch). */
   t0: number;
+  /** Extra request headers (HTTP protocols), e.g. an API key. */
+  headers?: Record<string, string>;
 }
 
 export interface CellResult {
@@ -44,13 +46,16 @@ export interface CellResult {
 
 type Sender = (body: Buffer) => Promise<string | null>; // null = ok, else an error kind
 
+/** What a cell sends: a Template, or anything that renders bodies of `spans` spans like one. */
+export type BodySource = Pick<Template, 'protocol' | 'spans' | 'render'>;
+
 const PATHS: Record<Exclude<Protocol, 'otlp-grpc'>, { path: string; type: string }> = {
   native: { path: '/api/traces/spans', type: 'application/json' },
   'otlp-json': { path: '/v1/traces', type: 'application/json' },
   'otlp-proto': { path: '/v1/traces', type: 'application/x-protobuf' },
 };
 
-export async function runCell(target: CellTarget, template: Template, opts: LoadOptions): Promise<CellResult> {
+export async function runCell(target: CellTarget, template: BodySource, opts: LoadOptions): Promise<CellResult> {
   const { send, close } = makeSender(target, template.protocol, opts);
   try {
     return await drive(send, template, opts);
@@ -68,7 +73,7 @@ function makeSender(target: CellTarget, protocol: Protocol, opts: LoadOptions): 
       const req = request(
         {
           host: '127.0.0.1', port: target.httpPort, method: 'POST', path, agent,
-          headers: { 'content-type': type, 'content-length': body.length },
+          headers: { ...opts.headers, 'content-type': type, 'content-length': body.length },
           timeout: opts.requestTimeoutMs,
         },
         (res) => {
@@ -103,7 +108,7 @@ function grpcSender(port: number, opts: LoadOptions): { send: Sender; close: () 
   return { send, close: () => client.close() };
 }
 
-async function drive(send: Sender, template: Template, opts: LoadOptions): Promise<CellResult> {
+async function drive(send: Sender, template: BodySource, opts: LoadOptions): Promise<CellResult> {
   const start = performance.now();
   const measureFrom = start + opts.warmupMs;
   const nominalEnd = measureFrom + opts.durationMs;

@@ -10,6 +10,7 @@
  *   npm run bench -- --backends postgres --protocols native,otlp-proto --batches 500
  *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
  *   npm run bench -- --scale            only the scale-out rows: PostgreSQL, 1 and 2 workers, both payload profiles, disk per span
+ *   npm run bench -- --noisy            only the noisy-neighbour row (a victim project's rate and p99 alone and during another's flood)
  *   npm run bench -- --help
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
 import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
 import { runCell, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
+import { formatNoisyReport, noisyTargets, runNoisyNeighbour, type NoisyResult } from './noisy-neighbour.ts';
 import { renderStalls } from './stall-report.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { PROFILES, type PayloadProfile } from './genai-profile.ts';
@@ -89,6 +91,12 @@ const USAGE = `usage: npm run bench -- [options]
   --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
   --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
                           one core (default 0: don't wait); for a machine shared with other work
+  --noisy                 only the noisy-neighbour row (same as --backends none --no-copy --no-read --no-scorecards
+                          --no-scan --no-sdk --no-reliability --no-live; any of these given explicitly wins)
+  --no-noisy              skip the noisy-neighbour row (PostgreSQL: a project's steady 500 spans/s in 50-span batches,
+                          alone and while another floods 10,000-span batches on 3 connections)
+  --noisy-phase SECONDS   measured seconds per noisy-neighbour phase (default 10; quick 2)
+  --noisy-workers N       SPYGLASS_WORKERS of the noisy-neighbour server (default 1; above 1 starts a redis-server)
   --no-live               skip the live-load row (ingest with and without 200 live subscribers)
   --live-subscribers N    live clients in the live-load row (default 200: SSE, GraphQL-SSE, GraphQL-WS in thirds)
   --stall-trace           in the live-load row, record the server's collections and late event-loop ticks (on CPU vs
@@ -122,6 +130,10 @@ function parseCli() {
         'no-sdk': { type: 'boolean' },
         'no-reliability': { type: 'boolean' },
         'no-live': { type: 'boolean' },
+        noisy: { type: 'boolean', default: false },
+        'no-noisy': { type: 'boolean' },
+        'noisy-phase': { type: 'string' },
+        'noisy-workers': { type: 'string' },
         'live-subscribers': { type: 'string' },
         'stall-trace': { type: 'boolean' },
         'cpu-prof': { type: 'string' },
@@ -141,6 +153,11 @@ const args = parseCli();
 if (args.scale) {
   args.backends ??= 'postgres';
   args.protocols ??= 'native,otlp-proto';
+  for (const k of ['no-copy', 'no-read', 'no-scorecards', 'no-scan', 'no-sdk', 'no-reliability', 'no-live', 'no-noisy'] as const) args[k] ??= true;
+}
+if (args.noisy) {
+  args.backends ??= 'none';
+  args.protocols ??= 'none';
   for (const k of ['no-copy', 'no-read', 'no-scorecards', 'no-scan', 'no-sdk', 'no-reliability', 'no-live'] as const) args[k] ??= true;
 }
 
@@ -295,7 +312,7 @@ async function main() {
   for (const p of opts.protocols) for (const b of opts.batches) for (const pr of opts.profiles) templates.set(`${p}/${b}/${pr}`, Template.build(p, b, pr));
 
   let cluster: PgCluster | null = null;
-  const needPg = opts.backends.includes('postgres') || opts.copy;
+  const needPg = opts.backends.includes('postgres') || opts.copy || !args['no-noisy'];
   if (needPg) {
     progress('starting a throwaway PostgreSQL cluster');
     cluster = await startPgCluster();
@@ -305,8 +322,9 @@ async function main() {
   }
   const pgPid = cluster ? postmasterPid(cluster.dataDir) : null;
 
-  progress('measuring the server-side stages in-process');
-  const stages = measureStages(opts.batches, opts.quick ? 100 : 300);
+  if (opts.protocols.length > 0) progress('measuring the server-side stages in-process');
+  // No ingest cells (--protocols none): nothing for the stages to explain.
+  const stages = opts.protocols.length > 0 ? measureStages(opts.batches, opts.quick ? 100 : 300) : [];
 
   const cells: CellRecord[] = [];
   const backends: BackendRecord[] = [];
@@ -484,11 +502,27 @@ async function main() {
     );
   }
 
+  let noisy: NoisyResult | null = null;
+  if (!args['no-noisy'] && cluster) {
+    const workers = Math.floor(num(args['noisy-workers'], 1, 'noisy-workers', 1));
+    if (workers > 1 && redisUrl === undefined) {
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      redisUrl = redis.url;
+    }
+    noisy = await runNoisyNeighbour({
+      databaseUrl: await cluster.createDatabase(`bench_noisy_${Date.now()}`), workers, redisUrl, nodeFlags: opts.serverNodeFlags,
+      phaseMs: num(args['noisy-phase'], quick ? 2 : 10, 'noisy-phase', 1) * 1000, warmupMs: quick ? 500 : 2000,
+      victimSpansPerSec: 500, victimBatch: 50, floodBatch: 10_000, floodConnections: 3, nextSeq, t0,
+    }, progress);
+  }
+
   const report = render(cells, backends, methods, encode, copyCeiling, stages);
   process.stdout.write(report);
   if (cells.some((c) => c.workers > 1) || where.length > 0 || skipped.length > 0) process.stdout.write(formatScaleReport(cells, where, skipped));
   if (disk.length > 0) process.stdout.write(formatDiskReport(disk));
   if (liveLoad) process.stdout.write(renderLiveLoad(liveLoad));
+  if (noisy) process.stdout.write(formatNoisyReport(noisy));
   const results = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memMb: Math.round(totalmem() / 2 ** 20), node: process.version },
@@ -500,7 +534,8 @@ async function main() {
     insertMethods: methods.map((m) => ({ ...m, pgUsPerRow: round(m.pgUsPerRow, 1), otherCpuPct: round(m.otherCpuPct), dbRowsPerSec: round(m.dbRowsPerSec), e2eRowsPerSec: round(m.e2eRowsPerSec), encodeMsPer1000: Number.isNaN(m.encodeMsPer1000) ? null : round(m.encodeMsPer1000, 2), p50GroupMs: round(m.p50GroupMs, 2), p95GroupMs: round(m.p95GroupMs, 2) })),
     clientEncodeCosts: encode.map((e, i) => ({ group: opts.copyGroups[i], ...e })),
     serverStagesUsPerSpan: stages.map((st) => ({ ...st, usPerSpan: round(st.usPerSpan, 2) })),
-    targets: [...targets(cells, backends, copyCeiling), ...(liveLoad ? liveTargets(liveLoad) : [])],
+    targets: [...targets(cells, backends, copyCeiling), ...(liveLoad ? liveTargets(liveLoad) : []), ...(noisy ? noisyTargets(noisy) : [])],
+    noisyNeighbour: noisy,
     whereItGoes: where.map((w) => ({ ...w, top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })) })),
     skipped,
     disk,

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config/types.ts';
-import { exportOtlp } from './receivers/otlp-export.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
-import { admitGrpcExport } from './receivers/otlp-grpc-admit.ts';
+import { admitGrpcExport, exportGrpc, peerAddress } from './receivers/otlp-grpc-admit.ts';
+import { tenantOf } from './ingest/cpu-slices.ts';
 import { createServices, type Services } from './services.ts';
 import { startEmbeddedHealth } from './health/embedded.ts';
 import { startSpanRetention } from './traces/retention.ts';
@@ -61,7 +61,8 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
         port: config.grpcPort,
         maxMessageBytes: config.ingest.maxBodyBytes,
         admit: (meta) => admitGrpcExport(services, meta),
-        onExport: (req, principal) => exportOtlp(services, principal, req),
+        onExport: (req, principal, meta) => exportGrpc(services, principal, req, meta),
+        tenantOf: (principal, meta) => tenantOf(principal, peerAddress(meta.peer)),
         onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),
       });
     }

@@ -103,6 +103,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     encode: encodeSpans,
     commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
     maxQueuedSpans: config.ingest.maxQueuedSpans,
+    maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
     maxCommitSpans: config.ingest.maxCommitSpans,
     logger,
   }, store.kind === 'postgres' ? config.ingest.commitLanes : 1); // PGlite runs one statement at a time anyway
@@ -155,6 +156,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
   };
   sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject, liveClients: () => liveClients.count }) : null;
   const limiter = new Limiter(config.redisUrl ? connectRedis(config.redisUrl, 'rate limits (shared counters)', logger, 'each instance counts on its own') : undefined, config.cluster.name);
+  if (config.rateLimits.enabled) deps.takeSpans = (project, n) => limiter.take('spans-per-minute', config.rateLimits.spansPerMinute, `project:${project}`, n);
   return {
     config,
     store,

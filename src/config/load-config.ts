@@ -99,6 +99,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBodyBytes: int('ingest.max_body_bytes', env.SPYGLASS_MAX_BODY_BYTES ?? ingest.max_body_bytes, 10 * 1024 * 1024, 1024, 1 << 30),
       maxBatchSpans: int('ingest.max_batch_spans', ingest.max_batch_spans, 10_000, 1, 1_000_000),
       maxQueuedSpans: int('ingest.max_queued_spans', ingest.max_queued_spans, 100_000, 1, 10_000_000),
+      maxQueuedSpansPerProject: int('ingest.max_queued_spans_per_project', ingest.max_queued_spans_per_project, 20_000, 1, 10_000_000),
       maxCommitSpans: int('ingest.max_commit_spans', ingest.max_commit_spans, 5_000, 1, 100_000),
       commitLanes: int('ingest.commit_lanes', ingest.commit_lanes, 2, 1, 16),
       otlpKeepAllSpans: bool('ingest.otlp_keep_all_spans', ingest.otlp_keep_all_spans, false),
@@ -107,6 +108,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       enabled: bool('SPYGLASS_RATE_LIMITS (rate_limits.enabled)', env.SPYGLASS_RATE_LIMITS ?? limits.enabled, true),
       spans: int('rate_limits.spans', limits.spans, 2000, 1, 10_000_000),
       otlp: int('rate_limits.otlp', limits.otlp, 60, 1, 10_000_000),
+      spansPerMinute: int('rate_limits.spans_per_minute', limits.spans_per_minute, 600_000, 1, 1_000_000_000),
       acceptInvite: int('rate_limits.accept_invite', limits.accept_invite, 5, 1, 10_000_000),
       verify: int('rate_limits.verify', limits.verify, 10, 1, 10_000_000),
       default: int('rate_limits.default', limits.default, 200, 1, 10_000_000),
@@ -166,6 +168,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push('SPYGLASS_DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (config.rateLimits.spansPerMinute < config.ingest.maxBatchSpans) {
+    problems.push(`rate_limits.spans_per_minute (${config.rateLimits.spansPerMinute}) must be at least ingest.max_batch_spans (${config.ingest.maxBatchSpans}), or a full batch could never be accepted`);
   }
   if (config.http.headersTimeoutSeconds > config.http.requestTimeoutSeconds) {
     problems.push('http.headers_timeout_seconds cannot exceed http.request_timeout_seconds');

@@ -123,6 +123,11 @@ export interface IngestConfig {
   maxBatchSpans: number;
   /** Spans waiting for commit before new requests are refused with 503. */
   maxQueuedSpans: number;
+  /**
+   * Spans one project may have waiting for commit in one process before its requests are refused
+   * with 429 (its own backlog); the queue is shared fairly between projects (docs/ingest.md).
+   */
+  maxQueuedSpansPerProject: number;
   /** Rows written in one group commit at most. */
   maxCommitSpans: number;
   /** Group-commit lanes committing concurrently on PostgreSQL (spans are assigned by session). */
@@ -139,6 +144,8 @@ export interface RateLimitConfig {
   enabled: boolean;
   spans: number;
   otlp: number;
+  /** Spans per minute per project over every receiver (a span-weighted limit beside the request limits). */
+  spansPerMinute: number;
   acceptInvite: number;
   verify: number;
   default: number;

@@ -2,6 +2,8 @@ import type { PriceBook } from '../costs/price-book.ts';
 import { priceSpans } from '../costs/span-pricer.ts';
 import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
+import { SpyglassError } from '../errors.ts';
+import type { TakeResult } from '../limits/limiter.ts';
 import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
@@ -20,6 +22,11 @@ export interface IngestDeps {
   onIngested?: (n: number) => void;
   /** Told of every committed batch (alert producers); must return at once, its work is its own. */
   onCommitted?: (spans: readonly Span[]) => void;
+  /**
+   * The span-weighted limit (`rate_limits.spans_per_minute`): counts `n` spans of `project`;
+   * absent when rate limits are off.
+   */
+  takeSpans?: (project: string, n: number) => Promise<TakeResult>;
 }
 
 /** `stored`: spans newly stored; `duplicates`: spans whose id the project already had (sent again). */
@@ -35,6 +42,7 @@ export interface IngestResult {
 export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<IngestResult> {
   if (spans.length === 0) return { stored: 0, duplicates: 0 };
   await deps.projects.check(spans.map((s) => s.projectId));
+  if (deps.takeSpans) await takeSpans(deps.takeSpans, spans);
   const redacting = deps.settings.redactPayloads;
   if (redacting) for (const s of spans) redact(s);
   priceSpans(spans, deps.pricing.book, deps.pricing.rules);
@@ -44,6 +52,18 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   deps.registrar.register(spans);
   deps.onCommitted?.(spans);
   return { stored, duplicates: spans.length - stored };
+}
+
+/** Counts the request's spans per project; a project over its spans per minute refuses the whole request (429). */
+async function takeSpans(take: NonNullable<IngestDeps['takeSpans']>, spans: Span[]): Promise<void> {
+  const perProject = new Map<string, number>();
+  for (const s of spans) perProject.set(s.projectId, (perProject.get(s.projectId) ?? 0) + 1);
+  for (const [project, n] of perProject) {
+    const res = await take(project, n);
+    if (!res.ok) {
+      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${res.limit} spans per 1 minute for project ${JSON.stringify(project.slice(0, 128))}`, { retryAfter: res.retryAfterSeconds });
+    }
+  }
 }
 
 function redact(s: Span): void {

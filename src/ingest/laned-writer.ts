@@ -1,5 +1,15 @@
+import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { GroupCommitWriter, type WriterOptions } from './writer.ts';
+
+export interface LanedWriterOptions extends WriterOptions {
+  /**
+   * Spans one project may have waiting for commit, over every lane; beyond it its requests get
+   * 429 with Retry-After (its own backlog, not an outage). A project with nothing queued is
+   * always admitted, so a batch larger than the cap still goes through alone.
+   */
+  maxQueuedSpansPerProject?: number;
+}
 
 /**
  * Several group-commit lanes committing concurrently, so one group's commit latency (round trip,
@@ -8,11 +18,18 @@ import { GroupCommitWriter, type WriterOptions } from './writer.ts';
  * one lane at a time. A request whose spans span several lanes is answered once every part is
  * committed; if a part fails, the request fails and its retry is safe (spans are stored once per
  * id, and rollups count only newly stored spans).
+ *
+ * A request is its first span's project's (a project-bound key can only send its own): every
+ * lane shares its queue fairly between projects (see GroupCommitWriter), and a project's queued
+ * spans over all lanes are capped.
  */
 export class LanedWriter {
   private readonly lanes: GroupCommitWriter[];
+  private readonly perProject = new Map<string, number>();
+  private readonly projectCap: number;
 
-  constructor(opts: WriterOptions, laneCount: number) {
+  constructor(opts: LanedWriterOptions, laneCount: number) {
+    this.projectCap = opts.maxQueuedSpansPerProject ?? Number.POSITIVE_INFINITY;
     const perLane = { ...opts, maxQueuedSpans: Math.max(1, Math.ceil(opts.maxQueuedSpans / laneCount)) };
     this.lanes = Array.from({ length: Math.max(1, laneCount) }, () => new GroupCommitWriter(perLane));
   }
@@ -21,9 +38,31 @@ export class LanedWriter {
     return this.lanes.reduce((n, l) => n + l.pendingSpans, 0);
   }
 
+  /** Spans of `project` waiting for commit. */
+  queuedFor(project: string): number {
+    return this.perProject.get(project) ?? 0;
+  }
+
   /** Resolves with how many of `spans` were new. */
   async write(spans: Span[]): Promise<number> {
-    if (this.lanes.length === 1) return (this.lanes[0] as GroupCommitWriter).write(spans);
+    if (spans.length === 0) return 0;
+    const project = (spans[0] as Span).projectId;
+    const queued = this.queuedFor(project);
+    if (queued > 0 && queued + spans.length > this.projectCap) {
+      throw new SpyglassError('rate_limited', `project ${JSON.stringify(project.slice(0, 128))} has ${queued} spans waiting for commit (at most ${this.projectCap}); retry later`, { retryAfter: 1 });
+    }
+    this.perProject.set(project, queued + spans.length);
+    try {
+      return await this.writeLanes(spans, project);
+    } finally {
+      const left = this.queuedFor(project) - spans.length;
+      if (left > 0) this.perProject.set(project, left);
+      else this.perProject.delete(project);
+    }
+  }
+
+  private async writeLanes(spans: Span[], project: string): Promise<number> {
+    if (this.lanes.length === 1) return (this.lanes[0] as GroupCommitWriter).write(spans, project);
     const parts = new Map<number, Span[]>();
     for (const s of spans) {
       const lane = laneOf(s, this.lanes.length);
@@ -31,8 +70,11 @@ export class LanedWriter {
       if (part) part.push(s);
       else parts.set(lane, [s]);
     }
-    const stored = await Promise.all([...parts].map(([lane, part]) => (this.lanes[lane] as GroupCommitWriter).write(part)));
-    return stored.reduce((a, b) => a + b, 0);
+    // Settled, not raced: the project's queued count drops only once no part is queued any more.
+    const settled = await Promise.allSettled([...parts].map(([lane, part]) => (this.lanes[lane] as GroupCommitWriter).write(part, project)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.reduce((a, r) => a + (r as PromiseFulfilledResult<number>).value, 0);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@ import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
 import { storedKey, type StoredSpans } from '../store/spans-repo.ts';
+import { CHUNK_SPANS, GroupSize } from './group-size.ts';
 
 export interface WriterOptions {
   /**
@@ -20,6 +21,10 @@ export interface WriterOptions {
 }
 
 interface Pending {
+  /** Whose request this is (its project): the queue is shared fairly between them. */
+  tenant: string;
+  /** Start tag of start-time fair queueing: where the request stands in its tenant's share. */
+  start: number;
   spans: Span[];
   encoded: string;
   /** With how many of the request's spans were newly stored (the rest were already there). */
@@ -44,30 +49,62 @@ export class CommitError extends Error {
  * Group commit: requests that arrive while a commit is in flight are written together in the next
  * one, so throughput does not depend on one commit per request. A request resolves only once its
  * spans are committed. The queue is bounded; when full, new requests get 503 with Retry-After.
+ *
+ * The queue is shared fairly between tenants (projects) by spans, with start-time fair queueing:
+ * each request gets a start tag, the later of the writer's virtual time and the end of its
+ * tenant's previous request (start + spans), and groups are formed from the lowest tags. A tenant
+ * with a backlog of 10,000-span batches therefore queues behind itself: another tenant's request
+ * goes into the next group, waiting for at most one request of each busier tenant, not their
+ * whole backlog. Within a tenant, requests stay in arrival order.
  */
 export class GroupCommitWriter {
-  private queue: Pending[] = [];
+  /** Per tenant, its requests in arrival order (and so in start-tag order). */
+  private readonly queues = new Map<string, Pending[]>();
+  /** The end tag of each tenant's latest request, while it is ahead of the virtual time. */
+  private readonly finish = new Map<string, number>();
+  /** The start tag of the request last taken into a group. */
+  private virtualTime = 0;
   private queuedSpans = 0;
   private flushing: Promise<void> | null = null;
   private closed = false;
+  private readonly groupSize: GroupSize;
 
-  constructor(private readonly opts: WriterOptions) {}
+  constructor(private readonly opts: WriterOptions) {
+    this.groupSize = new GroupSize(opts.maxCommitSpans);
+  }
 
   get pendingSpans(): number {
     return this.queuedSpans;
   }
 
-  /** Resolves, once committed, with how many of `spans` were new (not stored before). */
-  write(spans: Span[]): Promise<number> {
+  /**
+   * Resolves, once committed, with how many of `spans` were new (not stored before). `tenant`
+   * (default: the first span's project) is whose share of the queue the request takes.
+   */
+  write(spans: Span[], tenant: string = spans[0]?.projectId ?? ''): Promise<number> {
     if (spans.length === 0) return Promise.resolve(0);
     if (this.closed) return Promise.reject(new SpyglassError('unavailable', 'shutting down', { retryAfter: 1 }));
     if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.opts.maxQueuedSpans) {
       return Promise.reject(new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 }));
     }
+    this.groupSize.seen(tenant);
+    if (spans.length <= CHUNK_SPANS) return this.writeChunk(spans, tenant);
+    // Chunks, so that groups can be small while tenants share the writer (see GroupSize). The
+    // request is answered once every chunk is committed; if one fails the request fails, and its
+    // retry is safe (spans are stored once per id, rollups count only newly stored spans).
+    const chunks: Promise<number>[] = [];
+    for (let i = 0; i < spans.length; i += CHUNK_SPANS) chunks.push(this.writeChunk(spans.slice(i, i + CHUNK_SPANS), tenant));
+    return Promise.allSettled(chunks).then((settled) => {
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.reduce((a, r) => a + (r as PromiseFulfilledResult<number>).value, 0);
+    });
+  }
+
+  private writeChunk(spans: Span[], tenant: string): Promise<number> {
     const encoded = this.opts.encode(spans);
     return new Promise<number>((resolve, reject) => {
-      this.queue.push({ spans, encoded, resolve, reject });
-      this.queuedSpans += spans.length;
+      this.enqueue({ tenant, start: 0, spans, encoded, resolve, reject });
       this.flushing ??= this.drain().finally(() => {
         this.flushing = null;
       });
@@ -80,8 +117,17 @@ export class GroupCommitWriter {
     await this.flushing;
   }
 
+  private enqueue(p: Pending): void {
+    p.start = Math.max(this.virtualTime, this.finish.get(p.tenant) ?? 0);
+    this.finish.set(p.tenant, p.start + p.spans.length);
+    const q = this.queues.get(p.tenant);
+    if (q) q.push(p);
+    else this.queues.set(p.tenant, [p]);
+    this.queuedSpans += p.spans.length;
+  }
+
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queues.size > 0) {
       // Let the event loop read the requests that arrived meanwhile, so they join this group.
       // Without it an in-process database (PGlite) would commit one request per group.
       await new Promise((resolve) => setImmediate(resolve));
@@ -91,18 +137,43 @@ export class GroupCommitWriter {
     }
   }
 
-  /** Whole requests up to maxCommitSpans; one request is never split across transactions. */
+  /**
+   * Whole chunks up to the group size (GroupSize), lowest start tag first. The group ends at the
+   * first chunk that does not fit, so a small request is never held back for a large one and a
+   * large one never jumps the queue.
+   */
   private takeGroup(): Pending[] {
     const group: Pending[] = [];
+    const cap = this.groupSize.cap();
     let n = 0;
-    while (this.queue.length > 0) {
-      const next = this.queue[0] as Pending;
-      if (group.length > 0 && n + next.spans.length > this.opts.maxCommitSpans) break;
+    for (;;) {
+      const next = this.lowestHead();
+      if (!next || (group.length > 0 && n + next.spans.length > cap)) break;
+      const q = this.queues.get(next.tenant) as Pending[];
+      q.shift();
+      if (q.length === 0) this.queues.delete(next.tenant);
+      this.virtualTime = Math.max(this.virtualTime, next.start);
       group.push(next);
       n += next.spans.length;
-      this.queue.shift();
     }
+    this.forgetIdle();
     return group;
+  }
+
+  /** The queued request with the lowest start tag (the earliest tenant on a tie: Map order). */
+  private lowestHead(): Pending | undefined {
+    let best: Pending | undefined;
+    for (const q of this.queues.values()) {
+      const head = q[0] as Pending;
+      if (!best || head.start < best.start) best = head;
+    }
+    return best;
+  }
+
+  /** Tenants with nothing queued whose share is used up to the virtual time have nothing to remember. */
+  private forgetIdle(): void {
+    if (this.finish.size <= this.queues.size + 64) return;
+    for (const [tenant, end] of this.finish) if (end <= this.virtualTime && !this.queues.has(tenant)) this.finish.delete(tenant);
   }
 
   private async commitGroup(group: Pending[]): Promise<void> {
@@ -111,7 +182,9 @@ export class GroupCommitWriter {
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {
+        const began = performance.now();
         const result = await this.opts.commit(spans, encoded);
+        this.groupSize.committed(spans.length, performance.now() - began);
         if (result === 'all') {
           for (const p of group) p.resolve(p.spans.length);
           return;

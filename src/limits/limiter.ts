@@ -20,10 +20,13 @@ export class Limiter {
     private readonly prefix = 'spyglass',
   ) {}
 
-  /** Counts one request of `who` against `bucket`, which allows `perMinute` a minute. */
-  async take(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
+  /**
+   * Counts one request of `who` against `bucket`, which allows `perMinute` a minute; `weight`
+   * counts it as that many (a span-weighted limit counts a batch's spans).
+   */
+  async take(bucket: string, perMinute: number, who: string, weight = 1): Promise<TakeResult> {
     try {
-      await this.bucket(bucket, perMinute).consume(who, 1);
+      await this.bucket(bucket, perMinute).consume(who, weight);
       return { ok: true };
     } catch (res) {
       if (res instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limit: perMinute };

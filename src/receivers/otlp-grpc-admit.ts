@@ -3,7 +3,9 @@ import { SpyglassError } from '../errors.ts';
 import { whoIs } from '../ingest/rate-limit-warnings.ts';
 import { enforce } from '../auth/access.ts';
 import type { Services } from '../services.ts';
+import { exportOtlp } from './otlp-export.ts';
 import type { CallMeta } from './otlp-grpc.ts';
+import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
 /**
  * What OTLP/HTTP does before its handler, for a gRPC call and from its metadata alone: the `otlp`
@@ -23,6 +25,21 @@ export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Prin
   const principal = await s.auth.authenticate({ headers: meta.metadata, remoteAddress: address });
   enforce(principal, 'write');
   return principal;
+}
+
+/**
+ * The export itself; refused for the project's spans per minute or its queue share
+ * (RESOURCE_EXHAUSTED), it is logged as OTLP/HTTP's 429s are: telemetry is being dropped.
+ */
+export async function exportGrpc(s: Services, principal: Principal, req: DecodedExport, meta: CallMeta): Promise<ExportOutcome> {
+  try {
+    return await exportOtlp(s, principal, req);
+  } catch (err) {
+    if (err instanceof SpyglassError && err.code === 'rate_limited') {
+      s.rateLimitWarnings.rateLimited(whoIs(meta.metadata, peerAddress(meta.peer)), { transport: 'grpc', route: 'TraceService/Export' });
+    }
+    throw err;
+  }
 }
 
 /** grpc-js peers look like `ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000` or `127.0.0.1:5000`. */

@@ -38,6 +38,8 @@ export interface GrpcReceiverOptions<A = unknown> {
   /** Decides from metadata alone whether the call may proceed (throws a SpyglassError if not). */
   admit: (meta: CallMeta) => Promise<A>;
   onExport: (req: DecodedExport, admitted: A, meta: CallMeta) => Promise<ExportOutcome>;
+  /** Whose call this is, for taking turns in the ingest CPU slices (src/ingest/cpu-slices.ts). */
+  tenantOf?: (admitted: A, meta: CallMeta) => string;
   maxMessageBytes: number;
   /** Sees errors that reach clients only as INTERNAL "internal error", so they can be logged. */
   onInternalError?: (err: unknown) => void;
@@ -96,7 +98,7 @@ async function handleExport<A>(call: ServerUnaryCall<Buffer, ExportOutcome>, opt
   const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
   const admitted = await opts.admit(meta);
   // Decoding and what follows it run in an ingest CPU slice, as on OTLP/HTTP.
-  await ingestSlice(call.request.length);
+  await ingestSlice(call.request.length, opts.tenantOf?.(admitted, meta));
   return opts.onExport(decodeOtlpProtobuf(call.request), admitted, meta);
 }
 

@@ -6,7 +6,7 @@ import type { RateLimitConfig } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
 import type { Limiter } from '../limits/limiter.ts';
 
-export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' | 'authFailures'>;
+export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' | 'authFailures' | 'spansPerMinute'>;
 
 /**
  * Two layers (docs/auth.md). First, before authentication, every request of one client address

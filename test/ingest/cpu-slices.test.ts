@@ -44,4 +44,23 @@ describe('ingest CPU slices', () => {
     expect(large.order).toEqual([0, 1, 2]);
     expect(new Set(large.turnOf).size).toBe(3);
   });
+
+  it('lets another tenant\'s small body through before a flooding tenant\'s next large one', async () => {
+    await nextTurn();
+    const order: string[] = [];
+    const run = async (name: string, bytes: number, tenant: string) => {
+      const wait = ingestSlice(bytes, tenant);
+      if (wait) await wait;
+      order.push(name);
+    };
+    // The flood's three bodies arrive first, the neighbour's after them, in the same turn.
+    await Promise.all([
+      run('flood-1', SLICE_BYTES * 50, 'project:flood'),
+      run('flood-2', SLICE_BYTES * 50, 'project:flood'),
+      run('flood-3', SLICE_BYTES * 50, 'project:flood'),
+      run('victim', 35_000, 'project:victim'),
+    ]);
+    // Arrival order would have been flood-1, flood-2, flood-3, victim.
+    expect(order).toEqual(['flood-1', 'victim', 'flood-2', 'flood-3']);
+  });
 });
