@@ -59,6 +59,7 @@ builder.queryField('sessions', (t) =>
       healthTag: t.arg.string({ required: false }),
       since: t.arg({ type: 'DateTime', required: false }),
       until: t.arg({ type: 'DateTime', required: false }),
+      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
     },
     resolve: async (_r, a, ctx) => {
       const page = await listSessions(ctx.services.store.db, {
@@ -67,6 +68,7 @@ builder.queryField('sessions', (t) =>
         health_tag: a.healthTag ?? undefined,
         since: a.since?.toISOString(),
         until: a.until?.toISOString(),
+        hours: a.hours ?? undefined,
         limit: a.first ?? 50,
         cursor: a.after ?? undefined,
       });
@@ -114,8 +116,13 @@ const LineageRef = builder.objectRef<Lineage>('Lineage').implement({
 builder.queryField('lineage', (t) =>
   t.field({
     type: LineageRef,
-    args: { projectId: t.arg.string({ required: false }), since: t.arg({ type: 'DateTime', required: false }), until: t.arg({ type: 'DateTime', required: false }) },
+    args: {
+      projectId: t.arg.string({ required: false }),
+      since: t.arg({ type: 'DateTime', required: false }),
+      until: t.arg({ type: 'DateTime', required: false }),
+      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
+    },
     resolve: (_r, a, ctx) =>
-      getLineage(ctx.services.store.db, { projectId: scopeProject(ctx.principal, a.projectId), since: a.since?.toISOString(), until: a.until?.toISOString() }),
+      getLineage(ctx.services.store.db, { projectId: scopeProject(ctx.principal, a.projectId), since: a.since?.toISOString(), until: a.until?.toISOString(), hours: a.hours ?? undefined }),
   }),
 );

@@ -117,7 +117,8 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     traceId: i.trace_id ?? null,
     parentSpanId: i.parent_span_id || null,
     sessionId: i.session_id ?? null,
-    projectId: i.project_id ?? projectId,
+    // LangSight's client without a project sends "": no project given, not a project named "".
+    projectId: i.project_id || projectId,
     spanType: i.span_type ?? 'tool_call',
     serverName: i.server_name,
     toolName: i.tool_name,

@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { parseEnumParam, parseLimit, parseTime } from '../traces/query-params.ts';
+import { parseEnumParam, parseLimit, parseTime, windowStart } from '../traces/query-params.ts';
 
 export interface SessionJson {
   session_id: string;
@@ -29,6 +29,8 @@ export interface SessionQuery {
   health_tag?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
+  /** Look back this many hours (1-720) when `since` is not given; default 24. */
+  hours?: string | number | undefined;
   limit?: string | number | undefined;
   cursor?: string | undefined;
 }
@@ -42,12 +44,12 @@ export type TreeNodeJson = SpanJson & { children: TreeNodeJson[] };
 /** The most spans a tree returns; larger sessions say `truncated`. */
 export const MAX_TREE_SPANS = 10_000;
 
-/** Sessions (decisions §4), newest activity first, default window the last 24 h. */
+/** Sessions (decisions §4), newest activity first, default window the last 24 h (`hours` changes it). */
 export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions: SessionJson[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
   const limit = parseLimit(q.limit, 50, 1000, issues);
-  const since = parseTime('since', q.since, issues) ?? new Date(Date.now() - 24 * 3600 * 1000);
   const until = parseTime('until', q.until, issues);
+  const since = windowStart(q, until ?? new Date(), 24, issues);
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   const healthTag = parseEnumParam('health_tag', q.health_tag, HEALTH_TAGS, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
