@@ -40,7 +40,9 @@ export class Registrar {
     };
     for (const s of spans) {
       note('agent', s.projectId, s.agentName);
-      note(s.spanType === 'tool_call' ? 'server' : 'agent', s.projectId, s.serverName);
+      // An llm_intent's or user_message's server_name names no server or agent of its own.
+      if (s.spanType === 'tool_call') note('server', s.projectId, s.serverName);
+      else if (s.spanType === 'agent' || s.spanType === 'handoff') note('agent', s.projectId, s.serverName);
     }
     for (const { kind, projectId, names } of fresh.values()) {
       registerNames(this.db, kind, projectId, [...names]).catch((err: unknown) => {

@@ -3,7 +3,12 @@ import { HEALTH_TAGS, type HealthTag } from '../sdk/tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;
-export const SPAN_TYPES = ['tool_call', 'agent', 'handoff'] as const;
+/**
+ * `llm_intent` (a tool call an LLM asked for; the tool call that follows names it as parent) and
+ * `user_message` (a user's turn in a session) are LangSight's: stored and shown in trees, but
+ * neither a tool call nor an agent run in counts, lineage or costs.
+ */
+export const SPAN_TYPES = ['tool_call', 'agent', 'handoff', 'llm_intent', 'user_message'] as const;
 
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export type SpanType = (typeof SPAN_TYPES)[number];

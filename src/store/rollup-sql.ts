@@ -109,14 +109,15 @@ lin as (
   from (
     select project_id, latency_ms, failed,
            date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour,
-           case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' else 'run' end as edge_type,
+           case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' when 'agent' then 'run' end as edge_type,
            case span_type when 'tool_call' then agent_name else coalesce(agent_name, server_name) end as source,
            case span_type when 'tool_call' then server_name
                           when 'handoff' then regexp_replace(tool_name, '^\\s*(→|->)\\s*', '')
                           else '' end as target
     from ins
   ) e
-  where source is not null and source <> ''
+  -- llm_intent and user_message spans are neither calls nor runs: no lineage edge.
+  where edge_type is not null and source is not null and source <> ''
   group by project_id, hour, edge_type, source, target
   order by project_id, hour, edge_type, source, target
   on conflict (project_id, hour, edge_type, source, target) do update set
