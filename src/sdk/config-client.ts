@@ -4,8 +4,9 @@
  * config for the agent (its override or the project default) when the backend ever answered with
  * one, else the constructor's. An answer with `id: null` means nothing is stored: the spec defaults
  * the API fills in are not values from the backend, so the constructor's config applies (and a
- * deleted config falls back to it). Fail-open: an unreachable backend, a 401 or a 404 keeps the
- * last known config and is logged once.
+ * deleted config falls back to it); so does a 404 (the backend stores nothing for the agent nor as
+ * the project default). Fail-open: an unreachable backend or a 401 keeps the last known config
+ * and is logged once.
  */
 import { PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
 import type { SdkLogger } from './types.ts';
@@ -91,6 +92,8 @@ export class ConfigClient {
     try {
       const res = await fetch(`${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body: unknown = await res.json().catch(() => null);
+      // 404: nothing stored for the agent nor as the project default: the constructor's config applies.
+      if (res.status === 404) return 'none';
       if (!res.ok) return this.fail(`HTTP ${res.status}`);
       if (typeof body === 'object' && body !== null && (body as { id?: unknown }).id === null) return 'none';
       const config = pickConfig(body);
