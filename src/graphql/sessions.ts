@@ -25,6 +25,7 @@ const SessionRef = builder.objectRef<SessionJson>('Session').implement({
     durationMs: t.exposeInt('duration_ms'),
     toolCalls: t.exposeInt('tool_calls'),
     failedCalls: t.exposeInt('failed_calls'),
+    preventedCalls: t.exposeInt('prevented_calls', { description: 'Tool calls a guard blocked (loop, budget, open circuit breaker)' }),
     spanCount: t.exposeInt('span_count'),
     serversUsed: t.exposeStringList('servers_used'),
     healthTag: t.exposeString('health_tag'),

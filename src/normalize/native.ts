@@ -136,10 +136,22 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     inputTokens: i.input_tokens ?? null,
     outputTokens: i.output_tokens ?? null,
     modelId: i.model_id ?? null,
-    healthTag: i.health_tag ?? null,
+    healthTag: i.health_tag ?? guardTag(i.status, i.error),
     costUsd: null,
     costEstimated: null,
   };
+}
+
+/** The error prefixes LangSight's guards put on a blocked call, each naming its session tag. */
+const GUARD_PREFIXES = ['loop_detected', 'budget_exceeded', 'circuit_breaker_open'] as const;
+
+/**
+ * A prevented call that sends no health_tag (LangSight's SDK) is tagged from its error's prefix,
+ * `loop_detected: …` → loop_detected; anything else stays untagged.
+ */
+export function guardTag(status: Span['status'], error: string | null | undefined): Span['healthTag'] {
+  if (status !== 'prevented' || !error) return null;
+  return GUARD_PREFIXES.find((p) => error.startsWith(`${p}:`)) ?? null;
 }
 
 const HAS_ZONE = /(Z|[+-]\d\d:?\d\d)$/i;

@@ -15,6 +15,8 @@ export interface SessionJson {
   duration_ms: number;
   tool_calls: number;
   failed_calls: number;
+  /** Tool calls a guard blocked (loop, budget, open circuit breaker). */
+  prevented_calls: number;
   span_count: number;
   servers_used: string[];
   health_tag: string;
@@ -96,6 +98,7 @@ export function toSessionJson(r: SessionRow): SessionJson {
     duration_ms: Math.max(0, r.lastEndAt.getTime() - r.firstCallAt.getTime()),
     tool_calls: r.toolCalls,
     failed_calls: r.failedCalls,
+    prevented_calls: r.preventedCalls,
     span_count: r.spanCount,
     servers_used: r.serversUsed,
     health_tag: r.healthTag,

@@ -180,6 +180,8 @@ export const sessions = pgTable(
     spanCount: integer('span_count').notNull(),
     toolCalls: integer('tool_calls').notNull(),
     failedCalls: integer('failed_calls').notNull(),
+    /** Tool calls a guard blocked (status `prevented`): neither succeeded nor failed (drizzle/0020). */
+    preventedCalls: integer('prevented_calls').notNull().default(0),
     serversUsed: text('servers_used').array().notNull(),
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),
