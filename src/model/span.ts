@@ -40,6 +40,23 @@ export interface Span {
   costUsd: number | null;
   /** True when the model had no price and the unknown-model price was used. */
   costEstimated: boolean | null;
+  // LangSight's further fields (drizzle/0022); optional so receivers that never see them need not set them.
+  /** A handoff's target agent. */
+  targetAgentName?: string | null;
+  /** Why the LLM stopped (`end_turn`, `tool_use`, `max_tokens`, …). */
+  finishReason?: string | null;
+  /** Prompt tokens read from the provider's cache, apart from input_tokens (priced at the model's cache-read price). */
+  cacheReadTokens?: number | null;
+  /** Prompt tokens written to the cache, apart from input_tokens (priced at the cache-write price). */
+  cacheCreationTokens?: number | null;
+  /** Reasoning tokens, apart from output_tokens (priced as output). */
+  thinkingTokens?: number | null;
+  lineageProvenance?: string | null;
+  lineageStatus?: string | null;
+  /** The sender's span schema version. */
+  schemaVersion?: string | null;
+  /** The span_id this span re-runs. */
+  replayOf?: string | null;
 }
 
 export const DEFAULT_PROJECT = 'default';
@@ -71,6 +88,15 @@ export function toSpanJson(s: Span) {
     health_tag: s.healthTag,
     cost_usd: s.costUsd,
     cost_estimated: s.costEstimated,
+    target_agent_name: s.targetAgentName ?? null,
+    finish_reason: s.finishReason ?? null,
+    cache_read_tokens: s.cacheReadTokens ?? null,
+    cache_creation_tokens: s.cacheCreationTokens ?? null,
+    thinking_tokens: s.thinkingTokens ?? null,
+    lineage_provenance: s.lineageProvenance ?? null,
+    lineage_status: s.lineageStatus ?? null,
+    schema_version: s.schemaVersion ?? null,
+    replay_of: s.replayOf ?? null,
   };
 }
 export type SpanJson = ReturnType<typeof toSpanJson>;

@@ -8,6 +8,7 @@ const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
 const nullableInt = { type: ['integer', 'null'], minimum: 0, maximum: MAX_TOKENS };
 const name = { type: 'string', minLength: 1, maxLength: 512 };
 const id = { type: ['string', 'null'], maxLength: 128 };
+const shortText = { type: ['string', 'null'], maxLength: 512 };
 
 const spanSchema = {
   type: 'object',
@@ -35,6 +36,15 @@ const spanSchema = {
     output_tokens: nullableInt,
     model_id: { type: ['string', 'null'], maxLength: 512 },
     health_tag: { enum: [...HEALTH_TAGS, null] },
+    target_agent_name: shortText,
+    finish_reason: shortText,
+    cache_read_tokens: nullableInt,
+    cache_creation_tokens: nullableInt,
+    thinking_tokens: nullableInt,
+    lineage_provenance: shortText,
+    lineage_status: shortText,
+    schema_version: shortText,
+    replay_of: shortText,
   },
 } as const;
 
@@ -70,6 +80,15 @@ export interface NativeSpanInput {
   output_tokens?: number | null;
   model_id?: string | null;
   health_tag?: Span['healthTag'];
+  target_agent_name?: string | null;
+  finish_reason?: string | null;
+  cache_read_tokens?: number | null;
+  cache_creation_tokens?: number | null;
+  thinking_tokens?: number | null;
+  lineage_provenance?: string | null;
+  lineage_status?: string | null;
+  schema_version?: string | null;
+  replay_of?: string | null;
 }
 
 /**
@@ -139,6 +158,15 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     healthTag: i.health_tag ?? guardTag(i.status, i.error),
     costUsd: null,
     costEstimated: null,
+    targetAgentName: i.target_agent_name ?? null,
+    finishReason: i.finish_reason ?? null,
+    cacheReadTokens: i.cache_read_tokens ?? null,
+    cacheCreationTokens: i.cache_creation_tokens ?? null,
+    thinkingTokens: i.thinking_tokens ?? null,
+    lineageProvenance: i.lineage_provenance ?? null,
+    lineageStatus: i.lineage_status ?? null,
+    schemaVersion: i.schema_version ?? null,
+    replayOf: i.replay_of ?? null,
   };
 }
 

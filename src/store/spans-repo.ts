@@ -9,6 +9,7 @@ const COLUMNS = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
   'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
   'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd', 'cost_estimated',
+  'target_agent_name', 'finish_reason', 'cache_read_tokens', 'cache_creation_tokens', 'thinking_tokens', 'lineage_provenance', 'lineage_status', 'schema_version', 'replay_of',
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
@@ -128,6 +129,15 @@ export function rowToSpan(r: Row): Span {
     healthTag: r.healthTag as Span['healthTag'],
     costUsd: r.costUsd,
     costEstimated: r.costEstimated,
+    targetAgentName: r.targetAgentName,
+    finishReason: r.finishReason,
+    cacheReadTokens: r.cacheReadTokens,
+    cacheCreationTokens: r.cacheCreationTokens,
+    thinkingTokens: r.thinkingTokens,
+    lineageProvenance: r.lineageProvenance,
+    lineageStatus: r.lineageStatus,
+    schemaVersion: r.schemaVersion,
+    replayOf: r.replayOf,
   };
 }
 
