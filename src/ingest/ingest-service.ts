@@ -2,7 +2,7 @@ import type { PriceBook } from '../costs/price-book.ts';
 import { priceSpans } from '../costs/span-pricer.ts';
 import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
-import type { Span } from '../model/span.ts';
+import { isoMicros, type Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import type { KnownProjects } from './known-projects.ts';
@@ -67,8 +67,8 @@ function toSpanEvent(s: Span) {
       span_id: s.spanId,
       trace_id: s.traceId,
       span_type: s.spanType,
-      started_at: s.startedAt.toISOString(),
-      ended_at: s.endedAt.toISOString(),
+      started_at: isoMicros(s.startedAt, s.startedAtMicros),
+      ended_at: isoMicros(s.endedAt, s.endedAtMicros),
       model_id: s.modelId,
       input_tokens: s.inputTokens,
       output_tokens: s.outputTokens,

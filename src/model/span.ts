@@ -27,6 +27,9 @@ export interface Span {
   error: string | null;
   startedAt: Date;
   endedAt: Date;
+  /** Microseconds past startedAt's millisecond (0-999): Date holds ms, PostgreSQL and senders µs. */
+  startedAtMicros?: number;
+  endedAtMicros?: number;
   latencyMs: number;
   inputArgs: Record<string, unknown> | null;
   outputResult: string | null;
@@ -61,6 +64,22 @@ export interface Span {
 
 export const DEFAULT_PROJECT = 'default';
 
+/**
+ * ISO 8601 in UTC with microseconds (`…28.410233Z`) when the time has any below the millisecond,
+ * else the usual milliseconds (`…28.410Z`).
+ */
+export function isoMicros(d: Date, micros: number | undefined): string {
+  const iso = d.toISOString();
+  return micros ? `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z` : iso;
+}
+
+/** The microseconds below the millisecond of an ISO 8601 time (`.410233` → 233; none → 0). */
+export function subMillisecondMicros(s: string): number {
+  const m = /[T ]\d\d:\d\d:\d\d\.(\d+)/.exec(s);
+  const digits = m?.[1] ?? '';
+  return digits.length <= 3 ? 0 : Number(digits.slice(3, 6).padEnd(3, '0'));
+}
+
 /** The spec's snake_case JSON form of a span (REST). */
 export function toSpanJson(s: Span) {
   return {
@@ -75,8 +94,8 @@ export function toSpanJson(s: Span) {
     agent_name: s.agentName,
     status: s.status,
     error: s.error,
-    started_at: s.startedAt.toISOString(),
-    ended_at: s.endedAt.toISOString(),
+    started_at: isoMicros(s.startedAt, s.startedAtMicros),
+    ended_at: isoMicros(s.endedAt, s.endedAtMicros),
     latency_ms: s.latencyMs,
     input_args: s.inputArgs,
     output_result: s.outputResult,

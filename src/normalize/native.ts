@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, subMillisecondMicros, type Span } from '../model/span.ts';
 import { checkSpan, MAX_TOKENS } from './span-checks.ts';
 
 const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
@@ -110,7 +110,7 @@ export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans:
     if (malformed.has(index)) return;
     const span = toSpan(input, projectId);
     for (const p of checkSpan(span)) issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
-    if (span.endedAt.getTime() < span.startedAt.getTime()) {
+    if (span.endedAt.getTime() * 1000 + (span.endedAtMicros ?? 0) < span.startedAt.getTime() * 1000 + (span.startedAtMicros ?? 0)) {
       issues.push({ loc: ['body', index, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' });
     }
     spans.push(span);
@@ -131,6 +131,8 @@ function capIssues(issues: ValidationIssue[]): ValidationIssue[] {
 function toSpan(i: NativeSpanInput, projectId: string): Span {
   const startedAt = new Date(parseUtc(i.started_at));
   const endedAt = new Date(parseUtc(i.ended_at));
+  const startedAtMicros = subMillisecondMicros(i.started_at);
+  const endedAtMicros = subMillisecondMicros(i.ended_at);
   return {
     spanId: i.span_id ?? randomUUID(),
     traceId: i.trace_id ?? null,
@@ -146,7 +148,9 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     error: i.error ?? null,
     startedAt,
     endedAt,
-    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime(),
+    startedAtMicros,
+    endedAtMicros,
+    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime() + (endedAtMicros - startedAtMicros) / 1000,
     inputArgs: i.input_args ?? null,
     // Spec §2.1: null on error (a failed call has no result to show).
     outputResult: i.status === 'error' || i.status === 'timeout' ? null : (i.output_result ?? null),

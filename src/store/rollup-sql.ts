@@ -160,7 +160,7 @@ daily as (
 )
 select n.stored,
        case when n.stored < ${spanCount}::int then
-         (select json_agg(json_build_array(project_id, span_id, round(extract(epoch from started_at) * 1000)::bigint)) from ins)
+         (select json_agg(json_build_array(project_id, span_id, floor(extract(epoch from started_at) * 1000)::bigint)) from ins)
        end as keys
 from (select count(*)::int as stored from ins) n`;
 }

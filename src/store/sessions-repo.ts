@@ -2,9 +2,10 @@ import { and, asc, desc, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm
 import { unionAll } from 'drizzle-orm/pg-core';
 import { timestamptz, type Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
+import { SPAN_WITH_MICROS } from './spans-repo.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
-export type SpanRow = typeof spans.$inferSelect;
+export type SpanRow = typeof spans.$inferSelect & { startedUs: number; endedUs: number };
 
 export interface SessionFilter {
   projectId: string | null;
@@ -49,13 +50,13 @@ export async function findSessionRow(db: Db, projectId: string | null, sessionId
  */
 export function sessionSpansQuery(db: Db, projectId: string, sessionId: string, limit: number) {
   const bySession = db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(eq(spans.projectId, projectId), eq(spans.sessionId, sessionId)))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))
     .limit(limit);
   const byTrace = db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))

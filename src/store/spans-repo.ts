@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { toSpanJson, type Span } from '../model/span.ts';
-import { execute, timestamptz, type Db } from './db.ts';
+import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { isoMicros, toSpanJson, type Span } from '../model/span.ts';
+import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
@@ -72,7 +72,7 @@ export interface SpanFilter {
   since?: Date;
   until?: Date;
   /** Exclusive upper bound for keyset paging, newest first. */
-  before?: { startedAt: Date; spanId: string };
+  before?: { startedAt: Date; micros?: number; spanId: string };
   limit: number;
 }
 
@@ -90,10 +90,10 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     f.since === undefined ? undefined : gte(spans.startedAt, f.since),
     f.until === undefined ? undefined : lte(spans.startedAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${timestamptz(f.before.startedAt)}, ${f.before.spanId})`,
+    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${isoMicros(f.before.startedAt, f.before.micros)}::timestamptz, ${f.before.spanId})`,
   ];
   const rows = await db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(...where))
     .orderBy(desc(spans.startedAt), desc(spans.spanId))
@@ -101,7 +101,14 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
   return rows.map(rowToSpan);
 }
 
-type Row = typeof spans.$inferSelect;
+type Row = typeof spans.$inferSelect & { startedUs?: number | string; endedUs?: number | string };
+
+/** Every column, plus each time's microseconds below the millisecond (JS Date holds ms). */
+export const SPAN_WITH_MICROS = {
+  ...getTableColumns(spans),
+  startedUs: sql<number>`(extract(microseconds from ${spans.startedAt})::int % 1000)`.as('started_us'),
+  endedUs: sql<number>`(extract(microseconds from ${spans.endedAt})::int % 1000)`.as('ended_us'),
+};
 
 export function rowToSpan(r: Row): Span {
   return {
@@ -118,6 +125,8 @@ export function rowToSpan(r: Row): Span {
     error: r.error,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
+    startedAtMicros: Number(r.startedUs ?? 0),
+    endedAtMicros: Number(r.endedUs ?? 0),
     latencyMs: r.latencyMs,
     inputArgs: r.inputArgs,
     outputResult: r.outputResult,
