@@ -1,5 +1,5 @@
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
+import { HEALTH_TAGS, isoMicros, subMillisecondMicros, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
@@ -55,7 +55,7 @@ export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions:
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   const healthTag = parseEnumParam('health_tag', q.health_tag, HEALTH_TAGS, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, sessionId: cursor.id }, limit: limit + 1 });
+  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, micros: cursor.micros, sessionId: cursor.id }, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const sessions = page.map(toSessionJson);
   const last = sessions[sessions.length - 1];
@@ -93,8 +93,8 @@ export function toSessionJson(r: SessionRow): SessionJson {
     session_id: r.sessionId,
     project_id: r.projectId,
     agent_name: r.agentName,
-    first_call_at: r.firstCallAt.toISOString(),
-    last_call_at: r.lastCallAt.toISOString(),
+    first_call_at: isoMicros(r.firstCallAt, Number(r.firstCallUs ?? 0)),
+    last_call_at: isoMicros(r.lastCallAt, Number(r.lastCallUs ?? 0)),
     duration_ms: Math.max(0, r.lastEndAt.getTime() - r.firstCallAt.getTime()),
     tool_calls: r.toolCalls,
     failed_calls: r.failedCalls,
@@ -109,5 +109,5 @@ export function toSessionJson(r: SessionRow): SessionJson {
 }
 
 export function sessionCursor(s: SessionJson): string {
-  return encodeCursor(new Date(s.last_call_at), s.session_id);
+  return encodeCursor(new Date(s.last_call_at), s.session_id, subMillisecondMicros(s.last_call_at));
 }

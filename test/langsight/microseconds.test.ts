@@ -70,6 +70,24 @@ describe.each(backends)('$name', ({ available, env }) => {
       expect(one.latency_ms).toBe(0.05);
     });
 
+    it('pages through sessions whose last calls share one millisecond', async () => {
+      const t0 = Date.now() - 2000;
+      const spans = ['s-a', 's-b', 's-c', 's-d'].map((id, i) => ({
+        span_id: `${id}-1`, session_id: `ls-page-${id}`, server_name: 'orders-mcp', tool_name: 'get_order', status: 'success', agent_name: 'pager',
+        started_at: microIso(at(t0, 100 + (3 - i) * 200)), ended_at: microIso(at(t0, 900)),
+      }));
+      expectStatus(await req('POST', '/api/traces/spans', spans), 202, 'ingest');
+      const seen: string[] = [];
+      let cursor = '';
+      for (let page = 0; page < 10; page++) {
+        const r = expectStatus(await req('GET', `/api/agents/sessions?agent_name=pager&limit=1${cursor ? `&cursor=${cursor}` : ''}`), 200, 'page');
+        seen.push(...r.json.map((x: any) => x.session_id));
+        cursor = r.headers.get('x-next-cursor') ?? '';
+        if (!cursor) break;
+      }
+      expect(seen).toEqual(['ls-page-s-a', 'ls-page-s-b', 'ls-page-s-c', 'ls-page-s-d']);
+    });
+
     it('the live event carries the microseconds', async () => {
       await sse.waitFor(() => sse.events.some((e) => e.data.includes(turn.ids.intent)), 5000);
       const data = JSON.parse(sse.events.find((e) => e.data.includes(turn.ids.intent))!.data);
