@@ -88,6 +88,13 @@ describe.each(backends)('$name', ({ available, env }) => {
       expect(seen).toEqual(['ls-page-s-a', 'ls-page-s-b', 'ls-page-s-c', 'ls-page-s-d']);
     });
 
+    it('GraphQL gives the exact times beside its millisecond DateTime', async () => {
+      const r = await req('POST', '/graphql', { query: '{ session(sessionId: "ls-micro") { tree { span { spanId startedAtIso endedAtIso } } } }' });
+      const intent = r.json.data.session.tree.find((n: any) => n.span.spanId === turn.ids.intent).span;
+      const sent = turn.spans.find((s) => s.span_id === turn.ids.intent)!;
+      expect([intent.startedAtIso, intent.endedAtIso]).toEqual([sent.started_at, sent.ended_at]);
+    });
+
     it('the live event carries the microseconds', async () => {
       await sse.waitFor(() => sse.events.some((e) => e.data.includes(turn.ids.intent)), 5000);
       const data = JSON.parse(sse.events.find((e) => e.data.includes(turn.ids.intent))!.data);
