@@ -15,6 +15,7 @@ import { refuseCrossSiteWrites } from './auth/browser-origin.ts';
 import { guardParameters } from './rest/param-guard.ts';
 import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
+import { acceptEmptyJsonBodies } from './rest/empty-json.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
@@ -96,6 +97,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   installAuth(app, s);
   guardParameters(app);
   acceptCompressedBodies(app);
+  acceptEmptyJsonBodies(app);
 
   registerProbes(app, s);
   await registerNativeReceiver(app, s);

@@ -28,6 +28,7 @@ import { setDeliveryShare } from './live/delivery-share.ts';
 import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
+import { ObservedToolsService } from './health/observed-tools.ts';
 import { ScoringService } from './scoring/scoring-service.ts';
 import { AnomalyDetector } from './anomalies/detector.ts';
 import { buildChecks } from './security/registry.ts';
@@ -77,6 +78,8 @@ export interface Services {
   slos: SloService;
   /** Prevention configs the SDK's guards enforce (spec §2.9, §4.6): project defaults and agent overrides. */
   prevention: PreventionService;
+  /** Tool lists agents saw (POST /api/servers/{name}/tools): drift of servers Spyglass cannot reach. */
+  observedTools: ObservedToolsService;
   /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
   alerts: AlertService;
   /** The monitor's and ingest's alerts (src/alerts/producers), firing through `alerts`. */
@@ -186,6 +189,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
     prevention: new PreventionService({ db: store.db, audit }),
+    observedTools: new ObservedToolsService({ db: store.db, alerts, logger }),
     alerts,
     alertProducers,
     limiter,

@@ -4,8 +4,9 @@
  * config for the agent (its override or the project default) when the backend ever answered with
  * one, else the constructor's. An answer with `id: null` means nothing is stored: the spec defaults
  * the API fills in are not values from the backend, so the constructor's config applies (and a
- * deleted config falls back to it). Fail-open: an unreachable backend, a 401 or a 404 keeps the
- * last known config and is logged once.
+ * deleted config falls back to it); so does a 404 (the backend stores nothing for the agent nor as
+ * the project default). Fail-open: an unreachable backend or a 401 keeps the last known config
+ * and is logged once.
  */
 import { PREVENTION_FIELDS, validatePrevention, type PreventionConfig } from './config.ts';
 import { request } from './http.ts';
@@ -95,6 +96,8 @@ export class ConfigClient {
     try {
       const url = `${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`;
       const res = await request(url, { method: 'GET', headers, timeoutMs: REQUEST_TIMEOUT_MS, abort: this.aborter.signal });
+      // 404: nothing stored for the agent nor as the project default: the constructor's config applies.
+      if (res.status === 404) return 'none';
       if (!res.ok) return this.fail(`HTTP ${res.status}`);
       let body: unknown = null;
       try {

@@ -47,7 +47,7 @@ export class SharedBreakers {
 
   /** The shared verdict, or null when Redis could not give one (the caller asks the local breaker). */
   async before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Promise<Verdict | null> {
-    const reply = await this.run(before, agentName, serverName, [config.cb_failure_threshold, config.cb_cooldown_seconds * 1000, config.cb_half_open_max_calls, ttlMs(config)]);
+    const reply = await this.run(before, agentName, serverName, [config.cb_failure_threshold, Math.ceil(config.cb_cooldown_seconds * 1000), config.cb_half_open_max_calls, ttlMs(config)]);
     if (!Array.isArray(reply)) return null;
     const [kind, a, b, c] = reply as unknown[];
     if (kind === 'allow') return ALLOWED;
@@ -112,4 +112,5 @@ export class SharedBreakers {
 }
 
 /** Idle breakers expire after five cooldowns (at least a minute): long past any decision they hold. */
-const ttlMs = (config: PreventionConfig): number => Math.max(5 * config.cb_cooldown_seconds * 1000, 60_000);
+// Whole milliseconds: PEXPIRE takes integers, and cooldowns may be fractional seconds.
+const ttlMs = (config: PreventionConfig): number => Math.ceil(Math.max(5 * config.cb_cooldown_seconds * 1000, 60_000));

@@ -42,7 +42,9 @@ export class Registrar {
       // A generic span's server is an HTTP host or a database, not an MCP server or an agent.
       if (s.spanType === 'generic') continue;
       note('agent', s.projectId, s.agentName);
-      note(s.spanType === 'tool_call' ? 'server' : 'agent', s.projectId, s.serverName);
+      // An llm_intent's or user_message's server_name names no server or agent of its own.
+      if (s.spanType === 'tool_call') note('server', s.projectId, s.serverName);
+      else if (s.spanType === 'agent' || s.spanType === 'handoff') note('agent', s.projectId, s.serverName);
     }
     for (const { kind, projectId, names } of fresh.values()) {
       registerNames(this.db, kind, projectId, [...names]).catch((err: unknown) => {

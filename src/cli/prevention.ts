@@ -12,7 +12,7 @@ const LIST_COLUMNS = ['agent_name', 'loop_enabled', 'loop_threshold', 'loop_acti
 export function preventionCommand(): Command {
   const cmd = new Command('prevention').description('read and change the prevention config the SDK enforces (project default or one agent)');
   cmd.addCommand(withCommon(new Command('get').description("an agent's effective config (--agent), else the project default")).action(async (o: Common) => {
-    show(await run(o, (r, qs) => callApi(r, 'GET', `${path(o)}${qs}`), (s) => (o.agent === undefined ? s.projectDefault(project(o)) : s.effective(project(o), o.agent))), o);
+    show(await run(o, (r, qs) => callApi(r, 'GET', effectivePath(o, qs)), (s) => (o.agent === undefined ? s.projectDefault(project(o)) : s.effective(project(o), o.agent))), o);
   }));
   const set = withCommon(new Command('set').description('change only the fields given (PATCH); none/null lifts a limit'));
   for (const f of PREVENTION_FIELDS) set.addOption(fieldOption(f));
@@ -24,7 +24,7 @@ export function preventionCommand(): Command {
   cmd.addCommand(withCommon(new Command('delete').description("remove an agent's override (it falls back to the project default), else the project default (back to the spec defaults)")).action(async (o: Common) => {
     show(await run(o, async (r, qs) => {
       await callApi(r, 'DELETE', `${path(o)}${qs}`);
-      return callApi(r, 'GET', `${path(o)}${qs}`);
+      return callApi(r, 'GET', effectivePath(o, qs));
     }, (s) => s.remove(LOCAL_ADMIN, scope(o))), o);
   }));
   cmd.addCommand(withCommon(new Command('list').description('every stored config of the project, the default first'), false).action(async (o: Common) => {
@@ -51,6 +51,8 @@ async function run(o: Common, remote: (r: RemoteOptions, qs: string) => Promise<
 }
 
 const path = (o: Common) => (o.agent === undefined ? '/api/prevention-config' : `/api/agents/${encodeURIComponent(o.agent)}/prevention-config`);
+/** A GET of the config in effect, built-in defaults included (the agent route answers 404 without). */
+const effectivePath = (o: Common, qs: string) => `${path(o)}${qs ? `${qs}&` : '?'}include_defaults=true`;
 const project = (o: Common) => o.project ?? 'default';
 const scope = (o: Common) => ({ projectId: project(o), agentName: o.agent });
 const camel = (f: string) => f.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -68,9 +68,24 @@ export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: 
 
 function label(n: TreeNodeJson): string {
   const mark = n.status === 'success' ? '✓' : n.status === 'prevented' ? '⊘' : '✗';
-  const what = n.span_type === 'tool_call' ? `${n.server_name}.${n.tool_name}` : n.span_type === 'agent' ? `agent ${n.server_name}: ${n.tool_name}` : `handoff ${n.tool_name}`;
+  const what = describe(n);
   const extra = [n.error, n.health_tag].filter(Boolean).join(', ');
   return `${mark} ${what}  ${Math.round(n.latency_ms)} ms${extra ? `  (${extra})` : ''}`;
+}
+
+function describe(n: TreeNodeJson): string {
+  switch (n.span_type) {
+    case 'tool_call':
+      return `${n.server_name}.${n.tool_name}`;
+    case 'agent':
+      return `agent ${n.server_name}: ${n.tool_name}`;
+    case 'llm_intent':
+      return `LLM asked for ${n.tool_name}`;
+    case 'user_message':
+      return `user message`;
+    default:
+      return `handoff ${n.tool_name}`;
+  }
 }
 
 function toQuery(q: Record<string, string | undefined>): string {

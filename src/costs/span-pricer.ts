@@ -8,7 +8,9 @@ import type { ToolCostRules } from './tool-rules.ts';
  * - tool_call: the first matching `costs.rules[]` entry, else 0 (a definite "free", not unknown);
  *   tokens on a tool call are not priced, so LLM and tool costs never overlap;
  * - agent and handoff spans with tokens: tokens × the model price in effect at started_at, or the
- *   unknown-model price with cost_estimated = true;
+ *   unknown-model price with cost_estimated = true; cache-read and cache-creation tokens (counted
+ *   apart from input_tokens) at the model's cache prices, else its input price; thinking tokens
+ *   (apart from output_tokens) at its output price;
  * - anything else: null (no cost reported).
  */
 export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolCostRules): void {
@@ -20,7 +22,10 @@ export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolC
       s.costEstimated = false;
       continue;
     }
-    if (s.inputTokens === null && s.outputTokens === null) {
+    const cacheRead = s.cacheReadTokens ?? 0;
+    const cacheWrite = s.cacheCreationTokens ?? 0;
+    const thinking = s.thinkingTokens ?? 0;
+    if (s.inputTokens === null && s.outputTokens === null && cacheRead + cacheWrite + thinking === 0) {
       s.costUsd = null;
       s.costEstimated = null;
       continue;
@@ -31,7 +36,10 @@ export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolC
     }
     const record = table.lookup(s.modelId ?? '', s.startedAt.getTime());
     const price = record ?? UNKNOWN_MODEL_PRICE;
-    s.costUsd = ((s.inputTokens ?? 0) * price.input + (s.outputTokens ?? 0) * price.output) / 1_000_000;
+    // Cache tokens at the model's cache prices (its input price when it has none); thinking tokens as output.
+    const cacheReadPrice = record?.cacheRead ?? price.input;
+    const cacheWritePrice = record?.cacheWrite ?? price.input;
+    s.costUsd = ((s.inputTokens ?? 0) * price.input + ((s.outputTokens ?? 0) + thinking) * price.output + cacheRead * cacheReadPrice + cacheWrite * cacheWritePrice) / 1_000_000;
     s.costEstimated = record === null;
   }
 }

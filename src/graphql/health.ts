@@ -44,6 +44,8 @@ const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
     currentHash: t.exposeString('currentHash'),
     classification: t.exposeString('classification'),
     changes: t.field({ type: [DriftChangeRef], resolve: (e) => e.changes }),
+    observedBy: t.string({ description: 'check: a Spyglass health check found it; agent: a tool list an agent posted', resolve: (e) => e.observedBy ?? 'check' }),
+    agentName: t.string({ nullable: true, description: 'the agent whose posted tool list showed the drift', resolve: (e) => e.agentName ?? null }),
   }),
 });
 

@@ -20,6 +20,18 @@ const SpanEventRef = builder.objectRef<SpanNewEvent['data']>('SpanEvent').implem
     latencyMs: t.exposeFloat('latency_ms'),
     projectId: t.exposeString('project_id'),
     startedAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.started_at) }),
+    modelId: t.string({ nullable: true, resolve: (e) => e.model_id ?? null }),
+    inputTokens: t.int({ nullable: true, resolve: (e) => e.input_tokens ?? null }),
+    outputTokens: t.int({ nullable: true, resolve: (e) => e.output_tokens ?? null }),
+    targetAgentName: t.string({ nullable: true, resolve: (e) => e.target_agent_name ?? null }),
+    finishReason: t.string({ nullable: true, resolve: (e) => e.finish_reason ?? null }),
+    cacheReadTokens: t.int({ nullable: true, resolve: (e) => e.cache_read_tokens ?? null }),
+    cacheCreationTokens: t.int({ nullable: true, resolve: (e) => e.cache_creation_tokens ?? null }),
+    thinkingTokens: t.int({ nullable: true, resolve: (e) => e.thinking_tokens ?? null }),
+    lineageProvenance: t.string({ nullable: true, resolve: (e) => e.lineage_provenance ?? null }),
+    lineageStatus: t.string({ nullable: true, resolve: (e) => e.lineage_status ?? null }),
+    schemaVersion: t.string({ nullable: true, resolve: (e) => e.schema_version ?? null }),
+    replayOf: t.string({ nullable: true, resolve: (e) => e.replay_of ?? null }),
   }),
 });
 

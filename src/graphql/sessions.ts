@@ -25,6 +25,7 @@ const SessionRef = builder.objectRef<SessionJson>('Session').implement({
     durationMs: t.exposeInt('duration_ms'),
     toolCalls: t.exposeInt('tool_calls'),
     failedCalls: t.exposeInt('failed_calls'),
+    preventedCalls: t.exposeInt('prevented_calls', { description: 'Tool calls a guard blocked (loop, budget, open circuit breaker)' }),
     spanCount: t.exposeInt('span_count'),
     serversUsed: t.exposeStringList('servers_used'),
     healthTag: t.exposeString('health_tag'),
@@ -59,6 +60,7 @@ builder.queryField('sessions', (t) =>
       healthTag: t.arg.string({ required: false }),
       since: t.arg({ type: 'DateTime', required: false }),
       until: t.arg({ type: 'DateTime', required: false }),
+      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
     },
     resolve: async (_r, a, ctx) => {
       const page = await listSessions(ctx.services.store.db, {
@@ -67,6 +69,7 @@ builder.queryField('sessions', (t) =>
         health_tag: a.healthTag ?? undefined,
         since: a.since?.toISOString(),
         until: a.until?.toISOString(),
+        hours: a.hours ?? undefined,
         limit: a.first ?? 50,
         cursor: a.after ?? undefined,
       });
@@ -114,8 +117,13 @@ const LineageRef = builder.objectRef<Lineage>('Lineage').implement({
 builder.queryField('lineage', (t) =>
   t.field({
     type: LineageRef,
-    args: { projectId: t.arg.string({ required: false }), since: t.arg({ type: 'DateTime', required: false }), until: t.arg({ type: 'DateTime', required: false }) },
+    args: {
+      projectId: t.arg.string({ required: false }),
+      since: t.arg({ type: 'DateTime', required: false }),
+      until: t.arg({ type: 'DateTime', required: false }),
+      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
+    },
     resolve: (_r, a, ctx) =>
-      getLineage(ctx.services.store.db, { projectId: scopeProject(ctx.principal, a.projectId), since: a.since?.toISOString(), until: a.until?.toISOString() }),
+      getLineage(ctx.services.store.db, { projectId: scopeProject(ctx.principal, a.projectId), since: a.since?.toISOString(), until: a.until?.toISOString(), hours: a.hours ?? undefined }),
   }),
 );

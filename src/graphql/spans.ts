@@ -1,4 +1,4 @@
-import type { Span } from '../model/span.ts';
+import { isoMicros, type Span } from '../model/span.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { getSpan, spanCursor, querySpans } from '../traces/spans-service.ts';
 import { builder, toConnection } from './builder.ts';
@@ -19,6 +19,8 @@ export const SpanRef = builder.objectRef<Span>('Span').implement({
     error: t.exposeString('error', { nullable: true }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     endedAt: t.expose('endedAt', { type: 'DateTime' }),
+    startedAtIso: t.string({ description: 'startedAt as ISO 8601 with microseconds when it has any (DateTime holds milliseconds)', resolve: (s) => isoMicros(s.startedAt, s.startedAtMicros) }),
+    endedAtIso: t.string({ description: 'endedAt as ISO 8601 with microseconds when it has any', resolve: (s) => isoMicros(s.endedAt, s.endedAtMicros) }),
     latencyMs: t.exposeFloat('latencyMs'),
     inputArgs: t.expose('inputArgs', { type: 'JSON', nullable: true }),
     outputResult: t.exposeString('outputResult', { nullable: true }),
@@ -26,6 +28,15 @@ export const SpanRef = builder.objectRef<Span>('Span').implement({
     llmOutput: t.exposeString('llmOutput', { nullable: true }),
     inputTokens: t.exposeInt('inputTokens', { nullable: true }),
     outputTokens: t.exposeInt('outputTokens', { nullable: true }),
+    targetAgentName: t.string({ nullable: true, resolve: (s) => s.targetAgentName ?? null }),
+    finishReason: t.string({ nullable: true, resolve: (s) => s.finishReason ?? null }),
+    cacheReadTokens: t.int({ nullable: true, resolve: (s) => s.cacheReadTokens ?? null }),
+    cacheCreationTokens: t.int({ nullable: true, resolve: (s) => s.cacheCreationTokens ?? null }),
+    thinkingTokens: t.int({ nullable: true, resolve: (s) => s.thinkingTokens ?? null }),
+    lineageProvenance: t.string({ nullable: true, resolve: (s) => s.lineageProvenance ?? null }),
+    lineageStatus: t.string({ nullable: true, resolve: (s) => s.lineageStatus ?? null }),
+    schemaVersion: t.string({ nullable: true, resolve: (s) => s.schemaVersion ?? null }),
+    replayOf: t.string({ nullable: true, resolve: (s) => s.replayOf ?? null }),
     modelId: t.exposeString('modelId', { nullable: true }),
     healthTag: t.exposeString('healthTag', { nullable: true }),
   }),

@@ -112,7 +112,7 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   return { result, drift, outcome };
 }
 
-function driftChanges(before: ToolSnapshot[] | null, after: ToolSnapshot[], instrBefore: string | null, instrAfter: string | null): DriftChange[] {
+export function driftChanges(before: ToolSnapshot[] | null, after: ToolSnapshot[], instrBefore: string | null, instrAfter: string | null): DriftChange[] {
   if (before === null) {
     // The baseline's snapshot is gone (retention): all we know is that the hash moved.
     return [{ change_type: 'schema_unclassified', classification: 'WARNING', tool_name: null, param_name: null, param_type: null, detail: 'previous tool list not available' }];

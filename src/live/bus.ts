@@ -16,6 +16,21 @@ export interface SpanNewEvent {
     trace_id: string | null;
     span_type: string;
     started_at: string;
+    ended_at?: string;
+    model_id?: string | null;
+    input_tokens?: number | null;
+    output_tokens?: number | null;
+    cost_usd?: number | null;
+    health_tag?: string | null;
+    target_agent_name?: string | null;
+    finish_reason?: string | null;
+    cache_read_tokens?: number | null;
+    cache_creation_tokens?: number | null;
+    thinking_tokens?: number | null;
+    lineage_provenance?: string | null;
+    lineage_status?: string | null;
+    schema_version?: string | null;
+    replay_of?: string | null;
   };
 }
 export interface HealthCheckEvent {

@@ -74,6 +74,9 @@ export interface DriftEvent {
   currentHash: string;
   classification: Classification;
   changes: DriftChange[];
+  /** Set when an agent's posted tool list showed the drift (not a Spyglass check). */
+  observedBy?: 'agent' | null;
+  agentName?: string | null;
 }
 
 export interface ImpactConsumer {
@@ -141,5 +144,8 @@ export function toDriftJson(e: DriftEvent): Record<string, unknown> {
     classification: e.classification,
     changes: e.changes,
     project_id: e.projectId,
+    /** `check`: a Spyglass health check found it; `agent`: a tool list an agent posted. */
+    observed_by: e.observedBy ?? 'check',
+    agent_name: e.agentName ?? null,
   };
 }

@@ -165,7 +165,8 @@ export function validatePrevention(c: Record<keyof PreventionConfig, unknown>): 
   if (!(LOOP_ACTIONS as readonly unknown[]).includes(c.loop_action)) issues.push({ field: 'loop_action', message: 'must be warn or terminate' });
   int('max_steps', true);
   if (c.max_cost_usd !== null && !isPositiveNumber(c.max_cost_usd)) issues.push({ field: 'max_cost_usd', message: 'must be a positive number, or null for no limit' });
-  int('max_wall_time_s', true);
+  // Seconds may be fractional (LangSight sends 30.5 and 1.5).
+  if (c.max_wall_time_s !== null && !isPositiveNumber(c.max_wall_time_s)) issues.push({ field: 'max_wall_time_s', message: 'must be a positive number, or null for no limit' });
   const soft = c.budget_soft_alert;
   if (soft !== null) {
     if (!isPositiveNumber(soft)) issues.push({ field: 'budget_soft_alert', message: 'must be a fraction below 1 or an amount below max_cost_usd' });
@@ -173,7 +174,7 @@ export function validatePrevention(c: Record<keyof PreventionConfig, unknown>): 
   }
   bool('cb_enabled');
   int('cb_failure_threshold', false);
-  int('cb_cooldown_seconds', false);
+  if (!isPositiveNumber(c.cb_cooldown_seconds)) issues.push({ field: 'cb_cooldown_seconds', message: 'must be a positive number' });
   int('cb_half_open_max_calls', false);
   return issues;
 }

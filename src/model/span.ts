@@ -3,8 +3,13 @@ import { HEALTH_TAGS, type HealthTag } from './health-tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
 export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as const;
-/** `generic`: a span around the others (HTTP, database), kept for the trace tree only (docs/ingest.md). */
-export const SPAN_TYPES = ['tool_call', 'agent', 'handoff', 'generic'] as const;
+/**
+ * `llm_intent` (a tool call an LLM asked for; the tool call that follows names it as parent) and
+ * `user_message` (a user's turn in a session) are LangSight's: stored and shown in trees, but
+ * neither a tool call nor an agent run in counts, lineage or costs. `generic`: a span around the
+ * others (HTTP, database), kept for the trace tree only (docs/ingest.md).
+ */
+export const SPAN_TYPES = ['tool_call', 'agent', 'handoff', 'llm_intent', 'user_message', 'generic'] as const;
 
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export type SpanType = (typeof SPAN_TYPES)[number];
@@ -23,6 +28,9 @@ export interface Span {
   error: string | null;
   startedAt: Date;
   endedAt: Date;
+  /** Microseconds past startedAt's millisecond (0-999): Date holds ms, PostgreSQL and senders µs. */
+  startedAtMicros?: number;
+  endedAtMicros?: number;
   latencyMs: number;
   inputArgs: Record<string, unknown> | null;
   outputResult: string | null;
@@ -36,9 +44,42 @@ export interface Span {
   costUsd: number | null;
   /** True when the model had no price and the unknown-model price was used. */
   costEstimated: boolean | null;
+  // LangSight's further fields (drizzle/0022); optional so receivers that never see them need not set them.
+  /** A handoff's target agent. */
+  targetAgentName?: string | null;
+  /** Why the LLM stopped (`end_turn`, `tool_use`, `max_tokens`, …). */
+  finishReason?: string | null;
+  /** Prompt tokens read from the provider's cache, apart from input_tokens (priced at the model's cache-read price). */
+  cacheReadTokens?: number | null;
+  /** Prompt tokens written to the cache, apart from input_tokens (priced at the cache-write price). */
+  cacheCreationTokens?: number | null;
+  /** Reasoning tokens, apart from output_tokens (priced as output). */
+  thinkingTokens?: number | null;
+  lineageProvenance?: string | null;
+  lineageStatus?: string | null;
+  /** The sender's span schema version. */
+  schemaVersion?: string | null;
+  /** The span_id this span re-runs. */
+  replayOf?: string | null;
 }
 
 export const DEFAULT_PROJECT = 'default';
+
+/**
+ * ISO 8601 in UTC with microseconds (`…28.410233Z`) when the time has any below the millisecond,
+ * else the usual milliseconds (`…28.410Z`).
+ */
+export function isoMicros(d: Date, micros: number | undefined): string {
+  const iso = d.toISOString();
+  return micros ? `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z` : iso;
+}
+
+/** The microseconds below the millisecond of an ISO 8601 time (`.410233` → 233; none → 0). */
+export function subMillisecondMicros(s: string): number {
+  const m = /[T ]\d\d:\d\d:\d\d\.(\d+)/.exec(s);
+  const digits = m?.[1] ?? '';
+  return digits.length <= 3 ? 0 : Number(digits.slice(3, 6).padEnd(3, '0'));
+}
 
 /** The spec's snake_case JSON form of a span (REST). */
 export function toSpanJson(s: Span) {
@@ -54,8 +95,8 @@ export function toSpanJson(s: Span) {
     agent_name: s.agentName,
     status: s.status,
     error: s.error,
-    started_at: s.startedAt.toISOString(),
-    ended_at: s.endedAt.toISOString(),
+    started_at: isoMicros(s.startedAt, s.startedAtMicros),
+    ended_at: isoMicros(s.endedAt, s.endedAtMicros),
     latency_ms: s.latencyMs,
     input_args: s.inputArgs,
     output_result: s.outputResult,
@@ -67,6 +108,15 @@ export function toSpanJson(s: Span) {
     health_tag: s.healthTag,
     cost_usd: s.costUsd,
     cost_estimated: s.costEstimated,
+    target_agent_name: s.targetAgentName ?? null,
+    finish_reason: s.finishReason ?? null,
+    cache_read_tokens: s.cacheReadTokens ?? null,
+    cache_creation_tokens: s.cacheCreationTokens ?? null,
+    thinking_tokens: s.thinkingTokens ?? null,
+    lineage_provenance: s.lineageProvenance ?? null,
+    lineage_status: s.lineageStatus ?? null,
+    schema_version: s.schemaVersion ?? null,
+    replay_of: s.replayOf ?? null,
   };
 }
 export type SpanJson = ReturnType<typeof toSpanJson>;

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, subMillisecondMicros, type Span } from '../model/span.ts';
 import { checkSpan, MAX_TOKENS } from './span-checks.ts';
 
 const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
 const nullableInt = { type: ['integer', 'null'], minimum: 0, maximum: MAX_TOKENS };
 const name = { type: 'string', minLength: 1, maxLength: 512 };
 const id = { type: ['string', 'null'], maxLength: 128 };
+const shortText = { type: ['string', 'null'], maxLength: 512 };
 
 const spanSchema = {
   type: 'object',
@@ -35,6 +36,15 @@ const spanSchema = {
     output_tokens: nullableInt,
     model_id: { type: ['string', 'null'], maxLength: 512 },
     health_tag: { enum: [...HEALTH_TAGS, null] },
+    target_agent_name: shortText,
+    finish_reason: shortText,
+    cache_read_tokens: nullableInt,
+    cache_creation_tokens: nullableInt,
+    thinking_tokens: nullableInt,
+    lineage_provenance: shortText,
+    lineage_status: shortText,
+    schema_version: shortText,
+    replay_of: shortText,
   },
 } as const;
 
@@ -70,6 +80,15 @@ export interface NativeSpanInput {
   output_tokens?: number | null;
   model_id?: string | null;
   health_tag?: Span['healthTag'];
+  target_agent_name?: string | null;
+  finish_reason?: string | null;
+  cache_read_tokens?: number | null;
+  cache_creation_tokens?: number | null;
+  thinking_tokens?: number | null;
+  lineage_provenance?: string | null;
+  lineage_status?: string | null;
+  schema_version?: string | null;
+  replay_of?: string | null;
 }
 
 /**
@@ -91,7 +110,7 @@ export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans:
     if (malformed.has(index)) return;
     const span = toSpan(input, projectId);
     for (const p of checkSpan(span)) issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
-    if (span.endedAt.getTime() < span.startedAt.getTime()) {
+    if (span.endedAt.getTime() * 1000 + (span.endedAtMicros ?? 0) < span.startedAt.getTime() * 1000 + (span.startedAtMicros ?? 0)) {
       issues.push({ loc: ['body', index, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' });
     }
     spans.push(span);
@@ -112,12 +131,15 @@ function capIssues(issues: ValidationIssue[]): ValidationIssue[] {
 function toSpan(i: NativeSpanInput, projectId: string): Span {
   const startedAt = new Date(parseUtc(i.started_at));
   const endedAt = new Date(parseUtc(i.ended_at));
+  const startedAtMicros = subMillisecondMicros(i.started_at);
+  const endedAtMicros = subMillisecondMicros(i.ended_at);
   return {
     spanId: i.span_id ?? randomUUID(),
     traceId: i.trace_id ?? null,
     parentSpanId: i.parent_span_id || null,
     sessionId: i.session_id ?? null,
-    projectId: i.project_id ?? projectId,
+    // LangSight's client without a project sends "": no project given, not a project named "".
+    projectId: i.project_id || projectId,
     spanType: i.span_type ?? 'tool_call',
     serverName: i.server_name,
     toolName: i.tool_name,
@@ -126,7 +148,9 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     error: i.error ?? null,
     startedAt,
     endedAt,
-    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime(),
+    startedAtMicros,
+    endedAtMicros,
+    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime() + (endedAtMicros - startedAtMicros) / 1000,
     inputArgs: i.input_args ?? null,
     // Spec §2.1: null on error (a failed call has no result to show).
     outputResult: i.status === 'error' || i.status === 'timeout' ? null : (i.output_result ?? null),
@@ -135,10 +159,31 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     inputTokens: i.input_tokens ?? null,
     outputTokens: i.output_tokens ?? null,
     modelId: i.model_id ?? null,
-    healthTag: i.health_tag ?? null,
+    healthTag: i.health_tag ?? guardTag(i.status, i.error),
     costUsd: null,
     costEstimated: null,
+    targetAgentName: i.target_agent_name ?? null,
+    finishReason: i.finish_reason ?? null,
+    cacheReadTokens: i.cache_read_tokens ?? null,
+    cacheCreationTokens: i.cache_creation_tokens ?? null,
+    thinkingTokens: i.thinking_tokens ?? null,
+    lineageProvenance: i.lineage_provenance ?? null,
+    lineageStatus: i.lineage_status ?? null,
+    schemaVersion: i.schema_version ?? null,
+    replayOf: i.replay_of ?? null,
   };
+}
+
+/** The error prefixes LangSight's guards put on a blocked call, each naming its session tag. */
+const GUARD_PREFIXES = ['loop_detected', 'budget_exceeded', 'circuit_breaker_open'] as const;
+
+/**
+ * A prevented call that sends no health_tag (LangSight's SDK) is tagged from its error's prefix,
+ * `loop_detected: …` → loop_detected; anything else stays untagged.
+ */
+export function guardTag(status: Span['status'], error: string | null | undefined): Span['healthTag'] {
+  if (status !== 'prevented' || !error) return null;
+  return GUARD_PREFIXES.find((p) => error.startsWith(`${p}:`)) ?? null;
 }
 
 const HAS_ZONE = /(Z|[+-]\d\d:?\d\d)$/i;

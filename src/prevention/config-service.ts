@@ -21,8 +21,12 @@ export interface PreventionConfigJson extends PreventionConfig {
   agent_name: string;
   /** true only when the agent has its own stored override. */
   is_agent_override: boolean;
+  /** Where the values come from: the agent's override, the project default, or the built-in defaults (nothing stored). */
+  source: PreventionSource;
   updated_at: string | null;
 }
+
+export type PreventionSource = 'agent' | 'project' | 'default';
 
 /** Which config a call addresses: an agent's override, or the project default (agent undefined). */
 export interface Scope {
@@ -66,6 +70,19 @@ export class PreventionService {
     checkAgent(agentName);
     const override = await findPreventionRow(this.deps.db, projectId, agentName);
     return override ? toJson(override) : this.projectDefault(projectId);
+  }
+
+  /**
+   * The agent's stored config (override, else project default), or a 404 when neither is stored:
+   * an SDK then keeps the config its author set in code instead of taking the built-in defaults
+   * (LangSight's SDK replaces its guards with whatever a 200 carries).
+   */
+  async stored(projectId: string, agentName: string): Promise<PreventionConfigJson> {
+    const config = await this.effective(projectId, agentName);
+    if (config.source === 'default') {
+      throw notFound(`no prevention config stored for agent ${agentName} nor as project ${projectId}'s default; the agent keeps its own (add ?include_defaults=true for the built-in defaults)`);
+    }
+    return config;
   }
 
   async projectDefault(projectId: string): Promise<PreventionConfigJson> {
@@ -145,11 +162,12 @@ function toJson(r: PreventionRow): PreventionConfigJson {
     project_id: r.projectId,
     agent_name: r.agentName,
     is_agent_override: r.agentName !== PROJECT_DEFAULT,
+    source: r.agentName === PROJECT_DEFAULT ? 'project' : 'agent',
     ...configOf(r),
     updated_at: r.updatedAt.toISOString(),
   };
 }
 
 function unstored(projectId: string): PreventionConfigJson {
-  return { id: null, project_id: projectId, agent_name: PROJECT_DEFAULT, is_agent_override: false, ...DEFAULT_PREVENTION, updated_at: null };
+  return { id: null, project_id: projectId, agent_name: PROJECT_DEFAULT, is_agent_override: false, source: 'default', ...DEFAULT_PREVENTION, updated_at: null };
 }

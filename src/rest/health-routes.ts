@@ -56,6 +56,11 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
     return toScorecardJson(await s.scoring.get(scopeProject(req.principal, q.project_id), req.params.name));
   });
 
+  // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
+  app.post<{ Params: NameParams }>('/api/servers/:name/tools', async (req, reply) =>
+    reply.status(201).send(await s.observedTools.record(req.principal, req.params.name, req.body, req.query as Query)),
+  );
+
   app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
     const { projectId, serverName: name } = serverRequest(req);
     let targets = await h.targets(projectId);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Scope } from '../prevention/config-service.ts';
 import type { Services } from '../services.ts';
 
-type Query = { project_id?: string };
+type Query = { project_id?: string; include_defaults?: string };
 
 /**
  * Prevention config (spec §4.6, decisions §7). Reads need any role (the SDK's key reads its
@@ -16,7 +16,11 @@ export function registerPreventionRoutes(app: FastifyInstance, s: Services): voi
   const agentName = (req: FastifyRequest) => (req.params as { name: string }).name;
   const agent = (req: FastifyRequest): Scope => ({ projectId: callerProject(req), agentName: agentName(req) });
 
-  app.get('/api/agents/:name/prevention-config', async (req) => p.effective(callerProject(req), agentName(req)));
+  // 404 when nothing is stored (clients keep their own config); include_defaults=true answers the built-in defaults then.
+  app.get('/api/agents/:name/prevention-config', async (req) => {
+    const withDefaults = (req.query as Query).include_defaults === 'true';
+    return withDefaults ? p.effective(callerProject(req), agentName(req)) : p.stored(callerProject(req), agentName(req));
+  });
   app.put('/api/agents/:name/prevention-config', async (req) => p.replace(req.principal, agent(req), req.body));
   app.patch('/api/agents/:name/prevention-config', async (req) => p.update(req.principal, agent(req), req.body));
   app.delete('/api/agents/:name/prevention-config', async (req, reply) => {

@@ -21,7 +21,7 @@ export function registerSessionRoutes(app: FastifyInstance, s: Services): void {
   });
 
   app.get('/api/agents/lineage', async (req) => {
-    const q = req.query as { project_id?: string; since?: string; until?: string };
-    return getLineage(s.store.db, { projectId: scopeProject(req.principal, q.project_id), since: q.since, until: q.until });
+    const q = req.query as { project_id?: string; since?: string; until?: string; hours?: string };
+    return getLineage(s.store.db, { projectId: scopeProject(req.principal, q.project_id), since: q.since, until: q.until, hours: q.hours });
   });
 }

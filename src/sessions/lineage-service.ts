@@ -1,7 +1,7 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
-import { parseTime } from '../traces/query-params.ts';
+import { parseTime, windowStart } from '../traces/query-params.ts';
 
 export interface LineageNode {
   id: string;
@@ -27,10 +27,18 @@ export interface Lineage {
  * The agent/server graph (decisions §4) from the hourly rollup, default the last 24 h. An agent's
  * calls are its runs (agent spans), or the tool calls it made when it reported no agent span.
  */
-export async function getLineage(db: Db, q: { projectId: string | null; since?: string | undefined; until?: string | undefined }): Promise<Lineage> {
+export interface LineageQuery {
+  projectId: string | null;
+  since?: string | undefined;
+  until?: string | undefined;
+  /** Look back this many hours (1-720) when `since` is not given; default 24. */
+  hours?: string | number | undefined;
+}
+
+export async function getLineage(db: Db, q: LineageQuery): Promise<Lineage> {
   const issues: ValidationIssue[] = [];
   const until = parseTime('until', q.until, issues) ?? new Date();
-  const since = parseTime('since', q.since, issues) ?? new Date(until.getTime() - 24 * 3600 * 1000);
+  const since = windowStart(q, until, 24, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
 
   const nodes = new Map<string, LineageNode & { runs: number; runErrors: number }>();

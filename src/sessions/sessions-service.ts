@@ -1,10 +1,10 @@
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
+import { HEALTH_TAGS, isoMicros, subMillisecondMicros, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { parseEnumParam, parseLimit, parseTime } from '../traces/query-params.ts';
+import { parseEnumParam, parseLimit, parseTime, windowStart } from '../traces/query-params.ts';
 
 export interface SessionJson {
   session_id: string;
@@ -15,6 +15,8 @@ export interface SessionJson {
   duration_ms: number;
   tool_calls: number;
   failed_calls: number;
+  /** Tool calls a guard blocked (loop, budget, open circuit breaker). */
+  prevented_calls: number;
   span_count: number;
   servers_used: string[];
   health_tag: string;
@@ -29,6 +31,8 @@ export interface SessionQuery {
   health_tag?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
+  /** Look back this many hours (1-720) when `since` is not given; default 24. */
+  hours?: string | number | undefined;
   limit?: string | number | undefined;
   cursor?: string | undefined;
 }
@@ -42,16 +46,16 @@ export type TreeNodeJson = SpanJson & { children: TreeNodeJson[] };
 /** The most spans a tree returns; larger sessions say `truncated`. */
 export const MAX_TREE_SPANS = 10_000;
 
-/** Sessions (decisions §4), newest activity first, default window the last 24 h. */
+/** Sessions (decisions §4), newest activity first, default window the last 24 h (`hours` changes it). */
 export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions: SessionJson[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
   const limit = parseLimit(q.limit, 50, 1000, issues);
-  const since = parseTime('since', q.since, issues) ?? new Date(Date.now() - 24 * 3600 * 1000);
   const until = parseTime('until', q.until, issues);
+  const since = windowStart(q, until ?? new Date(), 24, issues);
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   const healthTag = parseEnumParam('health_tag', q.health_tag, HEALTH_TAGS, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, sessionId: cursor.id }, limit: limit + 1 });
+  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, micros: cursor.micros, sessionId: cursor.id }, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const sessions = page.map(toSessionJson);
   const last = sessions[sessions.length - 1];
@@ -89,11 +93,12 @@ export function toSessionJson(r: SessionRow): SessionJson {
     session_id: r.sessionId,
     project_id: r.projectId,
     agent_name: r.agentName,
-    first_call_at: r.firstCallAt.toISOString(),
-    last_call_at: r.lastCallAt.toISOString(),
+    first_call_at: isoMicros(r.firstCallAt, Number(r.firstCallUs ?? 0)),
+    last_call_at: isoMicros(r.lastCallAt, Number(r.lastCallUs ?? 0)),
     duration_ms: Math.max(0, r.lastEndAt.getTime() - r.firstCallAt.getTime()),
     tool_calls: r.toolCalls,
     failed_calls: r.failedCalls,
+    prevented_calls: r.preventedCalls,
     span_count: r.spanCount,
     servers_used: r.serversUsed,
     health_tag: r.healthTag,
@@ -104,5 +109,5 @@ export function toSessionJson(r: SessionRow): SessionJson {
 }
 
 export function sessionCursor(s: SessionJson): string {
-  return encodeCursor(new Date(s.last_call_at), s.session_id);
+  return encodeCursor(new Date(s.last_call_at), s.session_id, subMillisecondMicros(s.last_call_at));
 }

@@ -134,6 +134,8 @@ export async function listDriftEvents(db: Db, projectId: string | null, serverNa
     currentHash: r.currentHash,
     classification: r.classification as DriftEvent['classification'],
     changes: fromPg(r.changes as DriftChange[]),
+    observedBy: r.observedBy === 'agent' ? 'agent' : null,
+    agentName: r.agentName,
   }));
 }
 
@@ -141,10 +143,17 @@ export async function listDriftEvents(db: Db, projectId: string | null, serverNa
 export async function deleteHealthBefore(db: Db, cutoff: Date): Promise<{ results: number; driftEvents: number; schemas: number }> {
   const results = await execute(db, sql`delete from health_results where checked_at < ${cutoff.toISOString()}`);
   const drift = await execute(db, sql`delete from drift_events where detected_at < ${cutoff.toISOString()}`);
+  // An old observation is removed unless it is its server's newest: that one stays the drift baseline.
+  await execute(
+    db,
+    sql`delete from observed_tool_lists o where o.observed_at < ${cutoff.toISOString()}
+        and exists (select 1 from observed_tool_lists n where n.project_id = o.project_id and n.server_name = o.server_name and n.observed_at > o.observed_at)`,
+  );
   const schemas = await execute(
     db,
     sql`delete from tool_schemas s where s.last_seen_at < ${cutoff.toISOString()}
-        and not exists (select 1 from health_results h where h.schema_hash = s.hash)`,
+        and not exists (select 1 from health_results h where h.schema_hash = s.hash)
+        and not exists (select 1 from observed_tool_lists o where o.schema_hash = s.hash)`,
   );
   return { results: results.count, driftEvents: drift.count, schemas: schemas.count };
 }

@@ -26,7 +26,7 @@ export async function updateProject(db: Db, id: string, patch: { name?: string; 
 
 /** Every table holding rows of a project, by its project_id column. */
 const PROJECT_TABLES = [
-  'spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily', 'agents', 'servers', 'health_results', 'drift_events', 'audit_logs', 'api_keys',
+  'spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily', 'agents', 'servers', 'health_results', 'drift_events', 'observed_tool_lists', 'audit_logs', 'api_keys',
   // Scans (their findings go with them), pins, and the health rollups (the health_results trigger
   // empties them too; listed so a project's rows go whatever the order).
   'security_scans', 'security_pins', 'health_hourly', 'health_latency_hourly', 'health_latency_daily',

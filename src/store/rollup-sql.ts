@@ -71,6 +71,7 @@ batch_sessions as (
          count(*)::int as span_count,
          (count(*) filter (where span_type = 'tool_call'))::int as tool_calls,
          (count(*) filter (where span_type = 'tool_call' and failed))::int as failed_calls,
+         (count(*) filter (where span_type = 'tool_call' and status = 'prevented'))::int as prevented_calls,
          coalesce(array_agg(distinct server_name) filter (where span_type = 'tool_call'), '{}') as servers_used,
          coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
          coalesce(sum(cost_usd), 0) as est_cost_usd,
@@ -81,10 +82,10 @@ batch_sessions as (
 ),
 sess as (
   insert into sessions as s (project_id, session_id, agent_name, first_call_at, last_call_at, last_end_at, span_count,
-                             tool_calls, failed_calls, servers_used, input_tokens, output_tokens, est_cost_usd,
+                             tool_calls, failed_calls, prevented_calls, servers_used, input_tokens, output_tokens, est_cost_usd,
                              tag_rank, has_timeout, health_tag)
   select b.project_id, b.skey, b.agent_name, b.first_call_at, b.last_call_at, b.last_end_at, b.span_count,
-         b.tool_calls, b.failed_calls, b.servers_used, b.input_tokens, b.output_tokens, b.est_cost_usd,
+         b.tool_calls, b.failed_calls, b.prevented_calls, b.servers_used, b.input_tokens, b.output_tokens, b.est_cost_usd,
          b.tag_rank, b.has_timeout,
          ${tagAt(sql`greatest(b.tag_rank, case when b.has_timeout then ${rank('timeout')} else 0 end, coalesce(r.rank, ${rank('success')}))`)}
   from batch_sessions b left join tool_rank r on r.project_id = b.project_id and r.skey = b.skey
@@ -98,6 +99,7 @@ sess as (
     span_count = s.span_count + excluded.span_count,
     tool_calls = s.tool_calls + excluded.tool_calls,
     failed_calls = s.failed_calls + excluded.failed_calls,
+    prevented_calls = s.prevented_calls + excluded.prevented_calls,
     servers_used = array(select distinct unnest(s.servers_used || excluded.servers_used) order by 1),
     input_tokens = s.input_tokens + excluded.input_tokens,
     output_tokens = s.output_tokens + excluded.output_tokens,
@@ -112,14 +114,15 @@ lin as (
   from (
     select project_id, latency_ms, failed,
            date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour,
-           case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' else 'run' end as edge_type,
+           case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' when 'agent' then 'run' end as edge_type,
            case span_type when 'tool_call' then agent_name else coalesce(agent_name, server_name) end as source,
            case span_type when 'tool_call' then server_name
                           when 'handoff' then regexp_replace(tool_name, '^\\s*(→|->)\\s*', '')
                           else '' end as target
     from rolled
   ) e
-  where source is not null and source <> ''
+  -- llm_intent and user_message spans are neither calls nor runs: no lineage edge.
+  where edge_type is not null and source is not null and source <> ''
   group by project_id, hour, edge_type, source, target
   order by project_id, hour, edge_type, source, target
   on conflict (project_id, hour, edge_type, source, target) do update set
@@ -160,7 +163,7 @@ daily as (
 )
 select n.stored,
        case when n.stored < ${spanCount}::int then
-         (select json_agg(json_build_array(project_id, span_id, round(extract(epoch from started_at) * 1000)::bigint)) from ins)
+         (select json_agg(json_build_array(project_id, span_id, floor(extract(epoch from started_at) * 1000)::bigint)) from ins)
        end as keys
 from (select count(*)::int as stored from ins) n`;
 }

@@ -52,6 +52,28 @@ export const driftEvents = pgTable(
     classification: text('classification').notNull(),
     changes: jsonb('changes').$type<unknown[]>().notNull(),
     resultId: text('result_id'),
+    /** null: found by a Spyglass health check; `agent`: in a tool list an agent posted (drizzle/0021). */
+    observedBy: text('observed_by'),
+    /** The agent whose posted tool list showed the drift. */
+    agentName: text('agent_name'),
   },
   (t) => [index('drift_events_server_time_idx').on(t.projectId, t.serverName, t.detectedAt)],
+);
+
+/**
+ * Tool lists agents saw and posted (POST /api/servers/{name}/tools): servers Spyglass cannot reach
+ * itself get drift detection from them. The newest row per (project, server) is the baseline.
+ */
+export const observedToolLists = pgTable(
+  'observed_tool_lists',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    serverName: text('server_name').notNull(),
+    agentName: text('agent_name'),
+    schemaHash: text('schema_hash').notNull(),
+    toolsCount: integer('tools_count').notNull(),
+    observedAt: ts('observed_at').notNull(),
+  },
+  (t) => [index('observed_tool_lists_server_time_idx').on(t.projectId, t.serverName, t.observedAt)],
 );

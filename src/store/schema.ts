@@ -57,6 +57,16 @@ export const spans = pgTable(
     costUsd: doublePrecision('cost_usd'),
     /** True when the model had no price record and the unknown-model price was used. */
     costEstimated: boolean('cost_estimated'),
+    // LangSight's further fields (drizzle/0022).
+    targetAgentName: text('target_agent_name'),
+    finishReason: text('finish_reason'),
+    cacheReadTokens: integer('cache_read_tokens'),
+    cacheCreationTokens: integer('cache_creation_tokens'),
+    thinkingTokens: integer('thinking_tokens'),
+    lineageProvenance: text('lineage_provenance'),
+    lineageStatus: text('lineage_status'),
+    schemaVersion: text('schema_version'),
+    replayOf: text('replay_of'),
     ingestedAt: ts('ingested_at').notNull().defaultNow(),
   },
   (t) => [
@@ -180,6 +190,8 @@ export const sessions = pgTable(
     spanCount: integer('span_count').notNull(),
     toolCalls: integer('tool_calls').notNull(),
     failedCalls: integer('failed_calls').notNull(),
+    /** Tool calls a guard blocked (status `prevented`): neither succeeded nor failed (drizzle/0020). */
+    preventedCalls: integer('prevented_calls').notNull().default(0),
     serversUsed: text('servers_used').array().notNull(),
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull(),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull(),

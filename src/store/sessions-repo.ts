@@ -1,10 +1,19 @@
-import { and, asc, desc, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { isoMicros } from '../model/span.ts';
 import { unionAll } from 'drizzle-orm/pg-core';
-import { timestamptz, type Db } from './db.ts';
+import type { Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
+import { SPAN_WITH_MICROS } from './spans-repo.ts';
 
-export type SessionRow = typeof sessions.$inferSelect;
-export type SpanRow = typeof spans.$inferSelect;
+/** A session's rollup row, with its first and last call's microseconds below the millisecond. */
+export type SessionRow = typeof sessions.$inferSelect & { firstCallUs?: number | string; lastCallUs?: number | string };
+
+const SESSION_WITH_MICROS = {
+  ...getTableColumns(sessions),
+  firstCallUs: sql<number>`(extract(microseconds from ${sessions.firstCallAt})::int % 1000)`.as('first_call_us'),
+  lastCallUs: sql<number>`(extract(microseconds from ${sessions.lastCallAt})::int % 1000)`.as('last_call_us'),
+};
+export type SpanRow = typeof spans.$inferSelect & { startedUs: number; endedUs: number };
 
 export interface SessionFilter {
   projectId: string | null;
@@ -12,7 +21,7 @@ export interface SessionFilter {
   healthTag?: string;
   since: Date;
   until?: Date;
-  before?: { lastCallAt: Date; sessionId: string };
+  before?: { lastCallAt: Date; micros?: number; sessionId: string };
   limit: number;
 }
 
@@ -25,15 +34,15 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     gte(sessions.lastCallAt, f.since),
     f.until === undefined ? undefined : lte(sessions.firstCallAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${timestamptz(f.before.lastCallAt)}, ${f.before.sessionId})`,
+    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${isoMicros(f.before.lastCallAt, f.before.micros)}::timestamptz, ${f.before.sessionId})`,
   ];
-  return db.select().from(sessions).where(and(...where)).orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId)).limit(f.limit);
+  return db.select(SESSION_WITH_MICROS).from(sessions).where(and(...where)).orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId)).limit(f.limit);
 }
 
 /** The session's rollup row; with no project given, the most recent session of that id. */
 export async function findSessionRow(db: Db, projectId: string | null, sessionId: string): Promise<SessionRow | undefined> {
   const [row] = await db
-    .select()
+    .select(SESSION_WITH_MICROS)
     .from(sessions)
     .where(and(projectId === null ? undefined : eq(sessions.projectId, projectId), eq(sessions.sessionId, sessionId)))
     .orderBy(desc(sessions.lastCallAt))
@@ -49,13 +58,13 @@ export async function findSessionRow(db: Db, projectId: string | null, sessionId
  */
 export function sessionSpansQuery(db: Db, projectId: string, sessionId: string, limit: number) {
   const bySession = db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(eq(spans.projectId, projectId), eq(spans.sessionId, sessionId)))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))
     .limit(limit);
   const byTrace = db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)))
     .orderBy(asc(spans.startedAt), asc(spans.spanId))

@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { toSpanJson, type Span } from '../model/span.ts';
-import { execute, timestamptz, type Db } from './db.ts';
+import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { isoMicros, toSpanJson, type Span } from '../model/span.ts';
+import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
@@ -9,6 +9,7 @@ const COLUMNS = [
   'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
   'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
   'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd', 'cost_estimated',
+  'target_agent_name', 'finish_reason', 'cache_read_tokens', 'cache_creation_tokens', 'thinking_tokens', 'lineage_provenance', 'lineage_status', 'schema_version', 'replay_of',
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
@@ -71,7 +72,7 @@ export interface SpanFilter {
   since?: Date;
   until?: Date;
   /** Exclusive upper bound for keyset paging, newest first. */
-  before?: { startedAt: Date; spanId: string };
+  before?: { startedAt: Date; micros?: number; spanId: string };
   limit: number;
 }
 
@@ -89,10 +90,10 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     f.since === undefined ? undefined : gte(spans.startedAt, f.since),
     f.until === undefined ? undefined : lte(spans.startedAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${timestamptz(f.before.startedAt)}, ${f.before.spanId})`,
+    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${isoMicros(f.before.startedAt, f.before.micros)}::timestamptz, ${f.before.spanId})`,
   ];
   const rows = await db
-    .select()
+    .select(SPAN_WITH_MICROS)
     .from(spans)
     .where(and(...where))
     .orderBy(desc(spans.startedAt), desc(spans.spanId))
@@ -100,7 +101,14 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
   return rows.map(rowToSpan);
 }
 
-type Row = typeof spans.$inferSelect;
+type Row = typeof spans.$inferSelect & { startedUs?: number | string; endedUs?: number | string };
+
+/** Every column, plus each time's microseconds below the millisecond (JS Date holds ms). */
+export const SPAN_WITH_MICROS = {
+  ...getTableColumns(spans),
+  startedUs: sql<number>`(extract(microseconds from ${spans.startedAt})::int % 1000)`.as('started_us'),
+  endedUs: sql<number>`(extract(microseconds from ${spans.endedAt})::int % 1000)`.as('ended_us'),
+};
 
 export function rowToSpan(r: Row): Span {
   return {
@@ -117,6 +125,8 @@ export function rowToSpan(r: Row): Span {
     error: r.error,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
+    startedAtMicros: Number(r.startedUs ?? 0),
+    endedAtMicros: Number(r.endedUs ?? 0),
     latencyMs: r.latencyMs,
     inputArgs: r.inputArgs,
     outputResult: r.outputResult,
@@ -128,6 +138,15 @@ export function rowToSpan(r: Row): Span {
     healthTag: r.healthTag as Span['healthTag'],
     costUsd: r.costUsd,
     costEstimated: r.costEstimated,
+    targetAgentName: r.targetAgentName,
+    finishReason: r.finishReason,
+    cacheReadTokens: r.cacheReadTokens,
+    cacheCreationTokens: r.cacheCreationTokens,
+    thinkingTokens: r.thinkingTokens,
+    lineageProvenance: r.lineageProvenance,
+    lineageStatus: r.lineageStatus,
+    schemaVersion: r.schemaVersion,
+    replayOf: r.replayOf,
   };
 }
 

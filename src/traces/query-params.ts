@@ -37,3 +37,15 @@ export function parseEnumParam<T extends string>(name: string, raw: string | und
   issues.push({ loc: ['query', name], msg: `Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, type: 'enum' });
   return undefined;
 }
+
+/** The longest look-back `hours` may ask for (30 days). */
+export const MAX_WINDOW_HOURS = 720;
+
+/**
+ * The start of a read window: `since` if given, else `hours` (1-720, LangSight's parameter) before
+ * `end`, else `fallbackHours` before it.
+ */
+export function windowStart(q: { since?: string | undefined; hours?: string | number | undefined }, end: Date, fallbackHours: number, issues: ValidationIssue[]): Date {
+  const hours = parseIntParam('hours', q.hours, fallbackHours, 1, MAX_WINDOW_HOURS, issues);
+  return parseTime('since', q.since, issues) ?? new Date(end.getTime() - hours * 3600 * 1000);
+}

@@ -48,7 +48,7 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
     spanType,
     since,
     until,
-    before: cursor && { startedAt: cursor.time, spanId: cursor.id },
+    before: cursor && { startedAt: cursor.time, micros: cursor.micros, spanId: cursor.id },
     limit: limit + 1,
   };
   const rows = await listSpans(db, filter);
@@ -58,7 +58,7 @@ export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
 }
 
 export function spanCursor(s: Span): string {
-  return encodeCursor(s.startedAt, s.spanId);
+  return encodeCursor(s.startedAt, s.spanId, s.startedAtMicros);
 }
 
 /** One span with its payloads; a project-bound caller finds only its project's spans. */

@@ -105,6 +105,7 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/health/servers/:name/drift-impact': { path: `/api/health/servers/filesystem/drift-impact?project_id=${A}&tool_name=read_file` },
   'GET /api/health/servers/:name/blast-radius': { path: `/api/health/servers/filesystem/blast-radius?project_id=${A}` },
   'GET /api/health/servers/:name/scorecard': { path: `/api/health/servers/filesystem/scorecard?project_id=${A}` },
+  'POST /api/servers/:name/tools': { path: `/api/servers/matrix-observed/tools?project_id=${A}`, body: { tools: [{ name: 'read_file' }] } },
   // A server that is not configured: 404 instead of really probing anything.
   'POST /api/health/check': { path: '/api/health/check', body: { project_id: A, server_name: 'matrix-missing-server' } },
   'GET /api/security/servers/:name': { path: `/api/security/servers/filesystem?project_id=${A}` },

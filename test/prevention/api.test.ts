@@ -28,9 +28,11 @@ const ok = async (p: Promise<Reply>, what: string, status = 200) => expectStatus
 const locs = (r: Reply) => (r.json.detail as { loc: string[] }[]).map((d) => d.loc.slice(1).join('.'));
 
 describe('prevention config over REST', () => {
-  it('answers the spec defaults when nothing is stored, for an agent and for the project', async () => {
-    const effective = await ok(req('GET', agentPath('fresh-agent'), viewerA), 'effective');
-    expect(effective).toEqual({ ...DEFAULT_PREVENTION, id: null, project_id: A, agent_name: '*', is_agent_override: false, updated_at: null });
+  it('answers the spec defaults when nothing is stored, for the project (an agent: 404 unless include_defaults)', async () => {
+    // Issue 24 item 10: an SDK taking a 200 would swap its author's guards for these defaults.
+    expect((await req('GET', agentPath('fresh-agent'), viewerA)).status).toBe(404);
+    const effective = await ok(req('GET', `${agentPath('fresh-agent')}?include_defaults=true`, viewerA), 'effective');
+    expect(effective).toEqual({ ...DEFAULT_PREVENTION, id: null, project_id: A, agent_name: '*', is_agent_override: false, source: 'default', updated_at: null });
     expect(await ok(req('GET', '/api/prevention-config', viewerA), 'short')).toEqual(effective);
     expect(await ok(req('GET', `/api/projects/${A}/prevention-config`, viewerA), 'long')).toEqual(effective);
   });
@@ -199,7 +201,7 @@ describe('auth and isolation', () => {
   it("another project's key neither reads nor writes project A's configs", async () => {
     await ok(req('PUT', agentPath('private'), adminA, { loop_threshold: 11 }), 'A writes');
     // B's key reads its own project: no override there.
-    expect(await ok(req('GET', agentPath('private'), adminB), 'B reads its own')).toMatchObject({ project_id: B, is_agent_override: false, loop_threshold: 5 });
+    expect(await ok(req('GET', `${agentPath('private')}?include_defaults=true`, adminB), 'B reads its own')).toMatchObject({ project_id: B, is_agent_override: false, loop_threshold: 5 });
     for (const [method, path] of [
       ['GET', `/api/projects/${A}/prevention-config`], ['PUT', `/api/projects/${A}/prevention-config`], ['DELETE', `/api/projects/${A}/prevention-config`],
       ['GET', `${agentPath('private')}?project_id=${A}`], ['PUT', `${agentPath('private')}?project_id=${A}`], ['DELETE', `${agentPath('private')}?project_id=${A}`],

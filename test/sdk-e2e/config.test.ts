@@ -50,10 +50,9 @@ describe('prevention config from the backend', () => {
     expect(err.details).toMatchObject({ guard: 'loop_repetition', limit: 4 });
   });
 
-  it('with nothing stored for the agent, the constructor values apply although the backend answers', async () => {
+  it('with nothing stored for the agent, the backend answers 404 and the constructor values apply', async () => {
     const agent = agentName('unconfigured');
-    const stored = expectStatus(await call(server.httpUrl, 'GET', `/api/agents/${agent}/prevention-config`), 200, 'GET').json;
-    expect(stored).toMatchObject({ id: null, loop_threshold: 5, loop_action: 'warn' });
+    expectStatus(await call(server.httpUrl, 'GET', `/api/agents/${agent}/prevention-config`), 404, 'GET');
     const search = searchTool(sg);
     let err!: LoopDetectedError;
     await sg.session({ agentName: agent }, async () => {

@@ -69,6 +69,17 @@ describe('prevention config from the backend', () => {
     await sg.shutdown();
   });
 
+  it('a 404 (nothing stored for the agent nor as project default) means the constructor config, not a failure', async () => {
+    warnings.length = 0;
+    answers.set('gone', stored({ loop_threshold: 4, loop_action: 'terminate' }));
+    const sg = new Spyglass(options());
+    expect(await callsAllowed(sg, 'gone')).toBe(3);
+    answers.set('gone', { status: 404, body: { detail: 'no prevention config stored for agent gone nor as project default\'s default' } });
+    expect(await callsAllowed(sg, 'gone')).toBe(1);
+    expect(warnings).toEqual([]);
+    await sg.shutdown();
+  });
+
   it('rejects invalid constructor values at once, naming the field', () => {
     expect(() => new Spyglass({ prevention: { loop_detection: { threshold: 0 } } })).toThrow(/prevention\.loop_detection\.threshold/);
     expect(() => new Spyglass({ prevention: { budget: { soft_alert_threshold_usd: 5 } } })).toThrow(/budget\.soft_alert_threshold_usd/);

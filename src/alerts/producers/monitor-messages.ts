@@ -15,7 +15,7 @@ export const everyFailureKey = (server: string, resultId: string): string => `mc
 
 const MAX_ERROR_CHARS = 300;
 
-function common(r: Result): Pick<FireInput, 'projectId' | 'serverName'> {
+function common(r: Pick<Result, 'projectId' | 'serverName'>): Pick<FireInput, 'projectId' | 'serverName'> {
   return { projectId: r.projectId, serverName: r.serverName };
 }
 
@@ -53,7 +53,7 @@ export function mcpRecovered(r: Result, failures: number): FireInput {
   };
 }
 
-export function schemaDrift(r: Result, d: DriftEvent): FireInput {
+export function schemaDrift(r: Pick<Result, 'projectId' | 'serverName'>, d: DriftEvent): FireInput {
   const shown = d.changes.slice(0, 3).map(describeChange);
   const more = d.changes.length > shown.length ? `; and ${d.changes.length - shown.length} more` : '';
   return {
