@@ -30,9 +30,9 @@ export const ALIASES = {
 } as const;
 
 /**
- * Cache and thinking tokens per convention. Spans have no fields for them yet: they are listed so
- * they can be mapped once those fields exist. Every convention counts them inside its input
- * (output, for reasoning) token count, so input_tokens already includes them.
+ * Cache and thinking tokens per convention. Every convention counts them inside its input (output,
+ * for reasoning) token count; the normaliser takes them out of those, since the span model counts
+ * them apart and prices them at the model's cache (and output) prices.
  */
 export const CACHE_TOKEN_ALIASES = {
   cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'llm.token_count.prompt_details.cache_read', 'llm.usage.cache_read_input_tokens'],

@@ -1,6 +1,6 @@
 import { HEALTH_TAGS, type HealthTag, type Span, type SpanType } from '../model/span.ts';
 import type { Attrs, DecodedExport, DecodedSpan } from '../model/otlp.ts';
-import { ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
+import { ALIASES, CACHE_TOKEN_ALIASES, FLATTENED_MESSAGES, OWN } from './otlp-aliases.ts';
 import { ExportAgents } from './otlp-agents.ts';
 import { keepSelectedTraces, type Unselected } from './otlp-keep-all.ts';
 import { selectKind } from './otlp-select.ts';
@@ -75,9 +75,16 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
   const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
   const spanType: SpanType = kind ?? (llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
   let inputTokens = first(a, ALIASES.inputTokens, count);
-  const outputTokens = first(a, ALIASES.outputTokens, count);
+  let outputTokens = first(a, ALIASES.outputTokens, count);
   // An embedding call reports only a total: all of it was input.
   if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
+  // These conventions count cached prompt tokens inside the input and reasoning inside the output;
+  // the span model counts them apart (as LangSight and Anthropic's API do), so each is priced once.
+  const cacheReadTokens = first(a, CACHE_TOKEN_ALIASES.cacheReadTokens, count);
+  const cacheCreationTokens = first(a, CACHE_TOKEN_ALIASES.cacheCreationTokens, count);
+  const thinkingTokens = first(a, CACHE_TOKEN_ALIASES.thinkingTokens, count);
+  if (inputTokens !== null) inputTokens = Math.max(0, inputTokens - (cacheReadTokens ?? 0) - (cacheCreationTokens ?? 0));
+  if (outputTokens !== null) outputTokens = Math.max(0, outputTokens - (thinkingTokens ?? 0));
   const agentName = inherited.agent ?? null;
   const fromName = mcpNameParts(s.name);
 
@@ -120,6 +127,9 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
     llmOutput,
     inputTokens,
     outputTokens,
+    cacheReadTokens,
+    cacheCreationTokens,
+    thinkingTokens,
     modelId: first(a, ALIASES.modelId, text),
     healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
     costUsd: null,
