@@ -233,7 +233,7 @@ export class Template {
   }
 }
 
-// ---- native JSON (spec §2.1) ----
+// ---- native JSON (docs/ingest.md#native-spans) ----
 
 function nativeBody(shapes: SpanShape[]): Buffer {
   const body = shapes.map((s) => {

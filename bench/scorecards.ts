@@ -1,6 +1,6 @@
 /**
  * Scorecard benchmark: every server's scorecard computed from a long health history in PostgreSQL
- * (decisions §5 formulas over the store's aggregates). Default: 100 servers × 90 days of checks
+ * (docs/scorecards.md formulas over the store's aggregates). Default: 100 servers × 90 days of checks
  * every 60 s (12,960,000 health results), plus one scan with findings and a few drift events per
  * server; then ScoringService.forKeys for all 100 at once, timed (target: under 1 s in total).
  *

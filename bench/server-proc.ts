@@ -63,7 +63,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   const httpPort = await freePort();
   const grpcPort = await freePort();
   const logPath = join(dataDir, `server-${Date.now()}.log`);
-  // The default per-client limits (spec §8) would turn a load test into a 429 test.
+  // The default per-client limits (docs/auth.md#rate-limits) would turn a load test into a 429 test.
   const configPath = join(dataDir, 'spyglass.yaml');
   writeFileSync(configPath, `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n  per_address: 10000000\n${opts.extraConfig ?? ''}`);
   const log = createWriteStream(logPath);

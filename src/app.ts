@@ -45,7 +45,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; default by method (see auth-hook.ts). */
     access?: Access;
-    /** Which limit of spec §8 applies; default `default`. */
+    /** Which limit of docs/auth.md#rate-limits applies; default `default`. */
     rateLimitKey?: LimitName;
     /** Requests of the route that need no key although its access is not public (the GraphiQL page). */
     publicWhen?: (req: FastifyRequest) => boolean;
@@ -65,7 +65,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     bodyLimit: s.config.ingest.maxBodyBytes,
     // One log line per request would dominate at ingest rates; errors are logged where handled.
     logController: new LogController({ disableRequestLogging: true }),
-    // X-Forwarded-For counts only from trusted proxies (spec §5.2); req.ip is the client then.
+    // X-Forwarded-For counts only from trusted proxies (docs/auth.md#behind-a-proxy); req.ip is the client then.
     trustProxy: s.config.trustedProxyCidrs,
     return503OnClosing: true,
     // Path parameters carry agent names as long as ingest accepts (512 characters, percent-encoded

@@ -53,7 +53,7 @@ export class SpyglassError extends Error {
     this.retryAfter = opts.retryAfter;
   }
 
-  /** The `detail` of the JSON error body (decisions §1). */
+  /** The `detail` of the JSON error body (docs/api.md). */
   get detail(): string | ValidationIssue[] {
     return this.issues ?? this.message;
   }

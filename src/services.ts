@@ -60,9 +60,9 @@ export interface Services {
   metrics: Metrics;
   health: HealthService;
   scoring: ScoringService;
-  /** Security scans (spec §2.6); the checks come from src/security/registry.ts. */
+  /** Security scans (docs/security.md#results-history-and-pins); the checks come from src/security/registry.ts. */
   security: ScanService;
-  /** Anomaly detection over the span_hourly rollup (spec §2.12); run in the background by startServer. */
+  /** Anomaly detection over the span_hourly rollup (docs/anomalies.md); run in the background by startServer. */
   anomalies: AnomalyDetector;
   keys: KeyService;
   /** Creating, listing and revoking keys, for every adapter (authorization and audit inside). */
@@ -74,13 +74,13 @@ export interface Services {
   catalog: CatalogService;
   /** Model pricing, tool-cost rules and the cost breakdown (src/costs/); ingest prices spans with it. */
   costs: CostService;
-  /** SLO definitions and evaluation (spec §4.8); main.ts runs its background evaluator. */
+  /** SLO definitions and evaluation (docs/slos.md#rest); main.ts runs its background evaluator. */
   slos: SloService;
-  /** Prevention configs the SDK's guards enforce (spec §2.9, §4.6): project defaults and agent overrides. */
+  /** Prevention configs the SDK's guards enforce (docs/prevention.md): project defaults and agent overrides. */
   prevention: PreventionService;
   /** Tool lists agents saw (POST /api/servers/{name}/tools): drift of servers Spyglass cannot reach. */
   observedTools: ObservedToolsService;
-  /** The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through it. */
+  /** The alert pipeline (docs/alerts.md, docs/alert-producers.md): every producer fires through it. */
   alerts: AlertService;
   /** The monitor's and ingest's alerts (src/alerts/producers), firing through `alerts`. */
   alertProducers: AlertProducers;
@@ -132,7 +132,7 @@ export async function createServices(config: Config, store: Store, logger: Logge
     },
   };
   const keys = new KeyService(store.db, config.apiKeys);
-  // One outbound policy (decisions §12) and one guarded connection pool for every API-supplied URL.
+  // One outbound policy (docs/health.md#catalog-servers-and-the-outbound-url-policy) and one guarded connection pool for every API-supplied URL.
   const outbound = createOutbound(config.network.allowPrivateTargets);
   const health = new HealthService({ config, db: store.db, bus, metrics, logger, guardedFetch: outbound.fetch });
   const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger, guardedFetch: outbound.fetch }) });

@@ -5,7 +5,7 @@ import { ALERT_TYPES, DEFAULT_TOGGLES, type AlertType } from '../model/alert.ts'
 import { maskWebhook } from './webhook.ts';
 
 /**
- * Per-project alert config (spec §2.11): chat toggles (saved keys over DEFAULT_TOGGLES) and the
+ * Per-project alert config (docs/alerts.md): chat toggles (saved keys over DEFAULT_TOGGLES) and the
  * chat webhook, resolved saved value → config file `alerts.chat_webhook` → env
  * SPYGLASS_CHAT_WEBHOOK. The webhook is a secret: views carry whether one is set, where it comes
  * from and a masked form, never the URL.

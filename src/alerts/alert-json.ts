@@ -1,6 +1,6 @@
 import type { Alert } from '../model/alert.ts';
 
-/** The inbox record in the spec's snake_case (decisions §9): REST bodies and `alert:fired` events. */
+/** The inbox record in the spec's snake_case (docs/alerts.md#the-inbox-record): REST bodies and `alert:fired` events. */
 export interface AlertJson {
   id: string;
   type: string;

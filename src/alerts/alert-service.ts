@@ -34,7 +34,7 @@ const CONCURRENT_POSTS = 4;
 const CLOSE_WAIT_MS = 15_000;
 
 /**
- * The alert pipeline (spec §2.11, §3.4, §6.2): every producer fires through here. A fire writes the
+ * The alert pipeline (docs/alerts.md, docs/alert-producers.md): every producer fires through here. A fire writes the
  * inbox row (deduplicated in the database, so concurrent fires give one row), publishes
  * `alert:fired` with the snake_case record, and queues chat delivery; the producer never waits
  * for the chat. The outcome of delivery is written back to the alert.

@@ -1,7 +1,7 @@
 import type { Alert } from '../model/alert.ts';
 
 /**
- * The Slack Block Kit message of an alert (decisions §9): a header with severity and title, a
+ * The Slack Block Kit message of an alert (docs/alerts.md#chat-message): a header with severity and title, a
  * section with the facts as fields, and a context line with when it fired and the alert id.
  * Block Kit limits: header text 150 chars, section text 3,000, at most 10 fields of 2,000 each.
  */

@@ -6,7 +6,7 @@ import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
 import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES, type Alert, type AlertStatus } from '../model/alert.ts';
 
 /**
- * The inbox lifecycle (spec §3.4): firing → acknowledged → resolved; firing → snoozed → firing when
+ * The inbox lifecycle (docs/alerts.md): firing → acknowledged → resolved; firing → snoozed → firing when
  * the snooze ends; resolve from any unresolved state. Illegal moves are 409s that say why.
  */
 export interface InboxQuery {

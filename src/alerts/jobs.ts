@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { startPeriodic } from '../jobs/periodic.ts';
 import type { AlertService } from './alert-service.ts';
 
-/** Resolved alerts are kept this long for audit (spec §3.4). */
+/** Resolved alerts are kept this long for audit (docs/alerts.md). */
 export const ALERT_RETENTION_DAYS = 90;
 
 /**

@@ -3,7 +3,7 @@ import type { EventBus, SecurityScanEvent } from '../live/bus.ts';
 import type { AlertSink } from '../model/alert.ts';
 
 /**
- * security_critical / security_high (spec §6.2): one alert per scan run, not per finding. The scan
+ * security_critical / security_high (docs/security.md#alerts-and-events): one alert per scan run, not per finding. The scan
  * service publishes `security:scan` for each project whose run found something critical or high;
  * the run's scanned_at is the dedup key, kept forever, so a replayed event fires nothing new.
  */

@@ -2,7 +2,7 @@ import { addressOfHost, checkOutboundUrl, type OutboundPolicy } from '../net/out
 import { createGuardedFetch, OutboundPolicyError, type GuardedFetch } from '../net/guarded-fetch.ts';
 
 /**
- * Chat webhooks under the outbound policy (decisions §12): https only, public addresses only,
+ * Chat webhooks under the outbound policy (docs/alerts.md): https only, public addresses only,
  * unless the operator lists the range under `network.allow_private_targets`. Inside such a range
  * plain http is accepted too, since a receiver on a private network (or the tests' receiver on
  * 127.0.0.1) rarely has a certificate; a public http URL is always refused.

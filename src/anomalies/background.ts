@@ -3,7 +3,7 @@ import { startPeriodic } from '../jobs/periodic.ts';
 import type { AnomalyDetector } from './detector.ts';
 
 /**
- * The background detector of `spyglass serve` (decisions §8): at start, then every
+ * The background detector of `spyglass serve` (docs/anomalies.md): at start, then every
  * `anomalies.interval_seconds` (60 by default; 0 turns it off). stop() waits for a run in progress.
  */
 export function startAnomalyDetection(detector: AnomalyDetector, logger: Logger, intervalSeconds: number): { stop(): Promise<void> } {

@@ -17,8 +17,8 @@ export interface DetectorDeps {
 const keyOf = (s: { serverName: string; toolName: string; metric: string }) => `${s.serverName}\u0000${s.toolName}\u0000${s.metric}`;
 
 /**
- * Scores each tool's hourly error rate and mean latency against its 7-day baseline (spec §2.12,
- * decisions §8), stores the latest evaluation per tool and metric, and alerts once per episode.
+ * Scores each tool's hourly error rate and mean latency against its 7-day baseline (docs/anomalies.md),
+ * stores the latest evaluation per tool and metric, and alerts once per episode.
  * Reads only the span_hourly rollup: the current samples and the baselines due are one statement
  * each per project, whatever the number of tools.
  */

@@ -25,7 +25,7 @@ export type AuditAction =
   | 'prevention_config.delete';
 
 /**
- * Audit writes never block a request (spec §2.12): entries are queued and written in batches.
+ * Audit writes never block a request (docs/auth.md#audit-log): entries are queued and written in batches.
  * close() writes what is queued, so a clean shutdown loses nothing.
  */
 export class AuditLog {

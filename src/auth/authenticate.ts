@@ -22,7 +22,7 @@ export interface FailureThrottle {
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
- * Resolves who is calling, for HTTP and gRPC alike (decisions §2). Auth is off only when no key
+ * Resolves who is calling, for HTTP and gRPC alike (docs/auth.md#modes). Auth is off only when no key
  * exists anywhere and the server listens on loopback; then every caller is a local admin.
  * X-User-Id/X-User-Role count only from trusted proxies, and can only narrow the key's role.
  */

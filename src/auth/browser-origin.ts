@@ -5,7 +5,7 @@ import { forbidden } from '../errors.ts';
 type Headers = Record<string, string | string[] | undefined>;
 
 /**
- * Origin and Host checks for browser-reachable endpoints (decisions §12): GraphQL over HTTP and
+ * Origin and Host checks for browser-reachable endpoints (docs/auth.md#browsers-origin-and-host): GraphQL over HTTP and
  * WebSocket, and SSE, in every mode. A request that carries a browser's marks (`Origin`, or the
  * `Sec-Fetch-*` headers every current browser sends) must come from the same origin, a loopback
  * origin or one of `http.allowed_origins`, and must name a Host we answer to: a loopback name, an

@@ -9,7 +9,7 @@ const CACHE_MS = 10_000;
 /** Unknown keys are remembered this long: a client retrying a wrong key costs one lookup, not one per request. */
 const NEGATIVE_CACHE_MS = 5_000;
 const MAX_CACHED = 10_000;
-/** Every stored key has this shape (decisions §2); anything else is refused without a lookup. */
+/** Every stored key has this shape (docs/auth.md#api-keys); anything else is refused without a lookup. */
 const KEY_SHAPE = /^sg_[0-9a-f]{64}$/;
 
 export interface CreateKeyInput {
@@ -22,7 +22,7 @@ export interface CreateKeyInput {
 }
 
 /**
- * API keys (decisions §2): created and shown once, stored as SHA-256, verified per request with a
+ * API keys (docs/auth.md#api-keys): created and shown once, stored as SHA-256, verified per request with a
  * short cache. Revocation through this process takes effect at once; through another process
  * within CACHE_MS.
  */

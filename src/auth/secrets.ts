@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
-/** `sg_` + 64 hex (32 random bytes), decisions §2. */
+/** `sg_` + 64 hex (32 random bytes), docs/auth.md#api-keys. */
 export function generateApiKey(): string {
   return `sg_${randomBytes(32).toString('hex')}`;
 }

@@ -21,14 +21,14 @@ const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
 export interface CatalogOptions {
   /** spyglass.yaml's servers[], which belong to the default project. */
   servers: readonly ServerConfig[];
-  /** The outbound policy of decisions §12 (network.allow_private_targets). */
+  /** The outbound policy of docs/health.md#catalog-servers-and-the-outbound-url-policy (network.allow_private_targets). */
   policy: OutboundPolicy;
   /** monitor.max_catalog_servers_per_project: entries with a url one project may have. */
   maxServersWithUrl: number;
 }
 
 /**
- * Agent and server catalogs of the active project (spec §2.12, §4.5): the caller's project, the
+ * Agent and server catalogs of the active project (docs/api.md#shapes): the caller's project, the
  * one it names, else `default`. Entries a user edited are never overwritten by auto-registration.
  */
 export class CatalogService {

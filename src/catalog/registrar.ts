@@ -9,7 +9,7 @@ const MAX_REMEMBERED = 100_000;
 type Kind = 'agent' | 'server';
 
 /**
- * Auto-registration of unseen agents and servers (spec §4.4): best effort, after the spans are
+ * Auto-registration of unseen agents and servers (docs/ingest.md#derived-data): best effort, after the spans are
  * committed, each name at most once per process (a failed attempt is tried again next time).
  */
 export class Registrar {

@@ -4,7 +4,7 @@ import { checkOutboundUrl, policyMessage, type OutboundPolicy } from '../net/out
 import type { CatalogPatch, ServerRow } from '../store/catalog-repo.ts';
 
 /**
- * What a server catalog write must respect besides field types (spec §2.12, decisions §12):
+ * What a server catalog write must respect besides field types (docs/api.md#shapes, docs/health.md#catalog-servers-and-the-outbound-url-policy):
  * its url passes the outbound policy; a new entry names its transport; a server written in
  * spyglass.yaml keeps the transport and url written there (the operator's, trusted as written).
  */

@@ -25,7 +25,7 @@ const withCommon = (c: Command) =>
 
 const query = (q: Record<string, string | undefined>) => new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
 
-/** `spyglass alerts`: the inbox as a table; `alerts ack|resolve|snooze ID` move one alert (spec §3.4). */
+/** `spyglass alerts`: the inbox as a table; `alerts ack|resolve|snooze ID` move one alert (docs/alerts.md). */
 export function alertsCommand(): Command {
   const cmd = withCommon(
     new Command('alerts')

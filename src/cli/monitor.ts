@@ -5,7 +5,7 @@ import { escapeLine, jsonText } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 /**
- * `spyglass monitor`: the health monitor as a standalone daemon (default every 30 s, spec §8), or
+ * `spyglass monitor`: the health monitor as a standalone daemon (default every 30 s, docs/health.md#monitor-and-cli), or
  * one pass with --once. It writes to the database like `serve` does; with the embedded PGlite
  * database that `serve` holds, run it with --url against the server instead.
  */

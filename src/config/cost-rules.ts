@@ -3,7 +3,7 @@ import type { CostRule } from './types.ts';
 const RULE_KEYS = new Set(['server', 'tool', 'cost_usd']);
 
 /**
- * `costs.rules[]` (decisions §8): `{server, tool, cost_usd}` with globs on server and tool names
+ * `costs.rules[]` (docs/costs.md#how-a-span-is-priced): `{server, tool, cost_usd}` with globs on server and tool names
  * (either may be left out for `*`). Problems name the rule by its position.
  */
 export function parseCostRules(raw: unknown, problems: string[]): CostRule[] {

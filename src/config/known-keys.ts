@@ -22,7 +22,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   http: ['allowed_origins', 'headers_timeout_seconds', 'request_timeout_seconds', 'keep_alive_timeout_seconds', 'max_connections_per_address'],
   network: ['allow_private_targets'],
   retention: ['spans_days', 'health_days', 'partitions_ahead_days'],
-  // Spec §2.13 and decisions §6, §8 name these; accepted so a file written to the spec loads.
+  // docs/alert-producers.md#configuration, docs/costs.md, docs/anomalies.md and docs/security.md name these; accepted so a file written to the spec loads.
   // alerts.error_rate_threshold has no effect: error-rate alerts are the anomaly detector's z-scores.
   alerts: ['chat_webhook', 'consecutive_failures', 'latency_spike_multiplier', 'error_rate_threshold'],
   costs: ['rules'],

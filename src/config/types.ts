@@ -46,9 +46,9 @@ export interface Config {
    * of the event loop their delivery may take (percent of wall time, src/live/delivery-share.ts).
    */
   live: { keepaliveSeconds: number; maxClientsPerKey: number; deliverySharePercent: number };
-  /** Browser-facing checks (decisions §12): origins allowed besides same-origin and loopback. */
+  /** Browser-facing checks (docs/auth.md#browsers-origin-and-host): origins allowed besides same-origin and loopback. */
   http: { allowedOrigins: string[] } & HttpServerLimits;
-  /** Outbound-URL policy (decisions §12): private ranges API-supplied URLs may reach (CIDRs). */
+  /** Outbound-URL policy (docs/health.md#catalog-servers-and-the-outbound-url-policy): private ranges API-supplied URLs may reach (CIDRs). */
   network: { allowPrivateTargets: string[] };
   monitor: MonitorConfig;
   retention: {
@@ -83,7 +83,7 @@ export interface ClusterConfig {
   liveStreamLength: number;
 }
 
-/** The `alerts:` section (spec §2.11, §6.2). The env SPYGLASS_CHAT_WEBHOOK is Config.chatWebhook. */
+/** The `alerts:` section (docs/alerts.md#config-keys). The env SPYGLASS_CHAT_WEBHOOK is Config.chatWebhook. */
 export interface AlertsConfig {
   /** `alerts.chat_webhook`: used when no webhook was saved through the API; wins over the env. */
   chatWebhook: string | undefined;
@@ -93,7 +93,7 @@ export interface AlertsConfig {
   latencySpikeMultiplier: number;
 }
 
-/** `costs.rules[]` (decisions §8): the first rule whose globs match a tool call prices it. */
+/** `costs.rules[]` (docs/costs.md#how-a-span-is-priced): the first rule whose globs match a tool call prices it. */
 export interface CostRule {
   /** Glob on the server name (`*` any). */
   server: string;
@@ -103,7 +103,7 @@ export interface CostRule {
   costUsd: number;
 }
 
-/** Security scans (decisions §6, docs/security.md). */
+/** Security scans (docs/security.md). */
 export interface SecurityConfig {
   /** OSV advisories replacing or extending the shipped file: a JSON file, a directory of OSV JSON, or an OSV export zip. */
   advisoriesPath: string | undefined;
@@ -117,9 +117,9 @@ export interface SecurityConfig {
 }
 
 export interface IngestConfig {
-  /** Largest accepted request body, compressed or not (decisions §1: 10 MiB). */
+  /** Largest accepted request body, compressed or not (docs/auth.md#hardening: 10 MiB). */
   maxBodyBytes: number;
-  /** Largest native batch (decisions §3). */
+  /** Largest native batch (docs/ingest.md). */
   maxBatchSpans: number;
   /** Spans waiting for commit before new requests are refused with 503. */
   maxQueuedSpans: number;
@@ -139,7 +139,7 @@ export interface IngestConfig {
   otlpKeepAllSpans: boolean;
 }
 
-/** Requests per minute (spec §8), keyed by API key or client IP, per route. */
+/** Requests per minute (docs/auth.md#rate-limits), keyed by API key or client IP, per route. */
 export interface RateLimitConfig {
   enabled: boolean;
   spans: number;
@@ -167,7 +167,7 @@ export interface HttpServerLimits {
   maxConnectionsPerAddress: number;
 }
 
-/** The `monitor:` section (spec §2.13): the health-check monitor embedded in `spyglass serve`. */
+/** The `monitor:` section (docs/health.md#monitor-and-cli): the health-check monitor embedded in `spyglass serve`. */
 export interface MonitorConfig {
   enabled: boolean;
   /** Global interval; servers[].health_check_interval_seconds wins. */
@@ -178,6 +178,6 @@ export interface MonitorConfig {
   concurrencyReserved: number;
   /** Catalog servers with a url one project may have (each one is checked by this server). */
   maxCatalogServersPerProject: number;
-  /** `mcp_down` on every failed check instead of once per transition (spec §6.2). */
+  /** `mcp_down` on every failed check instead of once per transition (docs/alert-producers.md#configuration). */
   alertOnEveryFailure: boolean;
 }

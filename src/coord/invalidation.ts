@@ -24,7 +24,7 @@ export interface InvalidationOptions {
 }
 
 /**
- * Cache invalidation across instances (spec §8) over Redis pub/sub: each change made here is
+ * Cache invalidation across instances (docs/api.md#cache-invalidation-across-instances) over Redis pub/sub: each change made here is
  * published after it is stored, and every other instance applies it within a second. Messages sent
  * while Redis is away are lost, so an instance whose subscription comes back reloads everything,
  * and one that could not publish tells every instance to.

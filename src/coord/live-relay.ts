@@ -56,7 +56,7 @@ export interface LiveRelayOptions {
 }
 
 /**
- * Live events through a Redis Stream (spec §8): every instance appends what it publishes (one
+ * Live events through a Redis Stream (docs/api.md#several-instances-spyglass_redis_url): every instance appends what it publishes (one
  * command per batch, after the publishing code has returned) and reads the stream on its own
  * connection, delivering every instance's events to its bus with the cluster's ids, in stream
  * order. While Redis is away, events are delivered here only, without ids.

@@ -29,7 +29,7 @@ export interface PricingJson {
 const TOP_SESSIONS = 10;
 
 /**
- * Model pricing and the cost breakdown (spec §4.9, decisions §8) of the active project: the
+ * Model pricing and the cost breakdown (docs/costs.md) of the active project: the
  * caller's, the one it names, else `default`. The price book and tool rules it owns are the ones
  * ingest prices spans with, so a change here applies to the next span stored.
  */

@@ -25,7 +25,7 @@ const KNOWN = new Set(['model_id', 'provider', 'effective_from', ...PRICE_FIELDS
 
 /**
  * Parses a POST (`model_id` from the body, both prices required) or PATCH (`model_id` from the path,
- * any subset) body. Every problem is reported at once, each naming its field (decisions §1).
+ * any subset) body. Every problem is reported at once, each naming its field (docs/api.md).
  */
 export function parsePricingInput(body: unknown, mode: { pathModelId?: string }): PricingInput {
   const issues: ValidationIssue[] = [];

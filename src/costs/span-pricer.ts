@@ -4,7 +4,7 @@ import { UNKNOWN_MODEL_PRICE } from './default-prices.ts';
 import type { ToolCostRules } from './tool-rules.ts';
 
 /**
- * Sets each span's cost at ingest (decisions §8), on the hot path:
+ * Sets each span's cost at ingest (docs/costs.md#how-a-span-is-priced), on the hot path:
  * - tool_call: the first matching `costs.rules[]` entry, else 0 (a definite "free", not unknown);
  *   tokens on a tool call are not priced, so LLM and tool costs never overlap;
  * - agent and handoff spans with tokens: tokens × the model price in effect at started_at, or the

@@ -11,7 +11,7 @@ const MEMO_LIMIT = 10_000;
 
 /**
  * `costs.rules[]` compiled once: a tool call costs what the first rule whose server and tool globs
- * both match says, else 0 (decisions §8). Results are remembered per server and tool, since a
+ * both match says, else 0 (docs/costs.md#how-a-span-is-priced). Results are remembered per server and tool, since a
  * deployment calls a few hundred distinct tools at most.
  */
 export class ToolCostRules {

@@ -5,7 +5,7 @@ import { scopeProject } from '../auth/principal.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { builder, requireAdmin, toConnection, type Context } from './builder.ts';
 
-/** Alerts over GraphQL (decisions §11): the same AlertService and scoping as /api/alerts/*. */
+/** Alerts over GraphQL (docs/api.md#graphql): the same AlertService and scoping as /api/alerts/*. */
 const project = (ctx: Context, requested: string | null | undefined) => scopeProject(ctx.principal, requested) ?? DEFAULT_PROJECT;
 
 const AlertRef = builder.objectRef<Alert>('Alert').implement({

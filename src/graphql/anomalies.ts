@@ -3,7 +3,7 @@ import type { AnomalyRecord } from '../model/anomaly.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { builder } from './builder.ts';
 
-/** Anomalies (spec §2.12, §4.9): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
+/** Anomalies (docs/anomalies.md): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
 
 const AnomalyRef = builder.objectRef<AnomalyRecord>('Anomaly').implement({
   description: 'A tool whose hourly error rate or mean latency is unusual against its 7-day baseline (docs/anomalies.md)',

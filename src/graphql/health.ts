@@ -3,7 +3,7 @@ import { SpyglassError, notFound } from '../errors.ts';
 import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer } from '../model/health.ts';
 import { builder, requireAdmin } from './builder.ts';
 
-/** MCP health (spec §2.2-2.4, §2.7): the same service and limits as /api/health. */
+/** MCP health (docs/health.md): the same service and limits as /api/health. */
 
 export const HealthResultRef = builder.objectRef<HealthResult>('HealthResult').implement({
   description: 'A health check result; status stale/unknown is derived when read',

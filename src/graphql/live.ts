@@ -81,7 +81,7 @@ builder.subscriptionField('alertFired', (t) =>
 );
 
 /**
- * A subscription's event stream, counted in the live budget (decisions §12): on a WebSocket as
+ * A subscription's event stream, counted in the live budget (docs/api.md#live-clients-one-budget): on a WebSocket as
  * one of the connection's subscriptions; over HTTP (GraphQL over SSE) the request is a live
  * connection of its own, ended when its key is revoked.
  */

@@ -6,7 +6,7 @@ import type { ServerKey } from '../store/security-repo.ts';
 import { builder, type Context } from './builder.ts';
 import { HealthResultRef } from './health.ts';
 
-/** Scorecards (spec §2.5): a field of every server's health result, batched per request, and a lookup. */
+/** Scorecards (docs/scorecards.md): a field of every server's health result, batched per request, and a lookup. */
 
 const DimensionRef = builder.objectRef<Dimension>('ScorecardDimension').implement({
   fields: (t) => ({

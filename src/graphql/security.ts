@@ -4,7 +4,7 @@ import type { ServerKey, StoredScan } from '../store/security-repo.ts';
 import { builder, requireAdmin, type Context } from './builder.ts';
 import { HealthResultRef, bounded } from './health.ts';
 
-/** Security scans (spec §2.6, §4.3): the same service, roles and project scoping as /api/security. */
+/** Security scans (docs/security.md#results-history-and-pins, docs/api.md#rest): the same service, roles and project scoping as /api/security. */
 
 type StoredFinding = StoredScan['findings'][number];
 

@@ -9,8 +9,8 @@ import { hashTools, reduceTool } from './schema-hash.ts';
 import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
 
 /**
- * One health check (spec §3.1): probe the server, hash its tools, compare with the previous
- * successful check (the drift baseline, decisions §5), classify, store. Never throws for a server
+ * One health check (docs/health.md#what-a-check-does-and-how-it-is-classified): probe the server, hash its tools, compare with the previous
+ * successful check (the drift baseline, docs/health.md#schema-hash-and-drift), classify, store. Never throws for a server
  * problem: those are results.
  */
 /** A check cancelled by its caller (the monitor stopping): nothing is stored or announced. */
@@ -29,7 +29,7 @@ export interface CheckReport {
 }
 
 export interface CheckOptions {
-  /** Also list prompts and resources (a security scan's health check, spec §2.6). */
+  /** Also list prompts and resources (a security scan's health check, docs/security.md#how-a-scan-runs). */
   inventory?: boolean;
   /** The clock the check's latency is measured with (ProbeRequest.clock). */
   clock?: () => number;
@@ -50,7 +50,7 @@ export function probeRequest(target: CheckTarget): ProbeRequest {
   };
 }
 
-/** `guardedFetch` is given for targets whose URL came through the API (decisions §12). */
+/** `guardedFetch` is given for targets whose URL came through the API (docs/health.md#catalog-servers-and-the-outbound-url-policy). */
 export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch, opts: CheckOptions = {}): Promise<CheckReport> {
   if (signal?.aborted) throw new CheckCancelled();
   // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.

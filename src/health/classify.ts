@@ -1,8 +1,8 @@
 import type { BlastSeverity, CheckedStatus, HealthResult, HealthStatus } from '../model/health.ts';
 
 /**
- * The status rules of spec §3.1 as pure functions: what a finished check is, what a stored result
- * reads as later (stale), and how bad an outage would be (blast radius, §2.7).
+ * The status rules of docs/health.md#what-a-check-does-and-how-it-is-classified as pure functions: what a finished check is, what a stored result
+ * reads as later (stale), and how bad an outage would be (blast radius, docs/health.md#rest).
  */
 export interface CheckFacts {
   /** The handshake and tools/list succeeded. */
@@ -23,7 +23,7 @@ export function classifyCheck(f: CheckFacts): CheckedStatus {
 
 /**
  * The status a stored result reads as at `now`: `stale` once no check happened within the
- * server's interval plus its timeout (decisions §5). `unknown` is for servers with no result.
+ * server's interval plus its timeout (docs/health.md#what-a-check-does-and-how-it-is-classified). `unknown` is for servers with no result.
  */
 export function readStatus(r: HealthResult, now: Date, intervalSeconds: number, timeoutSeconds: number): HealthStatus {
   if (!r.checkedAt) return 'unknown';
@@ -32,7 +32,7 @@ export function readStatus(r: HealthResult, now: Date, intervalSeconds: number, 
 }
 
 /**
- * The blast radius `server_status` (spec §2.7 allows only up, degraded, down): whether the server
+ * The blast radius `server_status` (docs/health.md#rest allows only up, degraded, down): whether the server
  * serves now as far as a check can vouch. Only a check within its interval plus timeout says up or
  * degraded; a stale result, a server never checked, or any other stored value reads as down.
  */
@@ -41,7 +41,7 @@ export function blastStatus(r: HealthResult | undefined, now: Date, intervalSeco
   return status === 'up' || status === 'degraded' ? status : 'down';
 }
 
-/** Spec §2.7: CRITICAL > 5 agents or > 100 sessions; HIGH > 2 or > 20; MEDIUM any agent; else LOW. */
+/** docs/health.md#rest: CRITICAL > 5 agents or > 100 sessions; HIGH > 2 or > 20; MEDIUM any agent; else LOW. */
 export function blastSeverity(totalAgents: number, totalSessions: number): BlastSeverity {
   if (totalAgents > 5 || totalSessions > 100) return 'CRITICAL';
   if (totalAgents > 2 || totalSessions > 20) return 'HIGH';

@@ -3,7 +3,7 @@ import { diffSchemas, type SchemaChange } from './schema-diff.ts';
 import type { Classification, DriftChange, ToolSnapshot } from '../model/health.ts';
 
 /**
- * The drift taxonomy of decisions §5 over two tool lists (and the server instructions): what a
+ * The drift taxonomy of docs/health.md#schema-hash-and-drift over two tool lists (and the server instructions): what a
  * tool promises its callers (input schema), what it gives back (output schema), and what the model
  * is told (descriptions, defaults, annotations, instructions).
  */

@@ -24,7 +24,7 @@ export interface HealthDeps {
 }
 
 /**
- * Health checks of configured MCP servers and the reads over their results (spec §4.2). Checks go
+ * Health checks of configured MCP servers and the reads over their results (docs/health.md#rest). Checks go
  * through one limiter (monitor.concurrency), and a check of a server already in flight is joined
  * rather than repeated. Every completed check publishes `health:check` and counts in
  * spyglass_health_checks_total.
@@ -89,7 +89,7 @@ export class HealthService {
     };
   }
 
-  /** Catalog URLs go through the outbound policy (decisions §12); spyglass.yaml servers are trusted as written. */
+  /** Catalog URLs go through the outbound policy (docs/health.md#catalog-servers-and-the-outbound-url-policy); spyglass.yaml servers are trusted as written. */
   fetchFor(target: Pick<CheckTarget, 'source'>): GuardedFetch | undefined {
     return target.source === 'catalog' ? this.deps.guardedFetch : undefined;
   }
@@ -121,7 +121,7 @@ export class HealthService {
     return listDriftEvents(this.deps.db, projectId, name, limit);
   }
 
-  /** Who called one tool of the server in the window (spec §2.4): the consumers a drift affects. */
+  /** Who called one tool of the server in the window (docs/health.md#rest): the consumers a drift affects. */
   async driftImpact(projectId: string | null, name: string, toolName: string, hours: number, now = new Date()): Promise<DriftImpact> {
     const since = new Date(now.getTime() - hours * 3_600_000);
     const usage = await usageByAgent(this.deps.db, { projectId, serverName: name, toolName, since });
@@ -131,7 +131,7 @@ export class HealthService {
     return { server_name: name, tool_name: toolName, window_hours: hours, consumers, total_sessions: usage.distinctSessions };
   }
 
-  /** Spec §2.7 exactly: per-agent usage of the server in the window, and how bad its outage would be. */
+  /** docs/health.md#rest exactly: per-agent usage of the server in the window, and how bad its outage would be. */
   async blastRadius(projectId: string | null, name: string, hours: number, now = new Date()): Promise<BlastRadius> {
     const since = new Date(now.getTime() - hours * 3_600_000);
     const [usage, [last], targets] = await Promise.all([

@@ -35,7 +35,7 @@ export interface ProbeRequest {
   /** Aborts the check early (the monitor stopping). */
   signal?: AbortSignal | undefined;
   /**
-   * Set for URLs that came through the API (decisions §12): every request goes through this
+   * Set for URLs that came through the API (docs/health.md#catalog-servers-and-the-outbound-url-policy): every request goes through this
    * policy-guarded fetch, and errors never repeat what the target answered.
    */
   guardedFetch?: GuardedFetch | undefined;

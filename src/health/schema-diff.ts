@@ -2,7 +2,7 @@ import { canonicalJson } from './schema-hash.ts';
 import type { Classification } from '../model/health.ts';
 
 /**
- * Compares two JSON Schemas of one tool (decisions §5). Input schemas are contravariant: anything
+ * Compares two JSON Schemas of one tool (docs/health.md#schema-hash-and-drift). Input schemas are contravariant: anything
  * that stops an old call from being accepted is BREAKING, widening is COMPATIBLE. Output schemas are
  * covariant, so the same structural change gets the opposite class there (a new enum value in an
  * output is what breaks a consumer). Nested `properties` and `items` are compared with the same

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ToolSnapshot } from '../model/health.ts';
 
 /**
- * The tool-schema hash of decisions §5: SHA-256 hex of canonical JSON (keys sorted at every depth)
+ * The tool-schema hash of docs/health.md#schema-hash-and-drift: SHA-256 hex of canonical JSON (keys sorted at every depth)
  * of the tools sorted by name, each reduced to name, title, description, inputSchema, outputSchema
  * and annotations. `required` and `enum` are sets, so their order is not drift. Strings are hashed
  * as sent: whitespace and invisible characters are exactly what a poisoned description hides in.

@@ -5,7 +5,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from './monitor-config.ts';
 import type { CheckTarget } from '../model/health.ts';
 
 /**
- * Configured servers (decisions §5): the config file's `servers[]`, which belong to the `default`
+ * Configured servers (docs/health.md#configuring-servers): the config file's `servers[]`, which belong to the `default`
  * project, plus catalog entries with a url, which belong to their project. A catalog entry never
  * overrides a config-file server of the same project and name.
  */

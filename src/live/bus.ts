@@ -1,5 +1,5 @@
 /**
- * In-process fan-out of live events (spec §6.1). Receivers publish; SSE and GraphQL subscriptions
+ * In-process fan-out of live events (docs/api.md#live-events-sse). Receivers publish; SSE and GraphQL subscriptions
  * subscribe. Listeners must not throw or block: each gets the event synchronously.
  */
 export interface SpanNewEvent {
@@ -42,7 +42,7 @@ export interface AlertFiredEvent {
   data: Record<string, unknown> & { project_id?: string | null };
 }
 /**
- * One scan run ended with critical or high findings (spec §6.2 security_critical / security_high:
+ * One scan run ended with critical or high findings (docs/security.md#alerts-and-events security_critical / security_high:
  * one per scan run, not per finding). Internal: alerting subscribes; SSE does not stream it.
  */
 export interface SecurityScanEvent {
@@ -87,7 +87,7 @@ export interface Relay {
   send(events: readonly LiveEvent[]): boolean;
 }
 
-/** What live clients see (spec §6.1); other events (security:scan) are internal and stay in the process. */
+/** What live clients see (docs/api.md#live-events-sse); other events (security:scan) are internal and stay in the process. */
 export const RELAYED_TYPES: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>(['span:new', 'health:check', 'alert:fired']);
 
 const ALL = '*';

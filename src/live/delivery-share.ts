@@ -5,7 +5,7 @@
  * processing (the time between one subscription step and the next in the same turn). Credit
  * accrues at the share of wall time, up to BURST_MS; while it is spent, GraphQL consumers and SSE
  * rounds wait for it. A client that waits lags, and loses its oldest events to its 50-event
- * buffer (spec §6.1 rule 4); a client that keeps up at a normal rate never waits.
+ * buffer (docs/api.md#live-clients-one-budget); a client that keeps up at a normal rate never waits.
  *
  * The share is the most a flood of live clients takes from ingest when the event loop is what
  * limits it, and what delivery costs outside the charged time comes on top of it: the collections

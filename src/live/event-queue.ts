@@ -1,7 +1,7 @@
 import type { Sequenced } from './bus.ts';
 
 /**
- * The per-consumer buffer of every live client kind (spec §6.1: 50 events, oldest dropped). It
+ * The per-consumer buffer of every live client kind (docs/api.md#live-clients-one-budget: 50 events, oldest dropped). It
  * holds references to the bus's shared slices, so adding a batch costs the same whatever its size.
  * The limit applies while the consumer lags (its socket is full, or it is still busy with earlier
  * events): a consumer that has caught up gets a whole batch, however large, on its next turn.

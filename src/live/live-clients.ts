@@ -6,16 +6,16 @@ import { SpyglassError } from '../errors.ts';
 export type LiveKind = 'sse' | 'graphql-sse' | 'graphql-ws';
 
 export interface LiveLimits {
-  /** Live connections of every kind together (spec §8: 200). */
+  /** Live connections of every kind together (docs/api.md#live-clients-one-budget: 200). */
   maxClients: number;
   /**
    * Live connections one key (or proxied user, or the local admin) may hold, across every worker
    * and instance with Redis (src/coord/slots.ts).
    */
   maxPerKey: number;
-  /** GraphQL subscriptions at once on one connection (decisions §12: 20). */
+  /** GraphQL subscriptions at once on one connection (docs/api.md#live-clients-one-budget: 20). */
   maxSubscriptions: number;
-  /** Events buffered per consumer; the oldest is dropped beyond it (spec §6.1: 50). */
+  /** Events buffered per consumer; the oldest is dropped beyond it (docs/api.md#live-clients-one-budget: 50). */
   buffer: number;
 }
 
@@ -69,7 +69,7 @@ export class LiveConnection {
 }
 
 /**
- * The one budget of live clients (decisions §12): every kind counts against the same total and
+ * The one budget of live clients (docs/api.md#live-clients-one-budget): every kind counts against the same total and
  * the same per-key share, and a revoked key's connections can be found and ended. The total is
  * this process's; the per-key cap is held in `slots`, cluster-wide when Redis is configured.
  */

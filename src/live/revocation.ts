@@ -4,7 +4,7 @@ import { startPeriodic } from '../jobs/periodic.ts';
 import type { LiveClients } from './live-clients.ts';
 
 /**
- * Ends the live connections of keys that stop being usable (decisions §12): at once when the key
+ * Ends the live connections of keys that stop being usable (docs/api.md#live-clients-one-budget): at once when the key
  * is revoked through this process (directly or by deactivating its user), and within `everyMs`
  * when it is revoked through another worker, expires, or goes with its project.
  */

@@ -24,7 +24,7 @@ interface Client {
 }
 
 /**
- * Server-Sent Events fan-out (spec §6.1, decisions §10). Each client takes a place in the shared
+ * Server-Sent Events fan-out (docs/api.md#live-events-sse). Each client takes a place in the shared
  * live budget and gets events already filtered by project from the bus; frames are built once
  * per event and written after the publishing code has returned, one write per client and tick,
  * of a chunk encoded once for all the clients that are at the same place in the stream.
@@ -194,7 +194,7 @@ function errorFrame(detail: string): string {
   return `event: error\ndata: ${JSON.stringify({ detail })}\n\n`;
 }
 
-/** The SSE event set of spec §6.1 and decisions §10; other bus events (security:scan) are internal. */
+/** The SSE event set of docs/api.md#live-events-sse; other bus events (security:scan) are internal. */
 const SSE_EVENTS = RELAYED_TYPES;
 
 function streamed(items: readonly Sequenced[]): readonly Sequenced[] {

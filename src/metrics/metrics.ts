@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The spec's metrics (§6.3, `spyglass_` prefix), in one registry per process. */
+/** The metrics of docs/api.md#metrics (`spyglass_` prefix), in one registry per process. */
 export class Metrics {
   readonly registry = new Registry();
   readonly httpRequests = new Counter({
@@ -70,7 +70,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LONG_HEX = /\b[0-9a-f]{16,}\b/gi;
 
 /**
- * Path label without ids (spec §6.3): every path parameter becomes `{id}` (so
+ * Path label without ids (docs/api.md#metrics): every path parameter becomes `{id}` (so
  * `/api/projects/:project_id` is `/api/projects/{id}`); without a route, UUIDs and long hex do.
  */
 export function normalisePath(routeUrl: string | undefined, rawUrl: string): string {

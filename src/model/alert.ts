@@ -1,9 +1,9 @@
 /**
- * The alert model (spec §2.11, §3.4, §6.2; decisions §9). Every producer (ingest, monitor, SLO
+ * The alert model (docs/alerts.md). Every producer (ingest, monitor, SLO
  * evaluator, anomaly detector, security scans, SDK guard tags) fires through one AlertSink.
  */
 
-/** Alert types, each with a chat toggle (spec §2.11). Toggles gate chat delivery only. */
+/** Alert types, each with a chat toggle (docs/alerts.md). Toggles gate chat delivery only. */
 export const ALERT_TYPES = [
   'agent_failure',
   'slo_breached',
@@ -22,7 +22,7 @@ export const ALERT_TYPES = [
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
-/** Chat toggles when nothing was saved (spec §2.11; the guard types, unstated there, default on). */
+/** Chat toggles when nothing was saved (docs/alerts.md; the guard types, unstated there, default on). */
 export const DEFAULT_TOGGLES: Readonly<Record<AlertType, boolean>> = {
   agent_failure: true,
   slo_breached: true,
@@ -46,7 +46,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const ALERT_STATUSES = ['firing', 'acknowledged', 'snoozed', 'resolved'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
-/** Snooze lengths the API accepts, in minutes (spec §3.4, §8). */
+/** Snooze lengths the API accepts, in minutes (docs/alerts.md). */
 export const SNOOZE_MINUTES = [15, 60, 240, 1440] as const;
 
 /**
@@ -69,14 +69,14 @@ export interface FireInput {
   serverName?: string | null;
   agentName?: string | null;
   sessionId?: string | null;
-  /** Spec §6.2 deduplication, e.g. `agent_failure:<session>`, `mcp_down:<server>`. Unique per project. */
+  /** docs/alerts.md deduplication, e.g. `agent_failure:<session>`, `mcp_down:<server>`. Unique per project. */
   dedupKey: string;
   dedupScope: DedupScope;
   /** Extra facts shown as chat fields and kept on the record (small, flat values). */
   fields?: Record<string, string | number | boolean | null>;
 }
 
-/** The inbox record (decisions §9), as services return it; REST maps it to snake_case. */
+/** The inbox record (docs/alerts.md#the-inbox-record), as services return it; REST maps it to snake_case. */
 export interface Alert {
   id: string;
   type: AlertType;

@@ -1,5 +1,5 @@
 /**
- * Anomaly records (spec §2.12, §4.9; decisions §8): a tool's hourly error rate or mean latency
+ * Anomaly records (docs/anomalies.md): a tool's hourly error rate or mean latency
  * scored as z against its own 7-day hourly baseline. Choices are explained in docs/anomalies.md.
  */
 
@@ -9,7 +9,7 @@ export type Metric = (typeof METRICS)[number];
 export const ANOMALY_SEVERITIES = ['critical', 'warning'] as const;
 export type AnomalySeverity = (typeof ANOMALY_SEVERITIES)[number];
 
-/** |z| at or above these is anomalous (spec §2.11). */
+/** |z| at or above these is anomalous (docs/anomalies.md#alerts-and-episodes). */
 export const WARNING_Z = 2;
 export const CRITICAL_Z = 3;
 
@@ -53,7 +53,7 @@ export interface AnomalyFilter {
   metric?: Metric | undefined;
 }
 
-/** The REST shape (spec §2.12 fields first, then ours). */
+/** The REST shape (docs/anomalies.md#rest). */
 export function toAnomalyJson(a: AnomalyRecord) {
   return {
     server_name: a.serverName,

@@ -1,10 +1,10 @@
 /**
- * The health model (spec §2.2-2.4, §2.7, §3.1): what a check produces, what drift looks like,
+ * The health model (docs/health.md): what a check produces, what drift looks like,
  * and the JSON shapes the REST API and the CLI print. Pure types and mappers, no I/O.
  */
 import type { Transport } from '../config/types.ts';
 
-/** Stored statuses; `stale` and `unknown` are only ever derived when read (decisions §5). */
+/** Stored statuses; `stale` and `unknown` are only ever derived when read (docs/health.md#what-a-check-does-and-how-it-is-classified). */
 export type CheckedStatus = 'up' | 'degraded' | 'down';
 export type HealthStatus = CheckedStatus | 'stale' | 'unknown';
 export type Classification = 'BREAKING' | 'WARNING' | 'COMPATIBLE';
@@ -116,7 +116,7 @@ export interface BlastRadius {
   affected_agents: AffectedAgent[];
 }
 
-/** Health result as REST and the CLI print it (spec §2.2 plus project_id and server facts). */
+/** Health result as REST and the CLI print it (docs/health.md#what-a-check-does-and-how-it-is-classified plus project_id and server facts). */
 export function toHealthJson(r: HealthResult, opts: { drift?: boolean } = {}): Record<string, unknown> {
   return {
     server_name: r.serverName,

@@ -46,7 +46,7 @@ export const PREVENTION_FIELDS = [
   'cb_half_open_max_calls',
 ] as const satisfies readonly (keyof PreventionConfig)[];
 
-/** The spec's defaults (decisions §7). */
+/** The spec's defaults (docs/prevention.md). */
 export const DEFAULT_PREVENTION: Readonly<PreventionConfig> = Object.freeze({
   loop_enabled: true,
   loop_threshold: 5,
@@ -61,7 +61,7 @@ export const DEFAULT_PREVENTION: Readonly<PreventionConfig> = Object.freeze({
   cb_half_open_max_calls: 3,
 });
 
-/** The nested shape of spec §2.9 (every field optional). */
+/** The nested shape of docs/prevention.md (every field optional). */
 export interface NestedPreventionConfig {
   agent_name?: string;
   is_agent_override?: boolean;
@@ -147,7 +147,7 @@ const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Numb
 const isPositiveNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
 /**
- * Checks a whole flat config (types and ranges, spec §2.9): threshold and breaker counts ≥ 1,
+ * Checks a whole flat config (types and ranges, docs/prevention.md): threshold and breaker counts ≥ 1,
  * action warn|terminate, positive limits (null = no limit), budget_soft_alert a fraction in (0, 1)
  * or an amount ≥ 1 below max_cost_usd. Field names in issues are the flat ones.
  */

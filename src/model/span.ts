@@ -1,4 +1,4 @@
-/** The one span model every receiver normalises into (spec §2.1, decisions §3). */
+/** The one span model every receiver normalises into (docs/ingest.md#native-spans). */
 import { HEALTH_TAGS, type HealthTag } from './health-tags.ts';
 
 export { HEALTH_TAGS, type HealthTag };
@@ -40,7 +40,7 @@ export interface Span {
   outputTokens: number | null;
   modelId: string | null;
   healthTag: HealthTag | null;
-  /** Cost in USD set at ingest: LLM tokens × the model's price, or a tool-cost rule (decisions §8). */
+  /** Cost in USD set at ingest: LLM tokens × the model's price, or a tool-cost rule (docs/costs.md#how-a-span-is-priced). */
   costUsd: number | null;
   /** True when the model had no price and the unknown-model price was used. */
   costEstimated: boolean | null;

@@ -75,7 +75,7 @@ export function createGuardedFetch(policy: OutboundPolicy, agent: Agent = create
   };
 }
 
-/** The outbound policy of decisions §12 and a fetch that obeys it: built once per process (services.ts). */
+/** The outbound policy of docs/health.md#catalog-servers-and-the-outbound-url-policy and a fetch that obeys it: built once per process (services.ts). */
 export interface Outbound {
   policy: OutboundPolicy;
   fetch: GuardedFetch;

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The outbound-URL policy of decisions §12 for every URL that arrives through the API (catalog
+ * The outbound-URL policy of docs/health.md#catalog-servers-and-the-outbound-url-policy for every URL that arrives through the API (catalog
  * server URLs now, chat webhooks and advisory URLs later): http(s) only, and no loopback, private,
  * link-local, unique-local or metadata address unless the operator lists its range under
  * `network.allow_private_targets`. URLs written in spyglass.yaml never come through here.

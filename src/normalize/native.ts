@@ -92,7 +92,7 @@ export interface NativeSpanInput {
 }
 
 /**
- * Validates a native batch (decisions §3): any invalid span rejects the whole batch with a 422
+ * Validates a native batch (docs/ingest.md#native-spans): any invalid span rejects the whole batch with a 422
  * listing every problem found (each `loc` names the span's index and field), up to
  * MAX_REPORTED_ISSUES. `projectId` is the project a span gets when it names none.
  */
@@ -152,7 +152,7 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     endedAtMicros,
     latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime() + (endedAtMicros - startedAtMicros) / 1000,
     inputArgs: i.input_args ?? null,
-    // Spec §2.1: null on error (a failed call has no result to show).
+    // docs/ingest.md#native-spans: null on error (a failed call has no result to show).
     outputResult: i.status === 'error' || i.status === 'timeout' ? null : (i.output_result ?? null),
     llmInput: i.llm_input ?? null,
     llmOutput: i.llm_output ?? null,

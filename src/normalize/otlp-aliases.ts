@@ -1,5 +1,5 @@
 /**
- * Attribute names per span field, first present wins (decisions §3): the OpenTelemetry GenAI
+ * Attribute names per span field, first present wins (docs/ingest.md#otlp-mapping): the OpenTelemetry GenAI
  * semantic conventions first, then the OpenInference and OpenLLMetry (Traceloop) spellings, so
  * their instrumentations work unchanged. docs/ingest.md#otlp-mapping lists them per convention.
  */

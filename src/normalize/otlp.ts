@@ -9,7 +9,7 @@ import { checkSpan } from './span-checks.ts';
 
 export interface OtlpNormalizeResult {
   spans: Span[];
-  /** Spans that are not agent, LLM or tool spans (plain HTTP, DB...): ignored, as spec §2.1 says. */
+  /** Spans that are not agent, LLM or tool spans (plain HTTP, DB...): ignored, as docs/ingest.md#otlp-mapping says. */
   ignored: number;
   /** The ignored spans per project, for the log line that tells each project's users. */
   ignoredByProject: Map<string, number>;
@@ -29,7 +29,7 @@ export interface OtlpNormalizeOptions {
 }
 
 /**
- * Maps decoded OTLP spans to Spyglass spans (spec §2.1, decisions §3). `keyProjectId` is the
+ * Maps decoded OTLP spans to Spyglass spans (docs/ingest.md#otlp-mapping). `keyProjectId` is the
  * project of a project-bound API key, which wins over the resource's `spyglass.project_id`.
  */
 export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string, opts: OtlpNormalizeOptions = {}): OtlpNormalizeResult {
@@ -91,7 +91,7 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
   let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
   let toolName = first(a, ALIASES.toolName, text) ?? fromName?.tool;
   if (spanType === 'agent' && agentName) {
-    // Spec §2.1: an agent span's server_name is the agent and its tool_name the task.
+    // docs/ingest.md#otlp-mapping: an agent span's server_name is the agent and its tool_name the task.
     serverName = agentName;
     toolName ??= text(a['gen_ai.agent.description']) ?? s.name;
   } else if (spanType === 'handoff') {

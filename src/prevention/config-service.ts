@@ -12,7 +12,7 @@ import { parsePreventionBody } from './parse-body.ts';
 /** Agent names as long as ingest accepts on a span (src/normalize/native.ts); longer ones are a 422. */
 export const MAX_AGENT_NAME = 512;
 
-/** A config as the API answers it (decisions §7): the flat shape plus where it comes from. */
+/** A config as the API answers it (docs/prevention.md): the flat shape plus where it comes from. */
 export interface PreventionConfigJson extends PreventionConfig {
   /** null when nothing is stored (the spec's defaults answer). */
   id: string | null;
@@ -41,7 +41,7 @@ export interface PreventionServiceDeps {
 }
 
 /**
- * Prevention configs (spec §2.9, §4.6; decisions §7). An agent's effective config is its override
+ * Prevention configs (docs/prevention.md). An agent's effective config is its override
  * when it has one, else the project default, else the spec's defaults: whole configs, never
  * merged field by field. PUT replaces (omitted fields take defaults), PATCH merges into what is
  * stored. Every change is audited.

@@ -17,7 +17,7 @@ export interface ProjectJson {
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-/** Projects (spec §4.7). A project-bound key sees only its own project. */
+/** Projects (docs/auth.md#projects). A project-bound key sees only its own project. */
 export class ProjectsService {
   constructor(
     private readonly db: Db,

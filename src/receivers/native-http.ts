@@ -6,7 +6,7 @@ import { tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 
-/** POST /api/traces/spans: the native JSON batch (spec §2.1, decisions §3). */
+/** POST /api/traces/spans: the native JSON batch (docs/ingest.md#native-spans). */
 export async function registerNativeReceiver(app: FastifyInstance, s: Services): Promise<void> {
   await app.register(async (scope) => {
     useSlicedParsers(scope);

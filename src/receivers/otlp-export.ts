@@ -10,7 +10,7 @@ export const MAX_REPORTED_PROBLEMS = 100;
 
 /**
  * The export step shared by OTLP/HTTP and OTLP/gRPC. Spans that are not agent, LLM or tool spans
- * are not stored (spec §2.1), which is not a rejection: partial_success says how many, with
+ * are not stored (docs/ingest.md#otlp-mapping), which is not a rejection: partial_success says how many, with
  * rejected_spans 0 (OTLP's warning form), and they are counted and logged. Spans that cannot be
  * stored are rejected one by one and reported in partial_success; the good spans are stored.
  */

@@ -23,7 +23,7 @@ function objectBody(req: FastifyRequest): Record<string, unknown> {
 }
 
 /**
- * Spec §4.10 alert routes, thin over AlertService: reads for every role, writes (ack, resolve,
+ * docs/api.md#alerts alert routes, thin over AlertService: reads for every role, writes (ack, resolve,
  * snooze, config, test) for admins, everything scoped to the caller's project.
  */
 export function registerAlertRoutes(app: FastifyInstance, s: Services): void {

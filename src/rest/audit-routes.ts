@@ -7,7 +7,7 @@ import { parseIntParam, parseLimit } from '../traces/query-params.ts';
 /** Far beyond any audit log, and inside what PostgreSQL's OFFSET takes. */
 const MAX_OFFSET = 1_000_000_000;
 
-/** GET /api/audit/logs (spec §4.11): limit default 50, max 200; offset default 0. */
+/** GET /api/audit/logs (docs/auth.md#audit-log): limit default 50, max 200; offset default 0. */
 export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
   app.get('/api/audit/logs', { config: { access: 'admin' } }, async (req) => {
     const q = req.query as { limit?: string; offset?: string };

@@ -8,7 +8,7 @@ export function accessOf(method: string, access: Access | undefined): Access {
 }
 
 /**
- * Authenticates every non-public request and enforces the route's access level (spec §5). CORS
+ * Authenticates every non-public request and enforces the route's access level (docs/auth.md). CORS
  * preflights are answered without a key: a browser never sends credentials or custom headers on
  * one, so requiring a key made every cross-origin request with `X-API-Key` impossible. A preflight
  * reads and changes nothing; the route's Origin check still applies to it, and the real request

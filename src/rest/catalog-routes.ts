@@ -3,7 +3,7 @@ import type { CatalogKind } from '../catalog/catalog-service.ts';
 import type { Services } from '../services.ts';
 
 /**
- * Agent and server catalogs (spec §4.5). The spec names PUT /api/servers/metadata/{name}; the
+ * Agent and server catalogs (docs/api.md#rest). The spec names PUT /api/servers/metadata/{name}; the
  * reads and the delete it leaves open follow the agents' paths.
  */
 export function registerCatalogRoutes(app: FastifyInstance, s: Services): void {

@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 
 type Query = { project_id?: string; window?: string; history?: string };
 
-/** Costs and model pricing (spec §4.9, decisions §8): thin adapters over CostService. */
+/** Costs and model pricing (docs/costs.md): thin adapters over CostService. */
 export function registerCostsRoutes(app: FastifyInstance, s: Services): void {
   const project = (req: { principal: Parameters<Services['costs']['project']>[0]; query: unknown }) => s.costs.project(req.principal, (req.query as Query).project_id);
   const modelId = (params: unknown) => (params as { model_id: string }).model_id;

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SpyglassError } from '../errors.ts';
 import { isTransient } from '../store/db.ts';
 
-/** Maps every error to decisions §1's `{"detail": ...}` body; internals never reach the client. */
+/** Maps every error to docs/api.md's `{"detail": ...}` body; internals never reach the client. */
 export function handleError(err: FastifyError | SpyglassError | Error, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof SpyglassError) {
     if (err.retryAfter !== undefined) void reply.header('Retry-After', String(err.retryAfter));

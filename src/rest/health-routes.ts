@@ -10,7 +10,7 @@ import { serverRequest } from './server-request.ts';
 type NameParams = { name: string };
 type Query = Record<string, string | undefined>;
 
-/** Spec §4.2 health routes, scoped to the caller's project like every read. */
+/** docs/health.md#rest health routes, scoped to the caller's project like every read. */
 export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
   const h = s.health;
 

@@ -5,7 +5,7 @@ import { checkBrowserOrigin } from '../auth/browser-origin.ts';
 
 /**
  * GET /api/live/events: the SSE stream, authenticated and project-scoped like every route, and
- * refused to cross-origin pages (decisions §12). It takes a place in the shared live budget.
+ * refused to cross-origin pages (docs/auth.md#browsers-origin-and-host). It takes a place in the shared live budget.
  */
 export function registerLiveRoutes(app: FastifyInstance, s: Services): void {
   app.get('/api/live/events', { onRequest: checkBrowserOrigin(s.config.http.allowedOrigins) }, async (req, reply) => {

@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 const UNINSTRUMENTED = new Set(['/metrics', '/api/liveness', '/api/readiness']);
 
 /**
- * GET /metrics (spec §5.8, §6.3): needs `Authorization: Bearer <SPYGLASS_METRICS_TOKEN>`;
+ * GET /metrics (docs/api.md): needs `Authorization: Bearer <SPYGLASS_METRICS_TOKEN>`;
  * without a configured token the endpoint does not exist (404, empty body).
  */
 export function registerMetrics(app: FastifyInstance, s: Services): void {

@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 type Query = { project_id?: string; include_defaults?: string };
 
 /**
- * Prevention config (spec §4.6, decisions §7). Reads need any role (the SDK's key reads its
+ * Prevention config (docs/prevention.md). Reads need any role (the SDK's key reads its
  * agent's config at session start), writes the admin role (the default for non-GET routes).
  * Agent routes and the short project spelling act on the caller's project (a bound key's own,
  * else `project_id` from the query, else `default`); the long spelling names it in the path.

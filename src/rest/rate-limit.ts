@@ -11,7 +11,7 @@ export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' 
 /**
  * Two layers (docs/auth.md). First, before authentication, every request of one client address
  * counts against `perAddress` on the shared limiter, so requests without a valid key are limited
- * too. Then, after authentication, the per-route limits of spec §8, keyed by API key (public
+ * too. Then, after authentication, the per-route limits of docs/auth.md#rate-limits, keyed by API key (public
  * routes: by client address). Only routes with `config.rateLimit: false` (the probes) skip both.
  */
 export async function installRateLimits(

@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 type Query = Record<string, string | undefined>;
 
 /**
- * Spec §4.9 reliability: the tools currently anomalous, as the background detector last stored
+ * docs/anomalies.md#rest reliability: the tools currently anomalous, as the background detector last stored
  * them. Any authenticated role; scoped to the caller's project (or project_id for a global key).
  */
 export function registerReliabilityRoutes(app: FastifyInstance, s: Services): void {

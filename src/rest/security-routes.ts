@@ -10,7 +10,7 @@ type NameParams = { name: string };
 type Query = Record<string, string | undefined>;
 
 /**
- * Spec §4.3 security routes, scoped to the caller's project like the health routes. A scan spawns
+ * docs/api.md#rest security routes, scoped to the caller's project like the health routes. A scan spawns
  * processes and makes outbound requests, so it needs the write role (as POST /api/health/check)
  * and counts against the same per-route default rate limit.
  */

@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import { getLineage } from '../sessions/lineage-service.ts';
 import { getSessionTree, listSessions, toTreeJson, type SessionQuery } from '../sessions/sessions-service.ts';
 
-/** Sessions, span trees and the lineage graph (spec §4.5, decisions §4). */
+/** Sessions, span trees and the lineage graph (docs/api.md#rest). */
 export function registerSessionRoutes(app: FastifyInstance, s: Services): void {
   app.get('/api/agents/sessions', async (req, reply) => {
     const q = req.query as Omit<SessionQuery, 'projectId'> & { project_id?: string };

@@ -3,10 +3,10 @@ import type { Services } from '../services.ts';
 
 type Query = { project_id?: string; agent_name?: string };
 
-/** SLOs (spec §4.8): definitions and their status now. Writes need the admin role (the default for non-GET). */
+/** SLOs (docs/slos.md#rest): definitions and their status now. Writes need the admin role (the default for non-GET). */
 export function registerSloRoutes(app: FastifyInstance, s: Services): void {
   const project = (req: FastifyRequest, body?: unknown) => {
-    // An SLO body may carry its project_id (spec §2.10); the query parameter wins, and a body
+    // An SLO body may carry its project_id (docs/slos.md); the query parameter wins, and a body
     // naming another project than the query is refused by the validation.
     const named = (body as { project_id?: unknown } | null | undefined)?.project_id;
     return s.slos.project(req.principal, (req.query as Query).project_id ?? (typeof named === 'string' ? named : undefined));

@@ -3,7 +3,7 @@ import { SpyglassError } from '../errors.ts';
 import { toUserJson } from '../model/user.ts';
 import type { Services } from '../services.ts';
 
-/** Users and invitations (spec §4.7): user management is for global admins (UsersService decides). */
+/** Users and invitations (docs/auth.md#users): user management is for global admins (UsersService decides). */
 export function registerUserRoutes(app: FastifyInstance, s: Services): void {
   const admin = { config: { access: 'global-admin' as const } };
   app.get('/api/users', admin, async (req) => (await s.users.list(req.principal)).map(toUserJson));
@@ -24,7 +24,7 @@ export function registerUserRoutes(app: FastifyInstance, s: Services): void {
     return toUserJson(await s.users.deactivate(req.principal, user_id));
   });
 
-  // Public: the invitation token or the password is the credential. Limited per client address (spec §8).
+  // Public: the invitation token or the password is the credential. Limited per client address (docs/auth.md#rate-limits).
   app.post('/api/users/accept-invite', { config: { access: 'public', rateLimitKey: 'acceptInvite' } }, async (req) => {
     const body = object(req.body);
     return toUserJson(await s.users.acceptInvite(requireString(body, 'token'), requireString(body, 'password')));

@@ -1,10 +1,10 @@
 import type { CheckTarget } from '../model/health.ts';
 
-/** Names that carry a credential (decisions §5: token, key, secret, password, auth, credential). */
+/** Names that carry a credential (docs/scorecards.md#dimensions: token, key, secret, password, auth, credential). */
 const CREDENTIAL = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
 
 /**
- * "No authentication configured" of decisions §5: an HTTP server without an auth-like header, a
+ * "No authentication configured" of docs/scorecards.md#dimensions: an HTTP server without an auth-like header, a
  * stdio server without a credential-like environment variable. Empty values do not count.
  */
 export function hasAuthConfigured(t: Pick<CheckTarget, 'transport' | 'headers' | 'env'>): boolean {

@@ -3,7 +3,7 @@ import type { ScanSummary } from '../store/security-repo.ts';
 import { ABOVE_5000_MS, bucketMs } from './dimensions.ts';
 import type { Grade } from './grades.ts';
 
-/** The hard caps of spec §2.5, in the spec's order; each holds or not on the stored aggregates. */
+/** The hard caps of docs/scorecards.md#hard-caps, in the spec's order; each holds or not on the stored aggregates. */
 export interface Cap {
   reason: string;
   maxGrade: Grade;

@@ -1,7 +1,7 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
 
-/** The five dimensions of spec §2.5 with the formulas of decisions §5, as pure functions of the stored aggregates. */
+/** The five dimensions and their formulas (docs/scorecards.md#dimensions), as pure functions of the stored aggregates. */
 export interface Dimension {
   name: 'availability' | 'security' | 'reliability' | 'schema_stability' | 'performance';
   weight: number;
@@ -24,7 +24,7 @@ export function availability(i: Pick<ScoreInputs, 'checks7d' | 'downChecks7d'>):
   return dim('availability', 0.3, (100 * up) / i.checks7d, `${up} of ${i.checks7d} checks not down in 7 days`);
 }
 
-/** Deductions per finding of the latest scan (decisions §5); 0 when no scan ever ran. */
+/** Deductions per finding of the latest scan (docs/scorecards.md#dimensions); 0 when no scan ever ran. */
 export function security(scan: ScanSummary | null, noAuth: boolean): Dimension {
   if (!scan) return dim('security', 0.25, 0, 'never scanned');
   const parts: [number, number, string][] = [

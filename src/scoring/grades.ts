@@ -1,4 +1,4 @@
-/** Grades of spec §2.5: thresholds on the numeric score, and ordering for caps. */
+/** Grades of docs/scorecards.md: thresholds on the numeric score, and ordering for caps. */
 export type Grade = 'A+' | 'A' | 'B' | 'C' | 'D' | 'F';
 
 /** Best first; a grade's index is how far below A+ it is. */

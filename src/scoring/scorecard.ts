@@ -4,7 +4,7 @@ import { holdingCaps, type Cap } from './caps.ts';
 import { availability, performance, reliability, round, schemaStability, security, type Dimension } from './dimensions.ts';
 import { GRADES, atOrBelow, gradeOf, type Grade } from './grades.ts';
 
-/** A scorecard (spec §2.5): five weighted dimensions, a grade, and the cap that lowered it. */
+/** A scorecard (docs/scorecards.md): five weighted dimensions, a grade, and the cap that lowered it. */
 export interface Scorecard {
   projectId: string;
   serverName: string;
@@ -40,7 +40,7 @@ export function computeScorecard(inputs: ScoreInputs, scan: ScanSummary | null, 
   };
 }
 
-/** The REST shape of spec §2.5 (snake_case). */
+/** The REST shape of docs/scorecards.md (snake_case). */
 export function toScorecardJson(s: Scorecard): Record<string, unknown> {
   return {
     server_name: s.serverName,

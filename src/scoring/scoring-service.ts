@@ -9,7 +9,7 @@ import { hasAuthConfigured } from './auth-configured.ts';
 import { computeScorecard, type Scorecard } from './scorecard.ts';
 
 /**
- * Scorecards (spec §2.5, decisions §5) of configured, catalogued or observed servers: two
+ * Scorecards (docs/scorecards.md) of configured, catalogued or observed servers: two
  * aggregate statements for any number of servers, then the pure formulas of this folder.
  */
 export class ScoringService {

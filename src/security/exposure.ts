@@ -6,7 +6,7 @@ import { deleteSession, initializeBody, openSseEndpoint, postRpc, PROBE_PROTOCOL
 import type { HttpExposure } from './types.ts';
 
 /**
- * The extra requests a scan makes to a remote server (security-notes §1c T-AUTH, T-ORIGIN,
+ * The extra requests a scan makes to a remote server (docs/security.md#the-extra-requests-made-to-remote-servers T-AUTH, T-ORIGIN,
  * T-SSE-URL-SESSION), filling Observation.http. Each question is asked once, bounded by the
  * timeout, and answered null when it could not be decided (network error, policy refusal, abort).
  *

@@ -2,7 +2,7 @@ import type { SecurityScanEvent } from '../live/bus.ts';
 import type { StoredScan } from '../store/security-repo.ts';
 
 /**
- * The bus events of one scan run (spec §6.2 security_critical / security_high): one per project
+ * The bus events of one scan run (docs/security.md#alerts-and-events security_critical / security_high): one per project
  * whose scans in the run found something critical or high, however many findings; none otherwise.
  */
 export function scanRunEvents(scans: readonly StoredScan[]): SecurityScanEvent[] {

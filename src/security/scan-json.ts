@@ -1,7 +1,7 @@
 import type { StoredScan } from '../store/security-repo.ts';
 import { OWASP_TITLES } from './types.ts';
 
-/** A scan as REST and the CLI print it: spec §2.6 in snake_case plus project_id, id and where each finding was found. */
+/** A scan as REST and the CLI print it: docs/security.md#results-history-and-pins in snake_case plus project_id, id and where each finding was found. */
 export function toScanJson(s: StoredScan): Record<string, unknown> {
   return {
     id: s.id,

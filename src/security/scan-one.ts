@@ -8,7 +8,7 @@ import type { CheckRegistry } from './registry.ts';
 import type { Finding, HttpExposure, Observation, ScanContext } from './types.ts';
 
 /**
- * The observing half of one server's scan (spec §2.6): a health check with inventory, stored and
+ * The observing half of one server's scan (docs/security.md#how-a-scan-runs): a health check with inventory, stored and
  * announced like any other check, then, for a reachable remote server, the extra exposure
  * requests. Never throws: a server that cannot be observed is an unreachable Observation, and
  * the checks that need only the config still run on it.

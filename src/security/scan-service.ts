@@ -33,7 +33,7 @@ export interface ScanDeps {
 }
 
 /**
- * Security scans (spec §2.6, §4.3): one scan per configured server. A run first observes every
+ * Security scans (docs/security.md#results-history-and-pins, docs/api.md#rest): one scan per configured server. A run first observes every
  * server through a health check with inventory (at most security.concurrency at once, shared
  * fairly between projects; the health checks also pass the health limiter), then runs the checks
  * with a consistent view of the other servers, stores each scan with its findings and pins, and

@@ -1,5 +1,5 @@
 /**
- * The security scan model (spec §2.6, decisions §6, docs/security.md): what a scan observes of a
+ * The security scan model (docs/security.md): what a scan observes of a
  * server, what a check is, and what it reports. Pure types; checks live beside this file and never
  * talk to the server themselves: everything they judge is in the Observation.
  */
@@ -9,7 +9,7 @@ import type { FindingKind, NewFinding, Severity } from '../store/security-repo.t
 
 export type { FindingKind, Severity };
 
-/** OWASP MCP Top 10 (v0.1 beta, "2025" edition) titles, cited by id (security-notes §1a). */
+/** OWASP MCP Top 10 (v0.1 beta, "2025" edition) titles, cited by id (docs/security.md). */
 export const OWASP_TITLES: Readonly<Record<string, string>> = {
   'OWASP-MCP-01': 'Token Mismanagement & Secret Exposure',
   'OWASP-MCP-02': 'Privilege Escalation via Scope Creep',
@@ -52,7 +52,7 @@ export interface HttpExposure {
   sessionIdInUrl: boolean | null;
 }
 
-/** Everything a scan saw of one server, from one health check with inventory (spec §2.6). */
+/** Everything a scan saw of one server, from one health check with inventory (docs/security.md#how-a-scan-runs). */
 export interface Observation {
   /** The health check reached the server and tools/list answered. */
   reachable: boolean;
@@ -71,7 +71,7 @@ export interface Observation {
   http: HttpExposure | null;
 }
 
-/** A tool definition as pinned: the hashed fields of decisions §5 and their hash. */
+/** A tool definition as pinned: the hashed fields of docs/health.md#schema-hash-and-drift and their hash. */
 export interface PinnedTool {
   hash: string;
   definition: ToolSnapshot;
@@ -79,7 +79,7 @@ export interface PinnedTool {
 }
 
 /**
- * Trust on first use (security-notes §2d): the first scan that sees a definition pins it; later
+ * Trust on first use (docs/security.md#pinning-trust-on-first-use): the first scan that sees a definition pins it; later
  * scans compare against the pin (rug pull), not against the previous check (that is drift).
  * A tool first seen in a later scan is pinned then. Pins change only when an operator re-pins.
  */

@@ -24,7 +24,7 @@ export interface Lineage {
 }
 
 /**
- * The agent/server graph (decisions §4) from the hourly rollup, default the last 24 h. An agent's
+ * The agent/server graph (docs/api.md#shapes) from the hourly rollup, default the last 24 h. An agent's
  * calls are its runs (agent spans), or the tool calls it made when it reported no agent span.
  */
 export interface LineageQuery {

@@ -46,7 +46,7 @@ export type TreeNodeJson = SpanJson & { children: TreeNodeJson[] };
 /** The most spans a tree returns; larger sessions say `truncated`. */
 export const MAX_TREE_SPANS = 10_000;
 
-/** Sessions (decisions §4), newest activity first, default window the last 24 h (`hours` changes it). */
+/** Sessions (docs/api.md#rest), newest activity first, default window the last 24 h (`hours` changes it). */
 export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions: SessionJson[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
   const limit = parseLimit(q.limit, 50, 1000, issues);

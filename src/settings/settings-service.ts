@@ -2,7 +2,7 @@ import type { Db } from '../store/db.ts';
 import { readSettings, writeSetting } from '../store/settings-repo.ts';
 import { SpyglassError } from '../errors.ts';
 
-/** Instance settings (spec §2.12). Cached in memory: redaction is read on every ingest. */
+/** Instance settings (docs/ingest.md#redaction). Cached in memory: redaction is read on every ingest. */
 export interface InstanceSettings {
   redact_payloads: boolean;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { startPeriodic } from '../jobs/periodic.ts';
 
-/** Spec §8 / decisions §8: the SLO evaluator runs every 60 s. */
+/** docs/slos.md: the SLO evaluator runs every 60 s. */
 export const SLO_EVALUATION_MS = 60_000;
 
 /**

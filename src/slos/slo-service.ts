@@ -34,7 +34,7 @@ export interface SloServiceDeps {
 }
 
 /**
- * SLO definitions and their evaluation (spec §2.10, §3.5, §4.8; decisions §8). Every evaluation,
+ * SLO definitions and their evaluation (docs/slos.md). Every evaluation,
  * by GET or by the background job, records each SLO's status and acts on transitions: into
  * `breached` fires slo_breached, back to `ok` resolves it.
  */

@@ -3,7 +3,7 @@ import type { SloMeasure } from '../store/slo-eval-repo.ts';
 
 export type SloStatus = 'ok' | 'breached' | 'no_data';
 
-/** An SLO status item (decisions §8), as REST returns it. */
+/** An SLO status item (docs/slos.md), as REST returns it. */
 export interface SloStatusItem {
   slo_id: string;
   agent_name: string;
@@ -19,7 +19,7 @@ export interface SloStatusItem {
 }
 
 /**
- * Judges one SLO (spec §2.10): success_rate is ok at or above its target, latency_p99 at or
+ * Judges one SLO (docs/slos.md): success_rate is ok at or above its target, latency_p99 at or
  * below; no sessions in the window is no_data, never a breach.
  */
 export function judge(m: SloMeasure, now: Date): SloStatusItem {
@@ -33,7 +33,7 @@ export function judge(m: SloMeasure, now: Date): SloStatusItem {
   return { ...base, current_value: round(rate), status: rate >= m.threshold ? 'ok' : 'breached' };
 }
 
-/** The slo_breached alert for an SLO that just entered breach (spec §6.2). */
+/** The slo_breached alert for an SLO that just entered breach (docs/slos.md#alerts). */
 export function breachAlert(projectId: string, item: SloStatusItem): FireInput {
   const latency = item.metric === 'latency_p99';
   const what = latency ? 'p99 session duration' : 'success rate';

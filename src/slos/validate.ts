@@ -12,7 +12,7 @@ const WRITABLE = ['agent_name', 'metric', 'threshold', 'window_hours'];
 /**
  * Checks a create body (every field but window_hours required) or a PATCH body (any subset,
  * merged over `current`) and returns the fields to store. success_rate thresholds are
- * percentages; a value in (0, 1] is read as a fraction (decisions §8), so 1 means 100 %, never
+ * percentages; a value in (0, 1] is read as a fraction (docs/slos.md), so 1 means 100 %, never
  * 1 %. Every problem is reported at once, each naming its field.
  */
 export function parseSloBody(body: unknown, current?: SloFields, projectId?: string): SloFields {

@@ -75,7 +75,7 @@ export interface Baseline {
   instructions: string | null;
 }
 
-/** The previous successful check's schema hash and instructions: the drift baseline (decisions §5). */
+/** The previous successful check's schema hash and instructions: the drift baseline (docs/health.md#schema-hash-and-drift). */
 export async function findBaseline(db: Db, projectId: string, serverName: string): Promise<Baseline | null> {
   const [row] = await db
     .select({ hash: healthResults.schemaHash, instructions: healthResults.instructions })
@@ -167,7 +167,7 @@ export interface AgentUsage {
   lastCalledAt: Date;
 }
 
-/** Tool-call spans of a server (optionally one tool) since `since`, grouped by agent (spec §2.4, §2.7). */
+/** Tool-call spans of a server (optionally one tool) since `since`, grouped by agent (docs/health.md#rest). */
 export async function usageByAgent(
   db: Db,
   q: { projectId: string | null; serverName: string; toolName?: string; since: Date },
@@ -246,7 +246,7 @@ function toDate(v: unknown): Date {
   return v instanceof Date ? v : new Date(String(v));
 }
 
-/** Catalog servers with a url: configured servers besides the config file's (decisions §5). */
+/** Catalog servers with a url: configured servers besides the config file's (docs/health.md#configuring-servers). */
 export async function listCatalogEndpoints(db: Db, projectId: string | null): Promise<{ projectId: string; name: string; transport: string | null; url: string }[]> {
   const rows = await db
     .select({ projectId: servers.projectId, name: servers.name, transport: servers.transport, url: servers.url })

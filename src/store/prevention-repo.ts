@@ -5,7 +5,7 @@ import { preventionConfigs } from './schema-prevention.ts';
 
 export type PreventionRow = typeof preventionConfigs.$inferSelect;
 
-/** The agent_name of a project default (spec §2.9). */
+/** The agent_name of a project default (docs/prevention.md#defaults-and-inheritance). */
 export const PROJECT_DEFAULT = '*';
 
 export async function findPreventionRow(db: Db, projectId: string, agentName: string): Promise<PreventionRow | undefined> {

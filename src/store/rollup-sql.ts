@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 
 /**
- * The ingest statement (decisions §3, §4): insert the group's spans, skipping ids already stored,
+ * The ingest statement (docs/ingest.md#derived-data): insert the group's spans, skipping ids already stored,
  * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups and the
  * hourly and daily span rollups (costs, anomalies), including each touched session's health tag.
  * One statement is one round trip and atomic by itself. It returns one row: how many of the

@@ -4,7 +4,7 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueInde
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * The alert inbox (spec §3.4, decisions §9), written by AlertService (src/alerts/). One row per
+ * The alert inbox (docs/alerts.md), written by AlertService (src/alerts/). One row per
  * fired alert; resolved rows are kept 90 days for audit.
  *
  * `dedup_key` backs the `open` dedup scope: the partial unique index admits one unresolved alert
@@ -52,7 +52,7 @@ export const alertDedup = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.dedupKey] }), index('alert_dedup_time_idx').on(t.firedAt)],
 );
 
-/** Per-project alert config (spec §2.11): chat toggles saved so far and the saved webhook (a secret). */
+/** Per-project alert config (docs/alerts.md): chat toggles saved so far and the saved webhook (a secret). */
 export const alertConfigs = pgTable('alert_configs', {
   projectId: text('project_id').primaryKey(),
   alertTypes: jsonb('alert_types').notNull(),

@@ -3,7 +3,7 @@ import { doublePrecision, integer, pgTable, primaryKey, text, timestamp } from '
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * The anomaly detector's latest evaluation per (project, server, tool, metric) (spec §2.12,
+ * The anomaly detector's latest evaluation per (project, server, tool, metric) (see
  * docs/anomalies.md). GET /api/reliability/anomalies reads the rows whose severity is set, so a read
  * never evaluates. `alerted` and `since` are the episode: the severity already alerted while the
  * metric stays high (null when no episode is open) and when the current anomalous run began.

@@ -3,7 +3,7 @@ import { doublePrecision, pgTable, primaryKey, text, timestamp } from 'drizzle-o
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * A project's own model prices (decisions §8), effective-dated: a change is a new row from its
+ * A project's own model prices (docs/costs.md), effective-dated: a change is a new row from its
  * effective_from, so spans keep the price they were stored with. The shipped defaults are not
  * stored (src/costs/default-prices.ts); a project's rows override them for that model id.
  */

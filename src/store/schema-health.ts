@@ -1,6 +1,6 @@
 import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, boolean } from 'drizzle-orm/pg-core';
 
-/** Tables of the MCP health checker (spec §2.2-2.3): results, tool-list snapshots, drift events. */
+/** Tables of the MCP health checker (docs/health.md): results, tool-list snapshots, drift events. */
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** One row per completed check; retained `retention.health_days` (90) days. */

@@ -3,7 +3,7 @@ import { boolean, doublePrecision, integer, pgTable, text, timestamp, uniqueInde
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * Prevention configs (spec §2.9, decisions §7) in the flat shape: one row per project default
+ * Prevention configs (docs/prevention.md) in the flat shape: one row per project default
  * (agent_name `*`) and per agent override. Null limits mean "no limit".
  */
 export const preventionConfigs = pgTable(

@@ -1,17 +1,17 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
- * Security scans (spec §2.6, decisions §6), written by the scanner (src/security/) and read by the
- * scorecard (the latest scan per server, decisions §5). Retained 90 days like health results.
+ * Security scans (docs/security.md), written by the scanner (src/security/) and read by the
+ * scorecard (the latest scan per server, docs/scorecards.md#dimensions). Retained 90 days like health results.
  *
  * security_scans: one row per scan run per server. `error` is set when the scan could not run (the
  * server was down, the config was unreadable); the scorecard still reads its findings. The counts
- * and highest_severity are the scan result of spec §2.6, stored so lists need no aggregate.
+ * and highest_severity are the scan result of docs/security.md#results-history-and-pins, stored so lists need no aggregate.
  *
  * security_findings: the findings of one scan. `severity` critical|high|medium|low|info;
  * `category` `OWASP-MCP-<nn>` or another family (e.g. `CVE`); `rule` the scanner's stable rule id
  * (`secrets.env`, `poisoning.hidden-instructions`, `cve.osv`...). `kind` tells the scorecard what a
- * finding counts as (decisions §5 deductions and caps):
+ * finding counts as (docs/scorecards.md#dimensions deductions and caps):
  *   cve        a known vulnerability (cve_id set); critical caps the grade at F
  *   poisoning  confirmed tool poisoning (deduction 25, caps at F); a pattern the scanner is not sure
  *              of is an `owasp` finding with its own severity instead
@@ -64,7 +64,7 @@ export const securityFindings = pgTable(
 );
 
 /**
- * Trust-on-first-use pins (security-notes §2d): per server, one row per tool plus one row with
+ * Trust-on-first-use pins (docs/security.md#pinning-trust-on-first-use): per server, one row per tool plus one row with
  * tool_name '' for the server itself (instructions and serverInfo in `definition`). A scan compares
  * against these, not against the previous check; rows change only when a tool is first seen or an
  * operator re-pins. Not retained by age: a pin outlives the scans that made it.

@@ -2,7 +2,7 @@ import { doublePrecision, index, integer, pgTable, text, timestamp, uuid } from 
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-/** SLO definitions (spec §2.10, decisions §8). threshold is a percentage or milliseconds by metric. */
+/** SLO definitions (docs/slos.md). threshold is a percentage or milliseconds by metric. */
 export const slos = pgTable(
   'slos',
   {

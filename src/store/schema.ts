@@ -24,7 +24,7 @@ export const projects = pgTable('projects', {
 
 /**
  * Spans, keyed by (project, span id, start time) so a retried export (same id, same start) is
- * stored once. Indexes serve the reads of spec §4: by project+time, trace, session, server+time,
+ * stored once. Indexes serve the reads of docs/api.md#rest: by project+time, trace, session, server+time,
  * agent+time. Partitioned by day on started_at (migration 0017, src/store/partitions.ts): drizzle
  * does not declare partitioning, so the table here is its parent's shape.
  */
@@ -175,7 +175,7 @@ export const auditLogs = pgTable(
 );
 
 /**
- * Session rollup, maintained in the same transaction as the spans (decisions §4), so listing
+ * Session rollup, maintained in the same transaction as the spans (docs/ingest.md#derived-data), so listing
  * sessions never scans raw spans. A session is keyed by session_id, or trace_id without one.
  */
 export const sessions = pgTable(
@@ -227,7 +227,7 @@ export const sessionTools = pgTable(
 );
 
 /**
- * Lineage rollup per hour (decisions §4): agent→server calls, agent→agent handoffs, and agent
+ * Lineage rollup per hour (docs/ingest.md#derived-data): agent→server calls, agent→agent handoffs, and agent
  * runs (target ''), so a 24 h graph sums at most 24 rows per edge.
  */
 export const lineageHourly = pgTable(

@@ -3,7 +3,7 @@ import { execute, type Db } from './db.ts';
 import type { ServerKey } from './security-repo.ts';
 
 /**
- * The scorecard's reads (decisions §5), one statement for any number of servers, all aggregates:
+ * The scorecard's reads (docs/scorecards.md), one statement for any number of servers, all aggregates:
  * health counts and latency percentiles from the hourly and daily rollups (schema-scoring.ts), the current run
  * of failed checks from health_results, drift events and tool-call spans of the last 7 days.
  * Rollup windows are whole UTC hours ending with the current one (168 for 7 days, 24 and 720).

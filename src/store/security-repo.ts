@@ -6,7 +6,7 @@ import { securityFindings, securityScans } from './schema-security.ts';
 /** The SQL of security scans: storing a scan with its findings, reading them back, retention (schema-security.ts). Pins: security-pins-repo.ts. */
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-/** What a finding counts as in the scorecard (decisions §5); see schema-security.ts. */
+/** What a finding counts as in the scorecard (docs/scorecards.md#dimensions); see schema-security.ts. */
 export type FindingKind = 'cve' | 'poisoning' | 'no_auth' | 'owasp' | 'other';
 
 export interface NewFinding {
@@ -36,7 +36,7 @@ export interface NewScan {
   findings: ScanFinding[];
 }
 
-/** A stored scan run with its findings in the order the checks reported them (spec §2.6). */
+/** A stored scan run with its findings in the order the checks reported them (docs/security.md#results-history-and-pins). */
 export interface StoredScan {
   id: string;
   projectId: string;
@@ -54,7 +54,7 @@ export interface StoredScan {
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 /**
- * Stores one scan run and its findings in one transaction; the counts of spec §2.6 are derived here.
+ * Stores one scan run and its findings in one transaction; the counts of docs/security.md#results-history-and-pins are derived here.
  * Findings quote what a server sent (tool names, descriptions): pg-text.ts stores them escaped.
  */
 export async function insertScan(db: Db, scan: NewScan): Promise<StoredScan> {
@@ -182,7 +182,7 @@ export interface ServerKey {
   serverName: string;
 }
 
-/** What the scorecard reads of a server's latest scan (decisions §5). */
+/** What the scorecard reads of a server's latest scan (docs/scorecards.md#dimensions). */
 export interface ScanSummary extends ServerKey {
   scanId: string;
   scannedAt: Date;

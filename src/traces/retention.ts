@@ -6,7 +6,7 @@ import { ensureDayPartitions } from '../store/partitions.ts';
 import { deleteSpansBefore } from '../store/spans-repo.ts';
 
 /**
- * Span partition upkeep and retention (decisions §3: 30 days by default, `retention.spans_days`),
+ * Span partition upkeep and retention (docs/ingest.md#storage-partitions-and-retention: 30 days by default, `retention.spans_days`),
  * at start and then hourly: create the day partitions for today .. today + partitionsAheadDays,
  * drop the day partitions entirely older than the retention, delete old rows of the default
  * partition, and the rollup rows older than the retention.

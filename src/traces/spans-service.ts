@@ -26,7 +26,7 @@ export interface SpanPage {
   nextCursor: string | null;
 }
 
-/** Spans newest first with keyset paging (decisions §3). */
+/** Spans newest first with keyset paging (docs/api.md#rest). */
 export async function querySpans(db: Db, q: SpanQuery): Promise<SpanPage> {
   const issues: ValidationIssue[] = [];
   const limit = parseLimit(q.limit, 100, 1000, issues);

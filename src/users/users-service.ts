@@ -19,7 +19,7 @@ const MIN_PASSWORD = 12;
 
 
 /**
- * Users, invitations, roles and login checks (spec §4.7). There is always at least one admin.
+ * Users, invitations, roles and login checks (docs/auth.md#users). There is always at least one admin.
  * Managing users needs an admin bound to no project, whichever adapter asks.
  */
 export class UsersService {

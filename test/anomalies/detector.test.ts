@@ -10,7 +10,7 @@ import { nativeSpan } from '../helpers/spans.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /**
- * The anomaly detector (spec §2.12, §4.9; decisions §8; docs/anomalies.md) on the real server:
+ * The anomaly detector (docs/anomalies.md) on the real server:
  * spans go in through POST /api/traces/spans with timestamps over the past days, the detector runs
  * with an injected clock (the background job is off: anomalies.interval_seconds 0), and what a user
  * sees is read back over REST and GraphQL. Every z below is worked out by hand beside it.

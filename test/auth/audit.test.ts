@@ -7,7 +7,7 @@ import { GOOD_PASSWORD, auditLogs, bootstrapKey, call, createKey, expectStatus, 
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The audit log (spec §2.12, §4.11): what is recorded, by whom, masked, paged, and kept over a restart. */
+/** The audit log (docs/auth.md#audit-log): what is recorded, by whom, masked, paged, and kept over a restart. */
 
 /** Every e-mail-like string in `text` must be masked as `x***@domain`. */
 function unmaskedEmails(text: string): string[] {

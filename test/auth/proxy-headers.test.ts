@@ -6,8 +6,8 @@ import { auditLogs, call, configFile, createKey, type CreatedKey } from '../help
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
- * X-User-Id / X-User-Role / X-Forwarded-For count only from SPYGLASS_TRUSTED_PROXY_CIDRS (spec §5.2,
- * decisions §2), and even then the role can only narrow what the key allows. Every test client
+ * X-User-Id / X-User-Role / X-Forwarded-For count only from SPYGLASS_TRUSTED_PROXY_CIDRS (docs/auth.md#behind-a-proxy),
+ * and even then the role can only narrow what the key allows. Every test client
  * connects from 127.0.0.1, so "untrusted" means a CIDR list without loopback.
  *
  * Requests without a key are refused before the rate limiter, so the per-IP identity can only be

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 /**
- * Rate limits (spec §8, decisions §1) with small limits from a config file. The window is fixed at
+ * Rate limits (docs/auth.md#rate-limits) with small limits from a config file. The window is fixed at
  * one minute in src/rest/rate-limit.ts and these tests do not wait a minute: recovery is shown by
  * Retry-After / X-RateLimit-Reset staying within the window and, with Redis, by the counter's TTL
  * and by both servers accepting again once the counter is gone.
@@ -88,7 +88,7 @@ describe('rate limits (in process)', () => {
     expectLimited(spans[2]!, 2);
   });
 
-  // @fastify/rate-limit's `ctx.after` is the time left in the window; decisions §1's text names the window.
+  // @fastify/rate-limit's `ctx.after` is the time left in the window; docs/auth.md's text names the window.
   it('the 429 detail names the one-minute window even when the window is not fresh', async () => {
     // Made in process: the boot key has used up its key-creation budget in the tests above.
     const { key } = await server.services.keys.create({ name: 'window', role: 'viewer', projectId: null, expiresAt: null, createdBy: 'test' });

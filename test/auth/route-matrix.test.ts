@@ -41,7 +41,7 @@ const samples: Record<string, Sample | Sample[]> = {
   'GET /api/status': { path: '/api/status' },
   'GET /api/readiness': { path: '/api/readiness' },
   'POST /api/traces/spans': { path: '/api/traces/spans', body: [nativeSpan({ project_id: A, session_id: 'matrix' })] },
-  // OTLP names no project a bound key could be refused for: the key's project wins (decisions §3).
+  // OTLP names no project a bound key could be refused for: the key's project wins (docs/auth.md#projects).
   'POST /api/traces/otlp': { path: '/api/traces/otlp', body: { resourceSpans: [] } },
   'POST /v1/traces': { path: '/v1/traces', body: { resourceSpans: [] } },
   'GET /api/traces/spans': { path: `/api/traces/spans?project_id=${A}&limit=1` },
@@ -166,7 +166,7 @@ const namesProjectA = (s: Sample) => decodeURIComponent(`${s.path} ${JSON.string
 type PrincipalName = 'no key' | 'invalid key' | 'expired key' | 'revoked key' | 'viewer' | 'viewer (Bearer)' | 'admin' | `admin bound to ${typeof B}`;
 type Expected = { exactly: number } | { not: number[] };
 
-/** The status a caller must get, from the access level alone (spec §5, decisions §2). */
+/** The status a caller must get, from the access level alone (docs/auth.md). */
 function expected(access: Access, who: PrincipalName, namesA: boolean): Expected {
   if (access === 'public') return { not: [401, 403] };
   switch (who) {

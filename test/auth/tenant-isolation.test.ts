@@ -20,7 +20,7 @@ const A = 'tenant-a';
 const B = 'tenant-b';
 const SUCCESS = 0; // ExportResultCode.SUCCESS
 
-/** Agent/tool spans (selected by spec §2.1's attributes), recorded in memory, all in `session`. */
+/** Agent/tool spans (selected by docs/ingest.md's attributes), recorded in memory, all in `session`. */
 async function otelSpans(session: string, resource: Record<string, string> = {}): Promise<ReadableSpan[]> {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({

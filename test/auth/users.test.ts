@@ -7,7 +7,7 @@ import { GOOD_PASSWORD, bootstrapKey, call, expectStatus } from '../helpers/auth
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
- * Users and invitations (spec §4.7) over HTTP: invite → accept → verify, lockout, roles, and the
+ * Users and invitations (docs/auth.md#users) over HTTP: invite → accept → verify, lockout, roles, and the
  * rule that there is always an active admin. Only one test here makes an active admin user, so
  * "the last admin" is well defined.
  */

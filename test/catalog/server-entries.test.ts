@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
 /**
- * What PUT /api/servers/metadata/{name} accepts (spec §2.12, decisions §12): URLs that pass the
+ * What PUT /api/servers/metadata/{name} accepts (docs/api.md#shapes, docs/health.md#catalog-servers-and-the-outbound-url-policy): URLs that pass the
  * outbound policy, a transport on create, spyglass.yaml's servers read-only, and a cap on servers
  * with a url per project. The writer is a project-bound admin, the caller the SSRF report names.
  */

@@ -12,7 +12,7 @@ import { nativeSpan } from '../helpers/spans.ts';
 import { SseClient, type SseEvent } from '../helpers/sse.ts';
 
 /**
- * Live events across instances (spec §8): two instances on one PostgreSQL database and their own
+ * Live events across instances (docs/api.md#several-instances-spyglass_redis_url): two instances on one PostgreSQL database and their own
  * redis-server (this file stops and restarts it), one cluster. Whichever instance stores a span,
  * every instance's SSE and GraphQL clients get it, with the same increasing ids everywhere.
  */

@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from './helpers.ts';
 
-/** The health API of spec §4.2 (and its GraphQL twin): limits, scoping, derived states, blast radius. */
+/** The health API of docs/health.md#rest (and its GraphQL twin): limits, scoping, derived states, blast radius. */
 const ADMIN = `sg_${'a'.repeat(63)}b`;
 let dir: string;
 let fx: HttpFixtures;

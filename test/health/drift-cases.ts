@@ -1,7 +1,7 @@
 import type { DriftChange, ToolSnapshot } from '../../src/model/health.ts';
 
 /**
- * One tool-list change per drift change type (decisions §5), shared by the differ's unit test and
+ * One tool-list change per drift change type (docs/health.md#schema-hash-and-drift), shared by the differ's unit test and
  * the end-to-end test that serves the same lists from a real MCP server between two checks.
  */
 export interface DriftCase {

@@ -16,7 +16,7 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'spyglass-health-'));
 }
 
-/** Writes spyglass.yaml (servers use the YAML keys of spec §2.13) and returns its path. */
+/** Writes spyglass.yaml (servers use the YAML keys of docs/health.md#configuring-servers) and returns its path. */
 export function writeConfig(dir: string, doc: Record<string, unknown>): string {
   const path = join(dir, 'spyglass.yaml');
   writeFileSync(path, stringify(doc));

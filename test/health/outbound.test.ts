@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from './helpers.ts';
 
 /**
- * Health checks of API-supplied URLs (decisions §12). The operator opens 127.0.0.1/32 only, where
+ * Health checks of API-supplied URLs (docs/health.md#catalog-servers-and-the-outbound-url-policy). The operator opens 127.0.0.1/32 only, where
  * the fixtures listen; a listener on 127.0.0.3 stands for an internal service and must never see a
  * connection. spyglass.yaml servers are trusted as written. Only loopback is ever contacted.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** A valid native span (spec §2.1) with every field set; override what a test cares about. */
+/** A valid native span (docs/ingest.md#native-spans) with every field set; override what a test cares about. */
 export function nativeSpan(over: Record<string, unknown> = {}): Record<string, unknown> {
   const start = new Date(Date.now() - 1000);
   return {

@@ -5,7 +5,7 @@ import { createGuardedFetch, guardedLookup, OutboundPolicyError } from '../../sr
 import { checkOutboundUrl, createOutboundPolicy } from '../../src/net/outbound-policy.ts';
 
 /**
- * The outbound-URL policy (decisions §12) on real sockets. Refused addresses are refused before any
+ * The outbound-URL policy (docs/health.md#catalog-servers-and-the-outbound-url-policy) on real sockets. Refused addresses are refused before any
  * connection is made, so nothing here sends a packet anywhere but 127.0.0.1.
  */
 let server: Server;

@@ -72,7 +72,7 @@ describe('OTLP normalisation (decisions §3)', () => {
   it('takes the first alias present, in the documented order', () => {
     const [s] = one({ 'gen_ai.tool.name': 't', 'server.address': 'api.example.com', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'a', 'gen_ai.response.model': 'b' }).spans;
     expect(s).toMatchObject({ serverName: 'api.example.com', modelId: 'a', spanType: 'tool_call' });
-    // LLM content makes an agent span, whose server is its agent (spec §2.1).
+    // LLM content makes an agent span, whose server is its agent (docs/ingest.md#otlp-mapping).
     const [llm] = one({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.input.messages': [{ role: 'user' }], 'gen_ai.agent.name': 'bot' }).spans;
     expect(llm).toMatchObject({ spanType: 'agent', serverName: 'bot', llmInput: '[{"role":"user"}]' });
   });

@@ -3,7 +3,7 @@ import { DEFAULT_PREVENTION } from '../../src/model/prevention-config.ts';
 import { auditLogs, bootstrapKey, call, createProject, expectStatus, type Reply, twoProjects } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The prevention config API over REST (decisions §7): shapes, defaults, inheritance, validation, auth, audit. */
+/** The prevention config API over REST (docs/prevention.md): shapes, defaults, inheritance, validation, auth, audit. */
 
 const A = 'prev-a';
 const B = 'prev-b';

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 /**
  * Unknown values of enum filters are a mistake the caller should hear about (422 naming the
  * parameter and the allowed values), not an empty 200 that reads as "nothing happened"; and the
- * metrics path label names path parameters `{id}` (spec §6.3).
+ * metrics path label names path parameters `{id}` (docs/api.md#metrics).
  */
 
 const ADMIN = bootstrapKey();

@@ -4,7 +4,7 @@ import { gradeOf } from '../../src/scoring/grades.ts';
 import type { ScoreInputs } from '../../src/store/scoring-repo.ts';
 import type { ScanSummary } from '../../src/store/security-repo.ts';
 
-/** Grade bands and hard caps of spec §2.5, on the pure formulas (stored history: scorecard.test.ts). */
+/** Grade bands and hard caps of docs/scorecards.md, on the pure formulas (stored history: scorecard.test.ts). */
 const NOW = new Date('2026-03-01T12:00:00Z');
 
 /** A server that scores 100 on every dimension but security; `scan` decides security. */

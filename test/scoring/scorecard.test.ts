@@ -11,7 +11,7 @@ import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
 /**
- * Scorecards from stored history (spec §2.5, decisions §5) on each back end: health results, drift
+ * Scorecards from stored history (docs/scorecards.md) on each back end: health results, drift
  * events and scans through the store functions the checker and scanner use, spans through the
  * ingest API; every number below is worked out by hand in the comment beside it.
  */

@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { agentName, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
 
 /**
- * Spec §3.2, one test per row: the breaker per agent + server, opened by real failing calls to
+ * docs/sdk.md#circuit-breaker, one test per row: the breaker per agent + server, opened by real failing calls to
  * server-everything through wrapMcp, and moved through half-open with `guard`, a tool the test
  * makes fail or succeed, and the injected clock. Loop detection is off so only the breaker acts.
  */

@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { agentName, eventually, inboxAlerts, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
 
 /**
- * The budget rows of spec §2.9's guard table (max_steps, max cost, soft alert, wall time, unknown
+ * The budget rows of docs/sdk.md's guard table (max_steps, max cost, soft alert, wall time, unknown
  * model pricing) against a running Spyglass server holding each agent's config, with tool calls
  * through wrapMcp to the real server-everything, and `guard` with the injected clock for time.
  */

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, eventually, putAgentConfig, refusal } from './helpers.ts';
 
 /**
- * Config from the backend (spec §2.9 "Inheritance", issue #11): a stored config beats the
+ * Config from the backend (docs/prevention.md#defaults-and-inheritance, issue #11): a stored config beats the
  * constructor's (with nothing stored, the constructor's applies), an edit applies mid-run on the
  * next call, and a deleted override falls back to the project default on the next run. The
  * backend-down case is in offline.test.ts.

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, refusal, storedSession, storedSpans } from './helpers.ts';
 
 /**
- * The graph rows of spec §2.9's guard table: the node iteration limit and the graph cost limit are
+ * The graph rows of docs/sdk.md's guard table: the node iteration limit and the graph cost limit are
  * client options (`graph`), checked when a node starts; read back from a running Spyglass server.
  */
 let server: TestServer;

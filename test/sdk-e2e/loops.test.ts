@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { agentName, inboxAlerts, manualClock, putAgentConfig, recordingLogger, refusal, storedSession, storedSpans, toolCalls, eventually, startRig, type Rig } from './helpers.ts';
 
 /**
- * The loop rows of spec §2.9's guard table, through wrapMcp against the real server-everything
+ * The loop rows of docs/sdk.md's guard table, through wrapMcp against the real server-everything
  * over stdio and a running Spyglass server that holds each agent's prevention config: what the
  * agent sees (the thrown error), what the server stored (spans, session tag) and the inbox.
  */

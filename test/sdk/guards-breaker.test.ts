@@ -3,7 +3,7 @@ import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.
 import { CircuitBreakerOpenError } from '../../sdk/src/errors.ts';
 import { CircuitBreakers, MAX_BREAKERS, type Verdict } from '../../sdk/src/guards/index.ts';
 
-// Spec §3.2: closed → open → half-open → closed / open, per agent + server.
+// docs/sdk.md#circuit-breaker: closed → open → half-open → closed / open, per agent + server.
 const CFG: PreventionConfig = { ...DEFAULT_PREVENTION, cb_failure_threshold: 3, cb_cooldown_seconds: 30, cb_half_open_max_calls: 2 };
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 

@@ -3,7 +3,7 @@ import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.
 import { BudgetExceededError, GraphLoopError, type PreventionError } from '../../sdk/src/errors.ts';
 import { SessionGuard, type CallIdentity, type GraphLimits, type Verdict } from '../../sdk/src/guards/index.ts';
 
-// Spec §2.9, budget and graph rows: max_steps, max cost, soft alert, wall time, node iterations, graph cost.
+// docs/sdk.md#guards, budget and graph rows: max_steps, max cost, soft alert, wall time, node iterations, graph cost.
 const BASE: PreventionConfig = { ...DEFAULT_PREVENTION, loop_enabled: false };
 const NO_GRAPH: GraphLimits = { maxNodeIterations: 0, maxCostUsd: null };
 const call = (toolName = 'echo', args: unknown = {}): CallIdentity => ({ agentName: 'writer', serverName: 'everything', toolName, args });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFingerprint } from '../../sdk/src/guards/index.ts';
 
-// Spec §2.9, float normalisation: floats rounded to 6 decimals recursively; other types unchanged.
+// docs/sdk.md#guards, float normalisation: floats rounded to 6 decimals recursively; other types unchanged.
 const fp = callFingerprint;
 
 describe('call fingerprints', () => {

@@ -3,7 +3,7 @@ import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.
 import { LoopDetectedError } from '../../sdk/src/errors.ts';
 import { SessionGuard, type CallIdentity, type Verdict } from '../../sdk/src/guards/index.ts';
 
-// Spec §2.9, loop rows: repetition, ping-pong, retry without progress, warn, terminate.
+// docs/sdk.md#guards, loop rows: repetition, ping-pong, retry without progress, warn, terminate.
 const WARN: PreventionConfig = { ...DEFAULT_PREVENTION, loop_threshold: 3 };
 const TERMINATE: PreventionConfig = { ...WARN, loop_action: 'terminate' };
 const newGuard = () => new SessionGuard({ sessionId: 's1', agentName: 'researcher', clock: () => 0 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { llmCostUsd, toolCostUsd } from '../../sdk/src/pricing.ts';
 
-// Spec §2.9 "Unknown model pricing" and the SDK's pricing option (LLM models and tools).
+// docs/sdk.md#guards "Unknown model pricing" and the SDK's pricing option (LLM models and tools).
 const M = 1_000_000;
 
 describe('LLM cost', () => {

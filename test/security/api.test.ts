@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 import { configCheck, firstSeenPin, toolDescriptionCheck, useRegistry } from './helpers.ts';
 
-/** Security scans through the real server (spec §2.6, §4.3): REST and GraphQL, roles, scoping, down and hanging servers, the bus event. */
+/** Security scans through the real server (docs/security.md#results-history-and-pins, docs/api.md#rest): REST and GraphQL, roles, scoping, down and hanging servers, the bus event. */
 const ADMIN = `sg_${'e'.repeat(63)}f`;
 let dir: string;
 let fx: HttpFixtures;
@@ -162,7 +162,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         expect((await get('/api/security/servers/alpha')).json.findings).toEqual(alpha.findings);
         // Three servers with high findings, one event for the run.
         expect(events).toEqual([{ type: 'security:scan', data: expect.objectContaining({ project_id: 'default', servers: ['alpha'], high_count: 2, critical_count: 0, highest_severity: 'high' }) }]);
-        // The live SSE stream keeps spec §6.1's event set: a marker published after the scan
+        // The live SSE stream keeps docs/api.md's event set: a marker published after the scan
         // arrives, and before it only the scan's health checks and the security alert it raised
         // (the internal security:scan event is not streamed).
         await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 10_000);

@@ -44,7 +44,7 @@ describe('OSV range evaluation', () => {
     expect(evaluateAffected('npm', '2025.07.01', fs).status).toBe('unaffected');
     expect(evaluateAffected('npm', '2025.7.1', fs).status).toBe('unaffected');
     expect(evaluateAffected('npm', '2026.8.31', fs).status).toBe('unaffected');
-    // A range written only in old semver terms misses the calendar releases, as security-notes §3e warns.
+    // A range written only in old semver terms misses the calendar releases, as docs/security.md#how-cve-lookup-works-offline warns.
     expect(evaluateAffected('npm', '2025.3.28', eco([{ introduced: '0' }, { fixed: '0.6.4' }])).status).toBe('unaffected');
     const git = eco([{ introduced: '0' }, { fixed: '2026.1.14' }]);
     expect(evaluateAffected('PyPI', '2026.1.0', git).status).toBe('affected');

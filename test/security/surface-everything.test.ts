@@ -34,7 +34,7 @@ describe('server-everything', () => {
     const dump = findings.filter((f) => f.rule === 'secrets.env-dump');
     expect(dump).toEqual([expect.objectContaining({ toolName: 'get-env', severity: 'high', category: 'OWASP-MCP-01', kind: 'owasp', location: 'tools.get-env.description' })]);
     expect(dump[0]?.evidence).toMatch(/environment variables/i);
-    // No credentials configured for a local process: decisions §5's no_auth, at medium.
+    // No credentials configured for a local process: docs/security.md's no_auth, at medium.
     expect(findings.filter((f) => f.kind === 'no_auth')).toEqual([expect.objectContaining({ rule: 'auth.none', severity: 'medium' })]);
     // Its tools are honestly annotated: no contradiction.
     expect(findings.map((f) => f.rule)).not.toContain('capability.annotation-contradiction');

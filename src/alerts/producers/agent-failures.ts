@@ -3,7 +3,7 @@ import { HEALTH_TAGS, type HealthTag, type Span } from '../../model/span.ts';
 import type { AlertSink, FireInput, Severity } from '../../model/alert.ts';
 
 /**
- * Ingest's alerts (spec §6.2): `agent_failure` once per session when a committed batch carries an
+ * Ingest's alerts (docs/alert-producers.md): `agent_failure` once per session when a committed batch carries an
  * unhealthy health tag, and the SDK's guard events (loop_detected, budget_exceeded,
  * circuit_breaker_open, and the soft budget alert budget_warning), which arrive as span tags, once
  * per session each. budget_warning is healthy (execution continues): it is no agent_failure. The sink deduplicates

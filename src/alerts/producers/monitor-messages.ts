@@ -3,7 +3,7 @@ import type { DriftEvent } from '../../model/health.ts';
 import type { FireInput } from '../../model/alert.ts';
 
 /**
- * What the monitor's alerts say (spec §6.2): one builder per alert type, pure, so the wording and
+ * What the monitor's alerts say (docs/alert-producers.md): one builder per alert type, pure, so the wording and
  * the dedup keys live in one place. Keys are per project (the sink scopes them).
  */
 type Result = CheckReport['result'];

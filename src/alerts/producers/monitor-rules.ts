@@ -4,7 +4,7 @@ import type { FireInput } from '../../model/alert.ts';
 import { downKey, everyFailureKey, highLatency, latencyKey, mcpDown, mcpRecovered, schemaDrift } from './monitor-messages.ts';
 
 /**
- * The monitor's alert rules (spec §6.2) as a pure step: the state of one server plus one completed
+ * The monitor's alert rules (docs/alert-producers.md) as a pure step: the state of one server plus one completed
  * check give the next state and the alerts to fire or resolve. Only `down` counts as a failure: a
  * `degraded` server answered (its probe tool failed, a schema is invalid or drifted), so it neither
  * adds to the failure count nor keeps an outage open.

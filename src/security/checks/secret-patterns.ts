@@ -1,5 +1,5 @@
 /**
- * Credential shapes (security-notes §2b "credential literals") and what does not count as one.
+ * Credential shapes (docs/security.md#secrets-capability-surface-execution-surface-transport-and-shadow-servers "credential literals") and what does not count as one.
  * Each pattern is a provider's documented key format, so a match is very likely a live secret.
  * The one list behind the secrets check (OWASP-MCP-01), the poisoning rule for credentials in tool
  * text (and its excerpt masking) and the masking of launch-command evidence.
@@ -22,7 +22,7 @@ export const SECRET_LITERALS: readonly RegExp[] = SECRET_PATTERNS.map((p) => new
 /** Query parameters and flags whose value is a credential. */
 export const CREDENTIAL_NAME = /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth)$/i;
 
-/** Header names that carry a credential (the words of decisions §5, as in scoring/auth-configured.ts). */
+/** Header names that carry a credential (the words of docs/scorecards.md#dimensions, as in scoring/auth-configured.ts). */
 export const CREDENTIAL_HEADER = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
 
 /** `${VAR}`, `$VAR`, `<token>`, `{{token}}`, `%VAR%`, `xxx`, `changeme`, `your-api-key`, empty: written to be replaced. */

@@ -3,8 +3,8 @@ import type { Check, Finding } from '../types.ts';
 import { findingOf, isLoopbackHost, parseUrl, type Rule } from './rule.ts';
 
 /**
- * OWASP-MCP-07 from the configuration and Observation.http (exposure.ts). `auth.none` is decisions
- * §5's "no authentication configured": exactly one per server without credentials, kind `no_auth`
+ * OWASP-MCP-07 from the configuration and Observation.http (exposure.ts). `auth.none` is the
+ * "no authentication configured" of docs/scorecards.md#dimensions: exactly one per server without credentials, kind `no_auth`
  * so the scorecard deducts once; its severity says how exposed that leaves the server.
  */
 const base = { category: 'OWASP-MCP-07', kind: 'owasp' } as const;

@@ -1,5 +1,5 @@
 /**
- * Look-alike tool names: mixed scripts and near spellings (security-notes §2b, SAFE-T1004).
+ * Look-alike tool names: mixed scripts and near spellings (docs/security.md#rules, SAFE-T1004).
  */
 
 /** Cyrillic and Greek letters drawn like Latin ones: enough to unmask the usual homoglyph names. */

@@ -3,7 +3,7 @@ import { canonicalJson, reduceTool } from '../../health/schema-hash.ts';
 import type { Observation, Pin, PinnedTool } from '../types.ts';
 
 /**
- * Trust on first use (security-notes §2d). The first scan pins the server's identity, its
+ * Trust on first use (docs/security.md#pinning-trust-on-first-use). The first scan pins the server's identity, its
  * instructions and every tool; a tool first seen later is pinned then; a pin never moves (only an
  * operator re-pins), so a definition that changes keeps being reported against what was approved.
  */
@@ -25,7 +25,7 @@ export function nextPin(pin: Pin | null, obs: Observation, now: Date): Pin {
   return next;
 }
 
-/** One tool's pin: the hashed fields of decisions §5 and the SHA-256 of their canonical JSON. */
+/** One tool's pin: the hashed fields of docs/health.md#schema-hash-and-drift and the SHA-256 of their canonical JSON. */
 export function pinTool(raw: Record<string, unknown>, now: Date): PinnedTool {
   const definition = reduceTool(raw);
   return { hash: hashTool(raw), definition, pinnedAt: now };

@@ -1,7 +1,7 @@
 import type { FindingKind, Severity } from '../types.ts';
 
 /**
- * The rule catalogue of the poisoning scan (security-notes §2b). Each rule has a stable id that
+ * The rule catalogue of the poisoning scan (docs/security.md#rules). Each rule has a stable id that
  * docs/security.md and SARIF list, one category, a default severity and what the scorecard counts
  * it as: `poisoning` (confirmed tool poisoning) only where a match is hard to explain innocently.
  */

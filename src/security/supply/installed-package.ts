@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 /**
- * The exact npm package behind a script or bin that is already installed (security-notes §3a: the
+ * The exact npm package behind a script or bin that is already installed (docs/security.md#which-package-a-server-runs: the
  * most accurate mapping, and it works offline): follow the symlink, then walk up to the nearest
  * package.json that names a package. Only files under a node_modules folder count, so a project's
  * own scripts are not mistaken for a published package.

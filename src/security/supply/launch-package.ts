@@ -5,7 +5,7 @@ import type { Ecosystem } from './osv-types.ts';
 import { parseSpec, type VersionKind } from './package-spec.ts';
 
 /**
- * Which package a stdio server runs, read from its launch command (security-notes §3a): the
+ * Which package a stdio server runs, read from its launch command (docs/security.md#which-package-a-server-runs): the
  * fetch-and-run launchers (npx, npm exec, pnpm dlx, yarn dlx, bunx, uvx, pipx run), `python -m`,
  * and installed scripts or bins (their package.json gives the exact version). Remote servers have
  * no launch command: null, and serverInfo is the caller's weak fallback (supply-check.ts).

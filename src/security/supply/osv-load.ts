@@ -7,7 +7,7 @@ import { packageKey, type AdvisoryDb, type Ecosystem, type OsvRecord, type Packa
 import { toOsvRecords } from './osv-validate.ts';
 
 /**
- * The advisory set of CVE lookup (decisions §6): the OSV file shipped with Spyglass, extended by
+ * The advisory set of CVE lookup (docs/security.md#how-cve-lookup-works-offline): the OSV file shipped with Spyglass, extended by
  * `security.advisories_path` (a JSON file, a directory of OSV JSON, or an OSV export zip such as
  * osv.dev's `npm/all.zip`). A record with the same id replaces the earlier one; withdrawn records
  * are kept out of the index. Everything is read from disk: no network.

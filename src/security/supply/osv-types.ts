@@ -1,7 +1,7 @@
 /**
  * The part of the OSV schema (ossf.github.io/osv-schema) that CVE lookup reads, and the indexed
  * advisory set it reads from. Only npm and PyPI packages are indexed: they are the ecosystems an
- * MCP launch command can name (security-notes §3a).
+ * MCP launch command can name (docs/security.md#which-package-a-server-runs).
  */
 export type Ecosystem = 'npm' | 'PyPI';
 

@@ -21,7 +21,7 @@ const NPM_NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9~][\w.~-]*$/i;
 
 /** null when the spec is not a registry package (git URL, tarball, local path, `user/repo`). */
 export function parseNpmSpec(spec: string): ParsedSpec | null {
-  // The version starts at the last `@` that is not the scope's leading one (security-notes §3a).
+  // The version starts at the last `@` that is not the scope's leading one (docs/security.md#which-package-a-server-runs).
   const at = spec.lastIndexOf('@');
   const name = at > 0 ? spec.slice(0, at) : spec;
   const version = at > 0 ? spec.slice(at + 1) : null;

@@ -5,7 +5,7 @@ import type { AdvisoryDb } from './osv-types.ts';
 
 /**
  * Optional refresh of the advisory set from `security.advisories_url` (off unless set): one OSV
- * JSON document or export zip, fetched through the outbound policy (decisions §12), bounded in
+ * JSON document or export zip, fetched through the outbound policy (docs/security.md#advisory-file-format-and-settings), bounded in
  * size and time, applied over the last good set. A failed refresh keeps that set and says why;
  * errors name the rule or status, never echo what the server answered.
  */

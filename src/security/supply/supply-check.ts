@@ -24,7 +24,7 @@ export function supplyChainCheck(db: AdvisoryDb, opts: LaunchOptions = {}): Chec
 
 /**
  * serverInfo `{name, version}` as a package, only when that name has advisories: servers rarely
- * report their package name (security-notes §3a), so this is a last resort, never a source of
+ * report their package name (docs/security.md#which-package-a-server-runs), so this is a last resort, never a source of
  * "unpinned" or "unknown version" noise. Remote servers are not mapped at all (the caller's rule).
  */
 export function serverInfoPackage(observation: Observation, db: AdvisoryDb): PackageRef | null {
