@@ -2,9 +2,7 @@
 //   receivers -> normalize -> ingest -> store -> services -> graphql / rest / cli
 // store/ imports no service or adapter, a service imports no adapter, an adapter imports no other
 // adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
-// nothing of the server. Imports that broke these rules before the rule existed carry an
-// `eslint-disable-next-line no-restricted-imports` comment naming the debt; new ones fail
-// `npm run check`.
+// nothing of the server. An import against these rules fails `npm run check`.
 
 /** The folders under src/ by layer. A new folder must be added to one of these lists. */
 export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];

@@ -1,5 +1,4 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-// eslint-disable-next-line no-restricted-imports -- layering debt: shared types still live in the SDK (docs/architecture.md)
 import {
   PREVENTION_FIELDS,
   flattenNested,
@@ -28,7 +27,7 @@ export interface Target {
 
 /**
  * The whole config a PUT (`base` = the defaults) or PATCH (`base` = the current config) body
- * results in. The body may be flat or nested (spec §2.9); unknown fields and every rule of
+ * results in. The body may be flat or nested (docs/prevention.md#the-two-shapes); unknown fields and every rule of
  * validatePrevention give one 422 listing each problem under the field as the caller spelt it.
  */
 export function parsePreventionBody(body: unknown, target: Target, base: Readonly<PreventionConfig>): PreventionConfig {
