@@ -83,3 +83,10 @@ export function toConnection<T>(nodes: T[], cursorOf: (node: T) => string, hasNe
     pageInfo: { hasNextPage, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
   };
 }
+
+/** `project:key` from a node's local id (project ids never hold a colon; the key may). */
+export function splitNodeKey(id: string): [projectId: string, key: string] {
+  const at = id.indexOf(':');
+  if (at <= 0) throw new PothosValidationError(`Invalid node id ${id}`);
+  return [id.slice(0, at), id.slice(at + 1)];
+}

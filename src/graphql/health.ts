@@ -1,6 +1,6 @@
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer } from '../model/health.ts';
+import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer, ToolObservation } from '../model/health.ts';
 import { builder, requireAdmin } from './builder.ts';
 
 /** MCP health (docs/health.md): the same service and limits as /api/health. */
@@ -180,5 +180,33 @@ builder.mutationField('runHealthChecks', (t) =>
       }
       return (await ctx.services.health.checkAll(targets)).map((r) => r.result);
     },
+  }),
+);
+
+const ToolObservationRef = builder.objectRef<ToolObservation>('ToolObservation').implement({
+  description: 'A tool list an agent saw, stored as an observed schema of the server (POST /api/servers/{name}/tools)',
+  fields: (t) => ({
+    serverName: t.exposeString('serverName'),
+    projectId: t.exposeString('projectId'),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    toolsCount: t.exposeInt('toolsCount'),
+    schemaHash: t.exposeString('schemaHash'),
+    observedAt: t.expose('observedAt', { type: 'DateTime' }),
+    drift: t.field({ type: DriftEventRef, nullable: true, description: 'The change from the previous list an agent posted; null for none', resolve: (o) => o.drift }),
+  }),
+});
+
+builder.mutationField('recordObservedTools', (t) =>
+  t.field({
+    type: ToolObservationRef,
+    description: "Stores the tools an agent saw as the server's observed schema; drift from the previous list is classified and alerted like a check's",
+    args: {
+      serverName: t.arg.string({ required: true }),
+      tools: t.arg({ type: ['JSON'], required: true, description: 'MCP tool objects ({name, description, inputSchema})' }),
+      agentName: t.arg.string({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.observedTools.record(ctx.principal, a.serverName, { tools: a.tools, agent_name: a.agentName ?? undefined, project_id: a.projectId ?? undefined }, {}),
   }),
 );

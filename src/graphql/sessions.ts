@@ -1,7 +1,7 @@
 import { scopeProject } from '../auth/principal.ts';
 import { getLineage, type Lineage, type LineageEdge, type LineageNode } from '../sessions/lineage-service.ts';
-import { getSessionTree, listSessions, sessionCursor, type SessionJson, type TreeNode } from '../sessions/sessions-service.ts';
-import { builder, toConnection } from './builder.ts';
+import { getSession, getSessionTree, listSessions, sessionCursor, type SessionJson, type TreeNode } from '../sessions/sessions-service.ts';
+import { builder, splitNodeKey, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
 
 interface FlatNode {
@@ -14,7 +14,13 @@ interface SessionDetail {
   truncated: boolean;
 }
 
-const SessionRef = builder.objectRef<SessionJson>('Session').implement({
+const SessionRef = builder.node(builder.objectRef<SessionJson>('Session'), {
+  // The global id names the project too: session ids are unique within a project only.
+  id: { resolve: (s) => `${s.project_id}:${s.session_id}` },
+  loadOne: (id, ctx) => {
+    const [projectId, sessionId] = splitNodeKey(id);
+    return getSession(ctx.services.store.db, scopeProject(ctx.principal, projectId), sessionId);
+  },
   description: 'A session rollup (spec §2.8, decisions §4)',
   fields: (t) => ({
     sessionId: t.exposeString('session_id'),

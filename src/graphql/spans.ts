@@ -1,9 +1,15 @@
 import { isoMicros, type Span } from '../model/span.ts';
 import { scopeProject } from '../auth/principal.ts';
 import { getSpan, spanCursor, querySpans } from '../traces/spans-service.ts';
-import { builder, toConnection } from './builder.ts';
+import { builder, splitNodeKey, toConnection } from './builder.ts';
 
-export const SpanRef = builder.objectRef<Span>('Span').implement({
+export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
+  // The global id names the project too: span ids are unique within a project only.
+  id: { resolve: (s) => `${s.projectId}:${s.spanId}` },
+  loadOne: (id, ctx) => {
+    const [projectId, spanId] = splitNodeKey(id);
+    return getSpan(ctx.services.store.db, ctx.principal, spanId, projectId);
+  },
   description: 'One tool call, agent turn or handoff (spec §2.1)',
   fields: (t) => ({
     spanId: t.exposeString('spanId'),

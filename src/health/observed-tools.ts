@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { schemaDrift } from '../alerts/producers/monitor-messages.ts';
 import type { AlertSink } from '../model/alert.ts';
+import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
@@ -12,7 +13,7 @@ import { findProject } from '../store/projects-repo.ts';
 import { driftChanges } from './checker.ts';
 import { mostSevere } from './drift-diff.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
-import { toDriftJson, type DriftEvent, type ToolSnapshot } from '../model/health.ts';
+import type { DriftEvent, ToolObservation, ToolSnapshot } from '../model/health.ts';
 
 /** The most tools one posted list may hold, and the longest server, agent and tool names. */
 export const MAX_OBSERVED_TOOLS = 2000;
@@ -39,7 +40,9 @@ export class ObservedToolsService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async record(actor: Principal, serverName: string, body: unknown, query: { project_id?: string | undefined }): Promise<Record<string, unknown>> {
+  /** `body`: the tools as an agent posted them (a list, or `{tools, agent_name?, project_id?}`). */
+  async record(actor: Principal, serverName: string, body: unknown, query: { project_id?: string | undefined }): Promise<ToolObservation> {
+    enforce(actor, 'write');
     const input = parseBody(serverName, body);
     const projectId = scopeProject(actor, input.projectId ?? (query.project_id || undefined)) ?? DEFAULT_PROJECT;
     if (!(await findProject(this.deps.db, projectId))) throw notFound(`project ${projectId} does not exist`);
@@ -54,7 +57,7 @@ export class ObservedToolsService {
     }
     await saveObservation(this.deps.db, { id: randomUUID(), projectId, serverName, agentName: input.agentName, schemaHash: hash, toolsCount: tools.length, observedAt }, tools, drift);
     if (drift) this.alert(drift);
-    return { server_name: serverName, project_id: projectId, agent_name: input.agentName, tools_count: tools.length, schema_hash: hash, observed_at: observedAt.toISOString(), drift: drift ? toDriftJson(drift) : null };
+    return { serverName, projectId, agentName: input.agentName, toolsCount: tools.length, schemaHash: hash, observedAt, drift };
   }
 
   private alert(d: DriftEvent): void {

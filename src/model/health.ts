@@ -149,3 +149,26 @@ export function toDriftJson(e: DriftEvent): Record<string, unknown> {
     agent_name: e.agentName ?? null,
   };
 }
+
+/** A tool list an agent posted (POST /api/servers/{name}/tools), and the drift it showed. */
+export interface ToolObservation {
+  serverName: string;
+  projectId: string;
+  agentName: string | null;
+  toolsCount: number;
+  schemaHash: string;
+  observedAt: Date;
+  drift: DriftEvent | null;
+}
+
+export function toToolObservationJson(o: ToolObservation): Record<string, unknown> {
+  return {
+    server_name: o.serverName,
+    project_id: o.projectId,
+    agent_name: o.agentName,
+    tools_count: o.toolsCount,
+    schema_hash: o.schemaHash,
+    observed_at: o.observedAt.toISOString(),
+    drift: o.drift ? toDriftJson(o.drift) : null,
+  };
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { toDriftJson, toHealthJson } from '../model/health.ts';
+import { toDriftJson, toHealthJson, toToolObservationJson } from '../model/health.ts';
 import { toScorecardJson } from '../scoring/scorecard.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';
@@ -58,7 +58,7 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
 
   // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
   app.post<{ Params: NameParams }>('/api/servers/:name/tools', async (req, reply) =>
-    reply.status(201).send(await s.observedTools.record(req.principal, req.params.name, req.body, req.query as Query)),
+    reply.status(201).send(toToolObservationJson(await s.observedTools.record(req.principal, req.params.name, req.body, req.query as Query))),
   );
 
   app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {

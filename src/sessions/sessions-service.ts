@@ -63,6 +63,13 @@ export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions:
 }
 
 /** One session and its span tree by parent_span_id; spans whose parent is absent become roots. */
+/** One session's rollup without its spans; a project-bound caller finds only its project's sessions. */
+export async function getSession(db: Db, projectId: string | null, sessionId: string): Promise<SessionJson> {
+  const row = await findSessionRow(db, projectId, sessionId);
+  if (!row) throw notFound(`no session ${sessionId}`);
+  return toSessionJson(row);
+}
+
 export async function getSessionTree(db: Db, projectId: string | null, sessionId: string): Promise<{ session: SessionJson; spans: TreeNode[]; truncated: boolean }> {
   const row = await findSessionRow(db, projectId, sessionId);
   if (!row) throw notFound(`no session ${sessionId}`);

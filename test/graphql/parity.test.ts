@@ -51,6 +51,7 @@ const COUNTERPARTS: Record<string, string[]> = {
   'GET /api/health/servers/:name/blast-radius': ['Query.blastRadius'],
   'GET /api/health/servers/:name/scorecard': ['Query.scorecard'],
   'POST /api/health/check': ['Mutation.runHealthChecks'],
+  'POST /api/servers/:name/tools': ['Mutation.recordObservedTools'],
   'POST /api/security/scan': ['Mutation.runSecurityScan'],
   'GET /api/security/servers/:name': ['Query.securityScan'],
   'GET /api/security/servers/:name/history': ['Query.securityScanHistory'],
@@ -208,6 +209,18 @@ describe('GraphQL parity with REST', () => {
     expect((await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted } }', { spans: [span] }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
+  it('records the tools an agent saw, and the drift between two lists', async () => {
+    const record = `mutation($tools: [JSON!]!) { recordObservedTools(serverName: "orders", tools: $tools, agentName: "support") {
+      toolsCount agentName drift { classification changes { toolName paramName classification } } } }`;
+    const tool = (required: string[]) => ({ name: 'get_order', inputSchema: { type: 'object', properties: { id: { type: 'string' }, region: { type: 'string' } }, required } });
+    const first = await h.gql(record, { tools: [tool(['id'])] }, ADMIN);
+    expect(first.data.recordObservedTools).toEqual({ toolsCount: 1, agentName: 'support', drift: null });
+    const second = await h.gql(record, { tools: [tool(['id', 'region'])] }, ADMIN);
+    expect(second.data.recordObservedTools.drift.classification).toBe('BREAKING');
+    expect(second.data.recordObservedTools.drift.changes).toContainEqual(expect.objectContaining({ toolName: 'get_order', paramName: 'region' }));
+    expect((await h.gql(record, { tools: [tool(['id'])] }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
   it('takes one batch per request: aliases cannot multiply one body', async () => {
     const span = nativeSpan({ span_id: 'gql-alias-1' });
     const res = await h.gql(
@@ -235,13 +248,19 @@ describe('Node', () => {
     const sample: Record<string, string> = {
       ApiKey: '{ apiKeys { nodeId } }',
       Project: '{ projects { nodeId } }',
+      Session: '{ sessions(first: 1) { edges { node { nodeId } } } }',
+      Span: '{ spans(first: 1) { edges { node { nodeId } } } }',
       User: '{ users { nodeId } }',
+    };
+    const firstNodeId = (data: Record<string, any>): string | undefined => {
+      const value = Object.values(data)[0];
+      return Array.isArray(value) ? value[0]?.nodeId : value.edges[0]?.node.nodeId;
     };
     await h.gql('mutation { inviteUser(email: "node@example.com") { inviteToken } }', {}, ADMIN);
     expect(types).toEqual(Object.keys(sample).sort());
     for (const type of types) {
       const listed = await h.gql(sample[type] as string, {}, ADMIN);
-      const nodeId = (Object.values(listed.data)[0] as { nodeId: string }[])[0]?.nodeId;
+      const nodeId = firstNodeId(listed.data);
       expect(nodeId, type).toBeTruthy();
       const back = await h.gql('query($id: ID!) { node(id: $id) { __typename nodeId } }', { id: nodeId }, ADMIN);
       expect(back.data.node, type).toEqual({ __typename: type, nodeId });
@@ -252,5 +271,10 @@ describe('Node', () => {
     expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: unknownType }, ADMIN)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const user = (await h.gql('{ users { nodeId } }', {}, ADMIN)).data.users[0].nodeId;
     expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: user }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    // A key bound to another project cannot refetch a span of the default project by its global id.
+    const span = firstNodeId((await h.gql(sample.Span as string, {}, ADMIN)).data);
+    const bound = (await h.gql('mutation { createApiKey(input: {name: "node-bound", role: "viewer", projectId: "other"}) { key } }', {}, ADMIN)).data.createApiKey.key;
+    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: span }, bound)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await h.gql('query($id: ID!) { node(id: $id) { ... on Span { spanId inputArgs } } }', { id: span }, viewerKey)).data.node.spanId).toBeTruthy();
   });
 });
