@@ -119,7 +119,9 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
     status: timedOut ? 'timeout' : failed ? 'error' : 'success',
     error: errorText,
     startedAt: new Date(s.startTimeMs),
+    startedAtMicros: subMs(s.startTimeMs),
     endedAt: new Date(Math.max(s.endTimeMs, s.startTimeMs)),
+    endedAtMicros: subMs(Math.max(s.endTimeMs, s.startTimeMs)),
     latencyMs: Math.max(0, s.endTimeMs - s.startTimeMs),
     inputArgs: first(a, ALIASES.inputArgs, toArgs),
     outputResult: failed ? null : first(a, ALIASES.outputResult, serialize),
@@ -141,4 +143,9 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
 function mcpNameParts(name: string): { server: string; tool: string } | undefined {
   const m = /^mcp\.([^.]+)\.(.+)$/.exec(name);
   return m ? { server: m[1] as string, tool: m[2] as string } : undefined;
+}
+
+/** The microseconds past a time's millisecond, rounded (OTLP sends nanoseconds; a Date keeps whole ms). */
+function subMs(ms: number): number {
+  return Math.min(999, Math.round((ms - Math.floor(ms)) * 1000));
 }

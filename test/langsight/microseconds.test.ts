@@ -41,6 +41,21 @@ describe.each(backends)('$name', ({ available, env }) => {
       }
     });
 
+    it('OTLP nanosecond times keep their microseconds', async () => {
+      const ns = (BigInt(base) * 1_000_000n + 123_456_789n).toString();
+      const endNs = (BigInt(base) * 1_000_000n + 125_000_001n).toString();
+      const body = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'otel-micro' } }] }, scopeSpans: [{ spans: [{
+        traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'tools/call read_file', kind: 3,
+        startTimeUnixNano: ns, endTimeUnixNano: endNs,
+        attributes: [{ key: 'mcp.tool.name', value: { stringValue: 'read_file' } }, { key: 'mcp.server.name', value: { stringValue: 'fs' } }, { key: 'session.id', value: { stringValue: 'otel-micro' } }],
+      }] }] }] };
+      expectStatus(await req('POST', '/v1/traces', body), 200, 'otlp');
+      const [span] = expectStatus(await req('GET', '/api/traces/spans?session_id=otel-micro'), 200, 'spans').json as { started_at: string; ended_at: string }[];
+      // …123,456,789 ns: rounded to the microsecond, as PostgreSQL rounds a time with more digits.
+      expect(span?.started_at).toBe(microIso(BigInt(base) * 1000n + 123_457n));
+      expect(span?.ended_at).toBe(new Date(base + 125).toISOString());
+    });
+
     it('spans one microsecond apart inside one millisecond keep their order in the tree and the list', async () => {
       // The LLM span ends at …900_000 µs and its intent starts 1 µs later, the tool call 2 µs after that.
       const { spans } = expectStatus(await req('GET', '/api/agents/sessions/ls-micro'), 200, 'tree').json;
