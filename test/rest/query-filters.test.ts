@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEALTH_TAGS } from '../../src/model/span.ts';
+import { HEALTH_TAGS, SPAN_TYPES } from '../../src/model/span.ts';
 import { bootstrapKey, call } from '../helpers/auth.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -25,7 +25,7 @@ describe('enum filters and metric path labels', () => {
 
   it.each([
     ['/api/traces/spans?status=failed', 'status', "Input should be 'success', 'error', 'timeout', 'prevented'"],
-    ['/api/traces/spans?span_type=tool', 'span_type', "Input should be 'tool_call', 'agent', 'handoff', 'llm_intent', 'user_message'"],
+    ['/api/traces/spans?span_type=tool', 'span_type', `Input should be ${SPAN_TYPES.map((t) => `'${t}'`).join(', ')}`],
     ['/api/agents/sessions?health_tag=broken', 'health_tag', `Input should be ${HEALTH_TAGS.map((t) => `'${t}'`).join(', ')}`],
   ])('%s → 422 naming %s and its values', async (path, name, msg) => {
     const r = await call(base, 'GET', path, { key: ADMIN });
