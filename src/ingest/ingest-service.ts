@@ -4,7 +4,7 @@ import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
 import { SpyglassError } from '../errors.ts';
 import type { TakeResult } from '../limits/limiter.ts';
-import { isoMicros, type Span } from '../model/span.ts';
+import { clientFieldsJson, isoMicros, type Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import type { KnownProjects } from './known-projects.ts';
@@ -94,15 +94,7 @@ function toSpanEvent(s: Span) {
       output_tokens: s.outputTokens,
       cost_usd: s.costUsd,
       health_tag: s.healthTag,
-      target_agent_name: s.targetAgentName ?? null,
-      finish_reason: s.finishReason ?? null,
-      cache_read_tokens: s.cacheReadTokens ?? null,
-      cache_creation_tokens: s.cacheCreationTokens ?? null,
-      thinking_tokens: s.thinkingTokens ?? null,
-      lineage_provenance: s.lineageProvenance ?? null,
-      lineage_status: s.lineageStatus ?? null,
-      schema_version: s.schemaVersion ?? null,
-      replay_of: s.replayOf ?? null,
+      ...clientFieldsJson(s),
     },
   };
 }

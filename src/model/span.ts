@@ -108,6 +108,14 @@ export function toSpanJson(s: Span) {
     health_tag: s.healthTag,
     cost_usd: s.costUsd,
     cost_estimated: s.costEstimated,
+    ...clientFieldsJson(s),
+  };
+}
+export type SpanJson = ReturnType<typeof toSpanJson>;
+
+/** The fields LangSight's SDK sends beyond the span model's core, in the API's JSON (REST and live events). */
+export function clientFieldsJson(s: Span) {
+  return {
     target_agent_name: s.targetAgentName ?? null,
     finish_reason: s.finishReason ?? null,
     cache_read_tokens: s.cacheReadTokens ?? null,
@@ -119,4 +127,3 @@ export function toSpanJson(s: Span) {
     replay_of: s.replayOf ?? null,
   };
 }
-export type SpanJson = ReturnType<typeof toSpanJson>;
