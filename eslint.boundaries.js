@@ -9,9 +9,9 @@ export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];
 export const BASE = ['model', 'config', 'metrics', 'net'];
 export const STORE = ['store'];
 export const SERVICES = [
-  'alerts', 'anomalies', 'audit', 'auth', 'catalog', 'cluster', 'coord', 'costs', 'health', 'ingest',
-  'jobs', 'limits', 'live', 'normalize', 'prevention', 'projects', 'scoring', 'security', 'sessions',
-  'settings', 'slos', 'startup', 'traces', 'users',
+  'alerts', 'anomalies', 'audit', 'auth', 'catalog', 'costs', 'health', 'ingest', 'live', 'normalize',
+  'prevention', 'projects', 'scale', 'scoring', 'security', 'sessions', 'settings', 'slos', 'startup',
+  'traces', 'users',
 ];
 
 // Relative specifiers only: `graphql` or `@modelcontextprotocol/sdk` are packages, not our folders.

@@ -13,8 +13,8 @@ import { startAnomalyDetection } from './anomalies/background.ts';
 import { startSloEvaluator } from './slos/evaluator.ts';
 import { startAlertJobs } from './alerts/jobs.ts';
 import { openStore } from './store/open-store.ts';
-import { startPeriodic } from './jobs/periodic.ts';
-import { startLeaderJobs } from './jobs/leader-jobs.ts';
+import { startPeriodic } from './scale/jobs/periodic.ts';
+import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
 
 export interface RunningServer {

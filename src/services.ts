@@ -18,10 +18,10 @@ import { IgnoredSpansLog } from './ingest/ignored-spans-log.ts';
 import { RateLimitWarnings } from './ingest/rate-limit-warnings.ts';
 import { LanedWriter } from './ingest/laned-writer.ts';
 import { EventBus } from './live/bus.ts';
-import { connectRedis } from './coord/redis.ts';
-import { SharedSlots } from './coord/slots.ts';
+import { connectRedis } from './scale/coord/redis.ts';
+import { SharedSlots } from './scale/coord/slots.ts';
 import { createOutbound } from './net/guarded-fetch.ts';
-import { Limiter } from './limits/limiter.ts';
+import { Limiter } from './scale/limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
 import { setDeliveryShare } from './live/delivery-share.ts';
@@ -41,7 +41,7 @@ import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { encodeSpans, insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
-import { startClusterSync, type ClusterSync } from './coord/cluster-sync.ts';
+import { startClusterSync, type ClusterSync } from './scale/coord/cluster-sync.ts';
 
 /** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
 export interface Services {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { AnomalyDetector } from './detector.ts';
 
 /**

@@ -1,6 +1,6 @@
 import proxyaddr from 'proxy-addr';
 import { SpyglassError } from '../errors.ts';
-import type { Limiter } from '../limits/limiter.ts';
+import type { Limiter } from '../scale/limits/limiter.ts';
 import type { KeyService } from './key-service.ts';
 import { LOCAL_ADMIN, type Principal, type Role } from './principal.ts';
 import { maskEmail } from './secrets.ts';

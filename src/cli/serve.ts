@@ -3,13 +3,13 @@ import { createLogger } from '../logger.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
- * SPYGLASS_WORKERS above 1 runs a primary and that many worker processes instead (src/cluster/).
+ * SPYGLASS_WORKERS above 1 runs a primary and that many worker processes instead (src/scale/cluster/).
  */
 export async function runServe(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   if (config.workers > 1) {
-    const { runClustered } = await import('../cluster/index.ts');
+    const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);
   }
   // Loaded here, not at the top, so other commands start without the whole server.

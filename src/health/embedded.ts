@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { HealthService } from './health-service.ts';
 import type { CheckReport } from './checker.ts';
 import { HealthMonitor } from './monitor.ts';

@@ -3,7 +3,7 @@ import { priceSpans } from '../costs/span-pricer.ts';
 import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
 import { SpyglassError } from '../errors.ts';
-import type { TakeResult } from '../limits/limiter.ts';
+import type { TakeResult } from '../scale/limits/limiter.ts';
 import { clientFieldsJson, isoMicros, type Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';

@@ -81,7 +81,7 @@ export interface Interest {
 }
 export type BatchListener = (items: readonly Sequenced[]) => void;
 
-/** Cluster-wide delivery (src/coord/live-relay.ts): the events come back through `deliver` with cluster ids. */
+/** Cluster-wide delivery (src/scale/coord/live-relay.ts): the events come back through `deliver` with cluster ids. */
 export interface Relay {
   /** Takes the events, or answers false when it cannot now: they are then delivered here only. */
   send(events: readonly LiveEvent[]): boolean;

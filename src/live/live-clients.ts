@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
-import { SharedSlots } from '../coord/slots.ts';
+import { SharedSlots } from '../scale/coord/slots.ts';
 import { SpyglassError } from '../errors.ts';
 
 export type LiveKind = 'sse' | 'graphql-sse' | 'graphql-ws';
@@ -10,7 +10,7 @@ export interface LiveLimits {
   maxClients: number;
   /**
    * Live connections one key (or proxied user, or the local admin) may hold, across every worker
-   * and instance with Redis (src/coord/slots.ts).
+   * and instance with Redis (src/scale/coord/slots.ts).
    */
   maxPerKey: number;
   /** GraphQL subscriptions at once on one connection (docs/api.md#live-clients-one-budget: 20). */

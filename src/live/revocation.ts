@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { KeyService } from '../auth/key-service.ts';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { LiveClients } from './live-clients.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { HttpServerLimits } from '../config/types.ts';
-import type { SharedSlots } from '../coord/slots.ts';
+import type { SharedSlots } from '../scale/coord/slots.ts';
 
 /**
  * Node's own timeouts for slow and idle clients: a request whose headers, or whole body, do not
@@ -22,7 +22,7 @@ const REFUSAL_RESPONSE = `HTTP/1.1 429 Too Many Requests\r\nContent-Type: applic
 
 /**
  * At most `max` open connections per client address, counted across every worker and instance
- * when Redis is configured (`slots`, src/coord/slots.ts); the next one gets a 429 and is closed, and
+ * when Redis is configured (`slots`, src/scale/coord/slots.ts); the next one gets a 429 and is closed, and
  * nothing it sends is served (a request that arrives before the count answers waits for it).
  * Trusted proxies are exempt: many clients share their address. 0 = no cap.
  */

@@ -4,7 +4,7 @@ import { readKey } from '../auth/authenticate.ts';
 import { sha256 } from '../auth/secrets.ts';
 import type { RateLimitConfig } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
-import type { Limiter } from '../limits/limiter.ts';
+import type { Limiter } from '../scale/limits/limiter.ts';
 
 export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' | 'authFailures' | 'spansPerMinute'>;
 

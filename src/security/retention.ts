@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { ScanService } from './scan-service.ts';
 
 /** Scan retention (security.history_days, default 90): at start, then hourly, like health retention. */

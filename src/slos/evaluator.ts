@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 
 /** docs/slos.md: the SLO evaluator runs every 60 s. */
 export const SLO_EVALUATION_MS = 60_000;

@@ -1,7 +1,7 @@
 import { bigint, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
- * The fence of the background-job leader (src/coord/leadership.ts), one row per cluster name.
+ * The fence of the background-job leader (src/scale/coord/leadership.ts), one row per cluster name.
  * `token` only grows: a leader records its Redis fencing token on acquiring and on every renewal,
  * and a write carrying a smaller token than the stored one is refused, so an old leader that still
  * believes its lease (paused, partitioned from Redis) learns on its next renewal that it was replaced.

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
-import { startPeriodic } from '../jobs/periodic.ts';
+import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { Db } from '../store/db.ts';
 import { ensureDayPartitions } from '../store/partitions.ts';
 import { deleteSpansBefore } from '../store/spans-repo.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_DELAY_MS, restartBackoff } from '../../src/cluster/backoff.ts';
+import { FIRST_DELAY_MS, restartBackoff } from '../../src/scale/cluster/backoff.ts';
 
 describe('worker restart backoff', () => {
   it('waits 1 s, doubling to 30 s while replacements keep dying, and starts over after 60 s up', () => {

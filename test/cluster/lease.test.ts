@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Leadership } from '../../src/coord/leadership.ts';
-import { closeRedis, connectRedis } from '../../src/coord/redis.ts';
+import { Leadership } from '../../src/scale/coord/leadership.ts';
+import { closeRedis, connectRedis } from '../../src/scale/coord/redis.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { captureLog, type CapturedLog } from '../helpers/log-capture.ts';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/coord/redis.ts';
-import { SharedSlots } from '../../src/coord/slots.ts';
+import { connectRedis } from '../../src/scale/coord/redis.ts';
+import { SharedSlots } from '../../src/scale/coord/slots.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../helpers/redis.ts';
 
 /**
- * The shared places behind the per-key and per-address caps (src/coord/slots.ts) against a real
+ * The shared places behind the per-key and per-address caps (src/scale/coord/slots.ts) against a real
  * redis-server: counted across holders, each worker's share while Redis is away, and the counts
  * stated again when Redis comes back empty.
  */

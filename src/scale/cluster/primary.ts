@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.ts';
-import { checkServePorts } from '../startup/check-ports.ts';
-import { openStore } from '../store/open-store.ts';
+import type { Config } from '../../config/types.ts';
+import { checkServePorts } from '../../startup/check-ports.ts';
+import { openStore } from '../../store/open-store.ts';
 import { FIRST_DELAY_MS, restartBackoff } from './backoff.ts';
 import { SHUTDOWN_MESSAGE } from './messages.ts';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { EventBus, LiveEvent, Relay, Sequenced } from '../live/bus.ts';
+import type { EventBus, LiveEvent, Relay, Sequenced } from '../../live/bus.ts';
 import { closeRedis, connectRedis } from './redis.ts';
 
 /**

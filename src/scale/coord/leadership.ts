@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Db } from '../store/db.ts';
-import { recordLeaderToken, storedLeaderToken } from '../store/leader-repo.ts';
+import type { Db } from '../../store/db.ts';
+import { recordLeaderToken, storedLeaderToken } from '../../store/leader-repo.ts';
 import { acquireLease, leaseKeys, raiseToken, releaseLease, renewLease, type LeaseKeys } from './lease.ts';
 
 export interface LeadershipOptions {

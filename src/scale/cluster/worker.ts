@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.ts';
+import type { Config } from '../../config/types.ts';
 import { isShutdownMessage } from './messages.ts';
 
 /**
@@ -30,7 +30,7 @@ export async function runWorker(config: Config, baseLogger: Logger): Promise<voi
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  const { startServer } = await import('../main.ts');
+  const { startServer } = await import('../../main.ts');
   // Each worker is its own holder in the leader lease: an instance id set once for the host
   // (SPYGLASS_INSTANCE_ID) would otherwise let every worker renew the same lease as "itself".
   const id = cluster.worker?.id ?? process.pid;

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.ts';
+import type { Config } from '../../config/types.ts';
 
 /**
  * `serve` with SPYGLASS_WORKERS above 1. The same entry point runs in the primary and, forked by

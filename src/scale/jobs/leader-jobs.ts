@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.ts';
+import type { Config } from '../../config/types.ts';
 import { closeRedis, connectRedis } from '../coord/redis.ts';
 import { Leadership } from '../coord/leadership.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { Db } from '../store/db.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
+import type { Db } from '../../store/db.ts';
 
 export interface Job {
   stop(): Promise<void>;
@@ -21,7 +21,7 @@ export interface LeaderJobsOptions {
 /**
  * Runs the cluster-wide background jobs (monitor, retention, detectors, evaluators) on one instance:
  * without Redis this one is always the leader; with Redis, while it holds the leader lease
- * (src/coord/leadership.ts). stop() ends the jobs and, on the leader, releases the lease.
+ * (src/scale/coord/leadership.ts). stop() ends the jobs and, on the leader, releases the lease.
  */
 export function startLeaderJobs(o: LeaderJobsOptions): Job {
   let jobs: Job[] | null = null;

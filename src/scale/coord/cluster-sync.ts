@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { KeyService } from '../auth/key-service.ts';
-import type { ClusterConfig } from '../config/types.ts';
-import type { CostService } from '../costs/cost-service.ts';
-import type { EventBus } from '../live/bus.ts';
-import type { SseHub } from '../live/sse-hub.ts';
-import type { SettingsService } from '../settings/settings-service.ts';
+import type { KeyService } from '../../auth/key-service.ts';
+import type { ClusterConfig } from '../../config/types.ts';
+import type { CostService } from '../../costs/cost-service.ts';
+import type { EventBus } from '../../live/bus.ts';
+import type { SseHub } from '../../live/sse-hub.ts';
+import type { SettingsService } from '../../settings/settings-service.ts';
 import { Invalidation, type InvalidationTopic } from './invalidation.ts';
 import { LiveRelay } from './live-relay.ts';
 
@@ -29,7 +29,7 @@ export interface ClusterSync {
   close(): Promise<void>;
 }
 
-/** With Redis: live events through the cluster's stream, and cache invalidation (src/coord/). */
+/** With Redis: live events through the cluster's stream, and cache invalidation (src/scale/coord/). */
 export function startClusterSync(redisUrl: string, cluster: ClusterConfig, replay: number, logger: Logger, p: SyncedParts): ClusterSync {
   const relay = new LiveRelay(p.bus, { redisUrl, cluster: cluster.name, keep: cluster.liveStreamLength, history: replay, logger, onHistory: (items) => p.live.preload(items), localClients: p.liveClients, instanceId: cluster.instanceId });
   p.bus.useRelay(relay);
