@@ -43,14 +43,24 @@ export class LanedWriter {
     return this.perProject.get(project) ?? 0;
   }
 
+  /**
+   * Throws the 429 a request of `spans` spans of `project` gets while the project's backlog is
+   * full; a receiver may ask before validating a large batch, so that work is not spent on a
+   * request that would be refused.
+   */
+  admit(project: string, spans: number): void {
+    const queued = this.queuedFor(project);
+    if (queued > 0 && queued + spans > this.projectCap) {
+      throw new SpyglassError('rate_limited', `project ${JSON.stringify(project.slice(0, 128))} has ${queued} spans waiting for commit (at most ${this.projectCap}); retry later`, { retryAfter: 1 });
+    }
+  }
+
   /** Resolves with how many of `spans` were new. */
   async write(spans: Span[]): Promise<number> {
     if (spans.length === 0) return 0;
     const project = (spans[0] as Span).projectId;
+    this.admit(project, spans.length);
     const queued = this.queuedFor(project);
-    if (queued > 0 && queued + spans.length > this.projectCap) {
-      throw new SpyglassError('rate_limited', `project ${JSON.stringify(project.slice(0, 128))} has ${queued} spans waiting for commit (at most ${this.projectCap}); retry later`, { retryAfter: 1 });
-    }
     this.perProject.set(project, queued + spans.length);
     try {
       return await this.writeLanes(spans, project);

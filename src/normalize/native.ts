@@ -97,25 +97,62 @@ export interface NativeSpanInput {
  * MAX_REPORTED_ISSUES. `projectId` is the project a span gets when it names none.
  */
 export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans: number): Span[] {
+  const items = checkBatchShape(body, maxSpans);
+  const issues: ValidationIssue[] = [];
+  const spans = normalizeSlice(items, 0, items.length, projectId, issues);
+  if (issues.length > 0) throw validationError(capIssues(issues));
+  return spans;
+}
+
+/**
+ * normalizeNativeBatch in slices of `sliceSpans` spans, calling `between` before each slice after
+ * the first and awaiting what it returns (a turn of the event loop for another tenant's work: a
+ * 10,000-span batch is 50-150 ms of validation in one piece otherwise). Same spans, same 422 with
+ * every problem of every slice.
+ */
+export async function normalizeNativeBatchSliced(body: unknown, projectId: string, maxSpans: number, sliceSpans: number, between: () => Promise<void> | undefined): Promise<Span[]> {
+  const items = checkBatchShape(body, maxSpans);
+  const issues: ValidationIssue[] = [];
+  const spans: Span[] = [];
+  for (let from = 0; from < items.length; from += sliceSpans) {
+    if (from > 0) {
+      const wait = between();
+      if (wait) await wait;
+    }
+    for (const s of normalizeSlice(items, from, Math.min(items.length, from + sliceSpans), projectId, issues)) spans.push(s);
+  }
+  if (issues.length > 0) throw validationError(capIssues(issues));
+  return spans;
+}
+
+function checkBatchShape(body: unknown, maxSpans: number): unknown[] {
   if (!Array.isArray(body)) {
     throw validationError([{ loc: ['body'], msg: 'Input should be a valid list of spans', type: 'list_type' }]);
   }
   if (body.length > maxSpans) {
     throw validationError([{ loc: ['body'], msg: `A batch holds at most ${maxSpans} spans (got ${body.length})`, type: 'too_long' }]);
   }
-  const issues = validateBatch(body) ? [] : (validateBatch.errors ?? []).map(toIssue);
-  const malformed = new Set(issues.map((i) => i.loc[1]));
+  return body;
+}
+
+/** Spans [from, to) of the batch; their problems (located by index in the whole batch) go to `issues`. */
+function normalizeSlice(body: unknown[], from: number, to: number, projectId: string, issues: ValidationIssue[]): Span[] {
+  const part = from === 0 && to === body.length ? body : body.slice(from, to);
+  const found = validateBatch(part) ? [] : (validateBatch.errors ?? []).map(toIssue);
+  for (const i of found) if (typeof i.loc[1] === 'number') i.loc[1] += from;
+  const malformed = new Set(found.map((i) => i.loc[1]));
+  for (const i of found) issues.push(i);
   const spans: Span[] = [];
-  body.forEach((input: NativeSpanInput, index) => {
+  part.forEach((input, k) => {
+    const index = from + k;
     if (malformed.has(index)) return;
-    const span = toSpan(input, projectId);
+    const span = toSpan(input as NativeSpanInput, projectId);
     for (const p of checkSpan(span)) issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
     if (span.endedAt.getTime() * 1000 + (span.endedAtMicros ?? 0) < span.startedAt.getTime() * 1000 + (span.startedAtMicros ?? 0)) {
       issues.push({ loc: ['body', index, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' });
     }
     spans.push(span);
   });
-  if (issues.length > 0) throw validationError(capIssues(issues));
   return spans;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
 
 /**
@@ -6,12 +6,19 @@ import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
  * (src/ingest/cpu-slices.ts), so parsing it and the handler's work that follows do not run back
  * to back with a burst of other requests, and tenants take turns (authentication ran before
  * parsing). JSON keeps Fastify's own parser, prototype-poisoning checks included; protobuf bodies
- * stay buffers for the handler to decode.
+ * stay buffers for the handler to decode. `refuseJson`, if it throws, answers with its error
+ * instead of parsing the body.
  */
-export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[] = []): void {
+export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[] = [], refuseJson?: (req: FastifyRequest, bytes: number) => void): void {
   const parseJson = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    try {
+      refuseJson?.(req, body.length);
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
     whenSliced(body.length, tenantOf(req.principal, req.ip), () => parseJson(req, body as string, done));
   });
   if (protobufTypes.length > 0) {
