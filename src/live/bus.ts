@@ -1,3 +1,4 @@
+import type { ClientFieldsJson } from '../model/span.ts';
 /**
  * In-process fan-out of live events (docs/api.md#live-events-sse). Receivers publish; SSE and GraphQL subscriptions
  * subscribe. Listeners must not throw or block: each gets the event synchronously.
@@ -22,16 +23,7 @@ export interface SpanNewEvent {
     output_tokens?: number | null;
     cost_usd?: number | null;
     health_tag?: string | null;
-    target_agent_name?: string | null;
-    finish_reason?: string | null;
-    cache_read_tokens?: number | null;
-    cache_creation_tokens?: number | null;
-    thinking_tokens?: number | null;
-    lineage_provenance?: string | null;
-    lineage_status?: string | null;
-    schema_version?: string | null;
-    replay_of?: string | null;
-  };
+  } & Partial<ClientFieldsJson>;
 }
 export interface HealthCheckEvent {
   type: 'health:check';

@@ -114,6 +114,8 @@ export function toSpanJson(s: Span) {
 export type SpanJson = ReturnType<typeof toSpanJson>;
 
 /** The fields LangSight's SDK sends beyond the span model's core, in the API's JSON (REST and live events). */
+export type ClientFieldsJson = ReturnType<typeof clientFieldsJson>;
+
 export function clientFieldsJson(s: Span) {
   return {
     target_agent_name: s.targetAgentName ?? null,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, subMillisecondMicros, type Span } from '../model/span.ts';
+import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, subMillisecondMicros, type ClientFieldsJson, type Span } from '../model/span.ts';
 import { checkSpan, MAX_TOKENS } from './span-checks.ts';
 
 const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
@@ -57,7 +57,7 @@ const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true });
 ajv.addFormat('iso-datetime', { type: 'string', validate: (s: string) => !Number.isNaN(parseUtc(s)) });
 const validateBatch = ajv.compile({ type: 'array', items: spanSchema });
 
-export interface NativeSpanInput {
+export interface NativeSpanInput extends Partial<ClientFieldsJson> {
   server_name: string;
   tool_name: string;
   started_at: string;
@@ -80,15 +80,6 @@ export interface NativeSpanInput {
   output_tokens?: number | null;
   model_id?: string | null;
   health_tag?: Span['healthTag'];
-  target_agent_name?: string | null;
-  finish_reason?: string | null;
-  cache_read_tokens?: number | null;
-  cache_creation_tokens?: number | null;
-  thinking_tokens?: number | null;
-  lineage_provenance?: string | null;
-  lineage_status?: string | null;
-  schema_version?: string | null;
-  replay_of?: string | null;
 }
 
 /**
