@@ -1,6 +1,6 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFile } from '../helpers/auth.ts';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -21,19 +21,7 @@ afterAll(async () => {
   config?.remove();
 });
 
-/** A raw HTTP request, so Host can be set as a browser on a rebound name sends it. */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string) => rawRequest(port, method, path, headers, body);
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const writeRoutes = () => server.app.routeList.filter((r) => WRITES.has(r.method));
