@@ -4,7 +4,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { call, configFile } from '../helpers/auth.ts';
@@ -100,13 +100,11 @@ describe.runIf(redisUrl !== null)(redisUrl !== null ? 'spans per minute shared t
     // The limiter counts in process until its Redis connection is up: wait (bounded) until each
     // instance's count reaches Redis.
     for (const [s, warm] of [[a, 'warm-a'], [b, 'warm-b']] as const) {
-      let counted = false;
-      for (let i = 0; i < 50 && !counted; i++) {
+      // vi.waitFor, not expect.poll: this runs in a hook.
+      await vi.waitFor(async () => {
         expect((await postJson(`${s.httpUrl}/api/traces/spans`, spans(warm, 1))).status).toBe(202);
-        counted = (await redis.exists(`${cluster}:rl:spans-per-minute:project:${warm}`)) === 1;
-        if (!counted) await new Promise((res) => setTimeout(res, 50));
-      }
-      expect(counted, 'the instance never started counting in Redis').toBe(true);
+        expect(await redis.exists(`${cluster}:rl:spans-per-minute:project:${warm}`), 'the instance never started counting in Redis').toBe(1);
+      }, { interval: 50, timeout: 2500 });
     }
   });
   afterAll(async () => {
