@@ -9,21 +9,44 @@ export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];
 export const BASE = ['model', 'config', 'metrics', 'net'];
 export const STORE = ['store'];
 export const SERVICES = [
-  'alerts', 'anomalies', 'audit', 'auth', 'catalog', 'costs', 'health', 'ingest', 'live', 'normalize',
-  'prevention', 'projects', 'scale', 'scoring', 'security', 'sessions', 'settings', 'slos', 'startup',
-  'traces', 'users',
+  'alerts',
+  'anomalies',
+  'audit',
+  'auth',
+  'catalog',
+  'costs',
+  'health',
+  'ingest',
+  'live',
+  'normalize',
+  'prevention',
+  'projects',
+  'scale',
+  'scoring',
+  'security',
+  'sessions',
+  'settings',
+  'slos',
+  'startup',
+  'traces',
+  'users',
 ];
 
 // Relative specifiers only: `graphql` or `@modelcontextprotocol/sdk` are packages, not our folders.
-const rel = (dir) => ['.', '..', '../..', '../../..'].flatMap((up) => [`${up}/${dir}`, `${up}/${dir}/**`]);
+const rel = (dir) =>
+  ['.', '..', '../..', '../../..'].flatMap((up) => [`${up}/${dir}`, `${up}/${dir}/**`]);
 const forbid = (dirs, message) => ({ group: dirs.flatMap(rel), message });
 
 // From src/<folder>/… the SDK package is ../../sdk (deeper files: more ../).
 const serverNotSdk = {
   group: ['../../sdk', '../../sdk/**', '../../../sdk', '../../../sdk/**', '../../../../sdk/**'],
-  message: 'Server code must not import the client SDK (sdk/): shared shapes live in src/model/, held equal by test/sdk/contract.test.ts.',
+  message:
+    'Server code must not import the client SDK (sdk/): shared shapes live in src/model/, held equal by test/sdk/contract.test.ts.',
 };
-const noAdapters = forbid(ADAPTERS, 'Services and the store must not import an adapter (rest, graphql, cli, receivers).');
+const noAdapters = forbid(
+  ADAPTERS,
+  'Services and the store must not import an adapter (rest, graphql, cli, receivers).',
+);
 
 const rule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 const inside = (dirs) => dirs.map((d) => `src/${d}/**/*.ts`);
@@ -31,18 +54,43 @@ const inside = (dirs) => dirs.map((d) => `src/${d}/**/*.ts`);
 export const boundaries = [
   {
     files: inside(BASE),
-    rules: rule(forbid([...STORE, ...SERVICES, ...ADAPTERS], 'model/, config/, metrics/ and net/ are the base: they import no store, service or adapter.'), serverNotSdk),
+    rules: rule(
+      forbid(
+        [...STORE, ...SERVICES, ...ADAPTERS],
+        'model/, config/, metrics/ and net/ are the base: they import no store, service or adapter.',
+      ),
+      serverNotSdk,
+    ),
   },
-  { files: inside(STORE), rules: rule(forbid(SERVICES, 'store/ must not import a service: take domain types from src/model/.'), noAdapters, serverNotSdk) },
+  {
+    files: inside(STORE),
+    rules: rule(
+      forbid(SERVICES, 'store/ must not import a service: take domain types from src/model/.'),
+      noAdapters,
+      serverNotSdk,
+    ),
+  },
   { files: inside(SERVICES), rules: rule(noAdapters, serverNotSdk) },
   ...ADAPTERS.map((adapter) => ({
     files: inside([adapter]),
     rules: rule(
-      forbid(ADAPTERS.filter((a) => a !== adapter), 'An adapter must not import another adapter: move the shared piece below the adapters.'),
+      forbid(
+        ADAPTERS.filter((a) => a !== adapter),
+        'An adapter must not import another adapter: move the shared piece below the adapters.',
+      ),
       serverNotSdk,
     ),
   })),
   // The SDK is a package of its own: nothing outside sdk/src/.
-  { files: ['sdk/src/*.ts'], rules: rule({ group: ['../*', '../**'], message: 'The SDK must not import server code.' }) },
-  { files: ['sdk/src/*/*.ts'], rules: rule({ group: ['../../*', '../../**'], message: 'The SDK must not import server code.' }) },
+  {
+    files: ['sdk/src/*.ts'],
+    rules: rule({ group: ['../*', '../**'], message: 'The SDK must not import server code.' }),
+  },
+  {
+    files: ['sdk/src/*/*.ts'],
+    rules: rule({
+      group: ['../../*', '../../**'],
+      message: 'The SDK must not import server code.',
+    }),
+  },
 ];

@@ -19,7 +19,14 @@ import { insertWithRollups } from '../src/store/rollup-sql.ts';
 import { insertSpans } from '../src/store/spans-repo.ts';
 import type { Span } from '../src/model/span.ts';
 import { cpuDelta, cpuSnapshot } from './proc-stats.ts';
-import { batchShapes, rowSpans, SPAN_COLUMNS, toCopyText, toJsonRow, type RowSpan } from './payloads.ts';
+import {
+  batchShapes,
+  rowSpans,
+  SPAN_COLUMNS,
+  toCopyText,
+  toJsonRow,
+  type RowSpan,
+} from './payloads.ts';
 
 export type InsertMethod = 'copy' | 'writer' | 'jsonpop' | 'stage' | 'stage-rollups';
 
@@ -96,10 +103,18 @@ export async function runInsertMethod(
   // Same schema as the server: apply drizzle/ through the store's own migrator.
   const store = await openStore({ databaseUrl, dataDir: 'memory://', poolSize: 1 });
   await store.close();
-  const pg = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10, ...(noDelay ? { socket: noDelaySocket } : {}) });
+  const pg = postgres(databaseUrl, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 10,
+    ...(noDelay ? { socket: noDelaySocket } : {}),
+  });
   const db = drizzle(pg, { schema }) as unknown as Db;
   const staged = method === 'stage-rollups' ? stagedWriterStatement() : '';
-  if (staged === null) throw new Error('src/store/rollup-sql.ts no longer reads json_populate_recordset(null::spans, $1::json); update bench/copy-bench.ts');
+  if (staged === null)
+    throw new Error(
+      'src/store/rollup-sql.ts no longer reads json_populate_recordset(null::spans, $1::json); update bench/copy-bench.ts',
+    );
   const shapes = batchShapes(group);
   const groupTimes: number[] = [];
   let encodeMs = 0;
@@ -108,23 +123,33 @@ export async function runInsertMethod(
   const reserved = method === 'stage' || method === 'stage-rollups' ? await pg.reserve() : null;
   try {
     if (reserved) {
-      await reserved.unsafe(`create temp table spans_stage (like spans including defaults) on commit delete rows`);
+      await reserved.unsafe(
+        `create temp table spans_stage (like spans including defaults) on commit delete rows`,
+      );
     }
     const insertFromJson = `insert into spans (${COLS}) select ${COLS} from json_populate_recordset(null::spans, $1::json) on conflict do nothing`;
     const started = performance.now();
     const cpuBefore = cpuSnapshot(-1, pgPid);
-    for (let base = 1; rows < totalRows && performance.now() - started < timeBudgetMs; base += group) {
+    for (
+      let base = 1;
+      rows < totalRows && performance.now() - started < timeBudgetMs;
+      base += group
+    ) {
       const batch = rowSpans(shapes, base, t0);
       let e = performance.now();
       let payload: string | null = null;
-      if (method === 'copy' || method === 'stage' || method === 'stage-rollups') payload = toCopyText(batch);
+      if (method === 'copy' || method === 'stage' || method === 'stage-rollups')
+        payload = toCopyText(batch);
       else if (method === 'jsonpop') payload = JSON.stringify(batch.map(toJsonRow));
       const d = performance.now();
       if (method !== 'writer') encodeMs += d - e;
       e = d;
       switch (method) {
         case 'copy':
-          await copyIn(await pg.unsafe(`copy spans (${COLS}) from stdin`).writable(), payload as string);
+          await copyIn(
+            await pg.unsafe(`copy spans (${COLS}) from stdin`).writable(),
+            payload as string,
+          );
           break;
         case 'writer':
           await insertSpans(db, batch as unknown as Span[]);
@@ -137,9 +162,14 @@ export async function runInsertMethod(
           const r = reserved as NonNullable<typeof reserved>;
           await r.unsafe('begin');
           try {
-            await copyIn(await r.unsafe(`copy spans_stage (${COLS}) from stdin`).writable(), payload as string);
+            await copyIn(
+              await r.unsafe(`copy spans_stage (${COLS}) from stdin`).writable(),
+              payload as string,
+            );
             if (method === 'stage') {
-              await r.unsafe(`insert into spans (${COLS}) select ${COLS} from spans_stage on conflict do nothing`);
+              await r.unsafe(
+                `insert into spans (${COLS}) select ${COLS} from spans_stage on conflict do nothing`,
+              );
             } else {
               await r.unsafe(staged as string, [batch.length]);
             }
@@ -161,7 +191,8 @@ export async function runInsertMethod(
     reserved?.release();
     const [{ n }] = (await pg`select count(*)::int as n from spans`) as unknown as [{ n: number }];
     groupTimes.sort((a, b) => a - b);
-    const pct = (p: number) => groupTimes[Math.min(groupTimes.length - 1, Math.floor(p * groupTimes.length))] ?? Number.NaN;
+    const pct = (p: number) =>
+      groupTimes[Math.min(groupTimes.length - 1, Math.floor(p * groupTimes.length))] ?? Number.NaN;
     return {
       method,
       label: METHOD_LABEL[method],
@@ -188,7 +219,10 @@ async function copyIn(stream: Writable, text: string): Promise<void> {
 }
 
 /** Client-side cost of turning Span rows into each wire form, for the time split. */
-export function encodeCosts(group: number, t0: number): { jsonStringifyMsPer1000: number; copyTextMsPer1000: number; buildRowsMsPer1000: number } {
+export function encodeCosts(
+  group: number,
+  t0: number,
+): { jsonStringifyMsPer1000: number; copyTextMsPer1000: number; buildRowsMsPer1000: number } {
   const shapes = batchShapes(group);
   const rounds = Math.max(3, Math.ceil(50_000 / group));
   let build = 0;
@@ -206,5 +240,9 @@ export function encodeCosts(group: number, t0: number): { jsonStringifyMsPer1000
     copy += performance.now() - t;
   }
   const per1000 = (ms: number) => (ms / (rounds * group)) * 1000;
-  return { jsonStringifyMsPer1000: per1000(json), copyTextMsPer1000: per1000(copy), buildRowsMsPer1000: per1000(build) };
+  return {
+    jsonStringifyMsPer1000: per1000(json),
+    copyTextMsPer1000: per1000(copy),
+    buildRowsMsPer1000: per1000(build),
+  };
 }

@@ -58,11 +58,21 @@ function summarize(file: string): void {
   const busy = totalUs - idle;
   const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
   const share = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%`;
-  console.log(`\n${file}\nwall ${(totalUs / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (${((busy / totalUs) * 100).toFixed(0)}%); shares below are of busy time`);
+  console.log(
+    `\n${file}\nwall ${(totalUs / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s (${((busy / totalUs) * 100).toFixed(0)}%); shares below are of busy time`,
+  );
   console.log('\nself time by area:');
-  for (const [a, us] of [...areas].filter(([a]) => a !== '(idle)').sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`  ${ms(us)} ${share(us)}  ${a}`);
+  for (const [a, us] of [...areas]
+    .filter(([a]) => a !== '(idle)')
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 25))
+    console.log(`  ${ms(us)} ${share(us)}  ${a}`);
   console.log(`\nhottest functions (self):`);
-  for (const [k, us] of [...fns].filter(([k]) => !k.startsWith('(idle)')).sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`  ${ms(us)} ${share(us)}  ${k}`);
+  for (const [k, us] of [...fns]
+    .filter(([k]) => !k.startsWith('(idle)'))
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, top))
+    console.log(`  ${ms(us)} ${share(us)}  ${k}`);
   if (values.callers) {
     // Self time of the named function, by its 9 nearest callers.
     const stacks = new Map<string, number>();
@@ -78,8 +88,10 @@ function summarize(file: string): void {
       stacks.set(k, (stacks.get(k) ?? 0) + us);
     }
     console.log(`\ncallers of ${values.callers}:`);
-    for (const [k, us] of [...stacks].sort((x, y) => y[1] - x[1]).slice(0, 10)) console.log(`  ${ms(us)} ${share(us)}  ${k}`);
+    for (const [k, us] of [...stacks].sort((x, y) => y[1] - x[1]).slice(0, 10))
+      console.log(`  ${ms(us)} ${share(us)}  ${k}`);
   }
   console.log(`\nsrc/ functions (inclusive):`);
-  for (const [k, us] of [...inclusiveSrc].sort((x, y) => y[1] - x[1]).slice(0, 30)) console.log(`  ${ms(us)} ${share(us)}  ${k}`);
+  for (const [k, us] of [...inclusiveSrc].sort((x, y) => y[1] - x[1]).slice(0, 30))
+    console.log(`  ${ms(us)} ${share(us)}  ${k}`);
 }

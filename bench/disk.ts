@@ -31,18 +31,30 @@ export interface DiskResult {
 const BATCH = 500;
 
 export async function runDiskRow(
-  cluster: PgCluster, profile: PayloadProfile, spans: number, server: Pick<ServerOptions, 'rateLimits' | 'nodeFlags'>,
-  seq: { nextSeq: (n: number) => number; t0: number }, progress: (msg: string) => void,
+  cluster: PgCluster,
+  profile: PayloadProfile,
+  spans: number,
+  server: Pick<ServerOptions, 'rateLimits' | 'nodeFlags'>,
+  seq: { nextSeq: (n: number) => number; t0: number },
+  progress: (msg: string) => void,
 ): Promise<DiskResult> {
   const url = await cluster.createDatabase(`bench_disk_${profile}_${Date.now()}`);
   const proc = await startServerProc({ databaseUrl: url, ...server });
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const before = await sizes(sql);
-    progress(`disk: loading ${spans.toLocaleString('en-US')} ${profile} spans (native, batches of ${BATCH})`);
+    progress(
+      `disk: loading ${spans.toLocaleString('en-US')} ${profile} spans (native, batches of ${BATCH})`,
+    );
     const template = Template.build('native', BATCH, profile);
     const r = await runCell({ httpPort: proc.httpPort, grpcPort: proc.grpcPort }, template, {
-      concurrency: 8, warmupMs: 0, durationMs: 3_600_000, maxSpans: spans, requestTimeoutMs: 30_000, nextSeq: seq.nextSeq, t0: seq.t0,
+      concurrency: 8,
+      warmupMs: 0,
+      durationMs: 3_600_000,
+      maxSpans: spans,
+      requestTimeoutMs: 30_000,
+      nextSeq: seq.nextSeq,
+      t0: seq.t0,
     });
     await sql`checkpoint`;
     const after = await sizes(sql);
@@ -50,7 +62,9 @@ export async function runDiskRow(
       select coalesce(sum(pg_total_relation_size(relid)), 0)::bigint::text as total,
              coalesce(sum(pg_relation_size(relid)), 0)::bigint::text as heap,
              coalesce(sum(pg_indexes_size(relid)), 0)::bigint::text as idx
-        from (select relid from pg_partition_tree('spans') union select 'spans'::regclass) t`) as unknown as [{ total: string; heap: string; idx: string }];
+        from (select relid from pg_partition_tree('spans') union select 'spans'::regclass) t`) as unknown as [
+      { total: string; heap: string; idx: string },
+    ];
     return {
       profile,
       spans: after.count,
@@ -73,14 +87,22 @@ async function sizes(sql: postgres.Sql): Promise<{ db: number; lsn: bigint; coun
   const [row] = (await sql`
     select pg_database_size(current_database())::text as db,
            (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as lsn,
-           (select count(*) from spans)::int as n`) as unknown as [{ db: string; lsn: string; n: number }];
+           (select count(*) from spans)::int as n`) as unknown as [
+    { db: string; lsn: string; n: number },
+  ];
   return { db: Number(row.db), lsn: BigInt(row.lsn.split('.')[0] as string), count: row.n };
 }
 
 export function formatDiskReport(rows: readonly DiskResult[]): string {
-  const per = (bytes: number, r: DiskResult) => (r.spans > 0 ? Math.round(bytes / r.spans).toLocaleString('en-US') : '-');
-  const lines = ['', 'Disk per span (PostgreSQL, spans loaded through the server into a fresh database, native batches of 500):'];
-  lines.push('profile  spans     body B/span  spans table B/span  heap  indexes  database B/span  WAL B/span');
+  const per = (bytes: number, r: DiskResult) =>
+    r.spans > 0 ? Math.round(bytes / r.spans).toLocaleString('en-US') : '-';
+  const lines = [
+    '',
+    'Disk per span (PostgreSQL, spans loaded through the server into a fresh database, native batches of 500):',
+  ];
+  lines.push(
+    'profile  spans     body B/span  spans table B/span  heap  indexes  database B/span  WAL B/span',
+  );
   for (const r of rows) {
     lines.push(
       `${r.profile.padEnd(7)}  ${r.spans.toLocaleString('en-US').padStart(8)}  ${Math.round(r.bodyBytesPerSpan).toLocaleString('en-US').padStart(11)}  ` +
@@ -88,7 +110,11 @@ export function formatDiskReport(rows: readonly DiskResult[]): string {
         `${per(r.databaseBytes, r).padStart(15)}  ${per(r.walBytes, r).padStart(10)}`,
     );
   }
-  lines.push('spans table: pg_total_relation_size over pg_partition_tree(\'spans\') (heap + TOAST + the indexes); heap: main fork');
-  lines.push('only (large values live in TOAST); database: growth of pg_database_size (spans and every rollup); WAL: bytes written.');
+  lines.push(
+    "spans table: pg_total_relation_size over pg_partition_tree('spans') (heap + TOAST + the indexes); heap: main fork",
+  );
+  lines.push(
+    'only (large values live in TOAST); database: growth of pg_database_size (spans and every rollup); WAL: bytes written.',
+  );
   return `${lines.join('\n')}\n`;
 }

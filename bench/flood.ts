@@ -25,8 +25,13 @@ process.on('message', (m: { start?: Start }) => {
   let seq = o.seqBase;
   process.send?.({ started: true });
   void runCell({ httpPort: o.httpPort, grpcPort: o.grpcPort }, template, {
-    concurrency: o.connections, warmupMs: 0, durationMs: o.durationMs, maxSpans: Number.MAX_SAFE_INTEGER,
-    requestTimeoutMs: 60_000, t0: o.t0, headers: { 'x-api-key': o.key },
+    concurrency: o.connections,
+    warmupMs: 0,
+    durationMs: o.durationMs,
+    maxSpans: Number.MAX_SAFE_INTEGER,
+    requestTimeoutMs: 60_000,
+    t0: o.t0,
+    headers: { 'x-api-key': o.key },
     nextSeq: (n) => {
       const s = seq;
       seq += n;

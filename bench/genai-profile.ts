@@ -25,15 +25,26 @@ const SYSTEM_PROMPT =
   'You are a planning agent for the acme/widgets repository. Use the tools to read files, search issues and post a short summary to #eng-bugs. Never write outside /srv/data; ask before posting.';
 
 /** Contents of an agent (LLM) span: messages of a real chat call, model and usage details. */
-export function genaiAgent(i: number, agentName: string, sessionId: string, model: string, inputTokens: number, outputTokens: number): GenaiContent {
+export function genaiAgent(
+  i: number,
+  agentName: string,
+  sessionId: string,
+  model: string,
+  inputTokens: number,
+  outputTokens: number,
+): GenaiContent {
   const llmInput = JSON.stringify([
     { role: 'system', content: SYSTEM_PROMPT },
-    { role: 'user', content: `Summarise the open issues tagged bug in acme/widgets and propose a fix order (request ${i}).` },
+    {
+      role: 'user',
+      content: `Summarise the open issues tagged bug in acme/widgets and propose a fix order (request ${i}).`,
+    },
   ]);
   const llmOutput = JSON.stringify([
     {
       role: 'assistant',
-      content: 'There are 12 open bugs. Fix first the sync engine retry loop (#812, #790), then the cache eviction race (#771); the rest are UI issues.',
+      content:
+        'There are 12 open bugs. Fix first the sync engine retry loop (#812, #790), then the cache eviction race (#771); the rest are UI issues.',
       finish_reason: 'stop',
     },
   ]);
@@ -63,7 +74,13 @@ export function genaiAgent(i: number, agentName: string, sessionId: string, mode
 }
 
 /** Contents of an MCP tool call span: arguments, a result of a few lines, the MCP session details. */
-export function genaiTool(i: number, serverName: string, toolName: string, sessionId: string, failed: boolean): GenaiContent {
+export function genaiTool(
+  i: number,
+  serverName: string,
+  toolName: string,
+  sessionId: string,
+  failed: boolean,
+): GenaiContent {
   const inputArgs = {
     path: `/srv/data/projects/acme/widgets/src/sync/engine-${i}.ts`,
     repo: 'acme/widgets',

@@ -74,23 +74,44 @@ export interface LiveLoadResult {
   backend: 'pglite' | 'postgres';
 }
 
-export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string) => void): Promise<LiveLoadResult> {
+export async function runLiveLoad(
+  opts: LiveLoadOptions,
+  progress: (msg: string) => void,
+): Promise<LiveLoadResult> {
   const trace = opts.stallTrace ? stallTraceSetup() : null;
   const server = await startServerProc({
-    databaseUrl: opts.databaseUrl, cpuProfDir: opts.cpuProfDir, nodeFlags: [...(opts.nodeFlags ?? []), ...(trace?.nodeFlags ?? [])], env: trace?.env,
-    rateLimits: 'off', readyTimeoutMs: 180_000, extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n`,
+    databaseUrl: opts.databaseUrl,
+    cpuProfDir: opts.cpuProfDir,
+    nodeFlags: [...(opts.nodeFlags ?? []), ...(trace?.nodeFlags ?? [])],
+    env: trace?.env,
+    rateLimits: 'off',
+    readyTimeoutMs: 180_000,
+    extraConfig: `live:\n  max_clients_per_key: ${Math.min(200, Math.max(1, opts.subscribers))}\n`,
   });
   let result: LiveLoadResult | undefined;
   try {
     const template = Template.build('native', opts.batch);
-    progress(`live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`);
+    progress(
+      `live load: ${opts.batch}-span native batches, concurrency ${opts.concurrency}, rate limits off`,
+    );
     const without = await measure(server, template, opts, null);
-    progress(`live load without subscribers: ${Math.round(without.spansPerSec)} spans/s, liveness p99 ${without.livenessP99Ms.toFixed(1)} ms`);
+    progress(
+      `live load without subscribers: ${Math.round(without.spansPerSec)} spans/s, liveness p99 ${without.livenessP99Ms.toFixed(1)} ms`,
+    );
     const subs = await connect(server, opts.subscribers);
     try {
       const withSubs = await measure(server, template, opts, subs);
-      progress(`live load with ${opts.subscribers} subscribers: ${Math.round(withSubs.spansPerSec)} spans/s, liveness p99 ${withSubs.livenessP99Ms.toFixed(1)} ms, ${withSubs.eventsDelivered} events delivered`);
-      result = { without, with: withSubs, mix: subs.mix, throughputRatio: withSubs.spansPerSec / without.spansPerSec, rateLimits: 'off', backend: opts.databaseUrl ? 'postgres' : 'pglite' };
+      progress(
+        `live load with ${opts.subscribers} subscribers: ${Math.round(withSubs.spansPerSec)} spans/s, liveness p99 ${withSubs.livenessP99Ms.toFixed(1)} ms, ${withSubs.eventsDelivered} events delivered`,
+      );
+      result = {
+        without,
+        with: withSubs,
+        mix: subs.mix,
+        throughputRatio: withSubs.spansPerSec / without.spansPerSec,
+        rateLimits: 'off',
+        backend: opts.databaseUrl ? 'postgres' : 'pglite',
+      };
     } finally {
       subs.close();
     }
@@ -102,18 +123,26 @@ export async function runLiveLoad(opts: LiveLoadOptions, progress: (msg: string)
   if (trace) {
     const record = trace.read();
     if (!record) progress('stall trace: the server wrote no record');
-    for (const run of [result.without, result.with]) run.stalls = record && summarise(record, run.probes, run.livenessP99Ms);
+    for (const run of [result.without, result.with])
+      run.stalls = record && summarise(record, run.probes, run.livenessP99Ms);
   }
   return result;
 }
 
 /** Node flags and environment that load bench/stall-trace.ts into the server, and its record's reader. */
-function stallTraceSetup(): { nodeFlags: string[]; env: Record<string, string>; read(): StallRecord | null } {
+function stallTraceSetup(): {
+  nodeFlags: string[];
+  env: Record<string, string>;
+  read(): StallRecord | null;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-stalls-'));
   const file = join(dir, 'stalls.json');
   return {
     // tsx's loader first, so the TypeScript preload can run (the server itself runs compiled, from dist/).
-    nodeFlags: [`--import=${import.meta.resolve('tsx/esm')}`, `--import=${new URL('./stall-trace.ts', import.meta.url).href}`],
+    nodeFlags: [
+      `--import=${import.meta.resolve('tsx/esm')}`,
+      `--import=${new URL('./stall-trace.ts', import.meta.url).href}`,
+    ],
     env: { SPYGLASS_BENCH_STALL_TRACE: file },
     read: () => {
       try {
@@ -125,16 +154,32 @@ function stallTraceSetup(): { nodeFlags: string[]; env: Record<string, string>; 
   };
 }
 
-async function measure(server: ServerProc, template: Template, opts: LiveLoadOptions, subs: Subscribers | null): Promise<LiveRun> {
+async function measure(
+  server: ServerProc,
+  template: Template,
+  opts: LiveLoadOptions,
+  subs: Subscribers | null,
+): Promise<LiveRun> {
   const delivered0 = (await subs?.events()) ?? 0;
-  const cpu0 = { server: processCpuMs(server.pid), subs: subs ? processCpuMs(subs.pid) : 0, pg: opts.pgPid === null ? 0 : treeCpuMs(opts.pgPid), machine: machineBusyMs(), at: performance.now() };
+  const cpu0 = {
+    server: processCpuMs(server.pid),
+    subs: subs ? processCpuMs(subs.pid) : 0,
+    pg: opts.pgPid === null ? 0 : treeCpuMs(opts.pgPid),
+    machine: machineBusyMs(),
+    at: performance.now(),
+  };
   const probe = await startLivenessProbe(server.httpPort, opts.probeEveryMs);
   let r: CellResult;
   let probes: [number, number][] = [];
   try {
     r = await runCell({ httpPort: server.httpPort, grpcPort: server.grpcPort }, template, {
-      concurrency: opts.concurrency, warmupMs: opts.warmupMs, durationMs: opts.durationMs, maxSpans: 5_000_000,
-      requestTimeoutMs: 30_000, nextSeq: opts.nextSeq, t0: opts.t0,
+      concurrency: opts.concurrency,
+      warmupMs: opts.warmupMs,
+      durationMs: opts.durationMs,
+      maxSpans: 5_000_000,
+      requestTimeoutMs: 30_000,
+      nextSeq: opts.nextSeq,
+      t0: opts.t0,
     });
   } finally {
     probes = await probe.stop();
@@ -148,7 +193,9 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
     spansPerSec: r.spansPerSec,
     p99Ms: r.p99Ms,
     errors: r.errors,
-    livenessP99Ms: lat.length ? (lat[Math.min(lat.length - 1, Math.floor(0.99 * lat.length))] as number) : Number.NaN,
+    livenessP99Ms: lat.length
+      ? (lat[Math.min(lat.length - 1, Math.floor(0.99 * lat.length))] as number)
+      : Number.NaN,
     livenessProbes: lat.length,
     eventsDelivered: ((await subs?.events()) ?? 0) - delivered0,
     // Server CPU per span: what the subscribers cost the server, whatever else ran on the machine.
@@ -165,8 +212,14 @@ async function measure(server: ServerProc, template: Template, opts: LiveLoadOpt
 }
 
 /** GET /api/liveness on its own connection, one at a time, every `everyMs`, from a process of its own. */
-export async function startLivenessProbe(port: number, everyMs: number): Promise<{ stop(): Promise<[number, number][]> }> {
-  const child = fork(fileURLToPath(new URL('./liveness-probe.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startLivenessProbe(
+  port: number,
+  everyMs: number,
+): Promise<{ stop(): Promise<[number, number][]> }> {
+  const child = fork(fileURLToPath(new URL('./liveness-probe.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const reply = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
       const on = (m: Record<string, unknown>) => {
@@ -200,7 +253,10 @@ interface Subscribers {
 
 /** `n` live clients in a child process (live-subscribers.ts); resolves once all are subscribed. */
 async function connect(server: ServerProc, n: number): Promise<Subscribers> {
-  const child = fork(fileURLToPath(new URL('./live-subscribers.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./live-subscribers.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const reply = <K extends string>(key: K) =>
     new Promise<Record<K, unknown>>((resolve, reject) => {
       const on = (m: Record<string, unknown>) => {

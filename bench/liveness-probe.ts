@@ -14,13 +14,16 @@ function once(port: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const sent = Date.now();
     const t = performance.now();
-    const req = request({ host: '127.0.0.1', port, path: '/api/liveness', timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        answers.push([sent, performance.now() - t]);
-        resolve();
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/api/liveness', timeout: 10_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          answers.push([sent, performance.now() - t]);
+          resolve();
+        });
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve());
     req.end();

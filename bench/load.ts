@@ -4,7 +4,13 @@
  * that complete inside the measured window count; everything else is an error, by kind.
  */
 import { Agent, request } from 'node:http';
-import { Client, credentials, Metadata, status as grpcStatus, type ServiceError } from '@grpc/grpc-js';
+import {
+  Client,
+  credentials,
+  Metadata,
+  status as grpcStatus,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import type { Protocol, Template } from './payloads.ts';
 
 export const TRACE_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -55,7 +61,11 @@ const PATHS: Record<Exclude<Protocol, 'otlp-grpc'>, { path: string; type: string
   'otlp-proto': { path: '/v1/traces', type: 'application/x-protobuf' },
 };
 
-export async function runCell(target: CellTarget, template: BodySource, opts: LoadOptions): Promise<CellResult> {
+export async function runCell(
+  target: CellTarget,
+  template: BodySource,
+  opts: LoadOptions,
+): Promise<CellResult> {
   const { send, close } = makeSender(target, template.protocol, opts);
   try {
     return await drive(send, template, opts);
@@ -64,15 +74,27 @@ export async function runCell(target: CellTarget, template: BodySource, opts: Lo
   }
 }
 
-function makeSender(target: CellTarget, protocol: Protocol, opts: LoadOptions): { send: Sender; close: () => void } {
+function makeSender(
+  target: CellTarget,
+  protocol: Protocol,
+  opts: LoadOptions,
+): { send: Sender; close: () => void } {
   if (protocol === 'otlp-grpc') return grpcSender(target.grpcPort, opts);
   const { path, type } = PATHS[protocol];
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: opts.concurrency,
+    maxFreeSockets: opts.concurrency,
+  });
   const send: Sender = (body) =>
     new Promise((resolve) => {
       const req = request(
         {
-          host: '127.0.0.1', port: target.httpPort, method: 'POST', path, agent,
+          host: '127.0.0.1',
+          port: target.httpPort,
+          method: 'POST',
+          path,
+          agent,
           headers: { ...opts.headers, 'content-type': type, 'content-length': body.length },
           timeout: opts.requestTimeoutMs,
         },
@@ -84,7 +106,9 @@ function makeSender(target: CellTarget, protocol: Protocol, opts: LoadOptions): 
         },
       );
       req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (err: NodeJS.ErrnoException) => resolve(err.message === 'timeout' ? 'timeout' : (err.code ?? 'request error')));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        resolve(err.message === 'timeout' ? 'timeout' : (err.code ?? 'request error')),
+      );
       req.end(body);
     });
   return { send, close: () => agent.destroy() };
@@ -100,9 +124,14 @@ function grpcSender(port: number, opts: LoadOptions): { send: Sender; close: () 
   const send: Sender = (body) =>
     new Promise((resolve) => {
       client.makeUnaryRequest(
-        TRACE_EXPORT_PATH, identity, identity, body, new Metadata(),
+        TRACE_EXPORT_PATH,
+        identity,
+        identity,
+        body,
+        new Metadata(),
         { deadline: Date.now() + opts.requestTimeoutMs },
-        (err: ServiceError | null) => resolve(err ? `grpc ${grpcStatus[err.code] ?? err.code}` : null),
+        (err: ServiceError | null) =>
+          resolve(err ? `grpc ${grpcStatus[err.code] ?? err.code}` : null),
       );
     });
   return { send, close: () => client.close() };
@@ -150,7 +179,13 @@ async function drive(send: Sender, template: BodySource, opts: LoadOptions): Pro
           errorKinds[err] = (errorKinds[err] ?? 0) + 1;
         }
         // Do not spin on a refusing server.
-        if (err === 'http 503' || err === 'http 429' || err.includes('UNAVAILABLE') || err.includes('RESOURCE_EXHAUSTED')) await new Promise((r) => setTimeout(r, 50));
+        if (
+          err === 'http 503' ||
+          err === 'http 429' ||
+          err.includes('UNAVAILABLE') ||
+          err.includes('RESOURCE_EXHAUSTED')
+        )
+          await new Promise((r) => setTimeout(r, 50));
         continue;
       }
       if (!inWindow) continue;
@@ -158,13 +193,20 @@ async function drive(send: Sender, template: BodySource, opts: LoadOptions): Pro
       spans += template.spans;
       bodyBytes += body.length;
       if (latencies.length < 2_000_000) latencies.push(done - t);
-      if (closedAt === null && (spans >= opts.maxSpans || (done >= nominalEnd && requests >= minRequests))) closedAt = done;
+      if (
+        closedAt === null &&
+        (spans >= opts.maxSpans || (done >= nominalEnd && requests >= minRequests))
+      )
+        closedAt = done;
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const elapsedMs = Math.max(1, (closedAt ?? performance.now()) - measureFrom);
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => (latencies.length === 0 ? Number.NaN : (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] as number));
+  const pct = (p: number) =>
+    latencies.length === 0
+      ? Number.NaN
+      : (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] as number);
   return {
     requests,
     spans,

@@ -59,25 +59,54 @@ export interface NoisyResult {
   victimStored: number;
   floodAcked: number;
   floodStored: number;
-  opts: Pick<NoisyOptions, 'phaseMs' | 'victimSpansPerSec' | 'victimBatch' | 'floodBatch' | 'floodConnections'>;
+  opts: Pick<
+    NoisyOptions,
+    'phaseMs' | 'victimSpansPerSec' | 'victimBatch' | 'floodBatch' | 'floodConnections'
+  >;
 }
 
-export async function runNoisyNeighbour(opts: NoisyOptions, progress: (msg: string) => void): Promise<NoisyResult> {
+export async function runNoisyNeighbour(
+  opts: NoisyOptions,
+  progress: (msg: string) => void,
+): Promise<NoisyResult> {
   const boot = bootstrapKey();
-  const workerEnv: Record<string, string> = opts.workers > 1 ? { SPYGLASS_WORKERS: String(opts.workers), SPYGLASS_REDIS_URL: opts.redisUrl as string, SPYGLASS_CLUSTER_NAME: `bench-noisy-${process.pid}` } : {};
+  const workerEnv: Record<string, string> =
+    opts.workers > 1
+      ? {
+          SPYGLASS_WORKERS: String(opts.workers),
+          SPYGLASS_REDIS_URL: opts.redisUrl as string,
+          SPYGLASS_CLUSTER_NAME: `bench-noisy-${process.pid}`,
+        }
+      : {};
   let floodProc: ChildProcess | undefined;
-  const server = await startServerProc({ databaseUrl: opts.databaseUrl, nodeFlags: opts.nodeFlags, rateLimits: 'off', env: { SPYGLASS_API_KEYS: boot, ...workerEnv } });
+  const server = await startServerProc({
+    databaseUrl: opts.databaseUrl,
+    nodeFlags: opts.nodeFlags,
+    rateLimits: 'off',
+    env: { SPYGLASS_API_KEYS: boot, ...workerEnv },
+  });
   try {
     const victimKey = await tenant(server, boot, 'victim');
     const floodKey = await tenant(server, boot, 'flood');
     const template = Template.build('native', opts.victimBatch);
     const victim = new Victim(server.httpPort, victimKey, template, opts);
-    progress(`noisy neighbour: victim alone, ${opts.victimSpansPerSec} spans/s in ${opts.victimBatch}-span batches`);
+    progress(
+      `noisy neighbour: victim alone, ${opts.victimSpansPerSec} spans/s in ${opts.victimBatch}-span batches`,
+    );
     await victim.run(opts.warmupMs);
     const alone = await victim.run(opts.phaseMs);
-    progress(`noisy neighbour: alone ${Math.round(alone.spansPerSec)} spans/s, p50 ${alone.p50Ms.toFixed(1)} ms, p99 ${alone.p99Ms.toFixed(1)} ms`);
-    progress(`noisy neighbour: flood of ${opts.floodBatch}-span batches on ${opts.floodConnections} connections`);
-    const { child, result: flood } = await startFlood(server, floodKey, opts, 2 * opts.warmupMs + opts.phaseMs);
+    progress(
+      `noisy neighbour: alone ${Math.round(alone.spansPerSec)} spans/s, p50 ${alone.p50Ms.toFixed(1)} ms, p99 ${alone.p99Ms.toFixed(1)} ms`,
+    );
+    progress(
+      `noisy neighbour: flood of ${opts.floodBatch}-span batches on ${opts.floodConnections} connections`,
+    );
+    const { child, result: flood } = await startFlood(
+      server,
+      floodKey,
+      opts,
+      2 * opts.warmupMs + opts.phaseMs,
+    );
     floodProc = child;
     progress('noisy neighbour: flood started');
     await victim.run(2 * opts.warmupMs);
@@ -86,17 +115,37 @@ export async function runNoisyNeighbour(opts: NoisyOptions, progress: (msg: stri
     const probe = await startLivenessProbe(server.httpPort, 20);
     const flooded = await victim.run(opts.phaseMs);
     flooded.livenessP99Ms = p99((await probe.stop()).map((p) => p[1]));
-    progress('noisy neighbour: victim phase done, waiting for the flood\'s last answers');
+    progress("noisy neighbour: victim phase done, waiting for the flood's last answers");
     const floodResult = await flood;
-    progress(`noisy neighbour: during the flood ${Math.round(flooded.spansPerSec)} spans/s, p50 ${flooded.p50Ms.toFixed(1)} ms, p99 ${flooded.p99Ms.toFixed(1)} ms; flood ${Math.round(floodResult.spansPerSec)} spans/s`);
+    progress(
+      `noisy neighbour: during the flood ${Math.round(flooded.spansPerSec)} spans/s, p50 ${flooded.p50Ms.toFixed(1)} ms, p99 ${flooded.p99Ms.toFixed(1)} ms; flood ${Math.round(floodResult.spansPerSec)} spans/s`,
+    );
     const stopCode = await server.stop();
     if (stopCode !== 0) progress(`noisy neighbour: server exited with ${stopCode}`);
     const stored = await countByProject(opts.databaseUrl);
     return {
-      workers: opts.workers, alone, flooded,
-      flood: { spansPerSec: floodResult.spansPerSec, requests: floodResult.requests, errors: floodResult.errors, errorKinds: floodResult.errorKinds, p50Ms: floodResult.p50Ms, p99Ms: floodResult.p99Ms },
-      victimAcked: victim.ackedTotal, victimStored: stored.get('victim') ?? 0, floodAcked: floodResult.ackedTotal, floodStored: stored.get('flood') ?? 0,
-      opts: { phaseMs: opts.phaseMs, victimSpansPerSec: opts.victimSpansPerSec, victimBatch: opts.victimBatch, floodBatch: opts.floodBatch, floodConnections: opts.floodConnections },
+      workers: opts.workers,
+      alone,
+      flooded,
+      flood: {
+        spansPerSec: floodResult.spansPerSec,
+        requests: floodResult.requests,
+        errors: floodResult.errors,
+        errorKinds: floodResult.errorKinds,
+        p50Ms: floodResult.p50Ms,
+        p99Ms: floodResult.p99Ms,
+      },
+      victimAcked: victim.ackedTotal,
+      victimStored: stored.get('victim') ?? 0,
+      floodAcked: floodResult.ackedTotal,
+      floodStored: stored.get('flood') ?? 0,
+      opts: {
+        phaseMs: opts.phaseMs,
+        victimSpansPerSec: opts.victimSpansPerSec,
+        victimBatch: opts.victimBatch,
+        floodBatch: opts.floodBatch,
+        floodConnections: opts.floodConnections,
+      },
     };
   } finally {
     if (floodProc && floodProc.exitCode === null) floodProc.kill('SIGKILL');
@@ -108,12 +157,18 @@ export async function runNoisyNeighbour(opts: NoisyOptions, progress: (msg: stri
 /** A project and an admin key bound to it (the flood's and the victim's own keys). */
 async function tenant(server: ServerProc, boot: string, id: string): Promise<string> {
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.httpUrl}${path}`, { method: 'POST', headers: { 'x-api-key': boot, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.httpUrl}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': boot, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
   await post('/api/projects', { id, name: id });
-  return String((await post('/api/auth/api-keys', { name: `${id}-ingest`, role: 'admin', project_id: id })).key);
+  return String(
+    (await post('/api/auth/api-keys', { name: `${id}-ingest`, role: 'admin', project_id: id })).key,
+  );
 }
 
 /** Open loop: one batch every batch/rate seconds on its own schedule; up to 64 in flight. */
@@ -152,11 +207,19 @@ class Victim {
     for (const a of answers) if (a.err !== null) errorKinds[a.err] = (errorKinds[a.err] ?? 0) + 1;
     this.ackedTotal += ok.length * this.template.spans;
     const lat = ok.map((a) => a.ms).sort((a, b) => a - b);
-    const pct = (p: number) => (lat.length ? (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] as number) : Number.NaN);
+    const pct = (p: number) =>
+      lat.length
+        ? (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] as number)
+        : Number.NaN;
     const spansPerSec = (ok.length * this.template.spans * 1000) / elapsed;
     return {
-      spansPerSec, kept: spansPerSec / this.opts.victimSpansPerSec, p50Ms: pct(0.5), p99Ms: pct(0.99), requests: answers.length,
-      errors: Object.values(errorKinds).reduce((a, b) => a + b, 0), errorKinds,
+      spansPerSec,
+      kept: spansPerSec / this.opts.victimSpansPerSec,
+      p50Ms: pct(0.5),
+      p99Ms: pct(0.99),
+      requests: answers.length,
+      errors: Object.values(errorKinds).reduce((a, b) => a + b, 0),
+      errorKinds,
     };
   }
 
@@ -165,23 +228,53 @@ class Victim {
     const t = performance.now();
     return new Promise((resolve) => {
       const req = request(
-        { host: '127.0.0.1', port: this.port, method: 'POST', path: '/api/traces/spans', agent: this.agent, timeout: 30_000, headers: { 'x-api-key': this.key, 'content-type': 'application/json', 'content-length': body.length } },
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          method: 'POST',
+          path: '/api/traces/spans',
+          agent: this.agent,
+          timeout: 30_000,
+          headers: {
+            'x-api-key': this.key,
+            'content-type': 'application/json',
+            'content-length': body.length,
+          },
+        },
         (res) => {
           res.resume();
-          res.on('end', () => resolve({ ms: performance.now() - t, err: res.statusCode === 202 ? null : `http ${res.statusCode}` }));
+          res.on('end', () =>
+            resolve({
+              ms: performance.now() - t,
+              err: res.statusCode === 202 ? null : `http ${res.statusCode}`,
+            }),
+          );
           res.on('error', () => resolve({ ms: performance.now() - t, err: 'response error' }));
         },
       );
       req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (err: NodeJS.ErrnoException) => resolve({ ms: performance.now() - t, err: err.message === 'timeout' ? 'timeout' : (err.code ?? 'request error') }));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        resolve({
+          ms: performance.now() - t,
+          err: err.message === 'timeout' ? 'timeout' : (err.code ?? 'request error'),
+        }),
+      );
       req.end(body);
     });
   }
 }
 
 /** Forks flood.ts and starts its cell; resolves with the cell's result when it ends. */
-async function startFlood(server: ServerProc, key: string, opts: NoisyOptions, durationMs: number): Promise<{ child: ChildProcess; result: Promise<CellResult> }> {
-  const child = fork(fileURLToPath(new URL('./flood.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function startFlood(
+  server: ServerProc,
+  key: string,
+  opts: NoisyOptions,
+  durationMs: number,
+): Promise<{ child: ChildProcess; result: Promise<CellResult> }> {
+  const child = fork(fileURLToPath(new URL('./flood.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const next = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
       const on = (m: Record<string, unknown>) => {
@@ -196,7 +289,18 @@ async function startFlood(server: ServerProc, key: string, opts: NoisyOptions, d
   await next<true>('ready');
   const started = next<true>('started');
   const result = next<CellResult>('result');
-  child.send({ start: { httpPort: server.httpPort, grpcPort: server.grpcPort, key, batch: opts.floodBatch, connections: opts.floodConnections, durationMs, seqBase: 1_000_000_000, t0: opts.t0 } });
+  child.send({
+    start: {
+      httpPort: server.httpPort,
+      grpcPort: server.grpcPort,
+      key,
+      batch: opts.floodBatch,
+      connections: opts.floodConnections,
+      durationMs,
+      seqBase: 1_000_000_000,
+      t0: opts.t0,
+    },
+  });
   await started;
   return { child, result };
 }
@@ -204,7 +308,9 @@ async function startFlood(server: ServerProc, key: string, opts: NoisyOptions, d
 async function countByProject(url: string): Promise<Map<string, number>> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    const rows = await sql<{ project_id: string; n: number }[]>`select project_id, count(*)::int as n from spans group by project_id`;
+    const rows = await sql<
+      { project_id: string; n: number }[]
+    >`select project_id, count(*)::int as n from spans group by project_id`;
     return new Map(rows.map((r) => [r.project_id, r.n]));
   } finally {
     await sql.end({ timeout: 5 });
@@ -213,7 +319,14 @@ async function countByProject(url: string): Promise<Map<string, number>> {
 
 export function formatNoisyReport(r: NoisyResult): string {
   const o = r.opts;
-  const row = (phase: string, v: VictimRun) => `${phase.padEnd(22)} ${fmt(v.spansPerSec).padStart(9)} ${`${(v.kept * 100).toFixed(0)}%`.padStart(6)} ${v.p50Ms.toFixed(1).padStart(8)} ${v.p99Ms.toFixed(1).padStart(8)} ${String(v.requests).padStart(9)}  ${v.errors ? Object.entries(v.errorKinds).map(([k, n]) => `${k}×${n}`).join(' ') : '0'}`;
+  const row = (phase: string, v: VictimRun) =>
+    `${phase.padEnd(22)} ${fmt(v.spansPerSec).padStart(9)} ${`${(v.kept * 100).toFixed(0)}%`.padStart(6)} ${v.p50Ms.toFixed(1).padStart(8)} ${v.p99Ms.toFixed(1).padStart(8)} ${String(v.requests).padStart(9)}  ${
+      v.errors
+        ? Object.entries(v.errorKinds)
+            .map(([k, n]) => `${k}×${n}`)
+            .join(' ')
+        : '0'
+    }`;
   const lines = [
     '',
     `Noisy neighbour (PostgreSQL, ${r.workers} worker${r.workers > 1 ? 's' : ''}; SPYGLASS_RATE_LIMITS=off: the flood is far past any per-client limit, the queue alone keeps the victim's share):`,
@@ -222,18 +335,42 @@ export function formatNoisyReport(r: NoisyResult): string {
     row('alone', r.alone),
     row('during the flood', r.flooded),
     `liveness (GET /api/liveness every 20 ms) p99 during the flood: ${r.flooded.livenessP99Ms?.toFixed(1) ?? '-'} ms (the event loop's share of the victim's wait)`,
-    `flood: ${fmt(r.flood.spansPerSec)} spans/s, p50 ${r.flood.p50Ms.toFixed(0)} ms, ${r.flood.errors ? Object.entries(r.flood.errorKinds).map(([k, n]) => `${k}×${n}`).join(' ') : 'no errors'}${r.flood.errorKinds['http 429'] ? ' (429: its own queue share full)' : ''}`,
+    `flood: ${fmt(r.flood.spansPerSec)} spans/s, p50 ${r.flood.p50Ms.toFixed(0)} ms, ${
+      r.flood.errors
+        ? Object.entries(r.flood.errorKinds)
+            .map(([k, n]) => `${k}×${n}`)
+            .join(' ')
+        : 'no errors'
+    }${r.flood.errorKinds['http 429'] ? ' (429: its own queue share full)' : ''}`,
     `acknowledged/stored: victim ${fmt(r.victimAcked)}/${fmt(r.victimStored)}, flood ${fmt(r.floodAcked)}/${fmt(r.floodStored)}`,
   ];
-  for (const t of noisyTargets(r)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
+  for (const t of noisyTargets(r))
+    lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
   return `${lines.join('\n')}\n`;
 }
 
-export function noisyTargets(r: NoisyResult): { what: string; value: string; target: string; pass: boolean }[] {
+export function noisyTargets(
+  r: NoisyResult,
+): { what: string; value: string; target: string; pass: boolean }[] {
   return [
-    { what: 'noisy neighbour: victim rate during the flood', value: `${(r.flooded.kept * 100).toFixed(0)}% of ${r.opts.victimSpansPerSec} spans/s`, target: '≥ 95%', pass: r.flooded.kept >= 0.95 },
-    { what: 'noisy neighbour: victim p99 during the flood', value: `${r.flooded.p99Ms.toFixed(1)} ms`, target: '< 250 ms', pass: r.flooded.p99Ms < 250 },
-    { what: 'noisy neighbour: every acknowledged span stored', value: `${fmt(r.victimStored + r.floodStored)} of ${fmt(r.victimAcked + r.floodAcked)}`, target: 'all', pass: r.victimStored >= r.victimAcked && r.floodStored >= r.floodAcked },
+    {
+      what: 'noisy neighbour: victim rate during the flood',
+      value: `${(r.flooded.kept * 100).toFixed(0)}% of ${r.opts.victimSpansPerSec} spans/s`,
+      target: '≥ 95%',
+      pass: r.flooded.kept >= 0.95,
+    },
+    {
+      what: 'noisy neighbour: victim p99 during the flood',
+      value: `${r.flooded.p99Ms.toFixed(1)} ms`,
+      target: '< 250 ms',
+      pass: r.flooded.p99Ms < 250,
+    },
+    {
+      what: 'noisy neighbour: every acknowledged span stored',
+      value: `${fmt(r.victimStored + r.floodStored)} of ${fmt(r.victimAcked + r.floodAcked)}`,
+      target: 'all',
+      pass: r.victimStored >= r.victimAcked && r.floodStored >= r.floodAcked,
+    },
   ];
 }
 

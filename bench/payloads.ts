@@ -15,7 +15,13 @@
 import { context, trace, SpanKind, SpanStatusCode, type HrTime } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type IdGenerator, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type IdGenerator,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { getTableColumns } from 'drizzle-orm';
 import { spans as spansTable } from '../src/store/schema.ts';
 import { genaiAgent, genaiTool, type PayloadProfile } from './genai-profile.ts';
@@ -81,25 +87,85 @@ export function batchShapes(size: number, profile: PayloadProfile = 'small'): Sp
     const sessionId = `session-${(root / TRACE_SIZE) % 50}`;
     if (isRoot) {
       out.push({
-        i, root, isRoot, name: `invoke_agent ${agentName}`, agentName, serverName: agentName, toolName: 'answer the user question',
-        sessionId, latencyMs: 850, failed: false, errorMessage: null, inputArgs: null, outputResult: null,
-        llmInput: JSON.stringify([{ role: 'user', content: `Summarise the open issues tagged bug in repo acme/widgets, batch item ${i}` }]),
-        llmOutput: JSON.stringify([{ role: 'assistant', content: 'There are 12 open bugs; the three oldest concern the sync engine and its retry policy.' }]),
-        inputTokens: 1200 + i, outputTokens: 256, modelId: 'gpt-4o-mini', extraAttributes: {},
+        i,
+        root,
+        isRoot,
+        name: `invoke_agent ${agentName}`,
+        agentName,
+        serverName: agentName,
+        toolName: 'answer the user question',
+        sessionId,
+        latencyMs: 850,
+        failed: false,
+        errorMessage: null,
+        inputArgs: null,
+        outputResult: null,
+        llmInput: JSON.stringify([
+          {
+            role: 'user',
+            content: `Summarise the open issues tagged bug in repo acme/widgets, batch item ${i}`,
+          },
+        ]),
+        llmOutput: JSON.stringify([
+          {
+            role: 'assistant',
+            content:
+              'There are 12 open bugs; the three oldest concern the sync engine and its retry policy.',
+          },
+        ]),
+        inputTokens: 1200 + i,
+        outputTokens: 256,
+        modelId: 'gpt-4o-mini',
+        extraAttributes: {},
       });
-      if (profile === 'genai') Object.assign(out[out.length - 1] as SpanShape, genaiAgent(i, agentName, sessionId, 'gpt-4o-mini', 1200 + i, 256));
+      if (profile === 'genai')
+        Object.assign(
+          out[out.length - 1] as SpanShape,
+          genaiAgent(i, agentName, sessionId, 'gpt-4o-mini', 1200 + i, 256),
+        );
       continue;
     }
     const [serverName, toolName] = TOOLS[i % TOOLS.length] as readonly [string, string];
     const failed = i % 20 === 7;
     out.push({
-      i, root, isRoot, name: `mcp.${serverName}.${toolName}`, agentName, serverName, toolName, sessionId,
-      latencyMs: 5 + ((i * 37) % 400), failed, errorMessage: failed ? 'ENOENT: no such file or directory' : null,
-      inputArgs: { path: `/srv/data/projects/acme/file-${i}.txt`, max_bytes: 65536, encoding: 'utf-8' },
-      outputResult: failed ? null : JSON.stringify({ content: [{ type: 'text', text: `line 1 of file ${i}\nline 2: the quick brown fox jumps over the lazy dog` }] }),
-      llmInput: null, llmOutput: null, inputTokens: null, outputTokens: null, modelId: null, extraAttributes: {},
+      i,
+      root,
+      isRoot,
+      name: `mcp.${serverName}.${toolName}`,
+      agentName,
+      serverName,
+      toolName,
+      sessionId,
+      latencyMs: 5 + ((i * 37) % 400),
+      failed,
+      errorMessage: failed ? 'ENOENT: no such file or directory' : null,
+      inputArgs: {
+        path: `/srv/data/projects/acme/file-${i}.txt`,
+        max_bytes: 65536,
+        encoding: 'utf-8',
+      },
+      outputResult: failed
+        ? null
+        : JSON.stringify({
+            content: [
+              {
+                type: 'text',
+                text: `line 1 of file ${i}\nline 2: the quick brown fox jumps over the lazy dog`,
+              },
+            ],
+          }),
+      llmInput: null,
+      llmOutput: null,
+      inputTokens: null,
+      outputTokens: null,
+      modelId: null,
+      extraAttributes: {},
     });
-    if (profile === 'genai') Object.assign(out[out.length - 1] as SpanShape, genaiTool(i, serverName, toolName, sessionId, failed));
+    if (profile === 'genai')
+      Object.assign(
+        out[out.length - 1] as SpanShape,
+        genaiTool(i, serverName, toolName, sessionId, failed),
+      );
   }
   return out;
 }
@@ -112,8 +178,16 @@ const traceIdHex = (rootSeq: bigint) => TRACE_ID_HI + rootSeq.toString(16).padSt
 const startMs = (t0: number, seq: number) => t0 + seq;
 
 type SiteKind =
-  | 'span-hex' | 'trace-hex' | 'span-bin' | 'trace-bin'
-  | 'start-iso' | 'end-iso' | 'start-dec' | 'end-dec' | 'start-le' | 'end-le';
+  | 'span-hex'
+  | 'trace-hex'
+  | 'span-bin'
+  | 'trace-bin'
+  | 'start-iso'
+  | 'end-iso'
+  | 'start-dec'
+  | 'end-dec'
+  | 'start-le'
+  | 'end-le';
 
 interface Site {
   offset: number;
@@ -184,16 +258,26 @@ export class Template {
 
   static build(protocol: Protocol, size: number, profile: PayloadProfile = 'small'): Template {
     const shapes = batchShapes(size, profile);
-    const bytes = protocol === 'native' ? nativeBody(shapes) : otlpBody(shapes, protocol === 'otlp-json' ? 'json' : 'proto');
+    const bytes =
+      protocol === 'native'
+        ? nativeBody(shapes)
+        : otlpBody(shapes, protocol === 'otlp-json' ? 'json' : 'proto');
     const sites: Site[] = [];
     const markTime = (j: number) => MARK_TIME_MS + j * 1000;
     const find = (needle: Buffer, kind: SiteKind, j: number, extraMs: number, expected: number) => {
       let n = 0;
-      for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + needle.length)) {
+      for (
+        let at = bytes.indexOf(needle);
+        at >= 0;
+        at = bytes.indexOf(needle, at + needle.length)
+      ) {
         sites.push({ offset: at, kind, j, extraMs });
         n++;
       }
-      if (n !== expected) throw new Error(`${protocol}/${size}: found ${n} copies of the ${kind} marker of span ${j}, expected ${expected}`);
+      if (n !== expected)
+        throw new Error(
+          `${protocol}/${size}: found ${n} copies of the ${kind} marker of span ${j}, expected ${expected}`,
+        );
     };
     const binary = protocol === 'otlp-proto' || protocol === 'otlp-grpc';
     const children = (j: number) => shapes.filter((s) => s.root === j && !s.isRoot).length;
@@ -218,7 +302,8 @@ export class Template {
         find(le(end), 'end-le', s.i, s.latencyMs, 1);
       } else {
         find(Buffer.from(spanIdHex(seq), 'latin1'), 'span-hex', s.i, 0, idCopies);
-        if (s.isRoot) find(Buffer.from(traceIdHex(seq), 'latin1'), 'trace-hex', s.i, 0, traceCopies);
+        if (s.isRoot)
+          find(Buffer.from(traceIdHex(seq), 'latin1'), 'trace-hex', s.i, 0, traceCopies);
         if (protocol === 'native') {
           find(Buffer.from(new Date(start).toISOString(), 'latin1'), 'start-iso', s.i, 0, 1);
           find(Buffer.from(new Date(end).toISOString(), 'latin1'), 'end-iso', s.i, s.latencyMs, 1);
@@ -276,7 +361,13 @@ function otlpBody(shapes: SpanShape[], encoding: 'json' | 'proto'): Buffer {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     idGenerator,
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'bench-agent', 'service.version': '1.4.2', 'deployment.environment.name': 'bench' })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({
+        'service.name': 'bench-agent',
+        'service.version': '1.4.2',
+        'deployment.environment.name': 'bench',
+      }),
+    ),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
   const tracer = provider.getTracer('spyglass-bench', '1.0.0');
@@ -319,12 +410,17 @@ function otlpBody(shapes: SpanShape[], encoding: 'json' | 'proto'): Buffer {
       s.isRoot ? context.active() : rootCtx,
     );
     if (s.isRoot) rootCtx = trace.setSpan(context.active(), span);
-    if (s.failed) span.setStatus({ code: SpanStatusCode.ERROR, message: s.errorMessage ?? 'error' });
+    if (s.failed)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: s.errorMessage ?? 'error' });
     span.end(hr(start + s.latencyMs));
   }
   const spans: ReadableSpan[] = exporter.getFinishedSpans();
-  if (spans.length !== shapes.length) throw new Error(`expected ${shapes.length} finished spans, got ${spans.length}`);
-  const bytes = encoding === 'json' ? JsonTraceSerializer.serializeRequest(spans) : ProtobufTraceSerializer.serializeRequest(spans);
+  if (spans.length !== shapes.length)
+    throw new Error(`expected ${shapes.length} finished spans, got ${spans.length}`);
+  const bytes =
+    encoding === 'json'
+      ? JsonTraceSerializer.serializeRequest(spans)
+      : ProtobufTraceSerializer.serializeRequest(spans);
   if (!bytes) throw new Error('OTLP serializer returned nothing');
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -405,12 +501,29 @@ export function rowSpans(shapes: SpanShape[], base: number, t0: number): RowSpan
 /** The row as the JSON object spans-repo.ts's toJsonRows builds for json_populate_recordset. */
 export function toJsonRow(s: RowSpan): Record<string, unknown> {
   return {
-    project_id: s.projectId, span_id: s.spanId, trace_id: s.traceId, parent_span_id: s.parentSpanId,
-    session_id: s.sessionId, span_type: s.spanType, server_name: s.serverName, tool_name: s.toolName,
-    agent_name: s.agentName, status: s.status, error: s.error, started_at: s.startedAt.toISOString(),
-    ended_at: s.endedAt.toISOString(), latency_ms: s.latencyMs, input_args: s.inputArgs,
-    output_result: s.outputResult, llm_input: s.llmInput, llm_output: s.llmOutput, input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens, model_id: s.modelId, health_tag: s.healthTag, cost_usd: s.costUsd,
+    project_id: s.projectId,
+    span_id: s.spanId,
+    trace_id: s.traceId,
+    parent_span_id: s.parentSpanId,
+    session_id: s.sessionId,
+    span_type: s.spanType,
+    server_name: s.serverName,
+    tool_name: s.toolName,
+    agent_name: s.agentName,
+    status: s.status,
+    error: s.error,
+    started_at: s.startedAt.toISOString(),
+    ended_at: s.endedAt.toISOString(),
+    latency_ms: s.latencyMs,
+    input_args: s.inputArgs,
+    output_result: s.outputResult,
+    llm_input: s.llmInput,
+    llm_output: s.llmOutput,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    model_id: s.modelId,
+    health_tag: s.healthTag,
+    cost_usd: s.costUsd,
     cost_estimated: s.costUsd === null ? null : false,
   };
 }
@@ -424,7 +537,12 @@ export function toCopyText(rows: readonly RowSpan[]): string {
     for (let i = 0; i < SPAN_COLUMNS.length; i++) {
       const v = r[SPAN_COLUMNS[i] as string];
       if (i > 0) line += '\t';
-      line += v === null || v === undefined ? '\\N' : copyField(typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+      line +=
+        v === null || v === undefined
+          ? '\\N'
+          : copyField(
+              typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v),
+            );
     }
     out += `${line}\n`;
   }
@@ -434,5 +552,7 @@ export function toCopyText(rows: readonly RowSpan[]): string {
 const COPY_SPECIAL = /[\\\t\n\r]/;
 function copyField(v: string): string {
   if (!COPY_SPECIAL.test(v)) return v;
-  return v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return v.replace(/[\\\t\n\r]/g, (c) =>
+    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+  );
 }

@@ -36,25 +36,46 @@ const { values } = parseArgs({
 const totalRows = Number(values.rows);
 const groups = (values.groups ?? '').split(',').map(Number);
 
-const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
 
 const variants: { name: string; options: PGliteOptions }[] = [
   { name: 'defaults (as src/store/open-store.ts)', options: {} },
   { name: 'relaxedDurability: true', options: { relaxedDurability: true } },
-  { name: "postgresqlconf: ['shared_buffers=32MB']", options: { postgresqlconf: ['shared_buffers=32MB'] } },
+  {
+    name: "postgresqlconf: ['shared_buffers=32MB']",
+    options: { postgresqlconf: ['shared_buffers=32MB'] },
+  },
 ];
 
 const t0 = Date.now() - 3600_000;
 if (values.variant === undefined) {
   // Each variant in its own process, so RSS figures are not mixed up with the previous one's.
-  console.log(`PGlite insertSpans() from src, up to ${totalRows} rows per group size, on-disk data dir (initialised before timing)`);
+  console.log(
+    `PGlite insertSpans() from src, up to ${totalRows} rows per group size, on-disk data dir (initialised before timing)`,
+  );
   console.log('variant                                   group   rows/s  ms/commit  RSS MB after');
   for (let i = 0; i < variants.length; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'spyglass-pglite-bench-'));
     try {
       // initdb + migrations in a throwaway process, so the measured one is a normal restart.
-      for (const phase of [['--init'], ['--rows', String(totalRows), '--groups', groups.join(',')]]) {
-        const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--variant', String(i), '--dir', dir, ...phase], { stdio: 'inherit', timeout: 600_000 });
+      for (const phase of [
+        ['--init'],
+        ['--rows', String(totalRows), '--groups', groups.join(',')],
+      ]) {
+        const r = spawnSync(
+          process.execPath,
+          [
+            ...process.execArgv,
+            fileURLToPath(import.meta.url),
+            '--variant',
+            String(i),
+            '--dir',
+            dir,
+            ...phase,
+          ],
+          { stdio: 'inherit', timeout: 600_000 },
+        );
         if (r.status !== 0) {
           console.log(`variant ${i} failed (${r.status ?? r.signal})`);
           break;
@@ -65,7 +86,11 @@ if (values.variant === undefined) {
     }
   }
 } else {
-  await runVariant(variants[Number(values.variant)] as (typeof variants)[number], values.dir as string, values.init);
+  await runVariant(
+    variants[Number(values.variant)] as (typeof variants)[number],
+    values.dir as string,
+    values.init,
+  );
 }
 
 async function runVariant(v: (typeof variants)[number], dir: string, init: boolean): Promise<void> {
@@ -78,7 +103,9 @@ async function runVariant(v: (typeof variants)[number], dir: string, init: boole
   const opened = performance.now();
   const pg = await PGlite.create(dir, v.options);
   const db = drizzle(pg, { schema }) as unknown as Db;
-  console.log(`${v.name.padEnd(40)}   open ${(performance.now() - opened).toFixed(0).padStart(5)} ms ${''.padStart(10)} ${rssMb().toFixed(0).padStart(13)}`);
+  console.log(
+    `${v.name.padEnd(40)}   open ${(performance.now() - opened).toFixed(0).padStart(5)} ms ${''.padStart(10)} ${rssMb().toFixed(0).padStart(13)}`,
+  );
   let base = 1;
   for (const group of groups) {
     const shapes = batchShapes(group);
@@ -92,7 +119,11 @@ async function runVariant(v: (typeof variants)[number], dir: string, init: boole
       commits++;
     }
     const ms = performance.now() - start;
-    console.log(`${v.name.padEnd(40)} ${String(group).padStart(6)} ${Math.round((rows / ms) * 1000).toString().padStart(8)} ${(ms / commits).toFixed(1).padStart(10)} ${rssMb().toFixed(0).padStart(13)}`);
+    console.log(
+      `${v.name.padEnd(40)} ${String(group).padStart(6)} ${Math.round((rows / ms) * 1000)
+        .toString()
+        .padStart(8)} ${(ms / commits).toFixed(1).padStart(10)} ${rssMb().toFixed(0).padStart(13)}`,
+    );
   }
   await pg.close();
 }

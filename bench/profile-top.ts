@@ -30,7 +30,13 @@ export function readProfile(file: string): Profile {
 /** `src/ingest/writer.ts`, `fastify`, `node:net`, `(garbage collector)`, ... */
 export function area(f: CallFrame): string {
   const name = f.functionName;
-  if (name === '(idle)' || name === '(program)' || name === '(garbage collector)' || name === '(root)') return name;
+  if (
+    name === '(idle)' ||
+    name === '(program)' ||
+    name === '(garbage collector)' ||
+    name === '(root)'
+  )
+    return name;
   const url = f.url;
   if (!url) return name.startsWith('(') ? name : '(native / builtin)';
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
@@ -58,7 +64,11 @@ export interface HotFunction {
  * any process of the machine: V8 stamps samples with the same clock), e.g. the load without the
  * server's start-up and shutdown.
  */
-export function topFunctions(files: readonly string[], n: number, window?: { fromUs: number; toUs: number }): { busyUs: number; top: HotFunction[] } {
+export function topFunctions(
+  files: readonly string[],
+  n: number,
+  window?: { fromUs: number; toUs: number },
+): { busyUs: number; top: HotFunction[] } {
   const fns = new Map<string, number>();
   let busyUs = 0;
   for (const file of files) {
@@ -78,6 +88,9 @@ export function topFunctions(files: readonly string[], n: number, window?: { fro
       fns.set(key, (fns.get(key) ?? 0) + us);
     }
   }
-  const top = [...fns].sort((x, y) => y[1] - x[1]).slice(0, n).map(([name, selfUs]) => ({ name, selfUs, share: busyUs > 0 ? selfUs / busyUs : 0 }));
+  const top = [...fns]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n)
+    .map(([name, selfUs]) => ({ name, selfUs, share: busyUs > 0 ? selfUs / busyUs : 0 }));
   return { busyUs, top };
 }

@@ -19,21 +19,105 @@ import { mulberry32 } from '../test/helpers/seeded-random.ts';
 export const PROJECTS = ['default', 'acme'] as const;
 
 export const AGENTS = [
-  'planner', 'researcher', 'coder', 'reviewer', 'tester', 'writer', 'summarizer', 'router', 'support', 'billing',
-  'triage', 'analyst', 'scheduler', 'translator', 'retriever', 'critic', 'deployer', 'monitor', 'negotiator', 'concierge',
+  'planner',
+  'researcher',
+  'coder',
+  'reviewer',
+  'tester',
+  'writer',
+  'summarizer',
+  'router',
+  'support',
+  'billing',
+  'triage',
+  'analyst',
+  'scheduler',
+  'translator',
+  'retriever',
+  'critic',
+  'deployer',
+  'monitor',
+  'negotiator',
+  'concierge',
 ] as const;
 
 const SERVER_BASES = [
-  'filesystem', 'github', 'gitlab', 'search', 'browser', 'postgres', 'mysql', 'redis', 'slack', 'email', 'calendar',
-  'jira', 'linear', 'notion', 'confluence', 'drive', 'sheets', 'stripe', 'shopify', 'salesforce', 'hubspot', 'zendesk',
-  'twilio', 'maps', 'weather', 'news', 'wikipedia', 'arxiv', 'pdf', 'ocr', 'translate', 'vector-db', 'memory', 'fetch',
-  'shell', 'docker', 'kubernetes', 'aws', 'gcp', 'azure', 'sentry', 'datadog', 'pagerduty', 'figma', 'youtube',
-  'spotify', 'sqlite', 'time', 'everything', 'sequential-thinking',
+  'filesystem',
+  'github',
+  'gitlab',
+  'search',
+  'browser',
+  'postgres',
+  'mysql',
+  'redis',
+  'slack',
+  'email',
+  'calendar',
+  'jira',
+  'linear',
+  'notion',
+  'confluence',
+  'drive',
+  'sheets',
+  'stripe',
+  'shopify',
+  'salesforce',
+  'hubspot',
+  'zendesk',
+  'twilio',
+  'maps',
+  'weather',
+  'news',
+  'wikipedia',
+  'arxiv',
+  'pdf',
+  'ocr',
+  'translate',
+  'vector-db',
+  'memory',
+  'fetch',
+  'shell',
+  'docker',
+  'kubernetes',
+  'aws',
+  'gcp',
+  'azure',
+  'sentry',
+  'datadog',
+  'pagerduty',
+  'figma',
+  'youtube',
+  'spotify',
+  'sqlite',
+  'time',
+  'everything',
+  'sequential-thinking',
 ] as const;
-const VERBS = ['get', 'list', 'search', 'create', 'update', 'read', 'write', 'query', 'run', 'fetch'] as const;
-const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gemini-2.5-flash', 'gpt-4.1-mini'] as const;
+const VERBS = [
+  'get',
+  'list',
+  'search',
+  'create',
+  'update',
+  'read',
+  'write',
+  'query',
+  'run',
+  'fetch',
+] as const;
+const MODELS = [
+  'gpt-4o',
+  'gpt-4o-mini',
+  'claude-sonnet-4',
+  'gemini-2.5-flash',
+  'gpt-4.1-mini',
+] as const;
 const PRICES: Record<(typeof MODELS)[number], [number, number]> = {
-  'gpt-4o': [2.5, 10], 'gpt-4o-mini': [0.15, 0.6], 'claude-sonnet-4': [3, 15], 'gemini-2.5-flash': [0.3, 2.5], 'gpt-4.1-mini': [0.4, 1.6],
+  'gpt-4o': [2.5, 10],
+  'gpt-4o-mini': [0.15, 0.6],
+  'claude-sonnet-4': [3, 15],
+  'gemini-2.5-flash': [0.3, 2.5],
+  'gpt-4.1-mini': [0.4, 1.6],
 };
 
 export interface ServerDef {
@@ -92,7 +176,10 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
   const hex = (bytes: number) => {
     // Random ids (OTel style) from the seeded generator, so runs are reproducible.
     let s = '';
-    for (let i = 0; i < bytes; i += 4) s += Math.floor(rand() * 4294967296).toString(16).padStart(8, '0');
+    for (let i = 0; i < bytes; i += 4)
+      s += Math.floor(rand() * 4294967296)
+        .toString(16)
+        .padStart(8, '0');
     return s.slice(0, bytes * 2);
   };
 
@@ -139,12 +226,17 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
   // A session of n spans lasts at most about n × 4 s, so it ends inside the window.
   const windowMs = hours * 3600_000;
   const expectedSessions = Math.max(1, Math.round(opts.spans / MEAN_SIZE));
-  const treeEvery = opts.treeSessions > 0 ? Math.max(1, Math.floor(expectedSessions / opts.treeSessions)) : Infinity;
+  const treeEvery =
+    opts.treeSessions > 0
+      ? Math.max(1, Math.floor(expectedSessions / opts.treeSessions))
+      : Infinity;
   let treeLeft = opts.treeSessions;
 
   function plan(index: number, remaining: number): SessionPlan {
     // Tree sessions every `treeEvery` sessions, or as soon as only enough spans for them remain.
-    const isTree = treeLeft > 0 && (index % treeEvery === Math.floor(treeEvery / 2) || remaining <= treeLeft * 200);
+    const isTree =
+      treeLeft > 0 &&
+      (index % treeEvery === Math.floor(treeEvery / 2) || remaining <= treeLeft * 200);
     let size = isTree ? 200 : sessionSize();
     if (isTree) treeLeft--;
     else {
@@ -217,12 +309,24 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
         toolName: tool,
         agentName: agent,
         status,
-        error: status === 'error' ? `${tool}: upstream returned 502` : status === 'timeout' ? 'timed out after 30000 ms' : null,
+        error:
+          status === 'error'
+            ? `${tool}: upstream returned 502`
+            : status === 'timeout'
+              ? 'timed out after 30000 ms'
+              : null,
         startedAt: new Date(t),
         endedAt: new Date(t + latency),
         latencyMs: latency,
-        inputArgs: { query: `q-${hex(4)}`, limit: int(1, 50), path: `/data/${agent}/${hex(3)}.json` },
-        outputResult: status === 'success' ? JSON.stringify({ ok: true, items: int(0, 20), text: 'result '.repeat(int(3, 30)) }) : null,
+        inputArgs: {
+          query: `q-${hex(4)}`,
+          limit: int(1, 50),
+          path: `/data/${agent}/${hex(3)}.json`,
+        },
+        outputResult:
+          status === 'success'
+            ? JSON.stringify({ ok: true, items: int(0, 20), text: 'result '.repeat(int(3, 30)) })
+            : null,
         llmInput: null,
         llmOutput: null,
         inputTokens: null,
@@ -263,7 +367,14 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
       const target = AGENTS.filter((a) => a !== p.agent)[int(0, AGENTS.length - 2)] as string;
       const h = agentSpan(p.agent, root.spanId, `→ ${target}`);
       h.spanType = 'handoff';
-      h.llmInput = h.llmOutput = h.modelId = h.inputTokens = h.outputTokens = h.costUsd = h.costEstimated = null;
+      h.llmInput =
+        h.llmOutput =
+        h.modelId =
+        h.inputTokens =
+        h.outputTokens =
+        h.costUsd =
+        h.costEstimated =
+          null;
       const sub = agentSpan(target, h.spanId, `delegated task ${hex(1)}`);
       turns(target, sub.spanId, left - 2);
       close(sub);
@@ -272,7 +383,8 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
     close(root);
     // Occasionally a span-level health tag from the detectors upstream.
     if (rand() < 0.01) root.healthTag = 'budget_warning';
-    if (out.length !== p.size) throw new Error(`generator bug: planned ${p.size} spans, built ${out.length}`);
+    if (out.length !== p.size)
+      throw new Error(`generator bug: planned ${p.size} spans, built ${out.length}`);
     return out;
   }
 

@@ -50,36 +50,72 @@ function explainer(on: ExplainOn, logQuery: (sql: string, params: unknown[]) => 
     const pg = on.pglite;
     return {
       db: drizzlePglite(pg, { schema, logger: { logQuery } }) as unknown as Db,
-      explain: async (q, params) => (await pg.query<Record<string, unknown>>(`explain (analyze, buffers) ${q}`, params)).rows.map((r) => String(r['QUERY PLAN'])).join('\n'),
+      explain: async (q, params) =>
+        (await pg.query<Record<string, unknown>>(`explain (analyze, buffers) ${q}`, params)).rows
+          .map((r) => String(r['QUERY PLAN']))
+          .join('\n'),
       close: async () => {},
     };
   }
   const client = postgres(on.url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   return {
     db: drizzle(client, { schema, logger: { logQuery } }) as unknown as Db,
-    explain: async (q, params) => (await client.unsafe(`explain (analyze, buffers) ${q}`, params as postgres.ParameterOrJSON<never>[])).map((r) => String((r as Record<string, unknown>)['QUERY PLAN'])).join('\n'),
+    explain: async (q, params) =>
+      (
+        await client.unsafe(
+          `explain (analyze, buffers) ${q}`,
+          params as postgres.ParameterOrJSON<never>[],
+        )
+      )
+        .map((r) => String((r as Record<string, unknown>)['QUERY PLAN']))
+        .join('\n'),
     close: () => client.end({ timeout: 5 }),
   };
 }
 
-export async function explainReadQueries(on: ExplainOn, t: ExplainTargets): Promise<ExplainResult[]> {
+export async function explainReadQueries(
+  on: ExplainOn,
+  t: ExplainTargets,
+): Promise<ExplainResult[]> {
   let captured: { sql: string; params: unknown[] }[] = [];
   const ex = explainer(on, (sql, params) => void captured.push({ sql, params }));
   const db = ex.db;
   try {
     const calls: [string, () => Promise<unknown>][] = [
       ['sessions list (24 h, limit 50)', () => listSessions(db, { projectId: null, limit: 50 })],
-      ['sessions list, project-scoped', () => listSessions(db, { projectId: 'default', limit: 50 })],
-      ['sessions list by agent_name', () => listSessions(db, { projectId: null, agent_name: t.agent, limit: 50 })],
-      ...(t.cursor ? [['sessions list, next page (cursor)', () => listSessions(db, { projectId: null, limit: 50, cursor: t.cursor })] as [string, () => Promise<unknown>]] : []),
+      [
+        'sessions list, project-scoped',
+        () => listSessions(db, { projectId: 'default', limit: 50 }),
+      ],
+      [
+        'sessions list by agent_name',
+        () => listSessions(db, { projectId: null, agent_name: t.agent, limit: 50 }),
+      ],
+      ...(t.cursor
+        ? [
+            [
+              'sessions list, next page (cursor)',
+              () => listSessions(db, { projectId: null, limit: 50, cursor: t.cursor }),
+            ] as [string, () => Promise<unknown>],
+          ]
+        : []),
       ['session tree', () => getSessionTree(db, null, t.treeSession.id)],
-      ['session tree, project-scoped', () => getSessionTree(db, t.treeSession.projectId, t.treeSession.id)],
+      [
+        'session tree, project-scoped',
+        () => getSessionTree(db, t.treeSession.projectId, t.treeSession.id),
+      ],
       ['lineage (24 h)', () => getLineage(db, { projectId: null })],
       ['lineage (24 h), project-scoped', () => getLineage(db, { projectId: 'default' })],
       ['spans by trace', () => querySpans(db, { projectId: null, trace_id: t.trace.id })],
-      ['spans by trace, project-scoped', () => querySpans(db, { projectId: t.trace.projectId, trace_id: t.trace.id })],
+      [
+        'spans by trace, project-scoped',
+        () => querySpans(db, { projectId: t.trace.projectId, trace_id: t.trace.id }),
+      ],
       ['spans list, newest 100 (extra)', () => querySpans(db, { projectId: null, limit: 100 })],
-      ['spans list, newest 100, project-scoped (extra)', () => querySpans(db, { projectId: 'default', limit: 100 })],
+      [
+        'spans list, newest 100, project-scoped (extra)',
+        () => querySpans(db, { projectId: 'default', limit: 100 }),
+      ],
     ];
     const out: ExplainResult[] = [];
     for (const [name, call] of calls) {
@@ -113,18 +149,26 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const client = postgres(url, { max: 1, onnotice: () => {} });
-  const [tree] = await client`select project_id, session_id from sessions where span_count = 200 order by last_call_at desc limit 1`;
-  const [trace] = await client`select project_id, trace_id from spans where trace_id is not null and session_id in (select session_id from sessions where span_count between 5 and 50 limit 1) limit 1`;
-  const [agent] = await client`select agent_name from sessions where agent_name is not null group by 1 order by count(*) desc limit 1`;
+  const [tree] =
+    await client`select project_id, session_id from sessions where span_count = 200 order by last_call_at desc limit 1`;
+  const [trace] =
+    await client`select project_id, trace_id from spans where trace_id is not null and session_id in (select session_id from sessions where span_count between 5 and 50 limit 1) limit 1`;
+  const [agent] =
+    await client`select agent_name from sessions where agent_name is not null group by 1 order by count(*) desc limit 1`;
   await client.end();
   if (!tree || !trace || !agent) throw new Error('database holds no suitable data');
-  const results = await explainReadQueries({ url }, {
-    treeSession: { projectId: String(tree.project_id), id: String(tree.session_id) },
-    trace: { projectId: String(trace.project_id), id: String(trace.trace_id) },
-    agent: String(agent.agent_name),
-  });
+  const results = await explainReadQueries(
+    { url },
+    {
+      treeSession: { projectId: String(tree.project_id), id: String(tree.session_id) },
+      trace: { projectId: String(trace.project_id), id: String(trace.trace_id) },
+      agent: String(agent.agent_name),
+    },
+  );
   for (const e of results) {
-    process.stdout.write(`-- ${e.name}: execution ${e.executionMs} ms, planning ${e.planningMs} ms\n${e.sql.replace(/\s+/g, ' ').trim()}\nparams: ${JSON.stringify(e.params)}\n${e.plan}\n\n`);
+    process.stdout.write(
+      `-- ${e.name}: execution ${e.executionMs} ms, planning ${e.planningMs} ms\n${e.sql.replace(/\s+/g, ' ').trim()}\nparams: ${JSON.stringify(e.params)}\n${e.plan}\n\n`,
+    );
   }
 }
 

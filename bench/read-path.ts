@@ -124,7 +124,8 @@ export async function runReadPath(
   // Undone in reverse order on every exit path (success, error, abort by Ctrl-C).
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanup = async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch((err: unknown) => log(`cleanup: ${(err as Error).message}`));
+    for (const fn of cleanups.splice(0).reverse())
+      await fn().catch((err: unknown) => log(`cleanup: ${(err as Error).message}`));
   };
   const startLoad = loadavg();
   const startedAt = new Date().toISOString();
@@ -152,37 +153,70 @@ export async function runReadPath(
       log(`server on ${server.httpUrl} (${backend})`);
       const db = server.services.store.db;
       if (!opts.databaseUrl) {
-        log(`loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`);
+        log(
+          `loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`,
+        );
         let lastLog = 0;
         let noted = 0;
         const loaded = await loadSpans(
           db,
-          { spans: opts.spans, treeSessions: opts.treeSessions, end: new Date(), groupSize: opts.groupSize },
+          {
+            spans: opts.spans,
+            treeSessions: opts.treeSessions,
+            end: new Date(),
+            groupSize: opts.groupSize,
+          },
           ({ spans, elapsedMs }) => {
             server.services.stats.noteWritten(spans - noted);
             noted = spans;
             if (elapsedMs - lastLog < 5000 && spans < opts.spans) return;
             lastLog = elapsedMs;
             const la = loadavg()[0]?.toFixed(2);
-            log(`  ${spans.toLocaleString('en-US').padStart(9)} spans  ${(elapsedMs / 1000).toFixed(1).padStart(6)} s  ${Math.round(spans / (elapsedMs / 1000)).toLocaleString('en-US').padStart(7)} spans/s  (load avg ${la})`);
+            log(
+              `  ${spans.toLocaleString('en-US').padStart(9)} spans  ${(elapsedMs / 1000).toFixed(1).padStart(6)} s  ${Math.round(
+                spans / (elapsedMs / 1000),
+              )
+                .toLocaleString('en-US')
+                .padStart(7)} spans/s  (load avg ${la})`,
+            );
           },
           signal,
         );
         info = loaded.info;
-        load = { ms: Math.round(loaded.loadMs), spansPerSec: Math.round(opts.spans / (loaded.loadMs / 1000)), groupSize: opts.groupSize };
+        load = {
+          ms: Math.round(loaded.loadMs),
+          spansPerSec: Math.round(opts.spans / (loaded.loadMs / 1000)),
+          groupSize: opts.groupSize,
+        };
         afterLoad = loadavg();
-        log(`loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`);
+        log(
+          `loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`,
+        );
       }
       // No ANALYZE here: only what the server's keeper did (it analyzes a table it finds without
       // statistics at start, so a preloaded database has them too once this resolves).
       const waitStart = performance.now();
-      for (const table of ['spans', 'sessions', 'session_tools', 'lineage_hourly'] as const) await server.services.stats.hasStatistics(table);
+      for (const table of ['spans', 'sessions', 'session_tools', 'lineage_hourly'] as const)
+        await server.services.stats.hasStatistics(table);
       const a = server.services.stats.analyses;
-      const statistics = { analyzes: a.count, totalMs: Math.round(a.totalMs), maxMs: Math.round(a.maxMs), waitAfterLoadMs: Math.round(performance.now() - waitStart) };
-      log(`statistics: the server ran ANALYZE ${statistics.analyzes} times, ${statistics.totalMs} ms in all, longest ${statistics.maxMs} ms; the bench ran none`);
+      const statistics = {
+        analyzes: a.count,
+        totalMs: Math.round(a.totalMs),
+        maxMs: Math.round(a.maxMs),
+        waitAfterLoadMs: Math.round(performance.now() - waitStart),
+      };
+      log(
+        `statistics: the server ran ANALYZE ${statistics.analyzes} times, ${statistics.totalMs} ms in all, longest ${statistics.maxMs} ms; the bench ran none`,
+      );
       const data = await describeData(db);
       const targets = await pickTargets(db);
-      log(`data: ${data.spans.toLocaleString('en-US')} spans, ${data.sessions.toLocaleString('en-US')} sessions, ${data.lineageRows} lineage rows; tables ${Object.entries(data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
+      log(
+        `data: ${data.spans.toLocaleString('en-US')} spans, ${data.sessions.toLocaleString('en-US')} sessions, ${data.lineageRows} lineage rows; tables ${Object.entries(
+          data.tableMb,
+        )
+          .map(([k, v]) => `${k} ${v} MB`)
+          .join(', ')}`,
+      );
       if (targets.treeSessions.length === 0) throw new Error('no 200-span session in the database');
       if (targets.traces.length === 0) throw new Error('no typical session trace in the database');
       signal?.throwIfAborted();
@@ -197,8 +231,16 @@ export async function runReadPath(
       let explain: ExplainResult[] | undefined;
       if (opts.explain) {
         log('EXPLAIN (ANALYZE, BUFFERS) of the queries behind each endpoint…');
-        const on = backend === 'postgres' ? { url: url as string } : { pglite: (db as unknown as { $client: PGlite }).$client };
-        explain = await explainReadQueries(on, { treeSession: targets.treeSessions[0] as Target, trace: targets.traces[0] as Target, agent: targets.agents[0] as string, cursor: cursors[0] });
+        const on =
+          backend === 'postgres'
+            ? { url: url as string }
+            : { pglite: (db as unknown as { $client: PGlite }).$client };
+        explain = await explainReadQueries(on, {
+          treeSession: targets.treeSessions[0] as Target,
+          trace: targets.traces[0] as Target,
+          agent: targets.agents[0] as string,
+          cursor: cursors[0],
+        });
       }
       await server.stop();
       const at = cleanups.indexOf(server.stop);
@@ -207,8 +249,17 @@ export async function runReadPath(
       const result: ReadPathResult = {
         backend,
         startedAt,
-        machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-        loadavg: { start: round2(startLoad), afterLoad: afterLoad && round2(afterLoad), end: round2(loadavg()) },
+        machine: {
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model ?? '?',
+          memGb: Math.round(totalmem() / 2 ** 30),
+          node: process.version,
+        },
+        loadavg: {
+          start: round2(startLoad),
+          afterLoad: afterLoad && round2(afterLoad),
+          end: round2(loadavg()),
+        },
         data: info ? { ...data, sessionsByProject: info.sessionsByProject } : data,
         load,
         statistics,
@@ -240,12 +291,22 @@ export async function runReadPath(
 }
 
 /** The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one. */
-async function startBenchServer(url: string | undefined, cleanups: (() => Promise<unknown>)[]): Promise<RunningServer> {
+async function startBenchServer(
+  url: string | undefined,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<RunningServer> {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   // cwd = the temp dir, so a spyglass.yaml in the working directory is not picked up.
   const config = loadConfig(
-    { ...(url ? { SPYGLASS_DATABASE_URL: url } : {}), SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_DATA_DIR: dir, SPYGLASS_HOST: '127.0.0.1' },
+    {
+      ...(url ? { SPYGLASS_DATABASE_URL: url } : {}),
+      SPYGLASS_PORT: '0',
+      SPYGLASS_GRPC_PORT: '0',
+      SPYGLASS_RATE_LIMITS: 'off',
+      SPYGLASS_DATA_DIR: dir,
+      SPYGLASS_HOST: '127.0.0.1',
+    },
     dir,
   );
   const server = await startServer(config, pino({ level: 'error' }, pino.destination(2)));
@@ -259,7 +320,9 @@ interface Target {
   spans: number;
 }
 
-async function pickTargets(db: Db): Promise<{ treeSessions: Target[]; traces: Target[]; agents: string[]; projects: string[] }> {
+async function pickTargets(
+  db: Db,
+): Promise<{ treeSessions: Target[]; traces: Target[]; agents: string[]; projects: string[] }> {
   const tree = await execute<{ p: string; s: string; n: number }>(
     db,
     sql`select project_id as p, session_id as s, span_count as n from sessions where span_count = 200 order by last_call_at desc limit 20`,
@@ -275,8 +338,14 @@ async function pickTargets(db: Db): Promise<{ treeSessions: Target[]; traces: Ta
                             where sp.project_id = s.project_id and (sp.session_id = s.session_id or (sp.session_id is null and sp.trace_id = s.session_id))
                               and sp.trace_id is not null limit 1) x`,
   );
-  const agents = await execute<{ a: string }>(db, sql`select distinct agent_name as a from sessions where agent_name is not null order by 1`);
-  const projects = await execute<{ p: string }>(db, sql`select distinct project_id as p from sessions order by 1`);
+  const agents = await execute<{ a: string }>(
+    db,
+    sql`select distinct agent_name as a from sessions where agent_name is not null order by 1`,
+  );
+  const projects = await execute<{ p: string }>(
+    db,
+    sql`select distinct project_id as p from sessions order by 1`,
+  );
   return {
     treeSessions: tree.rows.map((r) => ({ projectId: r.p, id: r.s, spans: Number(r.n) })),
     traces: traces.rows.map((r) => ({ projectId: r.p, id: r.t, spans: Number(r.n) })),
@@ -285,13 +354,20 @@ async function pickTargets(db: Db): Promise<{ treeSessions: Target[]; traces: Ta
   };
 }
 
-async function describeData(db: Db): Promise<Omit<ReadPathResult['data'], 'sessionsByProject'> & { sessionsByProject: Record<string, number> }> {
+async function describeData(
+  db: Db,
+): Promise<
+  Omit<ReadPathResult['data'], 'sessionsByProject'> & { sessionsByProject: Record<string, number> }
+> {
   const counts = await execute<{ spans: string; sessions: string; lineage: string; tools: string }>(
     db,
     sql`select (select count(*) from spans) as spans, (select count(*) from sessions) as sessions,
                (select count(*) from lineage_hourly) as lineage, (select count(*) from session_tools) as tools`,
   );
-  const byProject = await execute<{ p: string; n: string }>(db, sql`select project_id as p, count(*) as n from sessions group by 1 order by 1`);
+  const byProject = await execute<{ p: string; n: string }>(
+    db,
+    sql`select project_id as p, count(*) as n from sessions group by 1 order by 1`,
+  );
   const sizes = await execute<{ t: string; mb: string }>(
     db,
     sql`select c.relname as t, round(pg_total_relation_size(c.oid) / 1048576.0) as mb
@@ -313,7 +389,10 @@ async function walkCursors(base: string, query: string, pages: number): Promise<
   const out: string[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < pages; i++) {
-    const res: Response = await fetch(`${base}/api/agents/sessions?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { signal: AbortSignal.timeout(30_000) });
+    const res: Response = await fetch(
+      `${base}/api/agents/sessions?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { signal: AbortSignal.timeout(30_000) },
+    );
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`sessions listing returned ${res.status}`);
     cursor = res.headers.get('x-next-cursor');
@@ -327,7 +406,8 @@ async function walkCursors(base: string, query: string, pages: number): Promise<
 function buildCases(t: Awaited<ReturnType<typeof pickTargets>>, cursors: string[]): Case[] {
   const arr = (b: unknown) => (Array.isArray(b) ? b.length : -1);
   const treeNodes = (b: unknown): number => {
-    const count = (nodes: { children?: unknown[] }[]): number => nodes.reduce((n, x) => n + 1 + count((x.children ?? []) as { children?: unknown[] }[]), 0);
+    const count = (nodes: { children?: unknown[] }[]): number =>
+      nodes.reduce((n, x) => n + 1 + count((x.children ?? []) as { children?: unknown[] }[]), 0);
     const spans = (b as { spans?: unknown[] }).spans;
     return Array.isArray(spans) ? count(spans as { children?: unknown[] }[]) : -1;
   };
@@ -337,54 +417,128 @@ function buildCases(t: Awaited<ReturnType<typeof pickTargets>>, cursors: string[
   };
   const q = encodeURIComponent;
   return [
-    { name: 'sessions list (24 h, limit 50)', paths: ['/api/agents/sessions?limit=50'], count: arr },
-    { name: 'sessions list, project-scoped', paths: t.projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`), count: arr },
-    { name: 'sessions list by agent_name', paths: t.agents.map((a) => `/api/agents/sessions?agent_name=${q(a)}&limit=50`), count: arr },
-    { name: 'sessions list, next page (cursor)', paths: cursors.map((c) => `/api/agents/sessions?limit=50&cursor=${q(c)}`), count: arr },
-    { name: 'session tree (200 spans)', paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}`), count: treeNodes, expect: () => 200 },
+    {
+      name: 'sessions list (24 h, limit 50)',
+      paths: ['/api/agents/sessions?limit=50'],
+      count: arr,
+    },
+    {
+      name: 'sessions list, project-scoped',
+      paths: t.projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`),
+      count: arr,
+    },
+    {
+      name: 'sessions list by agent_name',
+      paths: t.agents.map((a) => `/api/agents/sessions?agent_name=${q(a)}&limit=50`),
+      count: arr,
+    },
+    {
+      name: 'sessions list, next page (cursor)',
+      paths: cursors.map((c) => `/api/agents/sessions?limit=50&cursor=${q(c)}`),
+      count: arr,
+    },
+    {
+      name: 'session tree (200 spans)',
+      paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}`),
+      count: treeNodes,
+      expect: () => 200,
+    },
     {
       name: 'session tree (200 spans), project-scoped',
-      paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}?project_id=${q(s.projectId)}`),
+      paths: t.treeSessions.map(
+        (s) => `/api/agents/sessions/${q(s.id)}?project_id=${q(s.projectId)}`,
+      ),
       count: treeNodes,
       expect: () => 200,
     },
     { name: 'lineage (24 h)', paths: ['/api/agents/lineage'], count: lineage },
-    { name: 'lineage (24 h), project-scoped', paths: t.projects.map((p) => `/api/agents/lineage?project_id=${q(p)}`), count: lineage },
-    { name: 'spans by trace', paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}`), count: arr, expect: (i) => (t.traces[i] as Target).spans },
+    {
+      name: 'lineage (24 h), project-scoped',
+      paths: t.projects.map((p) => `/api/agents/lineage?project_id=${q(p)}`),
+      count: lineage,
+    },
+    {
+      name: 'spans by trace',
+      paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}`),
+      count: arr,
+      expect: (i) => (t.traces[i] as Target).spans,
+    },
     {
       name: 'spans by trace, project-scoped',
-      paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}&project_id=${q(x.projectId)}`),
+      paths: t.traces.map(
+        (x) => `/api/traces/spans?trace_id=${q(x.id)}&project_id=${q(x.projectId)}`,
+      ),
       count: arr,
       expect: (i) => (t.traces[i] as Target).spans,
     },
     // Extras (not in the issue's list): the spans explorer's default page and its agent filter.
-    { name: 'spans list, newest 100 (extra)', target: false, paths: ['/api/traces/spans?limit=100'], count: arr, expect: () => 100 },
-    { name: 'spans list, newest 100, project-scoped (extra)', target: false, paths: t.projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`), count: arr, expect: () => 100 },
-    { name: 'spans list by agent_name, project-scoped (extra)', target: false, paths: t.agents.map((a) => `/api/traces/spans?limit=100&project_id=default&agent_name=${q(a)}`), count: arr },
+    {
+      name: 'spans list, newest 100 (extra)',
+      target: false,
+      paths: ['/api/traces/spans?limit=100'],
+      count: arr,
+      expect: () => 100,
+    },
+    {
+      name: 'spans list, newest 100, project-scoped (extra)',
+      target: false,
+      paths: t.projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`),
+      count: arr,
+      expect: () => 100,
+    },
+    {
+      name: 'spans list by agent_name, project-scoped (extra)',
+      target: false,
+      paths: t.agents.map(
+        (a) => `/api/traces/spans?limit=100&project_id=default&agent_name=${q(a)}`,
+      ),
+      count: arr,
+    },
   ];
 }
 
-async function get(base: string, path: string, signal?: AbortSignal): Promise<{ ms: number; status: number; body: string }> {
+async function get(
+  base: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ ms: number; status: number; body: string }> {
   const t = performance.now();
-  const res = await fetch(base + path, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000) });
+  const res = await fetch(base + path, {
+    signal: signal
+      ? AbortSignal.any([signal, AbortSignal.timeout(30_000)])
+      : AbortSignal.timeout(30_000),
+  });
   const body = await res.text();
   return { ms: performance.now() - t, status: res.status, body };
 }
 
-async function measureCase(base: string, c: Case, opts: ReadPathOptions, log: Log, signal?: AbortSignal): Promise<EndpointResult> {
+async function measureCase(
+  base: string,
+  c: Case,
+  opts: ReadPathOptions,
+  log: Log,
+  signal?: AbortSignal,
+): Promise<EndpointResult> {
   // Warm-up, with a check of every target's first response.
   const first = await get(base, c.paths[0] as string, signal);
-  if (first.status !== 200) throw new Error(`${c.name}: GET ${c.paths[0]} returned ${first.status}: ${first.body.slice(0, 300)}`);
+  if (first.status !== 200)
+    throw new Error(
+      `${c.name}: GET ${c.paths[0]} returned ${first.status}: ${first.body.slice(0, 300)}`,
+    );
   const items = c.count(JSON.parse(first.body));
   for (let i = 0; i < Math.max(opts.warmup, Math.min(c.paths.length, 200)); i++) {
     const k = i % c.paths.length;
     const r = await get(base, c.paths[k] as string, signal);
-    if (r.status !== 200) throw new Error(`${c.name}: GET ${c.paths[k]} returned ${r.status}: ${r.body.slice(0, 300)}`);
+    if (r.status !== 200)
+      throw new Error(`${c.name}: GET ${c.paths[k]} returned ${r.status}: ${r.body.slice(0, 300)}`);
     if (i < c.paths.length) {
       // Every target's response is checked once: not empty, and the expected size when known.
       const want = c.expect?.(k);
       const got = c.count(JSON.parse(r.body));
-      if (got < 1 || (want !== undefined && got !== want)) throw new Error(`${c.name}: GET ${c.paths[k]} held ${got} items, expected ${want ?? 'some'}`);
+      if (got < 1 || (want !== undefined && got !== want))
+        throw new Error(
+          `${c.name}: GET ${c.paths[k]} held ${got} items, expected ${want ?? 'some'}`,
+        );
     }
   }
   const seq: number[] = [];
@@ -409,7 +563,11 @@ async function measureCase(base: string, c: Case, opts: ReadPathOptions, log: Lo
       }),
     );
     const wall = performance.now() - t0;
-    concurrent = { ...stats(lat), concurrency: opts.concurrency, reqPerSec: Math.round((opts.requests / wall) * 1000) };
+    concurrent = {
+      ...stats(lat),
+      concurrency: opts.concurrency,
+      reqPerSec: Math.round((opts.requests / wall) * 1000),
+    };
   }
   const target = c.target ?? true;
   const pass = s.p95 < TARGET_P95_MS;
@@ -429,49 +587,103 @@ async function measureCase(base: string, c: Case, opts: ReadPathOptions, log: Lo
 
 export function stats(xs: number[]): LatencyStats {
   const s = [...xs].sort((a, b) => a - b);
-  const pct = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+  const pct = (p: number) =>
+    s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
   const r = (n: number) => Math.round(n * 100) / 100;
-  return { n: s.length, p50: r(pct(50)), p95: r(pct(95)), p99: r(pct(99)), mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)), max: r(s[s.length - 1] ?? Number.NaN) };
+  return {
+    n: s.length,
+    p50: r(pct(50)),
+    p95: r(pct(95)),
+    p99: r(pct(99)),
+    mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+    max: r(s[s.length - 1] ?? Number.NaN),
+  };
 }
 
-const clip = (s: string, max = 600) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s);
+const clip = (s: string, max = 600) =>
+  s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
 const fmt = (n: number) => n.toFixed(1).padStart(6);
 const round2 = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
 
 /** The readable table (stdout). */
 export function formatReport(r: ReadPathResult): string {
   const lines: string[] = [];
-  lines.push(`Read path: ${r.data.spans.toLocaleString('en-US')} spans, ${r.data.sessions.toLocaleString('en-US')} sessions (${Object.entries(r.data.sessionsByProject).map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`).join(', ')}), ${r.data.lineageRows.toLocaleString('en-US')} lineage rows, ${r.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
-  lines.push(`tables: ${Object.entries(r.data.tableMb).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
-  if (r.load) lines.push(`load: ${(r.load.ms / 1000).toFixed(1)} s through insertSpans (groups of ${r.load.groupSize}) = ${r.load.spansPerSec.toLocaleString('en-US')} spans/s`);
-  lines.push(`statistics: ANALYZE by the server's keeper only: ${r.statistics.analyzes} runs, ${r.statistics.totalMs} ms in all, longest ${r.statistics.maxMs} ms; ${r.statistics.waitAfterLoadMs} ms waited after the load`);
-  lines.push(`machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}; load avg start ${r.loadavg.start.join(' ')}${r.loadavg.afterLoad ? `, after load ${r.loadavg.afterLoad.join(' ')}` : ''}, end ${r.loadavg.end.join(' ')}`);
+  lines.push(
+    `Read path: ${r.data.spans.toLocaleString('en-US')} spans, ${r.data.sessions.toLocaleString('en-US')} sessions (${Object.entries(
+      r.data.sessionsByProject,
+    )
+      .map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`)
+      .join(
+        ', ',
+      )}), ${r.data.lineageRows.toLocaleString('en-US')} lineage rows, ${r.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'}`,
+  );
+  lines.push(
+    `tables: ${Object.entries(r.data.tableMb)
+      .map(([k, v]) => `${k} ${v} MB`)
+      .join(', ')}`,
+  );
+  if (r.load)
+    lines.push(
+      `load: ${(r.load.ms / 1000).toFixed(1)} s through insertSpans (groups of ${r.load.groupSize}) = ${r.load.spansPerSec.toLocaleString('en-US')} spans/s`,
+    );
+  lines.push(
+    `statistics: ANALYZE by the server's keeper only: ${r.statistics.analyzes} runs, ${r.statistics.totalMs} ms in all, longest ${r.statistics.maxMs} ms; ${r.statistics.waitAfterLoadMs} ms waited after the load`,
+  );
+  lines.push(
+    `machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}; load avg start ${r.loadavg.start.join(' ')}${r.loadavg.afterLoad ? `, after load ${r.loadavg.afterLoad.join(' ')}` : ''}, end ${r.loadavg.end.join(' ')}`,
+  );
   const conc = r.endpoints.find((e) => e.concurrent)?.concurrent?.concurrency;
   const n = r.endpoints[0]?.sequential.n ?? 0;
   lines.push('');
-  const head = ['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', `p95 < ${r.target.p95Ms} ms`, ...(conc ? [`c=${conc} p50`, `c=${conc} p95`, 'req/s'] : []), 'items', 'bytes'];
+  const head = [
+    'endpoint',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    `p95 < ${r.target.p95Ms} ms`,
+    ...(conc ? [`c=${conc} p50`, `c=${conc} p95`, 'req/s'] : []),
+    'items',
+    'bytes',
+  ];
   const rows = r.endpoints.map((e) => [
     e.name,
     e.sequential.p50.toFixed(1),
     e.sequential.p95.toFixed(1),
     e.sequential.p99.toFixed(1),
     e.target ? (e.sequential.pass ? 'pass' : 'FAIL') : e.sequential.pass ? '(under)' : '(over)',
-    ...(conc ? [e.concurrent?.p50.toFixed(1) ?? '', e.concurrent?.p95.toFixed(1) ?? '', String(e.concurrent?.reqPerSec ?? '')] : []),
+    ...(conc
+      ? [
+          e.concurrent?.p50.toFixed(1) ?? '',
+          e.concurrent?.p95.toFixed(1) ?? '',
+          String(e.concurrent?.reqPerSec ?? ''),
+        ]
+      : []),
     String(e.responseItems),
     String(e.responseBytes),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const widths = head.map((h, i) =>
+    Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join('  ');
   lines.push(line(head));
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) lines.push(line(row));
   lines.push('');
-  lines.push(`${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte, client in the same process as the server.`);
-  lines.push(`overall: ${r.pass ? 'PASS' : 'FAIL'} (target p95 < ${r.target.p95Ms} ms for every endpoint of the issue, sequential; rows marked (extra) are informational)`);
+  lines.push(
+    `${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte, client in the same process as the server.`,
+  );
+  lines.push(
+    `overall: ${r.pass ? 'PASS' : 'FAIL'} (target p95 < ${r.target.p95Ms} ms for every endpoint of the issue, sequential; rows marked (extra) are informational)`,
+  );
   if (r.explain) {
     lines.push('');
     for (const e of r.explain) {
-      lines.push(`-- ${e.name}: execution ${e.executionMs.toFixed(2)} ms, planning ${e.planningMs.toFixed(2)} ms`);
+      lines.push(
+        `-- ${e.name}: execution ${e.executionMs.toFixed(2)} ms, planning ${e.planningMs.toFixed(2)} ms`,
+      );
       lines.push(e.sql.replace(/\s+/g, ' ').trim());
       lines.push(`params: ${JSON.stringify(e.params)}`);
       lines.push(e.plan);
@@ -533,7 +745,11 @@ async function main(): Promise<void> {
     }
     return n;
   };
-  if (values.backend !== undefined && values.backend !== 'postgres' && values.backend !== 'pglite') {
+  if (
+    values.backend !== undefined &&
+    values.backend !== 'postgres' &&
+    values.backend !== 'pglite'
+  ) {
     process.stderr.write(`--backend must be postgres or pglite\n${USAGE}\n`);
     process.exit(2);
   }
@@ -589,7 +805,9 @@ async function main(): Promise<void> {
     // drizzle's errors embed the whole statement and its parameters (megabytes for a span group).
     const e = err as Error & { cause?: unknown };
     const cause = e.cause instanceof Error ? `\ncaused by: ${e.cause.message}` : '';
-    process.stderr.write(`read-path bench failed: ${clip(e.message ?? String(err))}${cause}\n${e.stack?.split('\n').slice(1, 8).join('\n') ?? ''}\n`);
+    process.stderr.write(
+      `read-path bench failed: ${clip(e.message ?? String(err))}${cause}\n${e.stack?.split('\n').slice(1, 8).join('\n') ?? ''}\n`,
+    );
     process.exitCode = 1;
   }
 }

@@ -53,7 +53,10 @@ export interface ReliabilityBenchResult {
   loadAvg: { before: string; after: string };
 }
 
-export async function runReliabilityBench(o: ReliabilityBenchOptions, progress: (msg: string) => void): Promise<ReliabilityBenchResult> {
+export async function runReliabilityBench(
+  o: ReliabilityBenchOptions,
+  progress: (msg: string) => void,
+): Promise<ReliabilityBenchResult> {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     let url = o.databaseUrl;
@@ -68,18 +71,28 @@ export async function runReliabilityBench(o: ReliabilityBenchOptions, progress: 
     const config = loadConfig({ SPYGLASS_DATABASE_URL: url, SPYGLASS_DATA_DIR: dir }, dir);
     const store = await openStore({ databaseUrl: url, dataDir: dir, poolSize: 4 });
     cleanups.push(() => store.close());
-    const services = await createServices(config, store, pino({ level: 'error' }, pino.destination(2)));
+    const services = await createServices(
+      config,
+      store,
+      pino({ level: 'error' }, pino.destination(2)),
+    );
     cleanups.push(() => services.close());
     const now = new Date();
     let loadSeconds = 0;
     if (!o.databaseUrl) {
-      progress(`reliability: loading ${o.spans.toLocaleString('en-US')} spans over ${o.days} days through the ingest statement…`);
+      progress(
+        `reliability: loading ${o.spans.toLocaleString('en-US')} spans over ${o.days} days through the ingest statement…`,
+      );
       let last = 0;
-      const loaded = await loadSpans(store.db, { spans: o.spans, treeSessions: 0, end: now, hours: o.days * 24, groupSize: 5_000 }, ({ spans, elapsedMs }) => {
-        if (elapsedMs - last < 10_000) return;
-        last = elapsedMs;
-        progress(`  ${spans.toLocaleString('en-US')} spans, ${(elapsedMs / 1000).toFixed(0)} s`);
-      });
+      const loaded = await loadSpans(
+        store.db,
+        { spans: o.spans, treeSessions: 0, end: now, hours: o.days * 24, groupSize: 5_000 },
+        ({ spans, elapsedMs }) => {
+          if (elapsedMs - last < 10_000) return;
+          last = elapsedMs;
+          progress(`  ${spans.toLocaleString('en-US')} spans, ${(elapsedMs / 1000).toFixed(0)} s`);
+        },
+      );
       loadSeconds = loaded.loadMs / 1000;
       await execute(store.db, sql`analyze`);
     }
@@ -88,7 +101,9 @@ export async function runReliabilityBench(o: ReliabilityBenchOptions, progress: 
       sql`select (select count(*) from spans)::int as spans, (select count(*) from sessions)::int as sessions, (select count(*) from span_hourly)::int as hourly`,
     );
     const c = counts.rows[0] ?? { spans: 0, sessions: 0, hourly: 0 };
-    progress(`reliability: ${c.spans.toLocaleString('en-US')} spans, ${c.sessions.toLocaleString('en-US')} sessions, ${c.hourly.toLocaleString('en-US')} span_hourly rows`);
+    progress(
+      `reliability: ${c.spans.toLocaleString('en-US')} spans, ${c.sessions.toLocaleString('en-US')} sessions, ${c.hourly.toLocaleString('en-US')} span_hourly rows`,
+    );
     await defineSlos(services);
     const before = loadAvg();
     const timings = [
@@ -98,22 +113,41 @@ export async function runReliabilityBench(o: ReliabilityBenchOptions, progress: 
       }),
       // The detector keeps each tool's baseline until its sample hour moves, so a run either
       // recomputes every baseline (the first of a project, then about once an hour) or reuses them.
-      await time('anomaly detection, every baseline recomputed (every server + tool, 7 days)', o.runs, async () => {
-        await execute(store.db, sql`delete from anomaly_states where project_id = 'default'`);
-        const found = await services.anomalies.detect('default', now);
-        return `${found.length} tool metrics, ${found.filter((a) => a.severity !== null).length} anomalous`;
-      }),
-      await time('anomaly detection, baselines reused (the other runs of an hour)', o.runs, async () => {
-        const found = await services.anomalies.detect('default', now);
-        return `${found.length} tool metrics, ${found.filter((a) => a.severity !== null).length} anomalous`;
-      }),
+      await time(
+        'anomaly detection, every baseline recomputed (every server + tool, 7 days)',
+        o.runs,
+        async () => {
+          await execute(store.db, sql`delete from anomaly_states where project_id = 'default'`);
+          const found = await services.anomalies.detect('default', now);
+          return `${found.length} tool metrics, ${found.filter((a) => a.severity !== null).length} anomalous`;
+        },
+      ),
+      await time(
+        'anomaly detection, baselines reused (the other runs of an hour)',
+        o.runs,
+        async () => {
+          const found = await services.anomalies.detect('default', now);
+          return `${found.length} tool metrics, ${found.filter((a) => a.severity !== null).length} anomalous`;
+        },
+      ),
       await time('cost breakdown, 30 days', o.runs, async () => {
         const b = await services.costs.breakdown('default', '30d', now);
         return `$${b.total_cost_usd.toFixed(2)} over ${b.by_model.length} models, ${b.by_tool.length} tools, ${b.by_agent.length} agents`;
       }),
     ];
-    for (const t of timings) progress(`reliability: ${t.what}: median ${t.medianMs.toFixed(1)} ms, max ${t.maxMs.toFixed(1)} ms (${t.result})`);
-    return { spans: c.spans, days: o.days, sessions: c.sessions, spanHourlyRows: c.hourly, loadSeconds, timings, loadAvg: { before, after: loadAvg() } };
+    for (const t of timings)
+      progress(
+        `reliability: ${t.what}: median ${t.medianMs.toFixed(1)} ms, max ${t.maxMs.toFixed(1)} ms (${t.result})`,
+      );
+    return {
+      spans: c.spans,
+      days: o.days,
+      sessions: c.sessions,
+      spanHourlyRows: c.hourly,
+      loadSeconds,
+      timings,
+      loadAvg: { before, after: loadAvg() },
+    };
   } finally {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
   }
@@ -125,8 +159,18 @@ async function defineSlos(services: Services): Promise<void> {
   if (existing.length > 0) return;
   for (const [i, agent] of AGENTS.entries()) {
     const windowHours = i % 2 === 0 ? 24 : 168;
-    await services.slos.create('default', { agent_name: agent, metric: 'success_rate', threshold: 95, window_hours: windowHours });
-    await services.slos.create('default', { agent_name: agent, metric: 'latency_p99', threshold: 30_000, window_hours: windowHours });
+    await services.slos.create('default', {
+      agent_name: agent,
+      metric: 'success_rate',
+      threshold: 95,
+      window_hours: windowHours,
+    });
+    await services.slos.create('default', {
+      agent_name: agent,
+      metric: 'latency_p99',
+      threshold: 30_000,
+      window_hours: windowHours,
+    });
   }
 }
 
@@ -141,7 +185,13 @@ async function time(what: string, runs: number, fn: () => Promise<string>): Prom
   }
   ms.sort((a, b) => a - b);
   const medianMs = ms[Math.floor(ms.length / 2)] ?? Number.NaN;
-  return { what, medianMs, maxMs: ms[ms.length - 1] ?? Number.NaN, result, pass: medianMs < TARGET_MS };
+  return {
+    what,
+    medianMs,
+    maxMs: ms[ms.length - 1] ?? Number.NaN,
+    result,
+    pass: medianMs < TARGET_MS,
+  };
 }
 
 function loadAvg(): string {
@@ -154,7 +204,10 @@ export function formatReliabilityReport(r: ReliabilityBenchResult): string {
     '',
     '| read | median | max | result | target < 500 ms |',
     '|---|---|---|---|---|',
-    ...r.timings.map((t) => `| ${t.what} | ${t.medianMs.toFixed(1)} ms | ${t.maxMs.toFixed(1)} ms | ${t.result} | ${t.pass ? 'met' : '**not met**'} |`),
+    ...r.timings.map(
+      (t) =>
+        `| ${t.what} | ${t.medianMs.toFixed(1)} ms | ${t.maxMs.toFixed(1)} ms | ${t.result} | ${t.pass ? 'met' : '**not met**'} |`,
+    ),
     '',
     `load took ${r.loadSeconds.toFixed(0)} s; load average (1/5/15 min) ${r.loadAvg.before} before the runs, ${r.loadAvg.after} after`,
     '',
@@ -163,10 +216,20 @@ export function formatReliabilityReport(r: ReliabilityBenchResult): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
-    options: { spans: { type: 'string' }, days: { type: 'string' }, runs: { type: 'string' }, 'database-url': { type: 'string' } },
+    options: {
+      spans: { type: 'string' },
+      days: { type: 'string' },
+      runs: { type: 'string' },
+      'database-url': { type: 'string' },
+    },
   });
   const r = await runReliabilityBench(
-    { spans: Number(values.spans ?? 1_000_000), days: Number(values.days ?? 30), runs: Number(values.runs ?? 7), databaseUrl: values['database-url'] },
+    {
+      spans: Number(values.spans ?? 1_000_000),
+      days: Number(values.days ?? 30),
+      runs: Number(values.runs ?? 7),
+      databaseUrl: values['database-url'],
+    },
     (m) => process.stderr.write(`[bench] ${m}\n`),
   );
   process.stdout.write(formatReliabilityReport(r));

@@ -19,20 +19,45 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
-import { formatScorecardReport, runScorecardBench, type ScorecardBenchResult } from './scorecards.ts';
-import { formatReliabilityReport, runReliabilityBench, type ReliabilityBenchResult } from './reliability.ts';
+import {
+  formatScorecardReport,
+  runScorecardBench,
+  type ScorecardBenchResult,
+} from './scorecards.ts';
+import {
+  formatReliabilityReport,
+  runReliabilityBench,
+  type ReliabilityBenchResult,
+} from './reliability.ts';
 import { formatScanReport, runScanBench, type ScanBenchResult } from './scan.ts';
 import { formatSdkReport, runSdkBench, type SdkBenchResult } from './sdk.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
-import { encodeCosts, runInsertMethod, type InsertMethod, type MethodResult } from './copy-bench.ts';
+import {
+  encodeCosts,
+  runInsertMethod,
+  type InsertMethod,
+  type MethodResult,
+} from './copy-bench.ts';
 import { runCell, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
-import { formatNoisyReport, noisyTargets, runNoisyNeighbour, type NoisyResult } from './noisy-neighbour.ts';
+import {
+  formatNoisyReport,
+  noisyTargets,
+  runNoisyNeighbour,
+  type NoisyResult,
+} from './noisy-neighbour.ts';
 import { renderStalls } from './stall-report.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { PROFILES, type PayloadProfile } from './genai-profile.ts';
-import { childPids, cpuDelta, cpuSnapshot, machineBusyMs, postmasterPid, processCpuMs } from './proc-stats.ts';
+import {
+  childPids,
+  cpuDelta,
+  cpuSnapshot,
+  machineBusyMs,
+  postmasterPid,
+  processCpuMs,
+} from './proc-stats.ts';
 import { startRedis } from '../test/helpers/redis.ts';
 import { formatDiskReport, runDiskRow, type DiskResult } from './disk.ts';
 import { formatScaleReport, newProfiles, type WhereItGoes } from './scale-report.ts';
@@ -153,12 +178,31 @@ const args = parseCli();
 if (args.scale) {
   args.backends ??= 'postgres';
   args.protocols ??= 'native,otlp-proto';
-  for (const k of ['no-copy', 'no-read', 'no-scorecards', 'no-scan', 'no-sdk', 'no-reliability', 'no-live', 'no-noisy'] as const) args[k] ??= true;
+  for (const k of [
+    'no-copy',
+    'no-read',
+    'no-scorecards',
+    'no-scan',
+    'no-sdk',
+    'no-reliability',
+    'no-live',
+    'no-noisy',
+  ] as const)
+    args[k] ??= true;
 }
 if (args.noisy) {
   args.backends ??= 'none';
   args.protocols ??= 'none';
-  for (const k of ['no-copy', 'no-read', 'no-scorecards', 'no-scan', 'no-sdk', 'no-reliability', 'no-live'] as const) args[k] ??= true;
+  for (const k of [
+    'no-copy',
+    'no-read',
+    'no-scorecards',
+    'no-scan',
+    'no-sdk',
+    'no-reliability',
+    'no-live',
+  ] as const)
+    args[k] ??= true;
 }
 
 if (args.help) {
@@ -169,8 +213,12 @@ if (args.help) {
 function list<T extends string>(raw: string | undefined, all: readonly T[], what: string): T[] {
   if (!raw) return [...all];
   if (raw === 'none') return [];
-  const out = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const v of out) if (!all.includes(v as T)) usage(`unknown ${what} "${v}" (one of ${all.join(', ')})`);
+  const out = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const v of out)
+    if (!all.includes(v as T)) usage(`unknown ${what} "${v}" (one of ${all.join(', ')})`);
   return out as T[];
 }
 function num(raw: string | undefined, fallback: number, what: string, min = 0): number {
@@ -184,7 +232,9 @@ function absolutizeFlags(flags: string[]): string[] {
   return flags.map((f, i) => {
     const eq = /^(--import|--require|-r)=(\..*)$/.exec(f);
     if (eq) return `${eq[1]}=${resolve(eq[2] as string)}`;
-    return f.startsWith('.') && ['--import', '--require', '-r'].includes(flags[i - 1] ?? '') ? resolve(f) : f;
+    return f.startsWith('.') && ['--import', '--require', '-r'].includes(flags[i - 1] ?? '')
+      ? resolve(f)
+      : f;
   });
 }
 function usage(msg: string): never {
@@ -197,7 +247,10 @@ const opts = {
   quick,
   backends: list(args.backends, BACKENDS, 'back end'),
   protocols: list(args.protocols, PROTOCOLS, 'protocol'),
-  batches: (args.batches ?? '25,500').split(',').map((s) => num(s, 0, 'batches', 1)).map(Math.floor),
+  batches: (args.batches ?? '25,500')
+    .split(',')
+    .map((s) => num(s, 0, 'batches', 1))
+    .map(Math.floor),
   profiles: list(args.profiles, PROFILES, 'profile'),
   workers: (args.workers ?? '1,2').split(',').map((s) => Math.floor(num(s, 0, 'workers', 1))),
   diskSpans: Math.floor(num(args['disk-spans'], quick ? 10_000 : 100_000, 'disk-spans')),
@@ -206,7 +259,9 @@ const opts = {
   warmupMs: num(args.warmup, quick ? 0.2 : 1, 'warmup') * 1000,
   concurrency: Math.floor(num(args.concurrency, 16, 'concurrency', 1)),
   copyRows: Math.floor(num(args['copy-rows'], quick ? 5_000 : 100_000, 'copy-rows', 1)),
-  copyGroups: (args['copy-groups'] ?? (quick ? '500' : '500,5000')).split(',').map((s) => Math.floor(num(s, 0, 'copy-groups', 1))),
+  copyGroups: (args['copy-groups'] ?? (quick ? '500' : '500,5000'))
+    .split(',')
+    .map((s) => Math.floor(num(s, 0, 'copy-groups', 1))),
   copy: !args['no-copy'],
   scale: args.scale ?? false,
   methods: list(args.methods, METHOD_IDS, 'method'),
@@ -225,7 +280,10 @@ const MAX_SPANS_PER_CELL = 5_000_000;
 /** Per database-side method. */
 const METHOD_BUDGET_MS = quick ? 5_000 : 30_000;
 
-const progress = (msg: string) => process.stderr.write(`[bench ${((performance.now() - T_START) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+const progress = (msg: string) =>
+  process.stderr.write(
+    `[bench ${((performance.now() - T_START) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`,
+  );
 const T_START = performance.now();
 const loadAtStart = loadavg()[0] ?? 0;
 
@@ -304,12 +362,18 @@ async function main() {
   };
   const load = loadAtStart;
   if (load > cpus().length * 0.5) {
-    progress(`WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs before the run: other work will distort the figures (see the "other CPU" column)`);
+    progress(
+      `WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs before the run: other work will distort the figures (see the "other CPU" column)`,
+    );
   }
 
-  progress(`building payload templates (${opts.protocols.join(', ')} × batch ${opts.batches.join(', ')} × ${opts.profiles.join(', ')})`);
+  progress(
+    `building payload templates (${opts.protocols.join(', ')} × batch ${opts.batches.join(', ')} × ${opts.profiles.join(', ')})`,
+  );
   const templates = new Map<string, Template>();
-  for (const p of opts.protocols) for (const b of opts.batches) for (const pr of opts.profiles) templates.set(`${p}/${b}/${pr}`, Template.build(p, b, pr));
+  for (const p of opts.protocols)
+    for (const b of opts.batches)
+      for (const pr of opts.profiles) templates.set(`${p}/${b}/${pr}`, Template.build(p, b, pr));
 
   let cluster: PgCluster | null = null;
   const needPg = opts.backends.includes('postgres') || opts.copy || !args['no-noisy'];
@@ -324,7 +388,8 @@ async function main() {
 
   if (opts.protocols.length > 0) progress('measuring the server-side stages in-process');
   // No ingest cells (--protocols none): nothing for the stages to explain.
-  const stages = opts.protocols.length > 0 ? measureStages(opts.batches, opts.quick ? 100 : 300) : [];
+  const stages =
+    opts.protocols.length > 0 ? measureStages(opts.batches, opts.quick ? 100 : 300) : [];
 
   const cells: CellRecord[] = [];
   const backends: BackendRecord[] = [];
@@ -332,7 +397,12 @@ async function main() {
   const skipped: string[] = [];
   // Workers need PostgreSQL and Redis (a PGlite data dir belongs to one process): PGlite runs once.
   // --protocols none: no ingest cells (e.g. only the disk row), so no server to start either.
-  const runs = opts.protocols.length === 0 ? [] : opts.backends.flatMap((backend) => (backend === 'postgres' ? opts.workers : [1]).map((workers) => ({ backend, workers })));
+  const runs =
+    opts.protocols.length === 0
+      ? []
+      : opts.backends.flatMap((backend) =>
+          (backend === 'postgres' ? opts.workers : [1]).map((workers) => ({ backend, workers })),
+        );
   let redisUrl: string | undefined;
   for (const { backend, workers } of runs) {
     if (workers > 1 && redisUrl === undefined) {
@@ -341,9 +411,25 @@ async function main() {
       cleanups.push(() => redis.stop());
       redisUrl = redis.url;
     }
-    const databaseUrl = backend === 'postgres' ? await (cluster as PgCluster).createDatabase(`bench_ingest_w${workers}_${Date.now()}`) : undefined;
-    const workerEnv: Record<string, string> = workers > 1 ? { SPYGLASS_WORKERS: String(workers), SPYGLASS_REDIS_URL: redisUrl as string, SPYGLASS_CLUSTER_NAME: `bench-${process.pid}-${workers}` } : {};
-    const serverOpts = { databaseUrl, cpuProfDir: opts.cpuProfDir, rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags, env: workerEnv };
+    const databaseUrl =
+      backend === 'postgres'
+        ? await (cluster as PgCluster).createDatabase(`bench_ingest_w${workers}_${Date.now()}`)
+        : undefined;
+    const workerEnv: Record<string, string> =
+      workers > 1
+        ? {
+            SPYGLASS_WORKERS: String(workers),
+            SPYGLASS_REDIS_URL: redisUrl as string,
+            SPYGLASS_CLUSTER_NAME: `bench-${process.pid}-${workers}`,
+          }
+        : {};
+    const serverOpts = {
+      databaseUrl,
+      cpuProfDir: opts.cpuProfDir,
+      rateLimits: opts.rateLimits,
+      nodeFlags: opts.serverNodeFlags,
+      env: workerEnv,
+    };
     const profilesBefore = opts.cpuProfDir ? newProfiles(opts.cpuProfDir, new Set()) : [];
     let firstStart: BackendRecord['firstStart'];
     let dataDir: string | undefined;
@@ -356,12 +442,20 @@ async function main() {
         await first.stop(5_000);
         first.dispose();
       });
-      firstStart = { idleRssMb: first.peakSampledMb(), peakRssMb: first.hwmMb(), startupMs: first.startupMs };
+      firstStart = {
+        idleRssMb: first.peakSampledMb(),
+        peakRssMb: first.hwmMb(),
+        startupMs: first.startupMs,
+      };
       await first.stop();
       dataDir = first.dataDir;
-      progress(`first start: ${(first.startupMs / 1000).toFixed(1)} s, peak RSS ${firstStart.peakRssMb.toFixed(0)} MB`);
+      progress(
+        `first start: ${(first.startupMs / 1000).toFixed(1)} s, peak RSS ${firstStart.peakRssMb.toFixed(0)} MB`,
+      );
     }
-    progress(`starting spyglass serve (${backend}${workers > 1 ? `, SPYGLASS_WORKERS=${workers}` : ''})`);
+    progress(
+      `starting spyglass serve (${backend}${workers > 1 ? `, SPYGLASS_WORKERS=${workers}` : ''})`,
+    );
     const server = await startServerProc({ ...serverOpts, dataDir });
     let stopped = false;
     cleanups.push(async () => {
@@ -371,54 +465,79 @@ async function main() {
     if (workers > 1 && !(await waitForWorkers(server.pid, workers))) {
       // A build without worker support runs one process whatever SPYGLASS_WORKERS says.
       const found = childPids(server.pid).length;
-      skipped.push(`${backend} with ${workers} workers: the server forked ${found} worker process${found === 1 ? '' : 'es'} (this build does not support SPYGLASS_WORKERS=${workers}); rows skipped`);
+      skipped.push(
+        `${backend} with ${workers} workers: the server forked ${found} worker process${found === 1 ? '' : 'es'} (this build does not support SPYGLASS_WORKERS=${workers}); rows skipped`,
+      );
       progress(`WARNING: ${skipped[skipped.length - 1] ?? ''}`);
       await server.stop();
       stopped = true;
       continue;
     }
     const idleRssMb = readStatusKb(server.pid, 'VmRSS') / 1024;
-    progress(`server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s, http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`);
+    progress(
+      `server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s, http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`,
+    );
     let acked = 0;
     const probe = databaseUrl ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null;
     cleanups.push(async () => probe?.end({ timeout: 1 }));
     const loadFromUs = monotonicUs();
     for (const protocol of opts.protocols) {
-      for (const batch of opts.batches) for (const profile of opts.profiles) {
-        const template = templates.get(`${protocol}/${batch}/${profile}`) as Template;
-        if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
-        server.resetPeak();
-        const xidBefore = probe ? await nextXid(probe) : null;
-        const before = cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null);
-        const r = await runCell(
-          { httpPort: server.httpPort, grpcPort: server.grpcPort },
-          template,
-          {
-            concurrency: opts.concurrency, warmupMs: opts.warmupMs, durationMs: opts.durationMs, maxSpans: MAX_SPANS_PER_CELL,
-            requestTimeoutMs: REQUEST_TIMEOUT_MS, nextSeq, t0,
-          },
-        );
-        const cpu = cpuDelta(before, cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null));
-        // Write transactions in the cluster during the cell ≈ the writer's group commits.
-        const commits = probe && xidBefore !== null ? (await nextXid(probe)) - xidBefore : null;
-        acked += r.ackedTotal;
-        const perSpan = (ms: number) => (r.ackedTotal > 0 ? (ms * 1000) / r.ackedTotal : Number.NaN);
-        const rec: CellRecord = {
-          ...r, backend, workers, profile, protocol, batch, bodyBytesPerSpan: template.byteLength / batch, peakRssMb: server.peakSampledMb(),
-          serverUsPerSpan: perSpan(cpu.serverMs), postgresUsPerSpan: backend === 'postgres' ? perSpan(cpu.postgresMs) : Number.NaN,
-          clientUsPerSpan: perSpan(cpu.clientMs), serverCpuPct: (cpu.serverMs / cpu.wallMs) * 100,
-          spansPerCommit: commits ? r.ackedTotal / commits : Number.NaN,
-          serverSysSharePct: cpu.serverMs > 0 ? (cpu.serverSysMs / cpu.serverMs) * 100 : Number.NaN, otherCpuPct: (cpu.otherMs / cpu.wallMs) * 100,
-        };
-        cells.push(rec);
-        const errs = r.errors ? `, ${r.errors} errors ${JSON.stringify(r.errorKinds)}` : '';
-        progress(
-          `${backend}${workers > 1 ? ` ×${workers} workers` : ''} ${protocol} batch ${batch} ${profile}: ${fmtInt(r.spansPerSec)} spans/s, p50 ${r.p50Ms.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, ` +
-            `RSS ${rec.peakRssMb.toFixed(0)} MB, server ${rec.serverUsPerSpan.toFixed(0)} µs/span (${rec.serverSysSharePct.toFixed(0)}% kernel) at ${rec.serverCpuPct.toFixed(0)}% CPU, other load ${rec.otherCpuPct.toFixed(0)}%${errs}`,
-        );
-        if (r.spans === 0 && r.errors > 0) progress(`server log tail:\n${server.logTail(10)}`);
-        await sleep(opts.quick ? 100 : 300);
-      }
+      for (const batch of opts.batches)
+        for (const profile of opts.profiles) {
+          const template = templates.get(`${protocol}/${batch}/${profile}`) as Template;
+          if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
+          server.resetPeak();
+          const xidBefore = probe ? await nextXid(probe) : null;
+          const before = cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null);
+          const r = await runCell(
+            { httpPort: server.httpPort, grpcPort: server.grpcPort },
+            template,
+            {
+              concurrency: opts.concurrency,
+              warmupMs: opts.warmupMs,
+              durationMs: opts.durationMs,
+              maxSpans: MAX_SPANS_PER_CELL,
+              requestTimeoutMs: REQUEST_TIMEOUT_MS,
+              nextSeq,
+              t0,
+            },
+          );
+          const cpu = cpuDelta(
+            before,
+            cpuSnapshot(server.pid, backend === 'postgres' ? pgPid : null),
+          );
+          // Write transactions in the cluster during the cell ≈ the writer's group commits.
+          const commits = probe && xidBefore !== null ? (await nextXid(probe)) - xidBefore : null;
+          acked += r.ackedTotal;
+          const perSpan = (ms: number) =>
+            r.ackedTotal > 0 ? (ms * 1000) / r.ackedTotal : Number.NaN;
+          const rec: CellRecord = {
+            ...r,
+            backend,
+            workers,
+            profile,
+            protocol,
+            batch,
+            bodyBytesPerSpan: template.byteLength / batch,
+            peakRssMb: server.peakSampledMb(),
+            serverUsPerSpan: perSpan(cpu.serverMs),
+            postgresUsPerSpan: backend === 'postgres' ? perSpan(cpu.postgresMs) : Number.NaN,
+            clientUsPerSpan: perSpan(cpu.clientMs),
+            serverCpuPct: (cpu.serverMs / cpu.wallMs) * 100,
+            spansPerCommit: commits ? r.ackedTotal / commits : Number.NaN,
+            serverSysSharePct:
+              cpu.serverMs > 0 ? (cpu.serverSysMs / cpu.serverMs) * 100 : Number.NaN,
+            otherCpuPct: (cpu.otherMs / cpu.wallMs) * 100,
+          };
+          cells.push(rec);
+          const errs = r.errors ? `, ${r.errors} errors ${JSON.stringify(r.errorKinds)}` : '';
+          progress(
+            `${backend}${workers > 1 ? ` ×${workers} workers` : ''} ${protocol} batch ${batch} ${profile}: ${fmtInt(r.spansPerSec)} spans/s, p50 ${r.p50Ms.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms, ` +
+              `RSS ${rec.peakRssMb.toFixed(0)} MB, server ${rec.serverUsPerSpan.toFixed(0)} µs/span (${rec.serverSysSharePct.toFixed(0)}% kernel) at ${rec.serverCpuPct.toFixed(0)}% CPU, other load ${rec.otherCpuPct.toFixed(0)}%${errs}`,
+          );
+          if (r.spans === 0 && r.errors > 0) progress(`server log tail:\n${server.logTail(10)}`);
+          await sleep(opts.quick ? 100 : 300);
+        }
     }
     const loadToUs = monotonicUs();
     const sampledPeak = server.peakSampledMb();
@@ -429,36 +548,72 @@ async function main() {
     progress(`stopping the ${backend} server`);
     const exitCode = await server.stop();
     stopped = true;
-    if (exitCode !== 0) progress(`server exited with ${exitCode}; log tail:\n${server.logTail(15)}`);
-    if (backend === 'pglite') storedSpans = await countPgliteRows(join(server.dataDir, 'pglite')).catch((err: unknown) => {
-      progress(`could not count PGlite rows: ${(err as Error).message}`);
-      return null;
-    });
+    if (exitCode !== 0)
+      progress(`server exited with ${exitCode}; log tail:\n${server.logTail(15)}`);
+    if (backend === 'pglite')
+      storedSpans = await countPgliteRows(join(server.dataDir, 'pglite')).catch((err: unknown) => {
+        progress(`could not count PGlite rows: ${(err as Error).message}`);
+        return null;
+      });
     if (opts.cpuProfDir) {
       const mine = cells.filter((c) => c.backend === backend && c.workers === workers);
       const files = newProfiles(opts.cpuProfDir, new Set(profilesBefore));
       // Only the samples taken during the cells: start-up (module compilation, migrations) is not ingest.
-      let hot = files.length > 0 ? topFunctions(files, opts.top, { fromUs: loadFromUs, toUs: loadToUs }) : { busyUs: 0, top: [] };
+      let hot =
+        files.length > 0
+          ? topFunctions(files, opts.top, { fromUs: loadFromUs, toUs: loadToUs })
+          : { busyUs: 0, top: [] };
       if (files.length > 0 && hot.busyUs === 0) hot = topFunctions(files, opts.top);
       where.push({
-        backend, workers, files, ...hot,
+        backend,
+        workers,
+        files,
+        ...hot,
         spyglassMs: mine.reduce((a, c) => a + (c.serverUsPerSpan * c.ackedTotal) / 1000, 0),
-        postgresMs: backend === 'postgres' ? mine.reduce((a, c) => a + (c.postgresUsPerSpan * c.ackedTotal) / 1000, 0) : 0,
+        postgresMs:
+          backend === 'postgres'
+            ? mine.reduce((a, c) => a + (c.postgresUsPerSpan * c.ackedTotal) / 1000, 0)
+            : 0,
       });
     }
     backends.push({
-      backend, workers, peakRssMb: hwm, sampledPeakRssMb: Math.max(sampledPeak, ...cells.filter((c) => c.backend === backend && c.workers === workers).map((c) => c.peakRssMb)),
-      idleRssMb, startupMs: server.startupMs, firstStart, ackedSpans: acked, storedSpans, exitCode,
+      backend,
+      workers,
+      peakRssMb: hwm,
+      sampledPeakRssMb: Math.max(
+        sampledPeak,
+        ...cells
+          .filter((c) => c.backend === backend && c.workers === workers)
+          .map((c) => c.peakRssMb),
+      ),
+      idleRssMb,
+      startupMs: server.startupMs,
+      firstStart,
+      ackedSpans: acked,
+      storedSpans,
+      exitCode,
     });
-    if (storedSpans !== null && storedSpans !== acked) progress(`WARNING: ${backend} acknowledged ${acked} spans but stored ${storedSpans}`);
+    if (storedSpans !== null && storedSpans !== acked)
+      progress(`WARNING: ${backend} acknowledged ${acked} spans but stored ${storedSpans}`);
   }
 
   const disk: DiskResult[] = [];
   if (cluster && opts.diskSpans > 0 && opts.backends.includes('postgres')) {
     for (const profile of opts.profiles) {
-      disk.push(await runDiskRow(cluster, profile, opts.diskSpans, { rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags }, { nextSeq, t0 }, progress));
+      disk.push(
+        await runDiskRow(
+          cluster,
+          profile,
+          opts.diskSpans,
+          { rateLimits: opts.rateLimits, nodeFlags: opts.serverNodeFlags },
+          { nextSeq, t0 },
+          progress,
+        ),
+      );
       const d = disk[disk.length - 1] as DiskResult;
-      progress(`disk: ${profile}: ${fmtInt(d.spansTotalBytes / Math.max(1, d.spans))} B/span in spans (table + indexes), ${fmtInt(d.databaseBytes / Math.max(1, d.spans))} B/span database, ${fmtInt(d.walBytes / Math.max(1, d.spans))} B/span WAL`);
+      progress(
+        `disk: ${profile}: ${fmtInt(d.spansTotalBytes / Math.max(1, d.spans))} B/span in spans (table + indexes), ${fmtInt(d.databaseBytes / Math.max(1, d.spans))} B/span database, ${fmtInt(d.walBytes / Math.max(1, d.spans))} B/span WAL`,
+      );
     }
   }
 
@@ -466,28 +621,57 @@ async function main() {
   let encode: ReturnType<typeof encodeCosts>[] = [];
   if (opts.copy && cluster) {
     encode = opts.copyGroups.map((g) => encodeCosts(g, t0));
-    for (const [method, noDelay] of opts.methods.map((id) => METHODS[id] as [InsertMethod, boolean])) {
+    for (const [method, noDelay] of opts.methods.map(
+      (id) => METHODS[id] as [InsertMethod, boolean],
+    )) {
       for (const group of opts.copyGroups) {
-        const url = await cluster.createDatabase(`bench_${method}_${noDelay ? 'nd' : 'nagle'}_${group}_${Date.now()}`);
-        progress(`database-side: ${method}${noDelay ? ' (TCP_NODELAY)' : ''}, groups of ${group}, ${opts.copyRows} rows`);
+        const url = await cluster.createDatabase(
+          `bench_${method}_${noDelay ? 'nd' : 'nagle'}_${group}_${Date.now()}`,
+        );
+        progress(
+          `database-side: ${method}${noDelay ? ' (TCP_NODELAY)' : ''}, groups of ${group}, ${opts.copyRows} rows`,
+        );
         if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
-        const r = await runInsertMethod(url, method, noDelay, group, opts.copyRows, t0, METHOD_BUDGET_MS, pgPid);
+        const r = await runInsertMethod(
+          url,
+          method,
+          noDelay,
+          group,
+          opts.copyRows,
+          t0,
+          METHOD_BUDGET_MS,
+          pgPid,
+        );
         methods.push(r);
-        progress(`  ${fmtInt(r.dbRowsPerSec)} rows/s in the database, ${fmtInt(r.e2eRowsPerSec)} rows/s incl. encoding, p50 ${r.p50GroupMs.toFixed(1)} ms/group, PostgreSQL ${r.pgUsPerRow.toFixed(1)} µs/row, other load ${r.otherCpuPct.toFixed(0)}%`);
-        if (r.verifiedRows !== r.rows) progress(`WARNING: ${method}/${group} wrote ${r.rows} rows but the table holds ${r.verifiedRows}`);
+        progress(
+          `  ${fmtInt(r.dbRowsPerSec)} rows/s in the database, ${fmtInt(r.e2eRowsPerSec)} rows/s incl. encoding, p50 ${r.p50GroupMs.toFixed(1)} ms/group, PostgreSQL ${r.pgUsPerRow.toFixed(1)} µs/row, other load ${r.otherCpuPct.toFixed(0)}%`,
+        );
+        if (r.verifiedRows !== r.rows)
+          progress(
+            `WARNING: ${method}/${group} wrote ${r.rows} rows but the table holds ${r.verifiedRows}`,
+          );
       }
     }
   }
 
-  const copyCeiling = Math.max(0, ...methods.filter((m) => m.method === 'copy' && m.noDelay).map((m) => m.dbRowsPerSec));
-  if (copyCeiling > 0) for (const c of cells) if (c.backend === 'postgres') c.ratioToCopy = c.spansPerSec / copyCeiling;
+  const copyCeiling = Math.max(
+    0,
+    ...methods.filter((m) => m.method === 'copy' && m.noDelay).map((m) => m.dbRowsPerSec),
+  );
+  if (copyCeiling > 0)
+    for (const c of cells)
+      if (c.backend === 'postgres') c.ratioToCopy = c.spansPerSec / copyCeiling;
 
   let liveLoad: LiveLoadResult | null = null;
   if (!args['no-live']) {
     // On PostgreSQL when the run has a cluster: PGlite commits in the server's own thread, which
     // would put the database's time into every liveness probe.
-    const databaseUrl = cluster ? await cluster.createDatabase(`bench_live_${Date.now()}`) : undefined;
-    progress(`live load: one ${databaseUrl ? 'PostgreSQL' : 'PGlite'} server, without and then with live subscribers`);
+    const databaseUrl = cluster
+      ? await cluster.createDatabase(`bench_live_${Date.now()}`)
+      : undefined;
+    progress(
+      `live load: one ${databaseUrl ? 'PostgreSQL' : 'PGlite'} server, without and then with live subscribers`,
+    );
     liveLoad = await runLiveLoad(
       {
         databaseUrl,
@@ -495,8 +679,14 @@ async function main() {
         nodeFlags: opts.serverNodeFlags,
         stallTrace: args['stall-trace'] === true,
         pgPid: databaseUrl ? pgPid : null,
-        subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)), batch: 100, concurrency: opts.concurrency,
-        warmupMs: opts.warmupMs, durationMs: livePhaseMs(), probeEveryMs: 20, nextSeq, t0,
+        subscribers: Math.floor(num(args['live-subscribers'], 200, 'live-subscribers', 1)),
+        batch: 100,
+        concurrency: opts.concurrency,
+        warmupMs: opts.warmupMs,
+        durationMs: livePhaseMs(),
+        probeEveryMs: 20,
+        nextSeq,
+        t0,
       },
       progress,
     );
@@ -510,43 +700,110 @@ async function main() {
       cleanups.push(() => redis.stop());
       redisUrl = redis.url;
     }
-    noisy = await runNoisyNeighbour({
-      databaseUrl: await cluster.createDatabase(`bench_noisy_${Date.now()}`), workers, redisUrl, nodeFlags: opts.serverNodeFlags,
-      phaseMs: num(args['noisy-phase'], quick ? 2 : 10, 'noisy-phase', 1) * 1000, warmupMs: quick ? 500 : 2000,
-      victimSpansPerSec: 500, victimBatch: 50, floodBatch: 10_000, floodConnections: 3, nextSeq, t0,
-    }, progress);
+    noisy = await runNoisyNeighbour(
+      {
+        databaseUrl: await cluster.createDatabase(`bench_noisy_${Date.now()}`),
+        workers,
+        redisUrl,
+        nodeFlags: opts.serverNodeFlags,
+        phaseMs: num(args['noisy-phase'], quick ? 2 : 10, 'noisy-phase', 1) * 1000,
+        warmupMs: quick ? 500 : 2000,
+        victimSpansPerSec: 500,
+        victimBatch: 50,
+        floodBatch: 10_000,
+        floodConnections: 3,
+        nextSeq,
+        t0,
+      },
+      progress,
+    );
   }
 
   const report = render(cells, backends, methods, encode, copyCeiling, stages);
   process.stdout.write(report);
-  if (cells.some((c) => c.workers > 1) || where.length > 0 || skipped.length > 0) process.stdout.write(formatScaleReport(cells, where, skipped));
+  if (cells.some((c) => c.workers > 1) || where.length > 0 || skipped.length > 0)
+    process.stdout.write(formatScaleReport(cells, where, skipped));
   if (disk.length > 0) process.stdout.write(formatDiskReport(disk));
   if (liveLoad) process.stdout.write(renderLiveLoad(liveLoad));
   if (noisy) process.stdout.write(formatNoisyReport(noisy));
   const results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memMb: Math.round(totalmem() / 2 ** 20), node: process.version },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memMb: Math.round(totalmem() / 2 ** 20),
+      node: process.version,
+    },
     options: { ...opts, out: undefined, cpuProfDir: opts.cpuProfDir ?? null },
     loadAverageAtStart: loadAtStart,
-    cells: cells.map((c) => ({ ...c, serverUsPerSpan: round(c.serverUsPerSpan, 1), postgresUsPerSpan: round(c.postgresUsPerSpan, 1), clientUsPerSpan: round(c.clientUsPerSpan, 1), spansPerCommit: round(c.spansPerCommit, 1), serverCpuPct: round(c.serverCpuPct), serverSysSharePct: round(c.serverSysSharePct), otherCpuPct: round(c.otherCpuPct), spansPerSec: round(c.spansPerSec), p50Ms: round(c.p50Ms, 2), p95Ms: round(c.p95Ms, 2), p99Ms: round(c.p99Ms, 2), peakRssMb: round(c.peakRssMb, 1), bodyBytesPerSpan: round(c.bodyBytesPerSpan), ratioToCopy: c.ratioToCopy === undefined ? null : round(c.ratioToCopy, 3) })),
-    backends: backends.map((b) => ({ ...b, peakRssMb: round(b.peakRssMb, 1), sampledPeakRssMb: round(b.sampledPeakRssMb, 1) })),
+    cells: cells.map((c) => ({
+      ...c,
+      serverUsPerSpan: round(c.serverUsPerSpan, 1),
+      postgresUsPerSpan: round(c.postgresUsPerSpan, 1),
+      clientUsPerSpan: round(c.clientUsPerSpan, 1),
+      spansPerCommit: round(c.spansPerCommit, 1),
+      serverCpuPct: round(c.serverCpuPct),
+      serverSysSharePct: round(c.serverSysSharePct),
+      otherCpuPct: round(c.otherCpuPct),
+      spansPerSec: round(c.spansPerSec),
+      p50Ms: round(c.p50Ms, 2),
+      p95Ms: round(c.p95Ms, 2),
+      p99Ms: round(c.p99Ms, 2),
+      peakRssMb: round(c.peakRssMb, 1),
+      bodyBytesPerSpan: round(c.bodyBytesPerSpan),
+      ratioToCopy: c.ratioToCopy === undefined ? null : round(c.ratioToCopy, 3),
+    })),
+    backends: backends.map((b) => ({
+      ...b,
+      peakRssMb: round(b.peakRssMb, 1),
+      sampledPeakRssMb: round(b.sampledPeakRssMb, 1),
+    })),
     copyCeilingRowsPerSec: copyCeiling ? round(copyCeiling) : null,
-    insertMethods: methods.map((m) => ({ ...m, pgUsPerRow: round(m.pgUsPerRow, 1), otherCpuPct: round(m.otherCpuPct), dbRowsPerSec: round(m.dbRowsPerSec), e2eRowsPerSec: round(m.e2eRowsPerSec), encodeMsPer1000: Number.isNaN(m.encodeMsPer1000) ? null : round(m.encodeMsPer1000, 2), p50GroupMs: round(m.p50GroupMs, 2), p95GroupMs: round(m.p95GroupMs, 2) })),
+    insertMethods: methods.map((m) => ({
+      ...m,
+      pgUsPerRow: round(m.pgUsPerRow, 1),
+      otherCpuPct: round(m.otherCpuPct),
+      dbRowsPerSec: round(m.dbRowsPerSec),
+      e2eRowsPerSec: round(m.e2eRowsPerSec),
+      encodeMsPer1000: Number.isNaN(m.encodeMsPer1000) ? null : round(m.encodeMsPer1000, 2),
+      p50GroupMs: round(m.p50GroupMs, 2),
+      p95GroupMs: round(m.p95GroupMs, 2),
+    })),
     clientEncodeCosts: encode.map((e, i) => ({ group: opts.copyGroups[i], ...e })),
     serverStagesUsPerSpan: stages.map((st) => ({ ...st, usPerSpan: round(st.usPerSpan, 2) })),
-    targets: [...targets(cells, backends, copyCeiling), ...(liveLoad ? liveTargets(liveLoad) : []), ...(noisy ? noisyTargets(noisy) : [])],
+    targets: [
+      ...targets(cells, backends, copyCeiling),
+      ...(liveLoad ? liveTargets(liveLoad) : []),
+      ...(noisy ? noisyTargets(noisy) : []),
+    ],
     noisyNeighbour: noisy,
-    whereItGoes: where.map((w) => ({ ...w, top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })) })),
+    whereItGoes: where.map((w) => ({
+      ...w,
+      top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })),
+    })),
     skipped,
     disk,
     // Without the probes' answers (hundreds a phase): the percentiles above say what they show.
-    liveLoad: liveLoad && { ...liveLoad, without: { ...liveLoad.without, probes: undefined }, with: { ...liveLoad.with, probes: undefined } },
+    liveLoad: liveLoad && {
+      ...liveLoad,
+      without: { ...liveLoad.without, probes: undefined },
+      with: { ...liveLoad.with, probes: undefined },
+    },
   };
   let readPath: ReadPathResult | null = null;
   if (!args['no-read']) {
     // The read path (issue: p95 of the query endpoints with 1,000,000 spans in PostgreSQL).
     readPath = await runReadPath(
-      { spans: quick ? 100_000 : 1_000_000, treeSessions: 20, requests: quick ? 100 : 200, warmup: quick ? 10 : 30, concurrency: 4, groupSize: 5_000, explain: false, keep: false },
+      {
+        spans: quick ? 100_000 : 1_000_000,
+        treeSessions: 20,
+        requests: quick ? 100 : 200,
+        warmup: quick ? 10 : 30,
+        concurrency: 4,
+        groupSize: 5_000,
+        explain: false,
+        keep: false,
+      },
       progress,
     );
     process.stdout.write(`\n${formatReport(readPath)}`);
@@ -554,7 +811,10 @@ async function main() {
   let scorecards: ScorecardBenchResult | null = null;
   if (!args['no-scorecards']) {
     // Scorecards of 100 servers with 90 days of 60-second health history, target < 1 s in total.
-    scorecards = await runScorecardBench({ servers: quick ? 20 : 100, days: quick ? 7 : 90, runs: 5 }, progress);
+    scorecards = await runScorecardBench(
+      { servers: quick ? 20 : 100, days: quick ? 7 : 90, runs: 5 },
+      progress,
+    );
     process.stdout.write(`\n${formatScorecardReport(scorecards)}`);
   }
   let scan: ScanBenchResult | null = null;
@@ -566,16 +826,25 @@ async function main() {
   let sdk: SdkBenchResult | null = null;
   if (!args['no-sdk']) {
     // Guard overhead per wrapped MCP call (target < 50 µs p50) and the SDK's span export rate.
-    sdk = await runSdkBench({ calls: quick ? 5_000 : 20_000, exportSpans: quick ? 10_000 : 50_000 }, progress);
+    sdk = await runSdkBench(
+      { calls: quick ? 5_000 : 20_000, exportSpans: quick ? 10_000 : 50_000 },
+      progress,
+    );
     process.stdout.write(`\n${formatSdkReport(sdk)}`);
   }
   let reliability: ReliabilityBenchResult | null = null;
   if (!args['no-reliability']) {
     // SLOs, anomalies and the 30-day cost breakdown over 1,000,000 spans spread over 30 days, each < 500 ms.
-    reliability = await runReliabilityBench({ spans: quick ? 100_000 : 1_000_000, days: 30, runs: quick ? 3 : 7 }, progress);
+    reliability = await runReliabilityBench(
+      { spans: quick ? 100_000 : 1_000_000, days: 30, runs: quick ? 3 : 7 },
+      progress,
+    );
     process.stdout.write(`\n${formatReliabilityReport(reliability)}`);
   }
-  writeFileSync(opts.out, `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability }, null, 2)}\n`);
+  writeFileSync(
+    opts.out,
+    `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability }, null, 2)}\n`,
+  );
   progress(`results written to ${opts.out}`);
 }
 
@@ -593,26 +862,62 @@ function targets(cells: CellRecord[], backends: BackendRecord[], ceiling: number
   // The targets were set for one process and the small spans; the other rows are for comparison.
   for (const c of cells.filter((x) => x.workers === 1 && x.profile === 'small')) {
     if (c.backend === 'postgres' && (c.protocol === 'native' || c.protocol === 'otlp-proto')) {
-      out.push({ what: `postgres ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 20,000 spans/s', pass: c.spansPerSec >= 20_000 });
+      out.push({
+        what: `postgres ${c.protocol} batch ${c.batch}`,
+        value: `${fmtInt(c.spansPerSec)} spans/s`,
+        target: '≥ 20,000 spans/s',
+        pass: c.spansPerSec >= 20_000,
+      });
       if (ceiling) {
-        out.push({ what: `postgres ${c.protocol} batch ${c.batch}`, value: `${pct(c.spansPerSec / ceiling)} of COPY`, target: `≥ 50% of COPY (${fmtInt(ceiling / 2)} spans/s)`, pass: c.spansPerSec >= ceiling / 2 });
+        out.push({
+          what: `postgres ${c.protocol} batch ${c.batch}`,
+          value: `${pct(c.spansPerSec / ceiling)} of COPY`,
+          target: `≥ 50% of COPY (${fmtInt(ceiling / 2)} spans/s)`,
+          pass: c.spansPerSec >= ceiling / 2,
+        });
       }
     }
     if (c.backend === 'pglite') {
-      out.push({ what: `pglite ${c.protocol} batch ${c.batch}`, value: `${fmtInt(c.spansPerSec)} spans/s`, target: '≥ 5,000', pass: c.spansPerSec >= 5_000 });
+      out.push({
+        what: `pglite ${c.protocol} batch ${c.batch}`,
+        value: `${fmtInt(c.spansPerSec)} spans/s`,
+        target: '≥ 5,000',
+        pass: c.spansPerSec >= 5_000,
+      });
     }
   }
   for (const b of backends.filter((x) => x.workers === 1)) {
-    out.push({ what: `${b.backend} peak RSS`, value: `${b.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.peakRssMb < 300 });
-    if (b.firstStart) out.push({ what: `${b.backend} peak RSS, first start (initdb)`, value: `${b.firstStart.peakRssMb.toFixed(0)} MB`, target: '< 300 MB', pass: b.firstStart.peakRssMb < 300 });
+    out.push({
+      what: `${b.backend} peak RSS`,
+      value: `${b.peakRssMb.toFixed(0)} MB`,
+      target: '< 300 MB',
+      pass: b.peakRssMb < 300,
+    });
+    if (b.firstStart)
+      out.push({
+        what: `${b.backend} peak RSS, first start (initdb)`,
+        value: `${b.firstStart.peakRssMb.toFixed(0)} MB`,
+        target: '< 300 MB',
+        pass: b.firstStart.peakRssMb < 300,
+      });
   }
   return out;
 }
 
 function liveTargets(l: LiveLoadResult): TargetCheck[] {
   return [
-    { what: `live load: throughput with ${l.with.subscribers} subscribers`, value: `${pct(l.throughputRatio)} of without`, target: '≥ 80%', pass: l.throughputRatio >= 0.8 },
-    { what: `live load: liveness p99 with ${l.with.subscribers} subscribers`, value: `${l.with.livenessP99Ms.toFixed(1)} ms`, target: '< 50 ms', pass: l.with.livenessP99Ms < 50 },
+    {
+      what: `live load: throughput with ${l.with.subscribers} subscribers`,
+      value: `${pct(l.throughputRatio)} of without`,
+      target: '≥ 80%',
+      pass: l.throughputRatio >= 0.8,
+    },
+    {
+      what: `live load: liveness p99 with ${l.with.subscribers} subscribers`,
+      value: `${l.with.livenessP99Ms.toFixed(1)} ms`,
+      target: '< 50 ms',
+      pass: l.with.livenessP99Ms < 50,
+    },
   ];
 }
 
@@ -622,104 +927,282 @@ function livePhaseMs(): number {
 }
 
 function renderLiveLoad(l: LiveLoadResult): string {
-  const lines = ['', `Live load (${l.backend === 'postgres' ? 'PostgreSQL' : 'PGlite'}, native batches of 100, ${opts.concurrency} in flight; SPYGLASS_RATE_LIMITS=off: the load exceeds any per-client limit):`];
-  lines.push(table(
-    ['live subscribers', 'spans/s', 'p99 ms', 'errors', 'liveness p99 ms', 'probes', 'events delivered', 'srv µs/span', 'subscribers CPU s', 'cores: srv', 'pg', 'subs', 'machine'],
-    [l.without, l.with].map((r) => [
-      String(r.subscribers), fmtInt(r.spansPerSec), r.p99Ms.toFixed(1), String(r.errors), r.livenessP99Ms.toFixed(1), String(r.livenessProbes), fmtInt(r.eventsDelivered),
-      r.serverUsPerSpan.toFixed(1), (r.subscribersCpuMs / 1000).toFixed(1), r.cores.server.toFixed(2), r.cores.postgres.toFixed(2), r.cores.subscribers.toFixed(2),
-      `${r.cores.machine.toFixed(2)} of ${cpus().length}`,
-    ]),
-    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-  ));
-  lines.push('cores: CPU of the server, PostgreSQL, the subscriber process and the whole machine during the run (1.00 = one core busy throughout).');
-  lines.push(`subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new, in a process of their own;`);
-  lines.push(`throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection from a process of its own (target p99 < 50 ms).`);
-  for (const t of liveTargets(l)) lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
+  const lines = [
+    '',
+    `Live load (${l.backend === 'postgres' ? 'PostgreSQL' : 'PGlite'}, native batches of 100, ${opts.concurrency} in flight; SPYGLASS_RATE_LIMITS=off: the load exceeds any per-client limit):`,
+  ];
+  lines.push(
+    table(
+      [
+        'live subscribers',
+        'spans/s',
+        'p99 ms',
+        'errors',
+        'liveness p99 ms',
+        'probes',
+        'events delivered',
+        'srv µs/span',
+        'subscribers CPU s',
+        'cores: srv',
+        'pg',
+        'subs',
+        'machine',
+      ],
+      [l.without, l.with].map((r) => [
+        String(r.subscribers),
+        fmtInt(r.spansPerSec),
+        r.p99Ms.toFixed(1),
+        String(r.errors),
+        r.livenessP99Ms.toFixed(1),
+        String(r.livenessProbes),
+        fmtInt(r.eventsDelivered),
+        r.serverUsPerSpan.toFixed(1),
+        (r.subscribersCpuMs / 1000).toFixed(1),
+        r.cores.server.toFixed(2),
+        r.cores.postgres.toFixed(2),
+        r.cores.subscribers.toFixed(2),
+        `${r.cores.machine.toFixed(2)} of ${cpus().length}`,
+      ]),
+      [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    ),
+  );
+  lines.push(
+    'cores: CPU of the server, PostgreSQL, the subscriber process and the whole machine during the run (1.00 = one core busy throughout).',
+  );
+  lines.push(
+    `subscribers: ${l.mix.sse} SSE (/api/live/events), ${l.mix.graphqlSse} GraphQL over SSE, ${l.mix.graphqlWs} GraphQL over WebSocket, each reading every span:new, in a process of their own;`,
+  );
+  lines.push(
+    `throughput with them: ${pct(l.throughputRatio)} of without (target ≥ 80%); liveness probed every 20 ms on its own connection from a process of its own (target p99 < 50 ms).`,
+  );
+  for (const t of liveTargets(l))
+    lines.push(`${t.pass ? 'PASS' : 'FAIL'}  ${t.what}: ${t.value} (target ${t.target})`);
   const phaseS = livePhaseMs() / 1000;
-  if (phaseS < 5) lines.push(`(phases of ${phaseS} s: a smoke check, too short to judge the targets; judge them with --duration 10 as docs/benchmarks.md does)`);
-  for (const r of [l.without, l.with]) if (r.stalls) lines.push(`stall trace, ${renderStalls(`${r.subscribers} subscribers`, r.stalls)}`);
+  if (phaseS < 5)
+    lines.push(
+      `(phases of ${phaseS} s: a smoke check, too short to judge the targets; judge them with --duration 10 as docs/benchmarks.md does)`,
+    );
+  for (const r of [l.without, l.with])
+    if (r.stalls)
+      lines.push(`stall trace, ${renderStalls(`${r.subscribers} subscribers`, r.stalls)}`);
   return `${lines.join('\n')}\n`;
 }
 
 function render(
-  cells: CellRecord[], backends: BackendRecord[], methods: MethodResult[], encode: ReturnType<typeof encodeCosts>[], ceiling: number,
+  cells: CellRecord[],
+  backends: BackendRecord[],
+  methods: MethodResult[],
+  encode: ReturnType<typeof encodeCosts>[],
+  ceiling: number,
   stages: StageResult[],
 ): string {
   const lines: string[] = [];
   const cpu = cpus();
   lines.push('');
-  lines.push(`Spyglass ingest benchmark: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${opts.quick ? '  [--quick]' : ''}`);
-  if (opts.serverNodeFlags.length > 0 || opts.rateLimits === 'off') lines.push(`server: ${[...opts.serverNodeFlags, opts.rateLimits === 'off' ? 'SPYGLASS_RATE_LIMITS=off' : ''].filter(Boolean).join(' ')}`);
-  lines.push(`closed loop, ${opts.concurrency} requests in flight, ${opts.warmupMs / 1000} s warm-up + ${opts.durationMs / 1000} s measured per cell; server, load generator and PostgreSQL share the machine`);
+  lines.push(
+    `Spyglass ingest benchmark: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${opts.quick ? '  [--quick]' : ''}`,
+  );
+  if (opts.serverNodeFlags.length > 0 || opts.rateLimits === 'off')
+    lines.push(
+      `server: ${[...opts.serverNodeFlags, opts.rateLimits === 'off' ? 'SPYGLASS_RATE_LIMITS=off' : ''].filter(Boolean).join(' ')}`,
+    );
+  lines.push(
+    `closed loop, ${opts.concurrency} requests in flight, ${opts.warmupMs / 1000} s warm-up + ${opts.durationMs / 1000} s measured per cell; server, load generator and PostgreSQL share the machine`,
+  );
   const busy = cells.filter((c) => c.otherCpuPct > 25);
   if (loadAtStart > cpus().length * 0.5 || busy.length > 0) {
-    lines.push(`WARNING: the machine was busy with other work (load average ${loadAtStart.toFixed(1)} at start; ${busy.length} cells with other CPU > 25%): throughput figures are lower bounds; µs/span figures are more robust.`);
+    lines.push(
+      `WARNING: the machine was busy with other work (load average ${loadAtStart.toFixed(1)} at start; ${busy.length} cells with other CPU > 25%): throughput figures are lower bounds; µs/span figures are more robust.`,
+    );
   }
   lines.push('');
-  lines.push(table(
-    ['back end', 'workers', 'protocol', 'batch', 'profile', 'B/span', 'spans/s', 'req/s', 'p50 ms', 'p95 ms', 'errors', 'RSS MB', 'srv µs/span', 'pg µs/span', 'pg share', 'spans/commit', 'srv CPU', 'other CPU', 'vs COPY'],
-    cells.map((c) => [
-      c.backend, String(c.workers), c.protocol, String(c.batch), c.profile, fmtInt(c.bodyBytesPerSpan), fmtInt(c.spansPerSec), fmtInt((c.requests / c.elapsedMs) * 1000),
-      c.p50Ms.toFixed(1), c.p95Ms.toFixed(1),
-      c.errors ? `${c.errors} ${Object.entries(c.errorKinds).map(([k, v]) => `${k}×${v}`).join(' ')}` : '0',
-      c.peakRssMb.toFixed(0), fmtInt(c.serverUsPerSpan), fmtInt(c.postgresUsPerSpan),
-      c.backend === 'postgres' ? pct(c.postgresUsPerSpan / (c.postgresUsPerSpan + c.serverUsPerSpan)) : '', fmtInt(c.spansPerCommit), pct(c.serverCpuPct / 100), pct(c.otherCpuPct / 100),
-      c.ratioToCopy === undefined ? '' : pct(c.ratioToCopy),
-    ]),
-    [0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1],
-  ));
-  lines.push('B/span: request body bytes per span sent (profile small: today\'s spans; genai: ~1 KB spans with ~20 gen_ai.*/mcp.*/');
-  lines.push('OpenInference attributes). RSS MB: highest VmRSS of the server (primary + workers, summed) sampled every 100 ms.');
-  lines.push('srv/pg µs/span: CPU time of Spyglass (every process: primary and workers) / of the whole PostgreSQL cluster (every');
-  lines.push('backend, WAL writer, checkpointer) per acknowledged span (every one is counted stored at the end); pg share: PostgreSQL\'s');
-  lines.push('part of the two. spans/commit: acknowledged spans per write transaction (the writer\'s mean');
-  lines.push('group). srv CPU: Spyglass CPU use, all its processes (100% = one core; each Node main thread caps near 100%). other CPU: busy time of every');
+  lines.push(
+    table(
+      [
+        'back end',
+        'workers',
+        'protocol',
+        'batch',
+        'profile',
+        'B/span',
+        'spans/s',
+        'req/s',
+        'p50 ms',
+        'p95 ms',
+        'errors',
+        'RSS MB',
+        'srv µs/span',
+        'pg µs/span',
+        'pg share',
+        'spans/commit',
+        'srv CPU',
+        'other CPU',
+        'vs COPY',
+      ],
+      cells.map((c) => [
+        c.backend,
+        String(c.workers),
+        c.protocol,
+        String(c.batch),
+        c.profile,
+        fmtInt(c.bodyBytesPerSpan),
+        fmtInt(c.spansPerSec),
+        fmtInt((c.requests / c.elapsedMs) * 1000),
+        c.p50Ms.toFixed(1),
+        c.p95Ms.toFixed(1),
+        c.errors
+          ? `${c.errors} ${Object.entries(c.errorKinds)
+              .map(([k, v]) => `${k}×${v}`)
+              .join(' ')}`
+          : '0',
+        c.peakRssMb.toFixed(0),
+        fmtInt(c.serverUsPerSpan),
+        fmtInt(c.postgresUsPerSpan),
+        c.backend === 'postgres'
+          ? pct(c.postgresUsPerSpan / (c.postgresUsPerSpan + c.serverUsPerSpan))
+          : '',
+        fmtInt(c.spansPerCommit),
+        pct(c.serverCpuPct / 100),
+        pct(c.otherCpuPct / 100),
+        c.ratioToCopy === undefined ? '' : pct(c.ratioToCopy),
+      ]),
+      [0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1],
+    ),
+  );
+  lines.push(
+    "B/span: request body bytes per span sent (profile small: today's spans; genai: ~1 KB spans with ~20 gen_ai.*/mcp.*/",
+  );
+  lines.push(
+    'OpenInference attributes). RSS MB: highest VmRSS of the server (primary + workers, summed) sampled every 100 ms.',
+  );
+  lines.push(
+    'srv/pg µs/span: CPU time of Spyglass (every process: primary and workers) / of the whole PostgreSQL cluster (every',
+  );
+  lines.push(
+    "backend, WAL writer, checkpointer) per acknowledged span (every one is counted stored at the end); pg share: PostgreSQL's",
+  );
+  lines.push(
+    "part of the two. spans/commit: acknowledged spans per write transaction (the writer's mean",
+  );
+  lines.push(
+    'group). srv CPU: Spyglass CPU use, all its processes (100% = one core; each Node main thread caps near 100%). other CPU: busy time of every',
+  );
   lines.push('other process on the machine during the cell (should be ~0 for clean figures).');
   lines.push('');
-  lines.push(table(
-    ['back end', 'workers', 'start-up', 'idle RSS', 'peak RSS (VmHWM)', 'first start (initdb)', 'spans acknowledged', 'spans stored', 'exit'],
-    backends.map((b) => [
-      b.backend, String(b.workers), `${(b.startupMs / 1000).toFixed(1)} s`, `${b.idleRssMb.toFixed(0)} MB`, `${b.peakRssMb.toFixed(0)} MB`,
-      b.firstStart ? `${(b.firstStart.startupMs / 1000).toFixed(1)} s, peak ${b.firstStart.peakRssMb.toFixed(0)} MB` : b.backend === 'pglite' ? 'this server (--quick)' : '',
-      fmtInt(b.ackedSpans), b.storedSpans === null ? '?' : fmtInt(b.storedSpans), String(b.exitCode),
-    ]),
-    [0, 1, 1, 1, 1, 1, 1, 1, 1],
-  ));
-  if (backends.some((b) => b.workers > 1)) lines.push('With workers, idle RSS and VmHWM are the primary\'s alone; the RSS column of the cells sums every process.');
+  lines.push(
+    table(
+      [
+        'back end',
+        'workers',
+        'start-up',
+        'idle RSS',
+        'peak RSS (VmHWM)',
+        'first start (initdb)',
+        'spans acknowledged',
+        'spans stored',
+        'exit',
+      ],
+      backends.map((b) => [
+        b.backend,
+        String(b.workers),
+        `${(b.startupMs / 1000).toFixed(1)} s`,
+        `${b.idleRssMb.toFixed(0)} MB`,
+        `${b.peakRssMb.toFixed(0)} MB`,
+        b.firstStart
+          ? `${(b.firstStart.startupMs / 1000).toFixed(1)} s, peak ${b.firstStart.peakRssMb.toFixed(0)} MB`
+          : b.backend === 'pglite'
+            ? 'this server (--quick)'
+            : '',
+        fmtInt(b.ackedSpans),
+        b.storedSpans === null ? '?' : fmtInt(b.storedSpans),
+        String(b.exitCode),
+      ]),
+      [0, 1, 1, 1, 1, 1, 1, 1, 1],
+    ),
+  );
+  if (backends.some((b) => b.workers > 1))
+    lines.push(
+      "With workers, idle RSS and VmHWM are the primary's alone; the RSS column of the cells sums every process.",
+    );
   if (methods.length > 0) {
     lines.push('');
-    lines.push(`Database side (PostgreSQL 15, same cluster, a fresh migrated database with all 6 spans indexes per row; one group per transaction, serial, like the writer):`);
-    lines.push(table(
-      ['method', 'TCP_NODELAY', 'group', 'rows', 'rows/s (db)', 'rows/s (+encode)', 'encode ms/1k', 'p50 ms/group', 'p95 ms/group', 'pg µs/row', 'other CPU'],
-      methods.map((m) => [
-        m.label, m.noDelay ? 'on' : 'off (as server)', String(m.group), fmtInt(m.rows), fmtInt(m.dbRowsPerSec), fmtInt(m.e2eRowsPerSec),
-        Number.isNaN(m.encodeMsPer1000) ? 'incl.' : m.encodeMsPer1000.toFixed(2), m.p50GroupMs.toFixed(1), m.p95GroupMs.toFixed(1),
-        m.pgUsPerRow.toFixed(1), pct(m.otherCpuPct / 100),
-      ]),
-      [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-    ));
-    lines.push(`COPY ceiling (best raw COPY, database time only): ${fmtInt(ceiling)} rows/s; 50% of it = ${fmtInt(ceiling / 2)} spans/s.`);
-    lines.push('pg µs/row: CPU of the whole PostgreSQL cluster per row (WAL writer and checkpointer included); robust to other load.');
+    lines.push(
+      `Database side (PostgreSQL 15, same cluster, a fresh migrated database with all 6 spans indexes per row; one group per transaction, serial, like the writer):`,
+    );
+    lines.push(
+      table(
+        [
+          'method',
+          'TCP_NODELAY',
+          'group',
+          'rows',
+          'rows/s (db)',
+          'rows/s (+encode)',
+          'encode ms/1k',
+          'p50 ms/group',
+          'p95 ms/group',
+          'pg µs/row',
+          'other CPU',
+        ],
+        methods.map((m) => [
+          m.label,
+          m.noDelay ? 'on' : 'off (as server)',
+          String(m.group),
+          fmtInt(m.rows),
+          fmtInt(m.dbRowsPerSec),
+          fmtInt(m.e2eRowsPerSec),
+          Number.isNaN(m.encodeMsPer1000) ? 'incl.' : m.encodeMsPer1000.toFixed(2),
+          m.p50GroupMs.toFixed(1),
+          m.p95GroupMs.toFixed(1),
+          m.pgUsPerRow.toFixed(1),
+          pct(m.otherCpuPct / 100),
+        ]),
+        [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+      ),
+    );
+    lines.push(
+      `COPY ceiling (best raw COPY, database time only): ${fmtInt(ceiling)} rows/s; 50% of it = ${fmtInt(ceiling / 2)} spans/s.`,
+    );
+    lines.push(
+      'pg µs/row: CPU of the whole PostgreSQL cluster per row (WAL writer and checkpointer included); robust to other load.',
+    );
     if (encode.length > 0) {
-      lines.push(`Client-side encoding per 1,000 rows: ${encode.map((e, i) => `group ${opts.copyGroups[i]}: JSON.stringify ${e.jsonStringifyMsPer1000.toFixed(2)} ms, COPY text ${e.copyTextMsPer1000.toFixed(2)} ms`).join('; ')}`);
+      lines.push(
+        `Client-side encoding per 1,000 rows: ${encode.map((e, i) => `group ${opts.copyGroups[i]}: JSON.stringify ${e.jsonStringifyMsPer1000.toFixed(2)} ms, COPY text ${e.copyTextMsPer1000.toFixed(2)} ms`).join('; ')}`,
+      );
     }
   }
   if (stages.length > 0) {
     lines.push('');
-    lines.push('Server-side stages measured in-process on the same bodies (no HTTP, no database), µs per span:');
+    lines.push(
+      'Server-side stages measured in-process on the same bodies (no HTTP, no database), µs per span:',
+    );
     const names = [...new Set(stages.map((st) => st.stage))];
-    lines.push(table(
-      ['stage', ...opts.batches.map((b) => `batch ${b}`)],
-      names.map((n) => [n, ...opts.batches.map((b) => stages.find((st) => st.stage === n && st.batch === b)?.usPerSpan.toFixed(2) ?? '')]),
-      [0, ...opts.batches.map(() => 1)],
-    ));
+    lines.push(
+      table(
+        ['stage', ...opts.batches.map((b) => `batch ${b}`)],
+        names.map((n) => [
+          n,
+          ...opts.batches.map(
+            (b) =>
+              stages.find((st) => st.stage === n && st.batch === b)?.usPerSpan.toFixed(2) ?? '',
+          ),
+        ]),
+        [0, ...opts.batches.map(() => 1)],
+      ),
+    );
   }
   const checks = targets(cells, backends, ceiling);
   if (checks.length > 0) {
     lines.push('');
     lines.push('Targets:');
-    lines.push(table(['', 'measured', 'target', ''], checks.map((t) => [t.what, t.value, t.target, t.pass ? 'PASS' : 'FAIL']), [0, 1, 0, 0]));
+    lines.push(
+      table(
+        ['', 'measured', 'target', ''],
+        checks.map((t) => [t.what, t.value, t.target, t.pass ? 'PASS' : 'FAIL']),
+        [0, 1, 0, 0],
+      ),
+    );
   }
   lines.push('');
   return lines.join('\n');
@@ -727,13 +1210,20 @@ function render(
 
 function table(head: string[], rows: string[][], alignRight: number[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]) => r.map((v, i) => (alignRight[i] ? v.padStart(widths[i] as number) : v.padEnd(widths[i] as number))).join('  ').trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((v, i) =>
+        alignRight[i] ? v.padStart(widths[i] as number) : v.padEnd(widths[i] as number),
+      )
+      .join('  ')
+      .trimEnd();
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
 }
 
 const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
 const pct = (r: number) => `${(r * 100).toFixed(0)}%`;
-const round = (n: number, digits = 0) => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : null);
+const round = (n: number, digits = 0) =>
+  Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : null;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits (bounded) until the rest of the machine is quiet: other processes below 25% of one core over 500 ms. */
@@ -746,7 +1236,9 @@ async function waitForIdle(maxMs: number): Promise<void> {
     other = ((machineBusyMs() - a) / 500) * 100;
     if (other < 25) return;
   }
-  progress(`machine still busy (${other.toFixed(0)}% of a core used by other processes) after waiting ${(maxMs / 1000).toFixed(0)} s; measuring anyway`);
+  progress(
+    `machine still busy (${other.toFixed(0)}% of a core used by other processes) after waiting ${(maxMs / 1000).toFixed(0)} s; measuring anyway`,
+  );
 }
 
 /** CLOCK_MONOTONIC in µs, the clock V8 stamps CPU profile samples with. */
@@ -778,7 +1270,10 @@ async function waitForWorkers(pid: number, n: number): Promise<boolean> {
 
 /** The next transaction id to be assigned in the cluster (reading it assigns none). */
 async function nextXid(sql: postgres.Sql): Promise<number> {
-  const [row] = (await sql`select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as x`) as unknown as [{ x: string }];
+  const [row] =
+    (await sql`select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as x`) as unknown as [
+      { x: string },
+    ];
   return Number(row.x);
 }
 

@@ -32,37 +32,71 @@ export interface WhereItGoes {
 
 /** .cpuprofile files in `dir` not in `seen`, by full path. */
 export function newProfiles(dir: string, seen: ReadonlySet<string>): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f)).filter((f) => !seen.has(f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .filter((f) => !seen.has(f));
 }
 
-export function formatScaleReport(cells: readonly Cell[], where: readonly WhereItGoes[], skipped: readonly string[]): string {
+export function formatScaleReport(
+  cells: readonly Cell[],
+  where: readonly WhereItGoes[],
+  skipped: readonly string[],
+): string {
   const lines: string[] = [];
   const multi = cells.filter((c) => c.workers > 1);
   if (multi.length > 0) {
-    lines.push('', 'Workers (PostgreSQL, one Redis; SPYGLASS_WORKERS=N against one process, same protocol, batch and profile):');
-    lines.push('protocol    batch  profile  workers  spans/s   1 worker  ratio  srv µs/span (N / 1)  pg µs/span (N / 1)');
+    lines.push(
+      '',
+      'Workers (PostgreSQL, one Redis; SPYGLASS_WORKERS=N against one process, same protocol, batch and profile):',
+    );
+    lines.push(
+      'protocol    batch  profile  workers  spans/s   1 worker  ratio  srv µs/span (N / 1)  pg µs/span (N / 1)',
+    );
     for (const c of multi) {
-      const one = cells.find((o) => o.workers === 1 && o.backend === c.backend && o.protocol === c.protocol && o.batch === c.batch && o.profile === c.profile);
-      const f = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US'));
+      const one = cells.find(
+        (o) =>
+          o.workers === 1 &&
+          o.backend === c.backend &&
+          o.protocol === c.protocol &&
+          o.batch === c.batch &&
+          o.profile === c.profile,
+      );
+      const f = (n: number | undefined) =>
+        n === undefined || !Number.isFinite(n) ? '-' : Math.round(n).toLocaleString('en-US');
       lines.push(
         `${c.protocol.padEnd(10)}  ${String(c.batch).padStart(5)}  ${c.profile.padEnd(7)}  ${String(c.workers).padStart(7)}  ${f(c.spansPerSec).padStart(7)}  ` +
           `${f(one?.spansPerSec).padStart(8)}  ${one ? `${(c.spansPerSec / one.spansPerSec).toFixed(2)}×`.padStart(5) : '    -'}  ` +
           `${`${f(c.serverUsPerSpan)} / ${f(one?.serverUsPerSpan)}`.padStart(19)}  ${`${f(c.postgresUsPerSpan)} / ${f(one?.postgresUsPerSpan)}`.padStart(18)}`,
       );
     }
-    lines.push('ratio: spans/s with N workers / with one. On a machine with fewer free cores than workers + PostgreSQL needs, the');
-    lines.push('ratio shows contention, not the design; read it with the "other CPU" column above.');
+    lines.push(
+      'ratio: spans/s with N workers / with one. On a machine with fewer free cores than workers + PostgreSQL needs, the',
+    );
+    lines.push(
+      'ratio shows contention, not the design; read it with the "other CPU" column above.',
+    );
   }
   for (const s of skipped) lines.push(`skipped: ${s}`);
   for (const w of where) {
     const total = w.spyglassMs + w.postgresMs;
-    lines.push('', `Where the CPU goes: ${w.backend}, ${w.workers} worker${w.workers === 1 ? '' : 's'} (${w.files.length} profile${w.files.length === 1 ? '' : 's'}, every cell of this server):`);
+    lines.push(
+      '',
+      `Where the CPU goes: ${w.backend}, ${w.workers} worker${w.workers === 1 ? '' : 's'} (${w.files.length} profile${w.files.length === 1 ? '' : 's'}, every cell of this server):`,
+    );
     if (w.backend === 'postgres' && total > 0) {
-      lines.push(`  PostgreSQL ${((w.postgresMs / total) * 100).toFixed(0)}% and Spyglass ${((w.spyglassMs / total) * 100).toFixed(0)}% of the CPU spent on the cells (${(total / 1000).toFixed(1)} CPU-s).`);
+      lines.push(
+        `  PostgreSQL ${((w.postgresMs / total) * 100).toFixed(0)}% and Spyglass ${((w.spyglassMs / total) * 100).toFixed(0)}% of the CPU spent on the cells (${(total / 1000).toFixed(1)} CPU-s).`,
+      );
     }
-    if (w.top.length === 0) lines.push('  no CPU profile found (profiles are written when the processes exit cleanly)');
-    else lines.push(`  hottest Spyglass functions, self time, share of Spyglass's busy time (${(w.busyUs / 1e6).toFixed(1)} s):`);
-    for (const f of w.top) lines.push(`  ${`${(f.share * 100).toFixed(1)}%`.padStart(6)}  ${f.name}`);
+    if (w.top.length === 0)
+      lines.push('  no CPU profile found (profiles are written when the processes exit cleanly)');
+    else
+      lines.push(
+        `  hottest Spyglass functions, self time, share of Spyglass's busy time (${(w.busyUs / 1e6).toFixed(1)} s):`,
+      );
+    for (const f of w.top)
+      lines.push(`  ${`${(f.share * 100).toFixed(1)}%`.padStart(6)}  ${f.name}`);
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }

@@ -38,16 +38,31 @@ export interface ScanBenchResult {
   errors: number;
 }
 
-export async function runScanBench(o: ScanBenchOptions, progress: (msg: string) => void): Promise<ScanBenchResult> {
+export async function runScanBench(
+  o: ScanBenchOptions,
+  progress: (msg: string) => void,
+): Promise<ScanBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-bench-scan-'));
   const fx = await startHttpFixtures();
   const configPath = join(dir, 'spyglass.yaml');
-  writeFileSync(configPath, stringify({
-    monitor: { enabled: false },
-    servers: Array.from({ length: o.servers }, (_, i) => ({ name: `server-${String(i).padStart(3, '0')}`, transport: 'streamable_http', url: `${fx.url}/ok/s${i}/mcp` })),
-  }));
-  const config = loadConfig({ SPYGLASS_CONFIG: configPath, SPYGLASS_DATA_DIR: join(dir, 'data') }, dir);
-  progress(`scan: ${o.servers} fixture servers, security.concurrency ${config.security.concurrency}; opening PGlite`);
+  writeFileSync(
+    configPath,
+    stringify({
+      monitor: { enabled: false },
+      servers: Array.from({ length: o.servers }, (_, i) => ({
+        name: `server-${String(i).padStart(3, '0')}`,
+        transport: 'streamable_http',
+        url: `${fx.url}/ok/s${i}/mcp`,
+      })),
+    }),
+  );
+  const config = loadConfig(
+    { SPYGLASS_CONFIG: configPath, SPYGLASS_DATA_DIR: join(dir, 'data') },
+    dir,
+  );
+  progress(
+    `scan: ${o.servers} fixture servers, security.concurrency ${config.security.concurrency}; opening PGlite`,
+  );
   const store = await openStore({ databaseUrl: undefined, dataDir: config.dataDir, poolSize: 1 });
   const services = await createServices(config, store, pino({ level: 'silent' }));
   try {
@@ -59,10 +74,18 @@ export async function runScanBench(o: ScanBenchOptions, progress: (msg: string) 
       const scans = await services.security.scan(null);
       runsMs.push(performance.now() - t);
       errors = scans.filter((s) => s.error !== null).length;
-      progress(`scan: run ${i + 1}: ${runsMs[i]?.toFixed(0)} ms, ${scans.length} scans, ${errors} with an error`);
+      progress(
+        `scan: run ${i + 1}: ${runsMs[i]?.toFixed(0)} ms, ${scans.length} scans, ${errors} with an error`,
+      );
     }
     const sorted = [...runsMs].sort((a, b) => a - b);
-    return { servers: o.servers, concurrency: config.security.concurrency, runsMs, medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0, errors };
+    return {
+      servers: o.servers,
+      concurrency: config.security.concurrency,
+      runsMs,
+      medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      errors,
+    };
   } finally {
     await services.close();
     await store.close();
@@ -81,7 +104,12 @@ export function formatScanReport(r: ScanBenchResult): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { servers: { type: 'string' }, runs: { type: 'string' } } });
-  const r = await runScanBench({ servers: Number(values.servers ?? 50), runs: Number(values.runs ?? 3) }, (m) => process.stderr.write(`[bench] ${m}\n`));
+  const { values } = parseArgs({
+    options: { servers: { type: 'string' }, runs: { type: 'string' } },
+  });
+  const r = await runScanBench(
+    { servers: Number(values.servers ?? 50), runs: Number(values.runs ?? 3) },
+    (m) => process.stderr.write(`[bench] ${m}\n`),
+  );
   process.stdout.write(formatScanReport(r));
 }

@@ -54,7 +54,10 @@ export interface ScorecardBenchResult {
   triggerMs: { on: number; off: number };
 }
 
-export async function runScorecardBench(o: ScorecardBenchOptions, progress: (msg: string) => void): Promise<ScorecardBenchResult> {
+export async function runScorecardBench(
+  o: ScorecardBenchOptions,
+  progress: (msg: string) => void,
+): Promise<ScorecardBenchResult> {
   let stopCluster: (() => Promise<void>) | null = null;
   let url = o.databaseUrl;
   if (!url) {
@@ -69,7 +72,10 @@ export async function runScorecardBench(o: ScorecardBenchOptions, progress: (msg
   try {
     let loadSeconds = 0;
     if (!o.databaseUrl) loadSeconds = await load(store, names, o.days, now, progress);
-    const { rows } = await execute<{ n: number }>(store.db, sql`select count(*)::int as n from health_results`);
+    const { rows } = await execute<{ n: number }>(
+      store.db,
+      sql`select count(*)::int as n from health_results`,
+    );
     const scoring = new ScoringService({ db: store.db, health: { targets: async () => [] } });
     const keys = names.map((serverName) => ({ projectId: 'default', serverName }));
     await scoring.forKeys(keys, now, []); // warm-up: plans and caches
@@ -86,14 +92,27 @@ export async function runScorecardBench(o: ScorecardBenchOptions, progress: (msg
     }
     const after = loadAvg();
     const medianMs = quantile(runsMs, 0.5);
-    progress(`scorecards: ${o.servers} servers in ${medianMs.toFixed(0)} ms (median of ${o.runs}; runs ${runsMs.map((m) => m.toFixed(0)).join(', ')} ms; load average ${before} → ${after})`);
+    progress(
+      `scorecards: ${o.servers} servers in ${medianMs.toFixed(0)} ms (median of ${o.runs}; runs ${runsMs.map((m) => m.toFixed(0)).join(', ')} ms; load average ${before} → ${after})`,
+    );
     // After the timed runs: these checks land in the current hour and would change the scorecards.
     const ingestMs = await ingestCost(store.db, names, now);
     const triggerMs = await triggerCost(store.db, names, now);
-    progress(`scorecards: one health check saved in ${ingestMs.median.toFixed(2)} ms (median of ${ingestMs.checks}, p99 ${ingestMs.p99.toFixed(2)} ms), insert ${triggerMs.on.toFixed(2)} ms with the rollup trigger, ${triggerMs.off.toFixed(2)} ms without`);
+    progress(
+      `scorecards: one health check saved in ${ingestMs.median.toFixed(2)} ms (median of ${ingestMs.checks}, p99 ${ingestMs.p99.toFixed(2)} ms), insert ${triggerMs.on.toFixed(2)} ms with the rollup trigger, ${triggerMs.off.toFixed(2)} ms without`,
+    );
     return {
-      servers: o.servers, days: o.days, healthResults: Number(rows[0]?.n ?? 0), loadSeconds, runsMs, medianMs, grades,
-      pass: medianMs < TARGET_MS, loadAvg: { before, after }, ingestMs, triggerMs,
+      servers: o.servers,
+      days: o.days,
+      healthResults: Number(rows[0]?.n ?? 0),
+      loadSeconds,
+      runsMs,
+      medianMs,
+      grades,
+      pass: medianMs < TARGET_MS,
+      loadAvg: { before, after },
+      ingestMs,
+      triggerMs,
     };
   } finally {
     await store.close();
@@ -110,10 +129,17 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
 }
 
-async function explain(db: Db, keys: { projectId: string; serverName: string }[], now: Date): Promise<string> {
+async function explain(
+  db: Db,
+  keys: { projectId: string; serverName: string }[],
+  now: Date,
+): Promise<string> {
   const { rows } = await db.transaction(async (tx) => {
     await execute(tx as unknown as Db, sql`set local jit = off`);
-    return execute<{ 'QUERY PLAN': string }>(tx as unknown as Db, sql`explain (analyze, buffers) ${scoreInputsStatement(keys, now)}`);
+    return execute<{ 'QUERY PLAN': string }>(
+      tx as unknown as Db,
+      sql`explain (analyze, buffers) ${scoreInputsStatement(keys, now)}`,
+    );
   });
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
@@ -123,15 +149,34 @@ async function explain(db: Db, keys: { projectId: string; serverName: string }[]
  * insert fires the statement triggers that fold it into the hourly and daily rollups. Three
  * rounds over every server, one check at a time, as the checker saves them.
  */
-async function ingestCost(db: Db, names: string[], now: Date): Promise<{ median: number; p99: number; checks: number }> {
+async function ingestCost(
+  db: Db,
+  names: string[],
+  now: Date,
+): Promise<{ median: number; p99: number; checks: number }> {
   const times: number[] = [];
   for (let round = 0; round < 3; round++) {
     for (const name of names) {
       const t = performance.now();
       await saveCheck(db, {
-        result: { id: randomUUID(), projectId: 'default', serverName: name, status: 'up', latencyMs: 25, toolsCount: 12, schemaHash: null, error: null,
-          checkedAt: new Date(now.getTime() + round * 60_000), schemaDrift: false, transport: 'stdio', serverInfo: null, protocolVersion: null },
-        instructions: null, tools: null, drift: null,
+        result: {
+          id: randomUUID(),
+          projectId: 'default',
+          serverName: name,
+          status: 'up',
+          latencyMs: 25,
+          toolsCount: 12,
+          schemaHash: null,
+          error: null,
+          checkedAt: new Date(now.getTime() + round * 60_000),
+          schemaDrift: false,
+          transport: 'stdio',
+          serverInfo: null,
+          protocolVersion: null,
+        },
+        instructions: null,
+        tools: null,
+        drift: null,
       });
       times.push(performance.now() - t);
     }
@@ -144,14 +189,21 @@ async function ingestCost(db: Db, names: string[], now: Date): Promise<{ median:
  * trigger on and then off (ALTER TABLE … DISABLE TRIGGER inside the transaction), medians, all
  * rolled back. Without the commit, which dominates saveCheck.
  */
-async function triggerCost(db: Db, names: string[], now: Date): Promise<{ on: number; off: number }> {
+async function triggerCost(
+  db: Db,
+  names: string[],
+  now: Date,
+): Promise<{ on: number; off: number }> {
   const out = { on: Number.NaN, off: Number.NaN };
   const insertAll = async (t: Db): Promise<number> => {
     const times: number[] = [];
     for (const name of names) {
       const start = performance.now();
-      await execute(t, sql`insert into health_results (id, project_id, server_name, status, latency_ms, tools_count, checked_at)
-                           values (${randomUUID()}, 'default', ${name}, 'up', 25, 12, ${now.toISOString()}::timestamptz)`);
+      await execute(
+        t,
+        sql`insert into health_results (id, project_id, server_name, status, latency_ms, tools_count, checked_at)
+                           values (${randomUUID()}, 'default', ${name}, 'up', 25, 12, ${now.toISOString()}::timestamptz)`,
+      );
       times.push(performance.now() - start);
     }
     return quantile(times, 0.5);
@@ -177,7 +229,13 @@ class RolledBack extends Error {}
  * rare spikes, through the rollup triggers like any other insert. Ids sort by server and minute so
  * the primary key grows at its edge rather than by random inserts into an index larger than memory.
  */
-export async function load(store: Store, names: string[], days: number, now: Date, progress: (msg: string) => void): Promise<number> {
+export async function load(
+  store: Store,
+  names: string[],
+  days: number,
+  now: Date,
+  progress: (msg: string) => void,
+): Promise<number> {
   const t = performance.now();
   const minutes = days * 1440;
   const chunk = 10 * 1440;
@@ -194,10 +252,29 @@ export async function load(store: Store, names: string[], days: number, now: Dat
       );
     }
     await insertScan(store.db, {
-      id: randomUUID(), projectId: 'default', serverName: name, scannedAt: new Date(now.getTime() - 3_600_000),
+      id: randomUUID(),
+      projectId: 'default',
+      serverName: name,
+      scannedAt: new Date(now.getTime() - 3_600_000),
       findings: [
-        { severity: i % 10 === 0 ? 'high' : 'medium', category: 'OWASP-MCP-04', rule: 'supply-chain.unpinned', kind: 'owasp', title: 'unpinned launch', description: 'npx -y without a version', remediation: 'pin a version' },
-        { severity: 'low', category: 'OWASP-MCP-07', rule: 'transport.plaintext', kind: 'owasp', title: 'plaintext', description: 'http://', remediation: 'use https' },
+        {
+          severity: i % 10 === 0 ? 'high' : 'medium',
+          category: 'OWASP-MCP-04',
+          rule: 'supply-chain.unpinned',
+          kind: 'owasp',
+          title: 'unpinned launch',
+          description: 'npx -y without a version',
+          remediation: 'pin a version',
+        },
+        {
+          severity: 'low',
+          category: 'OWASP-MCP-07',
+          rule: 'transport.plaintext',
+          kind: 'owasp',
+          title: 'plaintext',
+          description: 'http://',
+          remediation: 'use https',
+        },
       ],
     });
     for (let d = 0; d < i % 4; d++) {
@@ -207,7 +284,10 @@ export async function load(store: Store, names: string[], days: number, now: Dat
             values (${randomUUID()}, 'default', ${name}, ${new Date(now.getTime() - (d + 1) * 86_400_000).toISOString()}::timestamptz, 'a', 'b', ${['COMPATIBLE', 'WARNING', 'BREAKING'][d % 3] as string}, '[]'::jsonb)`,
       );
     }
-    if ((i + 1) % 10 === 0) progress(`scorecards: loaded ${i + 1}/${names.length} servers (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+    if ((i + 1) % 10 === 0)
+      progress(
+        `scorecards: loaded ${i + 1}/${names.length} servers (${((performance.now() - t) / 1000).toFixed(0)} s)`,
+      );
   }
   // What autovacuum does to a table that stopped changing: statistics and the visibility map.
   await execute(store.db, sql`vacuum analyze`);
@@ -219,7 +299,9 @@ export function formatScorecardReport(r: ScorecardBenchResult): string {
     `## Scorecards (PostgreSQL): ${r.servers} servers × ${r.days} days of 60 s checks (${r.healthResults.toLocaleString('en-US')} health results)`,
     '',
     `all scorecards in one call: median ${r.medianMs.toFixed(0)} ms (runs: ${r.runsMs.map((m) => m.toFixed(0)).join(', ')} ms); target < ${TARGET_MS} ms: ${r.pass ? 'met' : '**not met**'}`,
-    `grades: ${Object.entries(r.grades).map(([g, n]) => `${g} ${n}`).join(', ')}; load took ${r.loadSeconds.toFixed(0)} s`,
+    `grades: ${Object.entries(r.grades)
+      .map(([g, n]) => `${g} ${n}`)
+      .join(', ')}; load took ${r.loadSeconds.toFixed(0)} s`,
     `load average (1/5/15 min) ${r.loadAvg.before} before the runs, ${r.loadAvg.after} after`,
     `one health check saved (insert + rollup triggers): median ${r.ingestMs.median.toFixed(2)} ms, p99 ${r.ingestMs.p99.toFixed(2)} ms over ${r.ingestMs.checks} checks; one insert without commit: ${r.triggerMs.on.toFixed(2)} ms with the rollup trigger, ${r.triggerMs.off.toFixed(2)} ms without (medians)`,
     '',
@@ -228,10 +310,22 @@ export function formatScorecardReport(r: ScorecardBenchResult): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
-    options: { servers: { type: 'string' }, days: { type: 'string' }, runs: { type: 'string' }, 'database-url': { type: 'string' }, explain: { type: 'boolean' } },
+    options: {
+      servers: { type: 'string' },
+      days: { type: 'string' },
+      runs: { type: 'string' },
+      'database-url': { type: 'string' },
+      explain: { type: 'boolean' },
+    },
   });
   const r = await runScorecardBench(
-    { servers: Number(values.servers ?? 100), days: Number(values.days ?? 90), runs: Number(values.runs ?? 5), databaseUrl: values['database-url'], explain: values.explain },
+    {
+      servers: Number(values.servers ?? 100),
+      days: Number(values.days ?? 90),
+      runs: Number(values.runs ?? 5),
+      databaseUrl: values['database-url'],
+      explain: values.explain,
+    },
     (m) => process.stderr.write(`[bench] ${m}\n`),
   );
   process.stdout.write(formatScorecardReport(r));

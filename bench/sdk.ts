@@ -26,21 +26,33 @@ export interface SdkBenchResult {
   exportFailedAttempts: number;
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const nowUs = (): number => Number(process.hrtime.bigint()) / 1000;
 /** Typical small arguments; 7 distinct values so the default loop guard sees no repetition. */
 const argsOf = (i: number) => ({ query: `how to configure item ${i % 7}`, limit: 10, ratio: 0.25 });
 
-export async function runSdkBench(o: { calls: number; exportSpans: number }, progress: (msg: string) => void): Promise<SdkBenchResult> {
+export async function runSdkBench(
+  o: { calls: number; exportSpans: number },
+  progress: (msg: string) => void,
+): Promise<SdkBenchResult> {
   const server = await startServerProc({ rateLimits: 'off' });
   const bare = await mcpPair();
   const guarded = await mcpPair();
   try {
-    const sg = new Spyglass({ url: server.httpUrl, agentName: 'bench', flushIntervalMs: 200, maxBufferedSpans: 200_000, logger: { warn: () => undefined } });
+    const sg = new Spyglass({
+      url: server.httpUrl,
+      agentName: 'bench',
+      flushIntervalMs: 200,
+      maxBufferedSpans: 200_000,
+      logger: { warn: () => undefined },
+    });
     const client = sg.wrapMcp(guarded.client, { serverName: 'bench' });
     const bareUs: number[] = [];
     const wrappedUs: number[] = [];
-    progress(`sdk: ${o.calls} bare and ${o.calls} wrapped callTool calls (interleaved) after warm-up`);
+    progress(
+      `sdk: ${o.calls} bare and ${o.calls} wrapped callTool calls (interleaved) after warm-up`,
+    );
     await sg.session({ agentName: 'bench' }, async () => {
       const warmup = Math.max(2000, o.calls / 10);
       for (let i = -warmup; i < o.calls; i++) {
@@ -58,14 +70,24 @@ export async function runSdkBench(o: { calls: number; exportSpans: number }, pro
     wrappedUs.sort((a, b) => a - b);
 
     progress(`sdk: export rate of ${o.exportSpans} spans to a PGlite server`);
-    const exporter = new Spyglass({ url: server.httpUrl, agentName: 'bench-export', flushIntervalMs: 50, maxBufferedSpans: o.exportSpans + 1, logger: { warn: () => undefined } });
+    const exporter = new Spyglass({
+      url: server.httpUrl,
+      agentName: 'bench-export',
+      flushIntervalMs: 50,
+      maxBufferedSpans: o.exportSpans + 1,
+      logger: { warn: () => undefined },
+    });
     const t0 = performance.now();
     for (let i = 0; i < o.exportSpans; i++) {
       await exporter.guard({ serverName: 'bench', toolName: 'export', args: argsOf(i) }, () => i);
       if (i % 1000 === 999) await new Promise((r) => setImmediate(r));
     }
     const deadline = Date.now() + 120_000;
-    while (exporter.stats().sent + exporter.stats().dropped < o.exportSpans && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    while (
+      exporter.stats().sent + exporter.stats().dropped < o.exportSpans &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 5));
     const seconds = (performance.now() - t0) / 1000;
     const stats = exporter.stats();
     await exporter.shutdown();
@@ -103,7 +125,15 @@ export function formatSdkReport(r: SdkBenchResult): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { calls: { type: 'string' }, 'export-spans': { type: 'string' } } });
-  const r = await runSdkBench({ calls: Number(values.calls ?? 20_000), exportSpans: Number(values['export-spans'] ?? 50_000) }, (m) => process.stderr.write(`[bench] ${m}\n`));
+  const { values } = parseArgs({
+    options: { calls: { type: 'string' }, 'export-spans': { type: 'string' } },
+  });
+  const r = await runSdkBench(
+    {
+      calls: Number(values.calls ?? 20_000),
+      exportSpans: Number(values['export-spans'] ?? 50_000),
+    },
+    (m) => process.stderr.write(`[bench] ${m}\n`),
+  );
   process.stdout.write(formatSdkReport(r));
 }

@@ -65,9 +65,15 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   const logPath = join(dataDir, `server-${Date.now()}.log`);
   // The default per-client limits (docs/auth.md#rate-limits) would turn a load test into a 429 test.
   const configPath = join(dataDir, 'spyglass.yaml');
-  writeFileSync(configPath, `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n  per_address: 10000000\n${opts.extraConfig ?? ''}`);
+  writeFileSync(
+    configPath,
+    `rate_limits:\n  spans: 10000000\n  otlp: 10000000\n  default: 10000000\n  per_address: 10000000\n${opts.extraConfig ?? ''}`,
+  );
   const log = createWriteStream(logPath);
-  const nodeArgs = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...(opts.nodeFlags ?? [])];
+  const nodeArgs = [
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+    ...(opts.nodeFlags ?? []),
+  ];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
     cwd: dataDir,
     env: {
@@ -88,7 +94,9 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
-  const exited = new Promise<number | null>((res) => child.once('exit', (code, signal) => res(code ?? (signal ? 128 : null))));
+  const exited = new Promise<number | null>((res) =>
+    child.once('exit', (code, signal) => res(code ?? (signal ? 128 : null))),
+  );
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
 
@@ -180,7 +188,9 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
 /** A field of /proc/<pid>/status in kB (0 when the process is gone). */
 export function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return m ? Number(m[1]) : 0;
   } catch {
     return 0;

@@ -19,18 +19,36 @@ export interface StageResult {
 }
 
 /** Fastify's default JSON body parser settings. */
-const parseJson = (text: string) => sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown;
+const parseJson = (text: string) =>
+  sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown;
 
 /** spans-repo.ts's toJsonRows, replicated (it is not exported). */
 function toJsonRows(batch: readonly Span[]): string {
   return JSON.stringify(
     batch.map((s) => ({
-      project_id: s.projectId, span_id: s.spanId, trace_id: s.traceId, parent_span_id: s.parentSpanId,
-      session_id: s.sessionId, span_type: s.spanType, server_name: s.serverName, tool_name: s.toolName,
-      agent_name: s.agentName, status: s.status, error: s.error, started_at: s.startedAt.toISOString(),
-      ended_at: s.endedAt.toISOString(), latency_ms: s.latencyMs, input_args: s.inputArgs,
-      output_result: s.outputResult, llm_input: s.llmInput, llm_output: s.llmOutput, input_tokens: s.inputTokens,
-      output_tokens: s.outputTokens, model_id: s.modelId, health_tag: s.healthTag, cost_usd: s.costUsd,
+      project_id: s.projectId,
+      span_id: s.spanId,
+      trace_id: s.traceId,
+      parent_span_id: s.parentSpanId,
+      session_id: s.sessionId,
+      span_type: s.spanType,
+      server_name: s.serverName,
+      tool_name: s.toolName,
+      agent_name: s.agentName,
+      status: s.status,
+      error: s.error,
+      started_at: s.startedAt.toISOString(),
+      ended_at: s.endedAt.toISOString(),
+      latency_ms: s.latencyMs,
+      input_args: s.inputArgs,
+      output_result: s.outputResult,
+      llm_input: s.llmInput,
+      llm_output: s.llmOutput,
+      input_tokens: s.inputTokens,
+      output_tokens: s.outputTokens,
+      model_id: s.modelId,
+      health_tag: s.healthTag,
+      cost_usd: s.costUsd,
     })),
   );
 }
@@ -58,12 +76,19 @@ export function measureStages(batches: readonly number[], budgetMs = 300): Stage
     const nativeBody = parseJson(nativeText);
     const jsonBody = parseJson(jsonText);
     const spans = normalizeNativeBatch(nativeBody, 'default', 1_000_000);
-    const add = (stage: string, fn: () => unknown) => out.push({ batch, stage, usPerSpan: time(batch, fn, budgetMs) });
+    const add = (stage: string, fn: () => unknown) =>
+      out.push({ batch, stage, usPerSpan: time(batch, fn, budgetMs) });
     add('native: body parse (secure-json-parse)', () => parseJson(nativeText));
-    add('native: validate + normalise (ajv, normalizeNativeBatch)', () => normalizeNativeBatch(nativeBody, 'default', 1_000_000));
+    add('native: validate + normalise (ajv, normalizeNativeBatch)', () =>
+      normalizeNativeBatch(nativeBody, 'default', 1_000_000),
+    );
     add('otlp-json: body parse (secure-json-parse)', () => parseJson(jsonText));
-    add('otlp-json: decode + normalise', () => normalizeOtlp(decodeOtlpJson(jsonBody), null, 'default'));
-    add('otlp-proto: decode + normalise', () => normalizeOtlp(decodeOtlpProtobuf(otlpProto), null, 'default'));
+    add('otlp-json: decode + normalise', () =>
+      normalizeOtlp(decodeOtlpJson(jsonBody), null, 'default'),
+    );
+    add('otlp-proto: decode + normalise', () =>
+      normalizeOtlp(decodeOtlpProtobuf(otlpProto), null, 'default'),
+    );
     add('writer: JSON.stringify of the rows (toJsonRows replica)', () => toJsonRows(spans));
   }
   return out;

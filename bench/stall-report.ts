@@ -22,26 +22,45 @@ export interface StallSummary {
 }
 
 /** `probes`: [wall ms sent, ms to answer], with the phase's p99 of them; the window is the probes' own. */
-export function summarise(record: StallRecord, probes: readonly (readonly [number, number])[], p99: number): StallSummary | null {
+export function summarise(
+  record: StallRecord,
+  probes: readonly (readonly [number, number])[],
+  p99: number,
+): StallSummary | null {
   if (probes.length === 0) return null;
   const from = Math.min(...probes.map((p) => p[0]));
   const to = Math.max(...probes.map((p) => p[0] + p[1]));
   const gcs = record.gcs.filter(([at]) => at >= from && at <= to);
-  const scavenges = gcs.filter(([, , kind]) => kind === 1).map(([, ms]) => ms).sort((a, b) => a - b);
+  const scavenges = gcs
+    .filter(([, , kind]) => kind === 1)
+    .map(([, ms]) => ms)
+    .sort((a, b) => a - b);
   const other = gcs.filter(([, , kind]) => kind !== 1).map(([, ms]) => ms);
   const late = record.ticks.filter(([at, ms]) => at >= from && at <= to && ms > 20);
   const slow = probes.filter(([, ms]) => ms >= p99);
   // A collection or a late tick that ran while the probe waited for its answer.
-  const overlaps = (sent: number, ms: number, start: number, length: number) => start < sent + ms && start + length > sent;
+  const overlaps = (sent: number, ms: number, start: number, length: number) =>
+    start < sent + ms && start + length > sent;
   return {
-    scavenges: { count: scavenges.length, totalMs: sum(scavenges), p50Ms: scavenges[Math.floor(scavenges.length / 2)] ?? 0, maxMs: scavenges.at(-1) ?? 0 },
+    scavenges: {
+      count: scavenges.length,
+      totalMs: sum(scavenges),
+      p50Ms: scavenges[Math.floor(scavenges.length / 2)] ?? 0,
+      maxMs: scavenges.at(-1) ?? 0,
+    },
     otherGc: { count: other.length, totalMs: sum(other), maxMs: Math.max(0, ...other) },
-    lateTicks: { count: late.length, onCpuMs: sum(late.map((t) => Math.min(t[1], t[2]))), runQueueMs: sum(late.map((t) => Math.min(t[1], t[3]))) },
+    lateTicks: {
+      count: late.length,
+      onCpuMs: sum(late.map((t) => Math.min(t[1], t[2]))),
+      runQueueMs: sum(late.map((t) => Math.min(t[1], t[3]))),
+    },
     slowProbes: {
       count: slow.length,
       minMs: p99,
       withGc: slow.filter(([sent, ms]) => gcs.some(([at, d]) => overlaps(sent, ms, at, d))).length,
-      withLateTick: slow.filter(([sent, ms]) => late.some(([at, d]) => overlaps(sent, ms, at - d, d))).length,
+      withLateTick: slow.filter(([sent, ms]) =>
+        late.some(([at, d]) => overlaps(sent, ms, at - d, d)),
+      ).length,
     },
   };
 }

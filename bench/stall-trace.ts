@@ -31,7 +31,8 @@ function start(out: string): void {
     const now = performance.now();
     const next = schedstat();
     const late = now - last - TICK_MS;
-    if (late > LATE_MS) record.ticks.push([origin + now, late, next.cpuMs - sched.cpuMs, next.waitMs - sched.waitMs]);
+    if (late > LATE_MS)
+      record.ticks.push([origin + now, late, next.cpuMs - sched.cpuMs, next.waitMs - sched.waitMs]);
     last = now;
     sched = next;
   }, TICK_MS).unref();
@@ -41,7 +42,9 @@ function start(out: string): void {
 /** The main thread's time on a CPU and waiting in the run queue, ms since it started (0 where unknown). */
 function schedstat(): { cpuMs: number; waitMs: number } {
   try {
-    const [run = 0, wait = 0] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    const [run = 0, wait = 0] = readFileSync('/proc/thread-self/schedstat', 'utf8')
+      .split(' ')
+      .map(Number);
     return { cpuMs: run / 1e6, waitMs: wait / 1e6 };
   } catch {
     return { cpuMs: 0, waitMs: 0 };

@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(main)) {
-  process.stderr.write('spyglass: the compiled code is missing (dist/cli/main.js); run `npm run build` in the Spyglass checkout\n');
+  process.stderr.write(
+    'spyglass: the compiled code is missing (dist/cli/main.js); run `npm run build` in the Spyglass checkout\n',
+  );
   process.exit(1);
 }
 await import(main.href);

@@ -74,7 +74,12 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
   });
-  capConnectionsPerAddress(app, s.config.http.maxConnectionsPerAddress, (a) => s.auth.isTrustedProxy(a), s.slots);
+  capConnectionsPerAddress(
+    app,
+    s.config.http.maxConnectionsPerAddress,
+    (a) => s.auth.isTrustedProxy(a),
+    s.slots,
+  );
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     req.principal = ANONYMOUS;
@@ -83,16 +88,26 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   app.decorate('routeList', routes);
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: r.url, access: accessOf(method, r.config?.access) });
+      if (method !== 'HEAD')
+        routes.push({ method, url: r.url, access: accessOf(method, r.config?.access) });
     }
   });
   // Only with a replica: otherwise every GET handler would run inside an AsyncLocalStorage scope for nothing.
   if (s.config.databaseReadUrl) routeGetsToReplica(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((req, reply) => void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }));
+  app.setNotFoundHandler(
+    (req, reply) =>
+      void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }),
+  );
   addSecurityHeaders(app);
   registerMetrics(app, s);
-  await installRateLimits(app, s.config.rateLimits, (a) => s.auth.isTrustedProxy(a), s.limiter, s.config.cluster.name);
+  await installRateLimits(
+    app,
+    s.config.rateLimits,
+    (a) => s.auth.isTrustedProxy(a),
+    s.limiter,
+    s.config.cluster.name,
+  );
   refuseCrossSiteWrites(app, s.config.http.allowedOrigins);
   installAuth(app, s);
   guardParameters(app);

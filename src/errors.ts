@@ -44,7 +44,11 @@ export class SpyglassError extends Error {
   /** Seconds a client should wait before retrying (429/503). */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { issues?: ValidationIssue[]; retryAfter?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { issues?: ValidationIssue[]; retryAfter?: number } = {},
+  ) {
     super(message);
     this.name = 'SpyglassError';
     this.code = code;

@@ -6,7 +6,10 @@ import { pino, type Logger } from 'pino';
  * statement would otherwise write its whole payload, span bodies included, into the log.
  */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'spyglass' }, serializers: { err: safeErr } }, pino.destination(2));
+  return pino(
+    { level, base: { service: 'spyglass' }, serializers: { err: safeErr } },
+    pino.destination(2),
+  );
 }
 
 const PAYLOAD_FIELDS = ['query', 'params', 'parameters'];
@@ -19,15 +22,18 @@ export function safeErr(err: unknown): unknown {
   for (const f of PAYLOAD_FIELDS) delete out[f];
   // drizzle repeats the parameters in its message (`Failed query: …\nparams: …`), and so in the stack.
   for (const f of ['message', 'stack']) {
-    if (typeof out[f] === 'string') out[f] = (out[f] as string).replace(PARAMS_LINE, '\nparams: (not logged)');
+    if (typeof out[f] === 'string')
+      out[f] = (out[f] as string).replace(PARAMS_LINE, '\nparams: (not logged)');
   }
-  if (out.cause && typeof out.cause === 'object') out.cause = strip(out.cause as Record<string, unknown>);
+  if (out.cause && typeof out.cause === 'object')
+    out.cause = strip(out.cause as Record<string, unknown>);
   return out;
 }
 
 function strip(cause: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const copy = { ...cause };
   for (const f of PAYLOAD_FIELDS) delete copy[f];
-  if (depth < 5 && copy.cause && typeof copy.cause === 'object') copy.cause = strip(copy.cause as Record<string, unknown>, depth + 1);
+  if (depth < 5 && copy.cause && typeof copy.cause === 'object')
+    copy.cause = strip(copy.cause as Record<string, unknown>, depth + 1);
   return copy;
 }

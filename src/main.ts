@@ -35,10 +35,16 @@ export interface StartOptions {
 }
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
-export async function startServer(config: Config, logger: Logger, opts: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  opts: StartOptions = {},
+): Promise<RunningServer> {
   logger.info(
     { configFile: config.configPath ?? null },
-    config.configPath ? `config: read ${config.configPath}` : 'config: no config file (SPYGLASS_CONFIG unset, no ./spyglass.yaml); defaults and SPYGLASS_* variables apply',
+    config.configPath
+      ? `config: read ${config.configPath}`
+      : 'config: no config file (SPYGLASS_CONFIG unset, no ./spyglass.yaml); defaults and SPYGLASS_* variables apply',
   );
   if (!opts.worker) await checkServePorts(config);
   const store = await openStore({
@@ -49,7 +55,10 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
     onInfo: (msg) => logger.info(msg),
     migrate: !opts.worker,
   });
-  logger.info({ storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined }, 'storage ready');
+  logger.info(
+    { storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined },
+    'storage ready',
+  );
   const services = await createServices(config, store, logger);
   const app = await buildApp(services);
   let grpc: Awaited<ReturnType<typeof startOtlpGrpcServer>> | null = null;
@@ -72,7 +81,9 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
     await store.close();
     // Taken between the check above and here (the database took a while to open).
     if (grpc === null && /No address added/.test((err as Error).message)) {
-      throw new PortError([`OTLP/gRPC port ${config.host}:${config.grpcPort} was taken while the database opened; set SPYGLASS_GRPC_PORT to a free port (0 turns the gRPC receiver off)`]);
+      throw new PortError([
+        `OTLP/gRPC port ${config.host}:${config.grpcPort} was taken while the database opened; set SPYGLASS_GRPC_PORT to a free port (0 turns the gRPC receiver off)`,
+      ]);
     }
     throw err;
   }
@@ -99,7 +110,11 @@ export async function startServer(config: Config, logger: Logger, opts: StartOpt
   });
   services.stats.start();
   // Another process may share the database: pick up its pricing changes within a minute.
-  const priceReload = startPeriodic(() => services.costs.load(), 60_000, (err) => logger.warn({ err }, 'model pricing reload failed'));
+  const priceReload = startPeriodic(
+    () => services.costs.load(),
+    60_000,
+    (err) => logger.warn({ err }, 'model pricing reload failed'),
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -129,17 +144,27 @@ async function logMonitored(s: Services, logger: Logger): Promise<void> {
   const fromConfig = targets.filter((t) => t.source === 'config').length;
   const counts = { servers: targets.length, fromConfig, fromCatalog: targets.length - fromConfig };
   if (!s.config.monitor.enabled) {
-    logger.info(counts, `health monitor: off (monitor.enabled: false); ${targets.length} MCP server(s) configured, checked only on request`);
+    logger.info(
+      counts,
+      `health monitor: off (monitor.enabled: false); ${targets.length} MCP server(s) configured, checked only on request`,
+    );
   } else {
-    logger.info(counts, `health monitor: ${targets.length} MCP server(s) monitored (${fromConfig} from the config file, ${counts.fromCatalog} from the catalog)${targets.length === 0 ? '; add servers: to spyglass.yaml' : ''}`);
+    logger.info(
+      counts,
+      `health monitor: ${targets.length} MCP server(s) monitored (${fromConfig} from the config file, ${counts.fromCatalog} from the catalog)${targets.length === 0 ? '; add servers: to spyglass.yaml' : ''}`,
+    );
   }
 }
 
 async function logAuthMode(s: Services, logger: Logger): Promise<void> {
   if (await s.auth.authDisabled()) {
-    logger.warn('auth: DISABLED (listening on loopback and no API key exists); every caller is admin. Create a key with `spyglass api-key create` to turn it on.');
+    logger.warn(
+      'auth: DISABLED (listening on loopback and no API key exists); every caller is admin. Create a key with `spyglass api-key create` to turn it on.',
+    );
   } else if (!(await s.keys.anyKeys())) {
-    logger.warn('auth: enabled, and no API key exists yet: every request will get 401. Create one with `spyglass api-key create --role admin`, or set SPYGLASS_API_KEYS.');
+    logger.warn(
+      'auth: enabled, and no API key exists yet: every request will get 401. Create one with `spyglass api-key create --role admin`, or set SPYGLASS_API_KEYS.',
+    );
   } else {
     logger.info('auth: enabled (API key required)');
   }

@@ -97,27 +97,43 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, store: Store, logger: Logger): Promise<Services> {
+export async function createServices(
+  config: Config,
+  store: Store,
+  logger: Logger,
+): Promise<Services> {
   // With Redis, changes to cached state are announced to the other instances (set up below).
   let sync: ClusterSync | null = null;
   const settings = new SettingsService(store.db, () => sync?.announce('settings'));
   await settings.load();
-  const writer = new LanedWriter({
-    encode: encodeSpans,
-    commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
-    maxQueuedSpans: config.ingest.maxQueuedSpans,
-    maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
-    maxCommitSpans: config.ingest.maxCommitSpans,
-    logger,
-  }, store.kind === 'postgres' ? config.ingest.commitLanes : 1); // PGlite runs one statement at a time anyway
+  const writer = new LanedWriter(
+    {
+      encode: encodeSpans,
+      commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
+      maxQueuedSpans: config.ingest.maxQueuedSpans,
+      maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
+      maxCommitSpans: config.ingest.maxCommitSpans,
+      logger,
+    },
+    store.kind === 'postgres' ? config.ingest.commitLanes : 1,
+  ); // PGlite runs one statement at a time anyway
   const registrar = new Registrar(store.db, logger);
   const bus = new EventBus();
   const metrics = new Metrics();
-  const knownProjects = new KnownProjects(async (id) => (await findProject(store.db, id)) !== undefined);
+  const knownProjects = new KnownProjects(
+    async (id) => (await findProject(store.db, id)) !== undefined,
+  );
   // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
-  const stats = new StatsKeeper(store.db, logger, { statisticsTarget: store.kind === 'pglite' ? 20 : undefined });
+  const stats = new StatsKeeper(store.db, logger, {
+    statisticsTarget: store.kind === 'pglite' ? 20 : undefined,
+  });
   const audit = new AuditLog(store.db, logger);
-  const costs = new CostService({ db: store.db, audit, config, onChanged: (id) => sync?.announce('pricing', id) });
+  const costs = new CostService({
+    db: store.db,
+    audit,
+    config,
+    onChanged: (id) => sync?.announce('pricing', id),
+  });
   await costs.load();
   const deps: IngestDeps = {
     writer,
@@ -134,32 +150,87 @@ export async function createServices(config: Config, store: Store, logger: Logge
   const keys = new KeyService(store.db, config.apiKeys);
   // One outbound policy (docs/health.md#catalog-servers-and-the-outbound-url-policy) and one guarded connection pool for every API-supplied URL.
   const outbound = createOutbound(config.network.allowPrivateTargets);
-  const health = new HealthService({ config, db: store.db, bus, metrics, logger, guardedFetch: outbound.fetch });
-  const security = new ScanService({ config, db: store.db, bus, logger, health, registry: await buildChecks({ config, db: store.db, logger, guardedFetch: outbound.fetch }) });
+  const health = new HealthService({
+    config,
+    db: store.db,
+    bus,
+    metrics,
+    logger,
+    guardedFetch: outbound.fetch,
+  });
+  const security = new ScanService({
+    config,
+    db: store.db,
+    bus,
+    logger,
+    health,
+    registry: await buildChecks({ config, db: store.db, logger, guardedFetch: outbound.fetch }),
+  });
   const alerts = new AlertService({ config, db: store.db, bus, logger, metrics, audit, outbound });
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
   setDeliveryShare(config.live.deliverySharePercent / 100);
   const slots = new SharedSlots(
-    config.redisUrl ? connectRedis(config.redisUrl, 'shared caps (live clients per key, sockets per address)', logger, 'each worker allows its share of the caps') : undefined,
-    { prefix: config.cluster.name, instanceId: config.cluster.instanceId, leaseMs: config.cluster.leaseSeconds * 1000, workers: config.workers },
+    config.redisUrl
+      ? connectRedis(
+          config.redisUrl,
+          'shared caps (live clients per key, sockets per address)',
+          logger,
+          'each worker allows its share of the caps',
+        )
+      : undefined,
+    {
+      prefix: config.cluster.name,
+      instanceId: config.cluster.instanceId,
+      leaseMs: config.cluster.leaseSeconds * 1000,
+      workers: config.workers,
+    },
   );
-  const liveClients = new LiveClients({ ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey }, (n) => {
-    metrics.activeSse.set(n.sse + n['graphql-sse']);
-    sync?.clientsChanged(liveClients.count);
-  }, slots);
+  const liveClients = new LiveClients(
+    { ...DEFAULT_LIVE_LIMITS, maxPerKey: config.live.maxClientsPerKey },
+    (n) => {
+      metrics.activeSse.set(n.sse + n['graphql-sse']);
+      sync?.clientsChanged(liveClients.count);
+    },
+    slots,
+  );
   const revocation = endRevokedStreams(keys, liveClients, logger);
-  const live = new SseHub(bus, liveClients, { ...DEFAULT_SSE, keepaliveMs: config.live.keepaliveSeconds * 1000 });
+  const live = new SseHub(bus, liveClients, {
+    ...DEFAULT_SSE,
+    keepaliveMs: config.live.keepaliveSeconds * 1000,
+  });
   const forgetProject = (id: string) => {
     registrar.forgetProject(id);
     knownProjects.forget(id);
     costs.book.forget(id);
     alertProducers.forgetProject(id);
   };
-  sync = config.redisUrl ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, { bus, live, settings, costs, keys, forgetProject, liveClients: () => liveClients.count }) : null;
-  const limiter = new Limiter(config.redisUrl ? connectRedis(config.redisUrl, 'rate limits (shared counters)', logger, 'each instance counts on its own') : undefined, config.cluster.name);
-  if (config.rateLimits.enabled) deps.takeSpans = (project, n) => limiter.take('spans-per-minute', config.rateLimits.spansPerMinute, `project:${project}`, n);
+  sync = config.redisUrl
+    ? startClusterSync(config.redisUrl, config.cluster, DEFAULT_SSE.replay, logger, {
+        bus,
+        live,
+        settings,
+        costs,
+        keys,
+        forgetProject,
+        liveClients: () => liveClients.count,
+      })
+    : null;
+  const limiter = new Limiter(
+    config.redisUrl
+      ? connectRedis(
+          config.redisUrl,
+          'rate limits (shared counters)',
+          logger,
+          'each instance counts on its own',
+        )
+      : undefined,
+    config.cluster.name,
+  );
+  if (config.rateLimits.enabled)
+    deps.takeSpans = (project, n) =>
+      limiter.take('spans-per-minute', config.rateLimits.spansPerMinute, `project:${project}`, n);
   return {
     config,
     store,
@@ -177,15 +248,30 @@ export async function createServices(config: Config, store: Store, logger: Logge
     security,
     anomalies: new AnomalyDetector({ db: store.db, sink: alerts, logger }),
     keys,
-    keyAdmin: new KeyAdmin({ keys, audit, projectExists: async (id) => (await findProject(store.db, id)) !== undefined }),
-    auth: new Authenticator(keys, config.host, config.trustedProxyCidrs, config.rateLimits.enabled ? { limiter, perMinute: config.rateLimits.authFailures } : undefined),
+    keyAdmin: new KeyAdmin({
+      keys,
+      audit,
+      projectExists: async (id) => (await findProject(store.db, id)) !== undefined,
+    }),
+    auth: new Authenticator(
+      keys,
+      config.host,
+      config.trustedProxyCidrs,
+      config.rateLimits.enabled
+        ? { limiter, perMinute: config.rateLimits.authFailures }
+        : undefined,
+    ),
     audit,
     users: new UsersService(store.db, keys, audit),
     projects: new ProjectsService(store.db, audit, keys, (id) => {
       forgetProject(id);
       sync?.announce('project', id);
     }),
-    catalog: new CatalogService(store.db, { servers: config.servers, policy: outbound.policy, maxServersWithUrl: config.monitor.maxCatalogServersPerProject }),
+    catalog: new CatalogService(store.db, {
+      servers: config.servers,
+      policy: outbound.policy,
+      maxServersWithUrl: config.monitor.maxCatalogServersPerProject,
+    }),
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
     prevention: new PreventionService({ db: store.db, audit }),

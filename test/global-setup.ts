@@ -43,8 +43,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';
-    if (isCi()) throw new Error(`${msg}: CI must test both storage back ends; install postgresql (.ci/run does)`);
-    process.stderr.write(`\n[spyglass tests] NOTE: ${msg}; the PostgreSQL variants of the tests are SKIPPED.\n\n`);
+    if (isCi())
+      throw new Error(
+        `${msg}: CI must test both storage back ends; install postgresql (.ci/run does)`,
+      );
+    process.stderr.write(
+      `\n[spyglass tests] NOTE: ${msg}; the PostgreSQL variants of the tests are SKIPPED.\n\n`,
+    );
     project.provide('pgAdminUrl', null);
   } else {
     try {
@@ -52,7 +57,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     } catch (err) {
       const msg = `could not start the test PostgreSQL cluster: ${(err as Error).message}`;
       if (isCi()) throw new Error(msg, { cause: err });
-      process.stderr.write(`\n[spyglass tests] NOTE: ${msg}\nthe PostgreSQL variants of the tests are SKIPPED.\n\n`);
+      process.stderr.write(
+        `\n[spyglass tests] NOTE: ${msg}\nthe PostgreSQL variants of the tests are SKIPPED.\n\n`,
+      );
     }
     project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
   }
@@ -61,15 +68,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     if (findRedisServer() === null) {
       const msg = 'no redis-server found (PATH or REDIS_SERVER)';
-      if (isCi()) throw new Error(`${msg}: CI must test shared rate limits; install redis-server (.ci/run does)`);
-      process.stderr.write(`\n[spyglass tests] NOTE: ${msg}; the Redis variants of the tests are SKIPPED.\n\n`);
+      if (isCi())
+        throw new Error(
+          `${msg}: CI must test shared rate limits; install redis-server (.ci/run does)`,
+        );
+      process.stderr.write(
+        `\n[spyglass tests] NOTE: ${msg}; the Redis variants of the tests are SKIPPED.\n\n`,
+      );
     } else {
       try {
         redis = await startRedis();
       } catch (err) {
         const msg = `could not start the test redis-server: ${(err as Error).message}`;
         if (isCi()) throw new Error(msg, { cause: err });
-        process.stderr.write(`\n[spyglass tests] NOTE: ${msg}\nthe Redis variants of the tests are SKIPPED.\n\n`);
+        process.stderr.write(
+          `\n[spyglass tests] NOTE: ${msg}\nthe Redis variants of the tests are SKIPPED.\n\n`,
+        );
       }
     }
   } catch (err) {
@@ -86,7 +100,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
   const store = pathToFileURL(join(import.meta.dirname, '../dist/store/open-store.js')).href;
   const script = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ dataDir: ${JSON.stringify(template)} })).close();`;
-  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 180_000 });
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    timeout: 180_000,
+  });
   project.provide('pgliteTemplate', join(template, 'pglite'));
 
   return async () => {

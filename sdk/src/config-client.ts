@@ -76,7 +76,8 @@ export class ConfigClient {
 
   private refresh(agentName: string): Promise<void> {
     let entry = this.agents.get(agentName);
-    if (!entry) this.agents.set(agentName, (entry = { config: null, pending: null, failed: false }));
+    if (!entry)
+      this.agents.set(agentName, (entry = { config: null, pending: null, failed: false }));
     if (entry.pending) return entry.pending;
     const e = entry;
     e.pending = this.fetchConfig(agentName).then((answer) => {
@@ -88,14 +89,23 @@ export class ConfigClient {
   }
 
   /** The stored config, `none` when nothing is stored, `failed` when there is no usable answer. */
-  private async fetchConfig(agentName: string): Promise<Readonly<PreventionConfig> | 'none' | 'failed'> {
+  private async fetchConfig(
+    agentName: string,
+  ): Promise<Readonly<PreventionConfig> | 'none' | 'failed'> {
     const base = this.opts.url.replace(/\/+$/, '');
-    const query = this.opts.projectId ? `?project_id=${encodeURIComponent(this.opts.projectId)}` : '';
+    const query = this.opts.projectId
+      ? `?project_id=${encodeURIComponent(this.opts.projectId)}`
+      : '';
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
     try {
       const url = `${base}/api/agents/${encodeURIComponent(agentName)}/prevention-config${query}`;
-      const res = await request(url, { method: 'GET', headers, timeoutMs: REQUEST_TIMEOUT_MS, abort: this.aborter.signal });
+      const res = await request(url, {
+        method: 'GET',
+        headers,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        abort: this.aborter.signal,
+      });
       // 404: nothing stored for the agent nor as the project default: the constructor's config applies.
       if (res.status === 404) return 'none';
       if (!res.ok) return this.fail(`HTTP ${res.status}`);
@@ -105,7 +115,8 @@ export class ConfigClient {
       } catch {
         body = null;
       }
-      if (typeof body === 'object' && body !== null && (body as { id?: unknown }).id === null) return 'none';
+      if (typeof body === 'object' && body !== null && (body as { id?: unknown }).id === null)
+        return 'none';
       const config = pickConfig(body);
       return config ?? this.fail('an invalid config');
     } catch (err) {
@@ -117,7 +128,10 @@ export class ConfigClient {
   private fail(reason: string): 'failed' {
     if (!this.warned) {
       this.warned = true;
-      this.opts.logger.warn(`Spyglass: could not read the prevention config from the backend (${reason}); using the last known or the constructor's config`, { url: this.opts.url });
+      this.opts.logger.warn(
+        `Spyglass: could not read the prevention config from the backend (${reason}); using the last known or the constructor's config`,
+        { url: this.opts.url },
+      );
     }
     return 'failed';
   }

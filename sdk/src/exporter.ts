@@ -27,7 +27,10 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const FLUSH_MAX_WAIT_MS = 2000;
 const LOG_EVERY_MS = 10_000;
 
-type Outcome = { kind: 'sent' } | { kind: 'dropped'; status: number } | { kind: 'retry'; reason: string; retryAfterMs: number | null };
+type Outcome =
+  | { kind: 'sent' }
+  | { kind: 'dropped'; status: number }
+  | { kind: 'retry'; reason: string; retryAfterMs: number | null };
 
 export class SpanExporter {
   private buffer: WireSpan[] = [];
@@ -53,7 +56,11 @@ export class SpanExporter {
     const over = this.buffer.length - this.opts.maxBufferedSpans;
     if (over > 0) {
       this.buffer.splice(0, over);
-      this.drop(over, 'buffer', `Spyglass: span buffer full (${this.opts.maxBufferedSpans}); oldest spans dropped`);
+      this.drop(
+        over,
+        'buffer',
+        `Spyglass: span buffer full (${this.opts.maxBufferedSpans}); oldest spans dropped`,
+      );
     }
     if (this.buffer.length >= EAGER_BATCH) this.kick();
   }
@@ -121,22 +128,41 @@ export class SpanExporter {
       this.retryAt = 0;
     } else if (outcome.kind === 'dropped') {
       if (outcome.status === 0) this.counts.dropped += batch.length;
-      else this.drop(batch.length, 'refused', `Spyglass: the backend refused ${batch.length} spans with HTTP ${outcome.status}; dropped`);
+      else
+        this.drop(
+          batch.length,
+          'refused',
+          `Spyglass: the backend refused ${batch.length} spans with HTTP ${outcome.status}; dropped`,
+        );
     } else {
       this.counts.failedAttempts++;
       this.failures++;
       // Full jitter: a random wait up to the exponential ceiling, so many agents don't retry in step.
-      const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.failures - 1, 16));
-      const wait = outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, BACKOFF_CAP_MS) : Math.random() * ceiling;
+      const ceiling = Math.min(
+        BACKOFF_CAP_MS,
+        BACKOFF_BASE_MS * 2 ** Math.min(this.failures - 1, 16),
+      );
+      const wait =
+        outcome.retryAfterMs !== null
+          ? Math.min(outcome.retryAfterMs, BACKOFF_CAP_MS)
+          : Math.random() * ceiling;
       this.retryAt = Date.now() + wait;
       // Back at the front: they are the oldest, so a full buffer drops them first.
       this.buffer.unshift(...batch);
       const over = this.buffer.length - this.opts.maxBufferedSpans;
       if (over > 0) {
         this.buffer.splice(0, over);
-        this.drop(over, 'buffer', `Spyglass: span buffer full (${this.opts.maxBufferedSpans}); oldest spans dropped`);
+        this.drop(
+          over,
+          'buffer',
+          `Spyglass: span buffer full (${this.opts.maxBufferedSpans}); oldest spans dropped`,
+        );
       }
-      this.log('retry', `Spyglass: could not send spans (${outcome.reason}); retrying in ${Math.round(wait)} ms`, { buffered: this.buffer.length });
+      this.log(
+        'retry',
+        `Spyglass: could not send spans (${outcome.reason}); retrying in ${Math.round(wait)} ms`,
+        { buffered: this.buffer.length },
+      );
     }
   }
 
@@ -144,16 +170,28 @@ export class SpanExporter {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
     try {
-      const res = await request(this.endpoint, { method: 'POST', headers, body: JSON.stringify(batch), timeoutMs: REQUEST_TIMEOUT_MS, abort: this.aborter.signal });
+      const res = await request(this.endpoint, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(batch),
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        abort: this.aborter.signal,
+      });
       if (res.ok) return { kind: 'sent' };
       if (res.status >= 500 || res.status === 429 || res.status === 408) {
-        return { kind: 'retry', reason: `HTTP ${res.status}`, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) };
+        return {
+          kind: 'retry',
+          reason: `HTTP ${res.status}`,
+          retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+        };
       }
       return { kind: 'dropped', status: res.status };
     } catch (err) {
       if (err instanceof BackendAnswerError) {
         // A redirect or an oversized answer: retrying sends the same spans into the same answer.
-        this.log('answer', `Spyglass: ${err.message}; ${batch.length} spans dropped`, { url: this.opts.url });
+        this.log('answer', `Spyglass: ${err.message}; ${batch.length} spans dropped`, {
+          url: this.opts.url,
+        });
         return { kind: 'dropped', status: 0 };
       }
       return { kind: 'retry', reason: (err as Error).message, retryAfterMs: null };

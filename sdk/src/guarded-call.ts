@@ -34,19 +34,36 @@ function ask(rt: Runtime, check: () => Verdict): Verdict {
   try {
     return check();
   } catch (err) {
-    rt.opts.logger.warn('Spyglass: a guard failed before the call; the call proceeds unguarded', { error: (err as Error).message });
+    rt.opts.logger.warn('Spyglass: a guard failed before the call; the call proceeds unguarded', {
+      error: (err as Error).message,
+    });
     return FAIL_OPEN;
   }
 }
 
 export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T>): Promise<T> {
   const config = rt.config(scope.agentName);
-  const call: CallIdentity = { agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName, args: spec.args };
+  const call: CallIdentity = {
+    agentName: scope.agentName,
+    serverName: spec.serverName,
+    toolName: spec.toolName,
+    args: spec.args,
+  };
   const inputArgs = argsObject(spec.args);
   const refuse = (verdict: Verdict & { allowed: false }): never => {
     const now = rt.opts.clock();
     scope.guard.noteTag(verdict.error.healthTag);
-    rt.record(scope, { spanType: 'tool_call', serverName: spec.serverName, toolName: spec.toolName, startedAt: now, endedAt: now, status: 'prevented', error: verdict.error.message, healthTag: verdict.error.healthTag, extra: { input_args: inputArgs } });
+    rt.record(scope, {
+      spanType: 'tool_call',
+      serverName: spec.serverName,
+      toolName: spec.toolName,
+      startedAt: now,
+      endedAt: now,
+      status: 'prevented',
+      error: verdict.error.message,
+      healthTag: verdict.error.healthTag,
+      extra: { input_args: inputArgs },
+    });
     throw verdict.error;
   };
   const verdict = ask(rt, () => scope.guard.beforeCall(call, config));
@@ -54,10 +71,21 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
   // The breaker is asked last: a half-open trial slot is only taken by a call that really runs.
   // Shared breakers make this step async; without them it stays synchronous. Redis not answering
   // (null) means this process's own breaker decides, and is then also fed the result.
-  const shared = rt.shared !== null && config.cb_enabled ? await rt.shared.before(scope.agentName, spec.serverName, scope.sessionId, config) : null;
-  const breaker = shared ?? ask(rt, () => rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config));
+  const shared =
+    rt.shared !== null && config.cb_enabled
+      ? await rt.shared.before(scope.agentName, spec.serverName, scope.sessionId, config)
+      : null;
+  const breaker =
+    shared ??
+    ask(rt, () => rt.breakers.before(scope.agentName, spec.serverName, scope.sessionId, config));
   if (!breaker.allowed) return refuse(breaker);
-  if (verdict.warning !== null) rt.opts.logger.warn(verdict.warning, { sessionId: scope.sessionId, agentName: scope.agentName, serverName: spec.serverName, toolName: spec.toolName });
+  if (verdict.warning !== null)
+    rt.opts.logger.warn(verdict.warning, {
+      sessionId: scope.sessionId,
+      agentName: scope.agentName,
+      serverName: spec.serverName,
+      toolName: spec.toolName,
+    });
 
   const startedAt = rt.opts.clock();
   let result: T | undefined;
@@ -76,16 +104,32 @@ export async function guardedCall<T>(rt: Runtime, scope: Scope, spec: CallSpec<T
   }
   const endedAt = rt.opts.clock();
   let tag: HealthTag | null = verdict.healthTag;
-  if (shared === null || !(await rt.shared!.after(scope.agentName, spec.serverName, outcome.ok, config))) rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
+  if (
+    shared === null ||
+    !(await rt.shared!.after(scope.agentName, spec.serverName, outcome.ok, config))
+  )
+    rt.breakers.after(scope.agentName, spec.serverName, outcome.ok, config);
   try {
     const cost = spec.costUsd ?? toolCostUsd(spec.serverName, spec.toolName, rt.opts.pricing.tools);
     const costTag = scope.guard.afterCall(call, outcome, cost, config);
     warnCost(rt, scope, costTag);
     tag = worseTag(tag, costTag);
   } catch (err) {
-    rt.opts.logger.warn('Spyglass: a guard failed after the call; the call is unaffected', { error: (err as Error).message });
+    rt.opts.logger.warn('Spyglass: a guard failed after the call; the call is unaffected', {
+      error: (err as Error).message,
+    });
   }
-  rt.record(scope, { spanType: 'tool_call', serverName: spec.serverName, toolName: spec.toolName, startedAt, endedAt, status, error: outcome.ok ? null : (outcome.error ?? null), healthTag: tag, extra: { input_args: inputArgs, output_result: output } });
+  rt.record(scope, {
+    spanType: 'tool_call',
+    serverName: spec.serverName,
+    toolName: spec.toolName,
+    startedAt,
+    endedAt,
+    status,
+    error: outcome.ok ? null : (outcome.error ?? null),
+    healthTag: tag,
+    extra: { input_args: inputArgs, output_result: output },
+  });
   if (thrown) throw thrown.err;
   return result as T;
 }

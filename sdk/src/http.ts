@@ -20,10 +20,25 @@ export interface Answer {
 export class BackendAnswerError extends Error {}
 
 /** One request with the rules above; `abort` (and `timeoutMs`) cancel it. Throws on a redirect, a too-large answer or a network error. */
-export async function request(url: string, init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; abort: AbortSignal }): Promise<Answer> {
+export async function request(
+  url: string,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    timeoutMs: number;
+    abort: AbortSignal;
+  },
+): Promise<Answer> {
   const local = new AbortController();
   const signal = AbortSignal.any([local.signal, init.abort, AbortSignal.timeout(init.timeoutMs)]);
-  const res = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal, redirect: 'manual' });
+  const res = await fetch(url, {
+    method: init.method,
+    headers: init.headers,
+    body: init.body,
+    signal,
+    redirect: 'manual',
+  });
   if (res.status >= 300 && res.status < 400) {
     local.abort();
     const to = res.headers.get('location');
@@ -48,7 +63,15 @@ export async function request(url: string, init: { method: string; headers: Reco
       chunks.push(chunk);
     }
   }
-  return { status: res.status, ok: res.ok, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+  return {
+    status: res.status,
+    ok: res.ok,
+    headers: res.headers,
+    text: Buffer.concat(chunks).toString('utf8'),
+  };
 }
 
-const tooLarge = (what: string) => new BackendAnswerError(`the backend's answer is too large (${what}; the SDK reads at most ${MAX_RESPONSE_BYTES} bytes)`);
+const tooLarge = (what: string) =>
+  new BackendAnswerError(
+    `the backend's answer is too large (${what}; the SDK reads at most ${MAX_RESPONSE_BYTES} bytes)`,
+  );

@@ -22,11 +22,30 @@ export const DEFAULT_PRICES_AS_OF = '2025-11-01';
 
 export const UNKNOWN_MODEL_PRICE: Price = { input: 10, output: 30 };
 
-const openai = (input: number, output: number, cacheRead?: number): DefaultPrice => ({ provider: 'openai', input, output, ...(cacheRead === undefined ? {} : { cacheRead }) });
+const openai = (input: number, output: number, cacheRead?: number): DefaultPrice => ({
+  provider: 'openai',
+  input,
+  output,
+  ...(cacheRead === undefined ? {} : { cacheRead }),
+});
 // Anthropic: cache reads at 0.1× input, 5-minute cache writes at 1.25× input.
-const anthropic = (input: number, output: number): DefaultPrice => ({ provider: 'anthropic', input, output, cacheRead: input / 10, cacheWrite: input * 1.25 });
-const google = (input: number, output: number): DefaultPrice => ({ provider: 'google', input, output });
-const mistral = (input: number, output: number): DefaultPrice => ({ provider: 'mistral', input, output });
+const anthropic = (input: number, output: number): DefaultPrice => ({
+  provider: 'anthropic',
+  input,
+  output,
+  cacheRead: input / 10,
+  cacheWrite: input * 1.25,
+});
+const google = (input: number, output: number): DefaultPrice => ({
+  provider: 'google',
+  input,
+  output,
+});
+const mistral = (input: number, output: number): DefaultPrice => ({
+  provider: 'mistral',
+  input,
+  output,
+});
 
 export const DEFAULT_PRICES: Record<string, DefaultPrice> = {
   'gpt-4o': openai(2.5, 10, 1.25),
@@ -81,7 +100,8 @@ class CompiledModels {
 
   constructor(models: Record<string, ModelPrice> | undefined) {
     const merged = new Map<string, Price>();
-    for (const [key, p] of Object.entries(DEFAULT_PRICES)) merged.set(key, { input: p.input, output: p.output });
+    for (const [key, p] of Object.entries(DEFAULT_PRICES))
+      merged.set(key, { input: p.input, output: p.output });
     for (const [key, p] of Object.entries(models ?? {})) {
       // A malformed entry must not turn a model free or NaN: it is skipped (the default stays).
       if (!isPrice(p.inputPer1M) || !isPrice(p.outputPer1M)) continue;
@@ -115,7 +135,12 @@ const compiledModels = new WeakMap<object, CompiledModels>();
  * prefix of the normalised id wins. A missing or unknown model is priced at UNKNOWN_MODEL_PRICE and
  * marked estimated, so a call with tokens is never free by accident.
  */
-export function llmCostUsd(model: string | undefined, inputTokens: number, outputTokens: number, models?: Record<string, ModelPrice>): { usd: number; estimated: boolean } {
+export function llmCostUsd(
+  model: string | undefined,
+  inputTokens: number,
+  outputTokens: number,
+  models?: Record<string, ModelPrice>,
+): { usd: number; estimated: boolean } {
   let table = DEFAULT_MODELS;
   if (models !== undefined) {
     let compiled = compiledModels.get(models);
@@ -127,13 +152,20 @@ export function llmCostUsd(model: string | undefined, inputTokens: number, outpu
   }
   const known = model === undefined || model === '' ? null : table.lookup(model);
   const price = known ?? UNKNOWN_MODEL_PRICE;
-  return { usd: (tokens(inputTokens) * price.input + tokens(outputTokens) * price.output) / 1_000_000, estimated: known === null };
+  return {
+    usd: (tokens(inputTokens) * price.input + tokens(outputTokens) * price.output) / 1_000_000,
+    estimated: known === null,
+  };
 }
 
 const compiledTools = new WeakMap<object, Map<string, number>>();
 
 /** A tool call's cost in USD: `server/tool`, then `server/*`, then `*`, else free. */
-export function toolCostUsd(serverName: string, toolName: string, tools?: Record<string, number>): number {
+export function toolCostUsd(
+  serverName: string,
+  toolName: string,
+  tools?: Record<string, number>,
+): number {
   if (tools === undefined) return 0;
   let table = compiledTools.get(tools);
   if (table === undefined) {
@@ -141,5 +173,7 @@ export function toolCostUsd(serverName: string, toolName: string, tools?: Record
     compiledTools.set(tools, table);
   }
   if (table.size === 0) return 0;
-  return table.get(`${serverName}/${toolName}`) ?? table.get(`${serverName}/*`) ?? table.get('*') ?? 0;
+  return (
+    table.get(`${serverName}/${toolName}`) ?? table.get(`${serverName}/*`) ?? table.get('*') ?? 0
+  );
 }

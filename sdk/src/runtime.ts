@@ -35,10 +35,24 @@ export class Runtime {
   readonly shared: SharedBreakers | null;
 
   constructor(readonly opts: ResolvedOptions) {
-    this.exporter = new SpanExporter({ url: opts.url, apiKey: opts.apiKey, flushIntervalMs: opts.flushIntervalMs, maxBufferedSpans: opts.maxBufferedSpans, logger: opts.logger });
-    this.configs = new ConfigClient({ url: opts.url, apiKey: opts.apiKey, projectId: opts.projectId, refreshMs: opts.configRefreshMs, logger: opts.logger, fallback: opts.prevention });
+    this.exporter = new SpanExporter({
+      url: opts.url,
+      apiKey: opts.apiKey,
+      flushIntervalMs: opts.flushIntervalMs,
+      maxBufferedSpans: opts.maxBufferedSpans,
+      logger: opts.logger,
+    });
+    this.configs = new ConfigClient({
+      url: opts.url,
+      apiKey: opts.apiKey,
+      projectId: opts.projectId,
+      refreshMs: opts.configRefreshMs,
+      logger: opts.logger,
+      fallback: opts.prevention,
+    });
     this.breakers = new CircuitBreakers(opts.clock);
-    this.shared = opts.sharedBreakers === null ? null : new SharedBreakers(opts.sharedBreakers, opts.logger);
+    this.shared =
+      opts.sharedBreakers === null ? null : new SharedBreakers(opts.sharedBreakers, opts.logger);
   }
 
   config(agentName: string): Readonly<PreventionConfig> {

@@ -54,14 +54,21 @@ export class SessionHandle implements Session {
       endedAt: now,
       status: 'success',
       healthTag: tag,
-      extra: { llm_input: call.prompt ?? null, llm_output: call.completion ?? null, input_tokens: call.inputTokens ?? null, output_tokens: call.outputTokens ?? null, model_id: call.model ?? null },
+      extra: {
+        llm_input: call.prompt ?? null,
+        llm_output: call.completion ?? null,
+        input_tokens: call.inputTokens ?? null,
+        output_tokens: call.outputTokens ?? null,
+        model_id: call.model ?? null,
+      },
     });
     warnCost(rt, scope, tag);
     return usd;
   }
 
   async handoff<T>(targetAgent: string, fn: (child: Session) => Promise<T> | T): Promise<T> {
-    if (typeof targetAgent !== 'string' || targetAgent === '') throw new TypeError('Spyglass: handoff needs a target agent name');
+    if (typeof targetAgent !== 'string' || targetAgent === '')
+      throw new TypeError('Spyglass: handoff needs a target agent name');
     const { rt, scope } = this;
     const handoffId = newId();
     const startedAt = rt.opts.clock();
@@ -70,12 +77,24 @@ export class SessionHandle implements Session {
     let status: SpanStatus = 'success';
     let error: string | null = null;
     try {
-      return await runAgentSpan(rt, child, `handoff from ${scope.agentName}`, handoffId, () => fn(new SessionHandle(rt, child)));
+      return await runAgentSpan(rt, child, `handoff from ${scope.agentName}`, handoffId, () =>
+        fn(new SessionHandle(rt, child)),
+      );
     } catch (err) {
       ({ status, error } = failure(err));
       throw err;
     } finally {
-      rt.record(scope, { spanId: handoffId, spanType: 'handoff', serverName: scope.agentName, toolName: `→ ${targetAgent}`, startedAt, endedAt: rt.opts.clock(), status, error, healthTag: status === 'prevented' ? scope.guard.tag : null });
+      rt.record(scope, {
+        spanId: handoffId,
+        spanType: 'handoff',
+        serverName: scope.agentName,
+        toolName: `→ ${targetAgent}`,
+        startedAt,
+        endedAt: rt.opts.clock(),
+        status,
+        error,
+        healthTag: status === 'prevented' ? scope.guard.tag : null,
+      });
     }
   }
 
@@ -85,7 +104,16 @@ export class SessionHandle implements Session {
     const verdict = scope.guard.beforeNode(name, rt.opts.graph);
     if (!verdict.allowed) {
       const now = rt.opts.clock();
-      rt.record(scope, { spanType: 'agent', serverName: scope.agentName, toolName: name, startedAt: now, endedAt: now, status: 'prevented', error: verdict.error.message, healthTag: verdict.error.healthTag });
+      rt.record(scope, {
+        spanType: 'agent',
+        serverName: scope.agentName,
+        toolName: name,
+        startedAt: now,
+        endedAt: now,
+        status: 'prevented',
+        error: verdict.error.message,
+        healthTag: verdict.error.healthTag,
+      });
       throw verdict.error;
     }
     const inner: Scope = { ...scope, spanId: newId() };
@@ -94,14 +122,23 @@ export class SessionHandle implements Session {
 }
 
 function failure(err: unknown): { status: SpanStatus; error: string } {
-  return { status: err instanceof PreventionError ? 'prevented' : 'error', error: err instanceof Error ? err.message : String(err) };
+  return {
+    status: err instanceof PreventionError ? 'prevented' : 'error',
+    error: err instanceof Error ? err.message : String(err),
+  };
 }
 
 /**
  * Runs fn in `scope` and records the scope's agent span when it ends: success, error when fn
  * throws, prevented when it throws a PreventionError (with the session's guard tag).
  */
-export async function runAgentSpan<T>(rt: Runtime, scope: Scope, taskName: string, parentSpanId: string | null, fn: () => Promise<T> | T): Promise<T> {
+export async function runAgentSpan<T>(
+  rt: Runtime,
+  scope: Scope,
+  taskName: string,
+  parentSpanId: string | null,
+  fn: () => Promise<T> | T,
+): Promise<T> {
   const startedAt = rt.opts.clock();
   let status: SpanStatus = 'success';
   let error: string | null = null;
@@ -111,6 +148,17 @@ export async function runAgentSpan<T>(rt: Runtime, scope: Scope, taskName: strin
     ({ status, error } = failure(err));
     throw err;
   } finally {
-    rt.record(scope, { spanId: scope.spanId ?? newId(), parentSpanId, spanType: 'agent', serverName: scope.agentName, toolName: taskName, startedAt, endedAt: rt.opts.clock(), status, error, healthTag: scope.guard.tag });
+    rt.record(scope, {
+      spanId: scope.spanId ?? newId(),
+      parentSpanId,
+      spanType: 'agent',
+      serverName: scope.agentName,
+      toolName: taskName,
+      startedAt,
+      endedAt: rt.opts.clock(),
+      status,
+      error,
+      healthTag: scope.guard.tag,
+    });
   }
 }

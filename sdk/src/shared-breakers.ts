@@ -10,7 +10,14 @@
 import type { PreventionConfig } from './config.ts';
 import { halfOpenRefusal, openRefusal, type Verdict } from './engine.ts';
 import { AFTER_SCRIPT, BEFORE_SCRIPT } from './shared-breaker-scripts.ts';
-import { closeOwned, openRedis, Script, whenReady, type OwnedRedis, type SharedBreakerRedis } from './shared-redis.ts';
+import {
+  closeOwned,
+  openRedis,
+  Script,
+  whenReady,
+  type OwnedRedis,
+  type SharedBreakerRedis,
+} from './shared-redis.ts';
 import type { SdkLogger } from './types.ts';
 
 export interface ResolvedSharedBreakers {
@@ -37,7 +44,10 @@ export class SharedBreakers {
   private retryAt = 0;
   private closed = false;
 
-  constructor(private readonly opts: ResolvedSharedBreakers, private readonly logger: SdkLogger) {
+  constructor(
+    private readonly opts: ResolvedSharedBreakers,
+    private readonly logger: SdkLogger,
+  ) {
     if ('redis' in opts.source) this.client = opts.source.redis;
     else {
       this.owned = openRedis(opts.source.redisUrl);
@@ -46,19 +56,49 @@ export class SharedBreakers {
   }
 
   /** The shared verdict, or null when Redis could not give one (the caller asks the local breaker). */
-  async before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Promise<Verdict | null> {
-    const reply = await this.run(before, agentName, serverName, [config.cb_failure_threshold, Math.ceil(config.cb_cooldown_seconds * 1000), config.cb_half_open_max_calls, ttlMs(config)]);
+  async before(
+    agentName: string,
+    serverName: string,
+    sessionId: string,
+    config: PreventionConfig,
+  ): Promise<Verdict | null> {
+    const reply = await this.run(before, agentName, serverName, [
+      config.cb_failure_threshold,
+      Math.ceil(config.cb_cooldown_seconds * 1000),
+      config.cb_half_open_max_calls,
+      ttlMs(config),
+    ]);
     if (!Array.isArray(reply)) return null;
     const [kind, a, b, c] = reply as unknown[];
     if (kind === 'allow') return ALLOWED;
-    if (kind === 'open') return openRefusal(agentName, serverName, sessionId, config, Number(a), Number(c) === 1, Number(b));
-    if (kind === 'half_open') return halfOpenRefusal(agentName, serverName, sessionId, config, Number(a));
+    if (kind === 'open')
+      return openRefusal(
+        agentName,
+        serverName,
+        sessionId,
+        config,
+        Number(a),
+        Number(c) === 1,
+        Number(b),
+      );
+    if (kind === 'half_open')
+      return halfOpenRefusal(agentName, serverName, sessionId, config, Number(a));
     return null;
   }
 
   /** Feeds a result; false when Redis did not take it (the caller feeds the local breaker). */
-  async after(agentName: string, serverName: string, ok: boolean, config: PreventionConfig): Promise<boolean> {
-    const reply = await this.run(after, agentName, serverName, [ok ? 1 : 0, config.cb_failure_threshold, config.cb_half_open_max_calls, ttlMs(config)]);
+  async after(
+    agentName: string,
+    serverName: string,
+    ok: boolean,
+    config: PreventionConfig,
+  ): Promise<boolean> {
+    const reply = await this.run(after, agentName, serverName, [
+      ok ? 1 : 0,
+      config.cb_failure_threshold,
+      config.cb_half_open_max_calls,
+      ttlMs(config),
+    ]);
     return typeof reply === 'string';
   }
 
@@ -71,7 +111,12 @@ export class SharedBreakers {
     if (owned) await owned.then(closeOwned, () => undefined);
   }
 
-  private async run(script: Script, agentName: string, serverName: string, args: number[]): Promise<unknown> {
+  private async run(
+    script: Script,
+    agentName: string,
+    serverName: string,
+    args: number[],
+  ): Promise<unknown> {
     const now = Date.now();
     if (this.closed || (this.down && now < this.retryAt)) return null;
     let timer: NodeJS.Timeout | undefined;
@@ -81,19 +126,28 @@ export class SharedBreakers {
       const answer = script.run(client, key, args);
       answer.catch(() => undefined);
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${this.opts.timeoutMs} ms`)),
+          this.opts.timeoutMs,
+        );
       });
       const reply = await Promise.race([answer, late]);
       if (this.down) {
         this.down = false;
-        (this.logger.info ?? this.logger.warn).call(this.logger, 'Spyglass: shared circuit breakers are back (Redis answers again)');
+        (this.logger.info ?? this.logger.warn).call(
+          this.logger,
+          'Spyglass: shared circuit breakers are back (Redis answers again)',
+        );
       }
       return reply;
     } catch (err) {
       this.retryAt = now + RETRY_MS;
       if (!this.down) {
         this.down = true;
-        this.logger.warn("Spyglass: shared circuit breakers unavailable; each process uses its own breakers until Redis answers again", { error: (err as Error)?.message ?? String(err) });
+        this.logger.warn(
+          'Spyglass: shared circuit breakers unavailable; each process uses its own breakers until Redis answers again',
+          { error: (err as Error)?.message ?? String(err) },
+        );
       }
       return null;
     } finally {
@@ -113,4 +167,5 @@ export class SharedBreakers {
 
 /** Idle breakers expire after five cooldowns (at least a minute): long past any decision they hold. */
 // Whole milliseconds: PEXPIRE takes integers, and cooldowns may be fractional seconds.
-const ttlMs = (config: PreventionConfig): number => Math.ceil(Math.max(5 * config.cb_cooldown_seconds * 1000, 60_000));
+const ttlMs = (config: PreventionConfig): number =>
+  Math.ceil(Math.max(5 * config.cb_cooldown_seconds * 1000, 60_000));

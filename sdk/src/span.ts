@@ -35,7 +35,10 @@ export const newId = (): string => randomUUID();
 /** JSON of a value that never throws (cycles, BigInt): the result field must not break the call. */
 export function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+    return (
+      JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ??
+      'null'
+    );
   } catch {
     return String(value);
   }

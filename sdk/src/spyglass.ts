@@ -12,7 +12,13 @@ import { resolveOptions } from './options.ts';
 import { Runtime } from './runtime.ts';
 import { scopes, type Scope } from './scope.ts';
 import { runAgentSpan, SessionHandle } from './session.ts';
-import { judgeMcpResult, originals, type McpToolClient, type McpToolParams, type WrapMcpOptions } from './wrap-mcp.ts';
+import {
+  judgeMcpResult,
+  originals,
+  type McpToolClient,
+  type McpToolParams,
+  type WrapMcpOptions,
+} from './wrap-mcp.ts';
 import { onBeforeExit } from './exit-flush.ts';
 
 export class Spyglass {
@@ -29,8 +35,13 @@ export class Spyglass {
   /** Runs fn as one agent session: its own ids, guard state, config and agent span. */
   async session<T>(options: SessionOptions, fn: (session: Session) => Promise<T> | T): Promise<T> {
     const agentName = options?.agentName ?? this.rt.opts.agentName;
-    if (typeof agentName !== 'string' || agentName === '') throw new TypeError('Spyglass: session agentName must be a non-empty string');
-    if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) throw new TypeError('Spyglass: session sessionId must be a non-empty string');
+    if (typeof agentName !== 'string' || agentName === '')
+      throw new TypeError('Spyglass: session agentName must be a non-empty string');
+    if (
+      options.sessionId !== undefined &&
+      (typeof options.sessionId !== 'string' || options.sessionId === '')
+    )
+      throw new TypeError('Spyglass: session sessionId must be a non-empty string');
     if (typeof fn !== 'function') throw new TypeError('Spyglass: session needs a function');
     const sessionId = options.sessionId ?? randomUUID();
     await this.rt.configs.load(agentName);
@@ -41,18 +52,28 @@ export class Spyglass {
       spanId: randomUUID(),
       guard: new SessionGuard({ sessionId, agentName, clock: this.rt.opts.clock }),
     };
-    return runAgentSpan(this.rt, scope, 'session', null, () => fn(new SessionHandle(this.rt, scope)));
+    return runAgentSpan(this.rt, scope, 'session', null, () =>
+      fn(new SessionHandle(this.rt, scope)),
+    );
   }
 
   /** Guards every `callTool` of this MCP client and records it as a `tool_call` span. */
   wrapMcp<C extends McpToolClient>(client: C, options: WrapMcpOptions): C {
-    if (typeof client?.callTool !== 'function') throw new TypeError('Spyglass: wrapMcp needs a client with callTool');
+    if (typeof client?.callTool !== 'function')
+      throw new TypeError('Spyglass: wrapMcp needs a client with callTool');
     const serverName = options?.serverName;
-    if (typeof serverName !== 'string' || serverName === '') throw new TypeError('Spyglass: wrapMcp serverName must be a non-empty string');
+    if (typeof serverName !== 'string' || serverName === '')
+      throw new TypeError('Spyglass: wrapMcp serverName must be a non-empty string');
     const original = originals.get(client) ?? client.callTool;
     const bare = original.bind(client);
     const wrapped = (params: McpToolParams, ...rest: any[]): Promise<unknown> =>
-      guardedCall(this.rt, this.scope(), { serverName, toolName: params.name, args: params.arguments ?? {}, run: () => bare(params, ...rest), judge: judgeMcpResult });
+      guardedCall(this.rt, this.scope(), {
+        serverName,
+        toolName: params.name,
+        args: params.arguments ?? {},
+        run: () => bare(params, ...rest),
+        judge: judgeMcpResult,
+      });
     originals.set(client, original);
     client.callTool = wrapped as C['callTool'];
     return client;
@@ -60,10 +81,20 @@ export class Spyglass {
 
   /** The same guards and span for any tool that is not MCP; a thrown error is a failure and is rethrown. */
   guard<T>(call: GuardCall, fn: () => Promise<T> | T): Promise<T> {
-    if (typeof call?.serverName !== 'string' || call.serverName === '') throw new TypeError('Spyglass: guard serverName must be a non-empty string');
-    if (typeof call.toolName !== 'string' || call.toolName === '') throw new TypeError('Spyglass: guard toolName must be a non-empty string');
-    if (call.costUsd !== undefined && !(typeof call.costUsd === 'number' && call.costUsd >= 0)) throw new TypeError('Spyglass: guard costUsd must be a number ≥ 0');
-    return guardedCall(this.rt, this.scope(), { serverName: call.serverName, toolName: call.toolName, args: call.args ?? {}, costUsd: call.costUsd, run: fn, judge: () => ({ outcome: { ok: true }, output: null }) });
+    if (typeof call?.serverName !== 'string' || call.serverName === '')
+      throw new TypeError('Spyglass: guard serverName must be a non-empty string');
+    if (typeof call.toolName !== 'string' || call.toolName === '')
+      throw new TypeError('Spyglass: guard toolName must be a non-empty string');
+    if (call.costUsd !== undefined && !(typeof call.costUsd === 'number' && call.costUsd >= 0))
+      throw new TypeError('Spyglass: guard costUsd must be a number ≥ 0');
+    return guardedCall(this.rt, this.scope(), {
+      serverName: call.serverName,
+      toolName: call.toolName,
+      args: call.args ?? {},
+      costUsd: call.costUsd,
+      run: fn,
+      judge: () => ({ outcome: { ok: true }, output: null }),
+    });
   }
 
   /**
@@ -88,9 +119,17 @@ export class Spyglass {
       this.unregister();
     }
     const ms = this.rt.opts.flushTimeoutMs;
-    if (!(await within(Promise.all([this.rt.exporter.flush(Date.now() + ms), this.rt.shared?.close()]), ms))) {
+    if (
+      !(await within(
+        Promise.all([this.rt.exporter.flush(Date.now() + ms), this.rt.shared?.close()]),
+        ms,
+      ))
+    ) {
       this.rt.exporter.abort();
-      this.rt.opts.logger.warn(`Spyglass: shutdown gave up waiting for the backend after ${ms} ms (flushTimeoutMs); unsent spans stay buffered (stats())`, { url: this.rt.opts.url });
+      this.rt.opts.logger.warn(
+        `Spyglass: shutdown gave up waiting for the backend after ${ms} ms (flushTimeoutMs); unsent spans stay buffered (stats())`,
+        { url: this.rt.opts.url },
+      );
     }
   }
 
@@ -105,7 +144,13 @@ export class Spyglass {
       const sessionId = randomUUID();
       const agentName = this.rt.opts.agentName;
       void this.rt.configs.load(agentName);
-      this.implicit = { sessionId, traceId: randomUUID(), agentName, spanId: null, guard: new SessionGuard({ sessionId, agentName, clock: this.rt.opts.clock }) };
+      this.implicit = {
+        sessionId,
+        traceId: randomUUID(),
+        agentName,
+        spanId: null,
+        guard: new SessionGuard({ sessionId, agentName, clock: this.rt.opts.clock }),
+      };
     }
     return this.implicit;
   }

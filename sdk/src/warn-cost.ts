@@ -10,7 +10,21 @@ import type { HealthTag } from './tags.ts';
 export function warnCost(rt: Runtime, scope: Scope, tag: HealthTag | null): void {
   if (tag !== 'budget_warning' && tag !== 'budget_exceeded') return;
   const config = rt.config(scope.agentName);
-  const details = { sessionId: scope.sessionId, agentName: scope.agentName, costUsd: scope.guard.costUsd, maxCostUsd: config.max_cost_usd, softAlertUsd: softAlertUsd(config) };
-  if (tag === 'budget_warning') rt.opts.logger.warn(`Spyglass: session ${scope.sessionId} reached its soft budget alert (${scope.guard.costUsd.toFixed(4)} USD)`, details);
-  else rt.opts.logger.warn(`Spyglass: session ${scope.sessionId} reached max_cost_usd (${scope.guard.costUsd.toFixed(4)} USD); its next call will be refused`, details);
+  const details = {
+    sessionId: scope.sessionId,
+    agentName: scope.agentName,
+    costUsd: scope.guard.costUsd,
+    maxCostUsd: config.max_cost_usd,
+    softAlertUsd: softAlertUsd(config),
+  };
+  if (tag === 'budget_warning')
+    rt.opts.logger.warn(
+      `Spyglass: session ${scope.sessionId} reached its soft budget alert (${scope.guard.costUsd.toFixed(4)} USD)`,
+      details,
+    );
+  else
+    rt.opts.logger.warn(
+      `Spyglass: session ${scope.sessionId} reached max_cost_usd (${scope.guard.costUsd.toFixed(4)} USD); its next call will be refused`,
+      details,
+    );
 }

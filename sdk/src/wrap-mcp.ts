@@ -24,9 +24,17 @@ export interface WrapMcpOptions {
 export function judgeMcpResult(result: unknown): { outcome: CallOutcome; output: string | null } {
   const r = result as { isError?: unknown; content?: unknown } | null;
   if (r !== null && typeof r === 'object' && r.isError === true) {
-    const parts = Array.isArray(r.content) ? (r.content as { type?: unknown; text?: unknown }[]) : [];
-    const text = parts.filter((c) => c?.type === 'text' && typeof c.text === 'string').map((c) => c.text as string).join('\n');
-    return { outcome: { ok: false, error: text || 'tool returned isError' }, output: safeJson(result) };
+    const parts = Array.isArray(r.content)
+      ? (r.content as { type?: unknown; text?: unknown }[])
+      : [];
+    const text = parts
+      .filter((c) => c?.type === 'text' && typeof c.text === 'string')
+      .map((c) => c.text as string)
+      .join('\n');
+    return {
+      outcome: { ok: false, error: text || 'tool returned isError' },
+      output: safeJson(result),
+    };
   }
   return { outcome: { ok: true }, output: safeJson(result) };
 }

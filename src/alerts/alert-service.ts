@@ -7,13 +7,37 @@ import { SpyglassError } from '../errors.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Outbound } from '../net/guarded-fetch.ts';
-import { deleteOldAlerts, findAlertConfig, insertAlert, resolveByKey, saveAlertConfig, setDelivery, toAlert, wakeSnoozed, type Delivery } from '../store/alerts-repo.ts';
+import {
+  deleteOldAlerts,
+  findAlertConfig,
+  insertAlert,
+  resolveByKey,
+  saveAlertConfig,
+  setDelivery,
+  toAlert,
+  wakeSnoozed,
+  type Delivery,
+} from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
-import { configView, parseConfigBody, resolveWebhook, toggles, type AlertConfigView } from './alert-config.ts';
+import {
+  configView,
+  parseConfigBody,
+  resolveWebhook,
+  toggles,
+  type AlertConfigView,
+} from './alert-config.ts';
 import { toAlertJson } from './alert-json.ts';
 import { chatMessage, testMessage } from './chat-message.ts';
 import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
-import { countAlerts, readInbox, transition, type AlertCounts, type InboxPage, type InboxQuery, type Transition } from './inbox.ts';
+import {
+  countAlerts,
+  readInbox,
+  transition,
+  type AlertCounts,
+  type InboxPage,
+  type InboxQuery,
+  type Transition,
+} from './inbox.ts';
 import type { Alert, AlertSink, FireInput } from '../model/alert.ts';
 import { WebhookClient } from './webhook.ts';
 
@@ -52,7 +76,9 @@ export class AlertService implements AlertSink {
   constructor(private readonly d: AlertServiceDeps) {
     this.now = d.now ?? (() => new Date());
     this.webhooks = new WebhookClient(d.outbound.policy, undefined, d.outbound.fetch);
-    this.queue = new DeliveryQueue(MAX_PENDING, CONCURRENT_POSTS, (err) => d.logger.error({ err: (err as Error).message }, 'alert delivery failed unexpectedly'));
+    this.queue = new DeliveryQueue(MAX_PENDING, CONCURRENT_POSTS, (err) =>
+      d.logger.error({ err: (err as Error).message }, 'alert delivery failed unexpectedly'),
+    );
   }
 
   fire(input: FireInput): Promise<Alert | null> {
@@ -96,7 +122,10 @@ export class AlertService implements AlertSink {
     this.queue.push(
       () => this.deliver(alert),
       async () => {
-        this.d.logger.warn({ alertId: alert.id, type: alert.type }, `alert delivery queue full (${MAX_PENDING} pending): oldest delivery dropped`);
+        this.d.logger.warn(
+          { alertId: alert.id, type: alert.type },
+          `alert delivery queue full (${MAX_PENDING} pending): oldest delivery dropped`,
+        );
         await this.record(alert.id, 'failed', 'dropped: the delivery queue was full', 0);
       },
     );
@@ -125,13 +154,23 @@ export class AlertService implements AlertSink {
   }
 
   /** Validates, checks a new webhook against the outbound policy (no traffic), saves, audits without the URL. */
-  async saveConfig(principal: Principal, projectId: string, body: unknown): Promise<AlertConfigView> {
+  async saveConfig(
+    principal: Principal,
+    projectId: string,
+    body: unknown,
+  ): Promise<AlertConfigView> {
     const patch = parseConfigBody(body);
     if (typeof patch.chatWebhook === 'string') {
       const checked = this.webhooks.check(patch.chatWebhook);
       if (!checked.ok) {
         throw new SpyglassError('validation', 'invalid alert config', {
-          issues: [{ loc: ['body', 'chat_webhook'], msg: `refused by the outbound URL policy: ${checked.reason}`, type: 'url_policy' }],
+          issues: [
+            {
+              loc: ['body', 'chat_webhook'],
+              msg: `refused by the outbound URL policy: ${checked.reason}`,
+              type: 'url_policy',
+            },
+          ],
         });
       }
     }
@@ -143,14 +182,25 @@ export class AlertService implements AlertSink {
       updatedAt: this.now(),
     };
     await saveAlertConfig(this.d.db, next);
-    this.d.audit.record(principal, 'alerts.config_saved', `alerts/config/${projectId}`, 'success', projectId);
+    this.d.audit.record(
+      principal,
+      'alerts.config_saved',
+      `alerts/config/${projectId}`,
+      'success',
+      projectId,
+    );
     return configView(next, this.webhookFor(next));
   }
 
   /** Sends the test message to the resolved webhook once (no retries): the caller sees the result now. */
   async test(projectId: string): Promise<{ ok: true } | { ok: false; error: string }> {
     const webhook = this.webhookFor(await findAlertConfig(this.d.db, projectId));
-    if (!webhook) return { ok: false, error: 'no chat webhook configured (save one, or set alerts.chat_webhook or SPYGLASS_CHAT_WEBHOOK)' };
+    if (!webhook)
+      return {
+        ok: false,
+        error:
+          'no chat webhook configured (save one, or set alerts.chat_webhook or SPYGLASS_CHAT_WEBHOOK)',
+      };
     const out = await this.webhooks.post(webhook.url, testMessage(projectId, this.now()));
     return out.ok ? { ok: true } : { ok: false, error: out.error ?? 'webhook failed' };
   }
@@ -168,7 +218,11 @@ export class AlertService implements AlertSink {
   /** Waits for alerts being fired, then for queued chat deliveries up to a bound, so a CLI's last alerts leave. */
   async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
     await Promise.allSettled([...this.firing]);
-    if (!(await this.queue.drain(waitMs))) this.d.logger.warn({ pending: this.queue.size }, 'alert deliveries still pending at shutdown');
+    if (!(await this.queue.drain(waitMs)))
+      this.d.logger.warn(
+        { pending: this.queue.size },
+        'alert deliveries still pending at shutdown',
+      );
   }
 
   private webhookFor(row: Parameters<typeof resolveWebhook>[0]) {
@@ -183,11 +237,20 @@ export class AlertService implements AlertSink {
       return;
     }
     const res = await sendWithRetry(this.webhooks, webhook.url, chatMessage(alert), this.retry);
-    if (!res.ok) this.d.logger.warn({ alertId: alert.id, type: alert.type, attempts: res.attempts, error: res.error }, 'alert chat delivery failed');
+    if (!res.ok)
+      this.d.logger.warn(
+        { alertId: alert.id, type: alert.type, attempts: res.attempts, error: res.error },
+        'alert chat delivery failed',
+      );
     await this.record(alert.id, res.ok ? 'sent' : 'failed', res.error, res.attempts);
   }
 
-  private async record(id: string, outcome: Delivery, error: string | null, attempts: number): Promise<void> {
+  private async record(
+    id: string,
+    outcome: Delivery,
+    error: string | null,
+    attempts: number,
+  ): Promise<void> {
     this.d.metrics.alertDeliveries.inc({ outcome });
     await setDelivery(this.d.db, id, outcome, error, attempts);
   }

@@ -5,7 +5,11 @@ import type { Alert } from '../model/alert.ts';
  * section with the facts as fields, and a context line with when it fired and the alert id.
  * Block Kit limits: header text 150 chars, section text 3,000, at most 10 fields of 2,000 each.
  */
-const SEVERITY_MARK: Record<Alert['severity'], string> = { critical: '🔴 CRITICAL', warning: '🟠 WARNING', info: '🔵 INFO' };
+const SEVERITY_MARK: Record<Alert['severity'], string> = {
+  critical: '🔴 CRITICAL',
+  warning: '🟠 WARNING',
+  info: '🔵 INFO',
+};
 
 export interface ChatMessage {
   text: string;
@@ -32,9 +36,14 @@ export function chatMessage(a: Alert): ChatMessage {
       {
         type: 'section',
         text: { type: 'mrkdwn', text: cut(a.message || a.title, 3000) },
-        fields: facts.slice(0, 10).map(([k, v]) => ({ type: 'mrkdwn', text: cut(`*${k}*\n${v}`, 2000) })),
+        fields: facts
+          .slice(0, 10)
+          .map(([k, v]) => ({ type: 'mrkdwn', text: cut(`*${k}*\n${v}`, 2000) })),
       },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `Fired ${a.firedAt.toISOString()} · alert ${a.id}` }] },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: `Fired ${a.firedAt.toISOString()} · alert ${a.id}` }],
+      },
     ],
   };
 }
@@ -46,7 +55,11 @@ export function testMessage(projectId: string, now: Date): ChatMessage {
     text: header,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: header, emoji: true } },
-      { type: 'section', text: { type: 'mrkdwn', text: 'This webhook receives Spyglass alerts.' }, fields: [{ type: 'mrkdwn', text: `*Project*\n${projectId}` }] },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: 'This webhook receives Spyglass alerts.' },
+        fields: [{ type: 'mrkdwn', text: `*Project*\n${projectId}` }],
+      },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Sent ${now.toISOString()}` }] },
     ],
   };

@@ -28,14 +28,23 @@ export interface SendResult {
   attempts: number;
 }
 
-export async function sendWithRetry(client: WebhookClient, url: string, body: unknown, retry: RetryPolicy): Promise<SendResult> {
+export async function sendWithRetry(
+  client: WebhookClient,
+  url: string,
+  body: unknown,
+  retry: RetryPolicy,
+): Promise<SendResult> {
   let attempts = 0;
   for (;;) {
     attempts += 1;
     const out = await client.post(url, body);
     if (out.ok) return { ok: true, error: null, attempts };
-    if (!out.retryable || attempts >= retry.attempts) return { ok: false, error: out.error, attempts };
-    const wait = out.retryAfterMs !== null ? Math.min(out.retryAfterMs, retry.maxRetryAfterMs) : retry.backoffMs(attempts);
+    if (!out.retryable || attempts >= retry.attempts)
+      return { ok: false, error: out.error, attempts };
+    const wait =
+      out.retryAfterMs !== null
+        ? Math.min(out.retryAfterMs, retry.maxRetryAfterMs)
+        : retry.backoffMs(attempts);
     await retry.sleep(wait);
   }
 }
@@ -75,7 +84,10 @@ export class DeliveryQueue {
       const left = deadline - Date.now();
       if (left <= 0) return false;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.running]), new Promise((r) => (timer = setTimeout(r, left)))]);
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise((r) => (timer = setTimeout(r, left))),
+      ]);
       clearTimeout(timer);
     }
     return true;

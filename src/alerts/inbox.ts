@@ -1,9 +1,23 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { countOpen, findAlert, listInbox, toAlert, updateAlert, type AlertRow } from '../store/alerts-repo.ts';
+import {
+  countOpen,
+  findAlert,
+  listInbox,
+  toAlert,
+  updateAlert,
+  type AlertRow,
+} from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
 import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
-import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES, type Alert, type AlertStatus } from '../model/alert.ts';
+import {
+  ALERT_STATUSES,
+  ALERT_TYPES,
+  SEVERITIES,
+  SNOOZE_MINUTES,
+  type Alert,
+  type AlertStatus,
+} from '../model/alert.ts';
 
 /**
  * The inbox lifecycle (docs/alerts.md): firing → acknowledged → resolved; firing → snoozed → firing when
@@ -37,7 +51,12 @@ const STATUS_FILTERS = [...ALERT_STATUSES, 'active', 'all'] as const;
 
 export const alertCursor = (a: Alert) => encodeCursor(a.firedAt, a.id);
 
-export async function readInbox(db: Db, projectId: string, q: InboxQuery, now: Date): Promise<InboxPage> {
+export async function readInbox(
+  db: Db,
+  projectId: string,
+  q: InboxQuery,
+  now: Date,
+): Promise<InboxPage> {
   const issues: ValidationIssue[] = [];
   const status = parseEnumParam('status', q.status, STATUS_FILTERS, issues) ?? 'active';
   const type = parseEnumParam('type', q.type, ALERT_TYPES, issues);
@@ -46,33 +65,61 @@ export async function readInbox(db: Db, projectId: string, q: InboxQuery, now: D
   const before = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
   const statuses = status === 'active' ? ACTIVE : status === 'all' ? ALERT_STATUSES : [status];
-  const rows = await listInbox(db, { projectId, statuses, type, severity, before, limit: limit + 1 }, now);
+  const rows = await listInbox(
+    db,
+    { projectId, statuses, type, severity, before, limit: limit + 1 },
+    now,
+  );
   const alerts = rows.slice(0, limit).map((r) => toAlert(r, now));
   const last = alerts.at(-1);
   return { alerts, nextCursor: rows.length > limit && last ? alertCursor(last) : null };
 }
 
 export async function countAlerts(db: Db, projectId: string, now: Date): Promise<AlertCounts> {
-  const counts: AlertCounts = { firing: 0, acknowledged: 0, snoozed: 0, needs_attention: 0, by_severity: { critical: 0, warning: 0, info: 0 } };
+  const counts: AlertCounts = {
+    firing: 0,
+    acknowledged: 0,
+    snoozed: 0,
+    needs_attention: 0,
+    by_severity: { critical: 0, warning: 0, info: 0 },
+  };
   for (const r of await countOpen(db, projectId, now)) {
-    if (r.status === 'firing' || r.status === 'acknowledged' || r.status === 'snoozed') counts[r.status] += r.n;
-    if (r.status === 'firing' && (r.severity === 'critical' || r.severity === 'warning' || r.severity === 'info')) counts.by_severity[r.severity] += r.n;
+    if (r.status === 'firing' || r.status === 'acknowledged' || r.status === 'snoozed')
+      counts[r.status] += r.n;
+    if (
+      r.status === 'firing' &&
+      (r.severity === 'critical' || r.severity === 'warning' || r.severity === 'info')
+    )
+      counts.by_severity[r.severity] += r.n;
   }
   counts.needs_attention = counts.firing;
   return counts;
 }
 
-export type Transition = { action: 'ack' } | { action: 'resolve' } | { action: 'snooze'; minutes: unknown };
+export type Transition =
+  { action: 'ack' } | { action: 'resolve' } | { action: 'snooze'; minutes: unknown };
 
 /** Parses snooze minutes: one of SNOOZE_MINUTES, else a 422 naming `minutes`. */
 export function snoozeMinutes(raw: unknown): number {
   if (typeof raw === 'number' && (SNOOZE_MINUTES as readonly number[]).includes(raw)) return raw;
   throw new SpyglassError('validation', 'invalid snooze', {
-    issues: [{ loc: ['body', 'minutes'], msg: `Input should be one of ${SNOOZE_MINUTES.join(', ')} (minutes)`, type: 'enum' }],
+    issues: [
+      {
+        loc: ['body', 'minutes'],
+        msg: `Input should be one of ${SNOOZE_MINUTES.join(', ')} (minutes)`,
+        type: 'enum',
+      },
+    ],
   });
 }
 
-export async function transition(db: Db, projectId: string, id: string, t: Transition, now: Date): Promise<Alert> {
+export async function transition(
+  db: Db,
+  projectId: string,
+  id: string,
+  t: Transition,
+  now: Date,
+): Promise<Alert> {
   const minutes = t.action === 'snooze' ? snoozeMinutes(t.minutes) : 0;
   const row = await findAlert(db, projectId, id);
   if (!row) throw new SpyglassError('not_found', `alert ${id} not found`);
@@ -82,7 +129,8 @@ export async function transition(db: Db, projectId: string, id: string, t: Trans
     if (current === 'resolved') throw conflict(id, current, 'it is already resolved');
     next = { status: 'resolved', resolvedAt: now, snoozedUntil: null };
   } else if (t.action === 'ack') {
-    if (current !== 'firing') throw conflict(id, current, 'only a firing alert can be acknowledged');
+    if (current !== 'firing')
+      throw conflict(id, current, 'only a firing alert can be acknowledged');
     next = { status: 'acknowledged', acknowledgedAt: now, snoozedUntil: null };
   } else {
     if (current !== 'firing') throw conflict(id, current, 'only a firing alert can be snoozed');
@@ -90,7 +138,11 @@ export async function transition(db: Db, projectId: string, id: string, t: Trans
   }
   const updated = await updateAlert(db, projectId, id, row.status, next);
   // Someone else moved it between the read and the write: report what it is now.
-  if (!updated) throw new SpyglassError('conflict', `alert ${id} changed while this request ran; read it again`);
+  if (!updated)
+    throw new SpyglassError(
+      'conflict',
+      `alert ${id} changed while this request ran; read it again`,
+    );
   return toAlert(updated, now);
 }
 

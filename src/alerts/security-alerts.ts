@@ -12,7 +12,11 @@ export function watchSecurityScans(bus: EventBus, sink: AlertSink, logger: Logge
   return bus.subscribeBatches({ type: 'security:scan', projectId: null }, (items) => {
     for (const { event } of items) {
       if (event.type !== 'security:scan') continue;
-      sink.fire(securityAlert(event)).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'security alert failed'));
+      sink
+        .fire(securityAlert(event))
+        .catch((err: unknown) =>
+          logger.error({ err: (err as Error).message }, 'security alert failed'),
+        );
     }
   });
 }
@@ -20,7 +24,12 @@ export function watchSecurityScans(bus: EventBus, sink: AlertSink, logger: Logge
 export function securityAlert(event: SecurityScanEvent): Parameters<AlertSink['fire']>[0] {
   const d = event.data;
   const critical = d.critical_count > 0;
-  const counts = [d.critical_count > 0 ? `${d.critical_count} critical` : null, d.high_count > 0 ? `${d.high_count} high` : null].filter(Boolean).join(' and ');
+  const counts = [
+    d.critical_count > 0 ? `${d.critical_count} critical` : null,
+    d.high_count > 0 ? `${d.high_count} high` : null,
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const servers = d.servers.join(', ');
   return {
     type: critical ? 'security_critical' : 'security_high',

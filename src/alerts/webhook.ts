@@ -1,5 +1,9 @@
 import { addressOfHost, checkOutboundUrl, type OutboundPolicy } from '../net/outbound-policy.ts';
-import { createGuardedFetch, OutboundPolicyError, type GuardedFetch } from '../net/guarded-fetch.ts';
+import {
+  createGuardedFetch,
+  OutboundPolicyError,
+  type GuardedFetch,
+} from '../net/guarded-fetch.ts';
 
 /**
  * Chat webhooks under the outbound policy (docs/alerts.md): https only, public addresses only,
@@ -33,8 +37,15 @@ export class WebhookClient {
     if (!base.ok) return base;
     if (base.url.protocol === 'http:') {
       const address = addressOfHost(base.url.hostname);
-      const listed = address !== null && this.policy.allowed.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
-      if (!listed) return { ok: false, reason: 'webhooks must use https (http only for targets listed in network.allow_private_targets)' };
+      const listed =
+        address !== null &&
+        this.policy.allowed.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
+      if (!listed)
+        return {
+          ok: false,
+          reason:
+            'webhooks must use https (http only for targets listed in network.allow_private_targets)',
+        };
     }
     return base;
   }
@@ -55,16 +66,22 @@ export class WebhookClient {
     } catch (err) {
       if (err instanceof OutboundPolicyError) return fail(false, err.message);
       const e = err as Error & { cause?: { code?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') return fail(true, `webhook did not answer within ${this.timeoutMs / 1000} s`);
+      if (e.name === 'TimeoutError' || e.name === 'AbortError')
+        return fail(true, `webhook did not answer within ${this.timeoutMs / 1000} s`);
       const cause = e.cause instanceof OutboundPolicyError ? e.cause : null;
       if (cause) return fail(false, cause.message);
       return fail(true, `webhook unreachable${e.cause?.code ? ` (${e.cause.code})` : ''}`);
     }
     await res.body?.cancel().catch(() => {});
-    if (res.status >= 200 && res.status < 300) return { ok: true, retryable: false, error: null, retryAfterMs: null };
-    if (res.status >= 300 && res.status < 400) return fail(false, `webhook answered HTTP ${res.status} (redirects are not followed)`);
+    if (res.status >= 200 && res.status < 300)
+      return { ok: true, retryable: false, error: null, retryAfterMs: null };
+    if (res.status >= 300 && res.status < 400)
+      return fail(false, `webhook answered HTTP ${res.status} (redirects are not followed)`);
     const retryable = res.status >= 500 || res.status === 429;
-    return { ...fail(retryable, `webhook answered HTTP ${res.status}`), retryAfterMs: retryAfter(res.headers.get('retry-after')) };
+    return {
+      ...fail(retryable, `webhook answered HTTP ${res.status}`),
+      retryAfterMs: retryAfter(res.headers.get('retry-after')),
+    };
   }
 }
 

@@ -1,10 +1,27 @@
 import type { Logger } from 'pino';
 import type { AlertSink, FireInput } from '../model/alert.ts';
-import { listAnomalies, loadBaselines, loadCurrentSamples, loadStates, saveStates, toolKey, type Baseline, type CurrentSample, type StoredState } from '../store/anomalies-repo.ts';
+import {
+  listAnomalies,
+  loadBaselines,
+  loadCurrentSamples,
+  loadStates,
+  saveStates,
+  toolKey,
+  type Baseline,
+  type CurrentSample,
+  type StoredState,
+} from '../store/anomalies-repo.ts';
 import type { Db } from '../store/db.ts';
 import { listProjects } from '../store/projects-repo.ts';
 import { nextEpisode, score } from './score.ts';
-import { BASELINE_DAYS, METRICS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
+import {
+  BASELINE_DAYS,
+  METRICS,
+  type AnomalyFilter,
+  type AnomalyRecord,
+  type AnomalySeverity,
+  type Metric,
+} from '../model/anomaly.ts';
 
 export interface DetectorDeps {
   db: Db;
@@ -14,7 +31,8 @@ export interface DetectorDeps {
   now?: () => Date;
 }
 
-const keyOf = (s: { serverName: string; toolName: string; metric: string }) => `${s.serverName}\u0000${s.toolName}\u0000${s.metric}`;
+const keyOf = (s: { serverName: string; toolName: string; metric: string }) =>
+  `${s.serverName}\u0000${s.toolName}\u0000${s.metric}`;
 
 /**
  * Scores each tool's hourly error rate and mean latency against its 7-day baseline (docs/anomalies.md),
@@ -45,7 +63,10 @@ export class AnomalyDetector {
    * anomalous or not (severity null). Alerts that fail to fire are retried on the next run.
    */
   async detect(projectId: string, now = this.now()): Promise<AnomalyRecord[]> {
-    const [samples, stored] = await Promise.all([loadCurrentSamples(this.deps.db, projectId, now), loadStates(this.deps.db, projectId)]);
+    const [samples, stored] = await Promise.all([
+      loadCurrentSamples(this.deps.db, projectId, now),
+      loadStates(this.deps.db, projectId),
+    ]);
     const previous = new Map(stored.map((s) => [keyOf(s), s]));
     const baselines = await this.baselines(projectId, samples, previous);
     const next: StoredState[] = [];
@@ -75,7 +96,11 @@ export class AnomalyDetector {
    * stored one is reused and the 7 days of rollup rows are read once per tool and hour, not every
    * minute (spans arriving late for a baseline hour count from the next sample hour on).
    */
-  private async baselines(projectId: string, samples: CurrentSample[], previous: Map<string, StoredState>): Promise<Map<string, Baseline>> {
+  private async baselines(
+    projectId: string,
+    samples: CurrentSample[],
+    previous: Map<string, StoredState>,
+  ): Promise<Map<string, Baseline>> {
     const out = new Map<string, Baseline>();
     const missing: CurrentSample[] = [];
     for (const c of samples) {
@@ -107,7 +132,12 @@ export class AnomalyDetector {
   }
 
   /** Applies the episode rules for one record; returns the episode state to store. */
-  private async step(r: AnomalyRecord, alerted: AnomalySeverity | null, failures: unknown[], gone = false): Promise<AnomalySeverity | null> {
+  private async step(
+    r: AnomalyRecord,
+    alerted: AnomalySeverity | null,
+    failures: unknown[],
+    gone = false,
+  ): Promise<AnomalySeverity | null> {
     const step = nextEpisode(alerted, gone ? null : r.zScore);
     const sink = this.deps.sink;
     if (!sink) return null;
@@ -124,8 +154,18 @@ export class AnomalyDetector {
   }
 }
 
-function evaluate(projectId: string, s: CurrentSample, b: Baseline, metric: Metric, now: Date, prev: StoredState | undefined): AnomalyRecord {
-  const [current, mean, stddev] = metric === 'error_rate' ? [s.errorRate, b.errorRateMean, b.errorRateStddev] : [s.latencyMs, b.latencyMean, b.latencyStddev];
+function evaluate(
+  projectId: string,
+  s: CurrentSample,
+  b: Baseline,
+  metric: Metric,
+  now: Date,
+  prev: StoredState | undefined,
+): AnomalyRecord {
+  const [current, mean, stddev] =
+    metric === 'error_rate'
+      ? [s.errorRate, b.errorRateMean, b.errorRateStddev]
+      : [s.latencyMs, b.latencyMean, b.latencyStddev];
   const { zScore, severity } = score(metric, current, mean, stddev);
   return {
     projectId,
@@ -146,7 +186,8 @@ function evaluate(projectId: string, s: CurrentSample, b: Baseline, metric: Metr
 }
 
 function alertOf(r: AnomalyRecord, severity: AnomalySeverity, dedupKey: string): FireInput {
-  const fmt = (v: number) => (r.metric === 'error_rate' ? `${(v * 100).toFixed(1)}%` : `${v.toFixed(0)} ms`);
+  const fmt = (v: number) =>
+    r.metric === 'error_rate' ? `${(v * 100).toFixed(1)}%` : `${v.toFixed(0)} ms`;
   const what = r.metric === 'error_rate' ? 'error rate' : 'mean latency';
   return {
     type: severity === 'critical' ? 'anomaly_critical' : 'anomaly_warning',

@@ -7,16 +7,29 @@ import { ANOMALY_SEVERITIES, METRICS, type AnomalyFilter } from '../model/anomal
  * a 422 naming the parameter (`loc: [where, name]`) and the allowed values.
  */
 export function parseAnomalyFilter(
-  raw: { serverName?: string | null | undefined; severity?: string | null | undefined; metric?: string | null | undefined },
+  raw: {
+    serverName?: string | null | undefined;
+    severity?: string | null | undefined;
+    metric?: string | null | undefined;
+  },
   where: 'query' | 'args',
   names: { serverName: string; severity: string; metric: string },
 ): AnomalyFilter {
   const issues: ValidationIssue[] = [];
-  const severity = parseEnumParam(names.severity, raw.severity ?? undefined, ANOMALY_SEVERITIES, issues);
+  const severity = parseEnumParam(
+    names.severity,
+    raw.severity ?? undefined,
+    ANOMALY_SEVERITIES,
+    issues,
+  );
   const metric = parseEnumParam(names.metric, raw.metric ?? undefined, METRICS, issues);
   if (issues.length > 0) {
     for (const i of issues) i.loc[0] = where;
-    throw new SpyglassError('validation', issues.map((i) => `${String(i.loc[1])}: ${i.msg}`).join('; '), { issues });
+    throw new SpyglassError(
+      'validation',
+      issues.map((i) => `${String(i.loc[1])}: ${i.msg}`).join('; '),
+      { issues },
+    );
   }
   return { serverName: raw.serverName || undefined, severity, metric };
 }

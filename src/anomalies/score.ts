@@ -1,4 +1,10 @@
-import { CRITICAL_Z, STDDEV_FLOOR, WARNING_Z, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
+import {
+  CRITICAL_Z,
+  STDDEV_FLOOR,
+  WARNING_Z,
+  type AnomalySeverity,
+  type Metric,
+} from '../model/anomaly.ts';
 
 /** The pure maths and episode rules of the detector (docs/anomalies.md), kept apart to test by hand. */
 
@@ -40,6 +46,7 @@ export function nextEpisode(alerted: AnomalySeverity | null, zScore: number | nu
   const worse = zScore !== null && zScore >= WARNING_Z ? severityOf(zScore) : null;
   if (worse === null) return { resolve: alerted !== null, fire: null, alerted: null };
   if (alerted === null) return { resolve: false, fire: worse, alerted: worse };
-  if (alerted === 'warning' && worse === 'critical') return { resolve: true, fire: 'critical', alerted: 'critical' };
+  if (alerted === 'warning' && worse === 'critical')
+    return { resolve: true, fire: 'critical', alerted: 'critical' };
   return { resolve: false, fire: null, alerted };
 }

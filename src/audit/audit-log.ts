@@ -33,9 +33,18 @@ export class AuditLog {
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Db, private readonly logger?: Logger) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
 
-  record(actor: Principal | string, action: AuditAction, resource: string, result: 'success' | 'failure' = 'success', projectId: string | null = null): void {
+  record(
+    actor: Principal | string,
+    action: AuditAction,
+    resource: string,
+    result: 'success' | 'failure' = 'success',
+    projectId: string | null = null,
+  ): void {
     this.queue.push({
       eventId: randomUUID(),
       timestamp: new Date(),
@@ -56,7 +65,10 @@ export class AuditLog {
     this.queue = [];
     this.writing = this.writing.then(() =>
       insertAuditRows(this.db, batch).catch((err: unknown) => {
-        this.logger?.error({ err: (err as Error).message, lost: batch.length }, 'audit write failed');
+        this.logger?.error(
+          { err: (err as Error).message, lost: batch.length },
+          'audit write failed',
+        );
       }),
     );
     return this.writing;

@@ -10,6 +10,10 @@ export type Access = 'public' | 'read' | 'write' | 'admin' | 'global-admin';
 
 export function enforce(p: Principal, access: Access): void {
   if (access === 'read' || access === 'public') return;
-  if (p.role !== 'admin') throw forbidden(access === 'write' ? 'the viewer role is read-only' : 'this route needs the admin role');
-  if (access === 'global-admin' && p.projectId !== null) throw forbidden('this route needs a key that is not bound to a project');
+  if (p.role !== 'admin')
+    throw forbidden(
+      access === 'write' ? 'the viewer role is read-only' : 'this route needs the admin role',
+    );
+  if (access === 'global-admin' && p.projectId !== null)
+    throw forbidden('this route needs a key that is not bound to a project');
 }

@@ -60,11 +60,13 @@ export class Authenticator {
     // A key already known valid costs no lookup, so its owner is not locked out by a neighbour
     // behind the same address (one agent with a revoked key on a shared host, say).
     const presented = readKey(req.headers);
-    if (!before.ok && !(presented && this.keys.knownValid(presented))) throw tooManyFailures(before.limit, before.retryAfterSeconds);
+    if (!before.ok && !(presented && this.keys.knownValid(presented)))
+      throw tooManyFailures(before.limit, before.retryAfterSeconds);
     try {
       return await this.resolve(req);
     } catch (err) {
-      if (err instanceof SpyglassError && err.code === 'unauthenticated') await limiter.take('auth-failures', perMinute, who);
+      if (err instanceof SpyglassError && err.code === 'unauthenticated')
+        await limiter.take('auth-failures', perMinute, who);
       throw err;
     }
   }
@@ -80,7 +82,9 @@ export class Authenticator {
     } else {
       throw unauthenticated('an API key is required (X-API-Key or Authorization: Bearer)');
     }
-    return this.isTrustedProxy(req.remoteAddress) ? applyProxyUser(principal, req.headers) : principal;
+    return this.isTrustedProxy(req.remoteAddress)
+      ? applyProxyUser(principal, req.headers)
+      : principal;
   }
 }
 
@@ -107,7 +111,11 @@ function header(headers: AuthRequest['headers'], name: string): string | undefin
 }
 
 function tooManyFailures(limit: number, retryAfter: number): SpyglassError {
-  return new SpyglassError('rate_limited', `Rate limit exceeded: ${limit} failed authentications per 1 minute`, { retryAfter });
+  return new SpyglassError(
+    'rate_limited',
+    `Rate limit exceeded: ${limit} failed authentications per 1 minute`,
+    { retryAfter },
+  );
 }
 
 function unauthenticated(msg: string): SpyglassError {

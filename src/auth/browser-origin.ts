@@ -19,8 +19,12 @@ export function browserRefusal(headers: Headers, allowedOrigins: readonly string
   if (origin === undefined && first(headers['sec-fetch-site']) === undefined) return null;
   const host = first(headers.host);
   const hostName = host ? hostnameOf(`http://${host}`) : null;
-  const allowed = new Set(allowedOrigins.map((o) => originOf(o)).filter((o): o is string => o !== null));
-  const allowedHosts = new Set(allowedOrigins.map((o) => hostnameOf(o)).filter((h): h is string => h !== null));
+  const allowed = new Set(
+    allowedOrigins.map((o) => originOf(o)).filter((o): o is string => o !== null),
+  );
+  const allowedHosts = new Set(
+    allowedOrigins.map((o) => hostnameOf(o)).filter((h): h is string => h !== null),
+  );
   if (hostName === null) return 'the Host header is missing or malformed';
   if (!isLoopbackName(hostName) && isIP(unbracket(hostName)) === 0 && !allowedHosts.has(hostName)) {
     return `Host ${hostName} is not a loopback name, an IP address or the host of an allowed origin (http.allowed_origins)`;
@@ -51,7 +55,10 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * caller is an admin) or ride on a proxy's headers. Reads are left to the routes that stream or
  * answer GraphQL (they check themselves); a cross-site page cannot read a REST answer anyway.
  */
-export function refuseCrossSiteWrites(app: FastifyInstance, allowedOrigins: readonly string[]): void {
+export function refuseCrossSiteWrites(
+  app: FastifyInstance,
+  allowedOrigins: readonly string[],
+): void {
   const check = checkBrowserOrigin(allowedOrigins);
   app.addHook('onRequest', async (req) => {
     if (STATE_CHANGING.has(req.method)) await check(req);
@@ -60,7 +67,9 @@ export function refuseCrossSiteWrites(app: FastifyInstance, allowedOrigins: read
 
 function isLoopbackName(hostname: string): boolean {
   const h = unbracket(hostname).toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+  return (
+    h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+  );
 }
 
 function unbracket(h: string): string {

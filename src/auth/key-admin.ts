@@ -25,16 +25,28 @@ export interface KeyRequest {
  * its project's keys, every change audited. Checking a presented key is KeyService's job.
  */
 export class KeyAdmin {
-  constructor(private readonly deps: { keys: KeyService; audit: AuditLog; projectExists: (id: string) => Promise<boolean> }) {}
+  constructor(
+    private readonly deps: {
+      keys: KeyService;
+      audit: AuditLog;
+      projectExists: (id: string) => Promise<boolean>;
+    },
+  ) {}
 
   async create(by: Principal, request: KeyRequest): Promise<CreatedApiKey> {
     enforce(by, 'admin');
     const input = parseKeyRequest(request);
     const projectId = scopeProject(by, input.projectId);
     if (projectId !== null && !(await this.deps.projectExists(projectId))) {
-      throw invalid([{ loc: ['body', 'project_id'], msg: `No project ${projectId}`, type: 'value_error' }]);
+      throw invalid([
+        { loc: ['body', 'project_id'], msg: `No project ${projectId}`, type: 'value_error' },
+      ]);
     }
-    const { key, record } = await this.deps.keys.create({ ...input, projectId, createdBy: by.actor });
+    const { key, record } = await this.deps.keys.create({
+      ...input,
+      projectId,
+      createdBy: by.actor,
+    });
     this.deps.audit.record(by, 'api_key.created', `api_key:${record.prefix}`, 'success', projectId);
     return { key, apiKey: toApiKey(record) };
   }
@@ -47,35 +59,77 @@ export class KeyAdmin {
   async get(by: Principal, id: string): Promise<ApiKey> {
     enforce(by, 'admin');
     const row = await this.deps.keys.find(id);
-    if (!row || (by.projectId !== null && row.projectId !== by.projectId)) throw notFound(`no API key ${id}`);
+    if (!row || (by.projectId !== null && row.projectId !== by.projectId))
+      throw notFound(`no API key ${id}`);
     return toApiKey(row);
   }
 
   async revoke(by: Principal, id: string): Promise<ApiKey> {
     enforce(by, 'admin');
     const row = await this.deps.keys.revoke(id, by.projectId);
-    this.deps.audit.record(by, 'api_key.revoked', `api_key:${row.prefix}`, 'success', row.projectId);
+    this.deps.audit.record(
+      by,
+      'api_key.revoked',
+      `api_key:${row.prefix}`,
+      'success',
+      row.projectId,
+    );
     return toApiKey({ ...row, revokedAt: row.revokedAt ?? new Date() });
   }
 }
 
-function parseKeyRequest(r: KeyRequest): { name: string; role: Role; projectId: string | null; expiresAt: Date | null } {
+function parseKeyRequest(r: KeyRequest): {
+  name: string;
+  role: Role;
+  projectId: string | null;
+  expiresAt: Date | null;
+} {
   const issues: ValidationIssue[] = [];
   const name = typeof r.name === 'string' ? r.name.trim() : '';
   if (!name) issues.push({ loc: ['body', 'name'], msg: 'Field required', type: 'missing' });
   const role = r.role ?? 'viewer';
-  if (role !== 'admin' && role !== 'viewer') issues.push({ loc: ['body', 'role'], msg: "Input should be 'admin' or 'viewer'", type: 'enum' });
+  if (role !== 'admin' && role !== 'viewer')
+    issues.push({
+      loc: ['body', 'role'],
+      msg: "Input should be 'admin' or 'viewer'",
+      type: 'enum',
+    });
   const projectId = r.projectId ?? null;
-  if (projectId !== null && typeof projectId !== 'string') issues.push({ loc: ['body', 'project_id'], msg: 'Input should be a string', type: 'string_type' });
+  if (projectId !== null && typeof projectId !== 'string')
+    issues.push({
+      loc: ['body', 'project_id'],
+      msg: 'Input should be a string',
+      type: 'string_type',
+    });
   let expiresAt: Date | null = null;
   if (r.expiresAt !== undefined && r.expiresAt !== null) {
     expiresAt = r.expiresAt instanceof Date ? r.expiresAt : new Date(String(r.expiresAt));
-    if (Number.isNaN(expiresAt.getTime())) issues.push({ loc: ['body', 'expires_at'], msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' });
-    else if (expiresAt.getTime() > Date.now() + MAX_EXPIRY_DAYS * 86_400_000) issues.push({ loc: ['body', 'expires_at'], msg: `Input should be at most ${MAX_EXPIRY_DAYS} days ahead`, type: 'less_than_equal' });
+    if (Number.isNaN(expiresAt.getTime()))
+      issues.push({
+        loc: ['body', 'expires_at'],
+        msg: 'Input should be an ISO 8601 datetime',
+        type: 'datetime_parsing',
+      });
+    else if (expiresAt.getTime() > Date.now() + MAX_EXPIRY_DAYS * 86_400_000)
+      issues.push({
+        loc: ['body', 'expires_at'],
+        msg: `Input should be at most ${MAX_EXPIRY_DAYS} days ahead`,
+        type: 'less_than_equal',
+      });
   } else if (r.expiresInDays !== undefined && r.expiresInDays !== null) {
     const raw = r.expiresInDays;
-    const days = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-    if (!Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS) issues.push({ loc: ['body', 'expires_in_days'], msg: `Input should be a number greater than 0 and at most ${MAX_EXPIRY_DAYS}`, type: 'number_range' });
+    const days =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && raw.trim() !== ''
+          ? Number(raw)
+          : NaN;
+    if (!Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS)
+      issues.push({
+        loc: ['body', 'expires_in_days'],
+        msg: `Input should be a number greater than 0 and at most ${MAX_EXPIRY_DAYS}`,
+        type: 'number_range',
+      });
     else expiresAt = new Date(Date.now() + days * 86_400_000);
   }
   if (issues.length > 0) throw invalid(issues);

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { SpyglassError, notFound } from '../errors.ts';
 import type { Db } from '../store/db.ts';
-import { findKey, findKeyByHash, hasActiveKeys, insertKey, listKeys, revokeKey, revokeUserKeys, touchKey, unusableKeyIds, type ApiKeyRow } from '../store/keys-repo.ts';
+import {
+  findKey,
+  findKeyByHash,
+  hasActiveKeys,
+  insertKey,
+  listKeys,
+  revokeKey,
+  revokeUserKeys,
+  touchKey,
+  unusableKeyIds,
+  type ApiKeyRow,
+} from '../store/keys-repo.ts';
 import type { Principal, Role } from './principal.ts';
 import { generateApiKey, keyPrefix, sha256 } from './secrets.ts';
 
@@ -34,9 +45,15 @@ export class KeyService {
   private storedKeys: { value: boolean; until: number } = { value: false, until: 0 };
   private readonly revokedListeners = new Set<(keyIds: string[]) => void>();
 
-  constructor(private readonly db: Db, bootstrapKeys: string[]) {
+  constructor(
+    private readonly db: Db,
+    bootstrapKeys: string[],
+  ) {
     this.bootstrap = new Map(
-      bootstrapKeys.map((k) => [sha256(k), { role: 'admin', projectId: null, actor: `key:${keyPrefix(k)}`, keyId: null } as Principal]),
+      bootstrapKeys.map((k) => [
+        sha256(k),
+        { role: 'admin', projectId: null, actor: `key:${keyPrefix(k)}`, keyId: null } as Principal,
+      ]),
     );
   }
 
@@ -69,7 +86,8 @@ export class KeyService {
   /** `projectId` set: the caller may only revoke keys bound to that project. */
   async revoke(id: string, projectId: string | null): Promise<ApiKeyRow> {
     const row = await findKey(this.db, id);
-    if (!row || (projectId !== null && row.projectId !== projectId)) throw notFound(`no API key ${id}`);
+    if (!row || (projectId !== null && row.projectId !== projectId))
+      throw notFound(`no API key ${id}`);
     if (row.revokedAt) throw new SpyglassError('conflict', `API key ${id} is already revoked`);
     await revokeKey(this.db, id);
     this.cache.delete(row.keyHash);
@@ -111,7 +129,10 @@ export class KeyService {
   knownValid(presented: string): Principal | undefined {
     const hash = sha256(presented);
     const hit = this.cache.get(hash);
-    return this.bootstrap.get(hash) ?? (hit && hit.until > Date.now() ? (hit.principal ?? undefined) : undefined);
+    return (
+      this.bootstrap.get(hash) ??
+      (hit && hit.until > Date.now() ? (hit.principal ?? undefined) : undefined)
+    );
   }
 
   /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */
@@ -132,12 +153,20 @@ export class KeyService {
     }
     const usable = !row.revokedAt && (!row.expiresAt || row.expiresAt.getTime() > now);
     const principal: Principal | null = usable
-      ? { role: row.role as Role, projectId: row.projectId, actor: `key:${row.prefix}`, keyId: row.id }
+      ? {
+          role: row.role as Role,
+          projectId: row.projectId,
+          actor: `key:${row.prefix}`,
+          keyId: row.id,
+        }
       : null;
     // Best effort, at most once per cache period: a lost update only makes last_used_at older.
     if (usable) touchKey(this.db, row.id).catch(() => undefined);
     // An expiring key is cached no longer than it lives.
-    remember(this.cache, hash, { principal, until: Math.min(now + CACHE_MS, row.expiresAt?.getTime() ?? Infinity) });
+    remember(this.cache, hash, {
+      principal,
+      until: Math.min(now + CACHE_MS, row.expiresAt?.getTime() ?? Infinity),
+    });
     return principal;
   }
 

@@ -12,9 +12,19 @@ export interface Principal {
   keyId: string | null;
 }
 
-export const LOCAL_ADMIN: Principal = { role: 'admin', projectId: null, actor: 'local', keyId: null };
+export const LOCAL_ADMIN: Principal = {
+  role: 'admin',
+  projectId: null,
+  actor: 'local',
+  keyId: null,
+};
 /** The caller of a public route (probes): may do nothing else. */
-export const ANONYMOUS: Principal = { role: 'viewer', projectId: null, actor: 'anonymous', keyId: null };
+export const ANONYMOUS: Principal = {
+  role: 'viewer',
+  projectId: null,
+  actor: 'anonymous',
+  keyId: null,
+};
 
 /**
  * The project a read or write applies to. A project-bound caller may only name its own project;
@@ -22,7 +32,8 @@ export const ANONYMOUS: Principal = { role: 'viewer', projectId: null, actor: 'a
  */
 export function scopeProject(p: Principal, requested: string | null | undefined): string | null {
   if (p.projectId !== null) {
-    if (requested && requested !== p.projectId) throw forbidden(`this key is bound to project ${p.projectId}`);
+    if (requested && requested !== p.projectId)
+      throw forbidden(`this key is bound to project ${p.projectId}`);
     return p.projectId;
   }
   return requested || null;

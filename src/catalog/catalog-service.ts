@@ -7,8 +7,17 @@ import type { Db } from '../store/db.ts';
 import type { ServerConfig } from '../config/types.ts';
 import type { OutboundPolicy } from '../net/outbound-policy.ts';
 import {
-  countServersWithUrl, deleteCatalogEntry, findCatalogEntry, findUncataloguedNames, listCatalog, registerNames, upsertCatalogEntry, withServerCatalogLock,
-  type AgentRow, type CatalogPatch, type ServerRow,
+  countServersWithUrl,
+  deleteCatalogEntry,
+  findCatalogEntry,
+  findUncataloguedNames,
+  listCatalog,
+  registerNames,
+  upsertCatalogEntry,
+  withServerCatalogLock,
+  type AgentRow,
+  type CatalogPatch,
+  type ServerRow,
 } from '../store/catalog-repo.ts';
 import { addsUrl, serverPatchIssues } from './server-rules.ts';
 
@@ -51,12 +60,20 @@ export class CatalogService {
     return toCatalogJson(row);
   }
 
-  async put(kind: CatalogKind, projectId: string, name: string, body: unknown): Promise<CatalogJson> {
+  async put(
+    kind: CatalogKind,
+    projectId: string,
+    name: string,
+    body: unknown,
+  ): Promise<CatalogJson> {
     const patch = parsePatch(kind, body);
-    if (kind === 'agent') return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, patch));
-    const configured = projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
+    if (kind === 'agent')
+      return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, patch));
+    const configured =
+      projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
     const row = await withServerCatalogLock(this.db, projectId, async (tx) => {
-      const existing = (await findCatalogEntry(tx, 'server', projectId, name)) as ServerRow | undefined;
+      const existing = (await findCatalogEntry(tx, 'server', projectId, name)) as
+        ServerRow | undefined;
       const issues = serverPatchIssues(patch, existing, configured, this.opts.policy);
       if (issues.length > 0) throw invalid(issues);
       if (configured) {
@@ -66,7 +83,10 @@ export class CatalogService {
       }
       const cap = this.opts.maxServersWithUrl;
       if (addsUrl(patch, existing) && (await countServersWithUrl(tx, projectId)) >= cap) {
-        throw new SpyglassError('conflict', `project ${projectId} already has ${cap} catalog servers with a url (monitor.max_catalog_servers_per_project); remove one or ask the operator to raise the limit`);
+        throw new SpyglassError(
+          'conflict',
+          `project ${projectId} already has ${cap} catalog servers with a url (monitor.max_catalog_servers_per_project); remove one or ask the operator to raise the limit`,
+        );
       }
       return upsertCatalogEntry(tx, 'server', projectId, name, patch);
     });
@@ -74,18 +94,25 @@ export class CatalogService {
   }
 
   async delete(kind: CatalogKind, projectId: string, name: string): Promise<void> {
-    if (!(await deleteCatalogEntry(this.db, kind, projectId, name))) throw notFound(`no ${kind} ${name} in project ${projectId}`);
+    if (!(await deleteCatalogEntry(this.db, kind, projectId, name)))
+      throw notFound(`no ${kind} ${name} in project ${projectId}`);
   }
 
   /** Registers names found in stored spans that the catalog lacks (POST /api/{agents,servers}/discover). */
   async discover(kind: CatalogKind, projectId: string): Promise<string[]> {
-    return registerNames(this.db, kind, projectId, await findUncataloguedNames(this.db, kind, projectId));
+    return registerNames(
+      this.db,
+      kind,
+      projectId,
+      await findUncataloguedNames(this.db, kind, projectId),
+    );
   }
 }
 
 function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const issues: ValidationIssue[] = [];
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
   // Strings and tags are stored as sent: the whole entry is held to the stored-JSON size limit.
   const tooLarge = storedJsonIssues(body, ['body']);
   if (tooLarge.length > 0) throw invalid(tooLarge);
@@ -93,24 +120,49 @@ function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
   const str = (field: string): string | null | undefined => {
     const v = b[field];
     if (v === undefined || v === null) return v;
-    if (typeof v !== 'string') issues.push({ loc: ['body', field], msg: 'Input should be a string', type: 'string_type' });
+    if (typeof v !== 'string')
+      issues.push({ loc: ['body', field], msg: 'Input should be a string', type: 'string_type' });
     return typeof v === 'string' ? v : undefined;
   };
-  const patch: CatalogPatch = { description: str('description'), owner: str('owner'), runbookUrl: str('runbook_url') };
+  const patch: CatalogPatch = {
+    description: str('description'),
+    owner: str('owner'),
+    runbookUrl: str('runbook_url'),
+  };
   if (b.tags !== undefined) {
-    if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string')) issues.push({ loc: ['body', 'tags'], msg: 'Input should be a list of strings', type: 'list_type' });
+    if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string'))
+      issues.push({
+        loc: ['body', 'tags'],
+        msg: 'Input should be a list of strings',
+        type: 'list_type',
+      });
     else patch.tags = b.tags as string[];
   }
   if (kind === 'agent' && b.status !== undefined) {
-    if (!AGENT_STATUSES.includes(String(b.status))) issues.push({ loc: ['body', 'status'], msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`, type: 'enum' });
+    if (!AGENT_STATUSES.includes(String(b.status)))
+      issues.push({
+        loc: ['body', 'status'],
+        msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`,
+        type: 'enum',
+      });
     else patch.status = String(b.status);
   }
   if (kind === 'server') {
     patch.url = str('url');
     const transport = str('transport');
-    if (transport !== undefined && transport !== null && !TRANSPORTS.includes(transport)) issues.push({ loc: ['body', 'transport'], msg: `Input should be one of ${TRANSPORTS.join(', ')}`, type: 'enum' });
+    if (transport !== undefined && transport !== null && !TRANSPORTS.includes(transport))
+      issues.push({
+        loc: ['body', 'transport'],
+        msg: `Input should be one of ${TRANSPORTS.join(', ')}`,
+        type: 'enum',
+      });
     else patch.transport = transport;
-    if (patch.url && !/^https?:\/\//.test(patch.url)) issues.push({ loc: ['body', 'url'], msg: 'Input should be an http(s) URL', type: 'url_parsing' });
+    if (patch.url && !/^https?:\/\//.test(patch.url))
+      issues.push({
+        loc: ['body', 'url'],
+        msg: 'Input should be an http(s) URL',
+        type: 'url_parsing',
+      });
   }
   if (issues.length > 0) throw invalid(issues);
   return patch;

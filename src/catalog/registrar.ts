@@ -17,7 +17,10 @@ export class Registrar {
   private seen = new Map<string, Record<Kind, Set<string>>>();
   private remembered = 0;
 
-  constructor(private readonly db: Db, private readonly logger?: Logger) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
 
   /** Never throws and never delays the caller. */
   register(spans: readonly Span[]): void {
@@ -44,13 +47,17 @@ export class Registrar {
       note('agent', s.projectId, s.agentName);
       // An llm_intent's or user_message's server_name names no server or agent of its own.
       if (s.spanType === 'tool_call') note('server', s.projectId, s.serverName);
-      else if (s.spanType === 'agent' || s.spanType === 'handoff') note('agent', s.projectId, s.serverName);
+      else if (s.spanType === 'agent' || s.spanType === 'handoff')
+        note('agent', s.projectId, s.serverName);
     }
     for (const { kind, projectId, names } of fresh.values()) {
       registerNames(this.db, kind, projectId, [...names]).catch((err: unknown) => {
         const known = this.seen.get(projectId)?.[kind];
         for (const name of names) if (known?.delete(name)) this.remembered--;
-        this.logger?.warn({ err: (err as Error).message, kind, projectId }, 'auto-registration failed; will retry');
+        this.logger?.warn(
+          { err: (err as Error).message, kind, projectId },
+          'auto-registration failed; will retry',
+        );
       });
     }
   }

@@ -6,7 +6,16 @@ import { DEFAULT_PROJECT } from '../model/span.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
-const COLUMNS = ['id', 'severity', 'type', 'status', 'title', 'server_name', 'fired_at', 'delivery'];
+const COLUMNS = [
+  'id',
+  'severity',
+  'type',
+  'status',
+  'title',
+  'server_name',
+  'fired_at',
+  'delivery',
+];
 const STATUSES = ['firing', 'acknowledged', 'snoozed', 'resolved', 'active', 'all'];
 
 interface Common {
@@ -18,42 +27,78 @@ interface Common {
 
 const withCommon = (c: Command) =>
   c
-    .option('--project <id>', 'project (default: the key\'s project, else default)')
+    .option('--project <id>', "project (default: the key's project, else default)")
     .option('--url <url>', 'talk to a running server instead of the database (env SPYGLASS_URL)')
     .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
     .option('--json', 'print JSON');
 
-const query = (q: Record<string, string | undefined>) => new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+const query = (q: Record<string, string | undefined>) =>
+  new URLSearchParams(
+    Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString();
 
 /** `spyglass alerts`: the inbox as a table; `alerts ack|resolve|snooze ID` move one alert (docs/alerts.md). */
 export function alertsCommand(): Command {
   const cmd = withCommon(
     new Command('alerts')
-      .description('list the alert inbox (default: the active view, everything not resolved), or ack / resolve / snooze an alert')
+      .description(
+        'list the alert inbox (default: the active view, everything not resolved), or ack / resolve / snooze an alert',
+      )
       .addOption(new Option('--status <status>', 'only alerts in this status').choices(STATUSES))
       .addOption(new Option('--type <type>', 'only alerts of this type').choices([...ALERT_TYPES]))
-      .addOption(new Option('--severity <severity>', 'only alerts of this severity').choices([...SEVERITIES]))
+      .addOption(
+        new Option('--severity <severity>', 'only alerts of this severity').choices([
+          ...SEVERITIES,
+        ]),
+      )
       .option('--limit <n>', 'how many alerts (1-200)', '50'),
-  ).action(async (o: Common & { status?: string; type?: string; severity?: string; limit: string }) => {
-    const remote = remoteFrom(o);
-    const q = { status: o.status, type: o.type, severity: o.severity, limit: o.limit };
-    const rows = remote
-      ? ((await callApi(remote, 'GET', `/api/alerts/inbox?${query({ ...q, project_id: o.project })}`)) as AlertJson[])
-      : await withLocalServices(async (s) => (await s.alerts.inbox(o.project ?? DEFAULT_PROJECT, q)).alerts.map(toAlertJson));
-    printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
-  });
+  ).action(
+    async (o: Common & { status?: string; type?: string; severity?: string; limit: string }) => {
+      const remote = remoteFrom(o);
+      const q = { status: o.status, type: o.type, severity: o.severity, limit: o.limit };
+      const rows = remote
+        ? ((await callApi(
+            remote,
+            'GET',
+            `/api/alerts/inbox?${query({ ...q, project_id: o.project })}`,
+          )) as AlertJson[])
+        : await withLocalServices(async (s) =>
+            (await s.alerts.inbox(o.project ?? DEFAULT_PROJECT, q)).alerts.map(toAlertJson),
+          );
+      printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
+    },
+  );
   for (const action of ['ack', 'resolve', 'snooze'] as const) {
-    const sub = withCommon(new Command(action).argument('<id>', 'alert id').description(`${action === 'ack' ? 'acknowledge' : action} one alert`));
-    if (action === 'snooze') sub.addOption(new Option('--minutes <n>', 'snooze length').choices(SNOOZE_MINUTES.map(String)).default('60'));
+    const sub = withCommon(
+      new Command(action)
+        .argument('<id>', 'alert id')
+        .description(`${action === 'ack' ? 'acknowledge' : action} one alert`),
+    );
+    if (action === 'snooze')
+      sub.addOption(
+        new Option('--minutes <n>', 'snooze length')
+          .choices(SNOOZE_MINUTES.map(String))
+          .default('60'),
+      );
     sub.action(async (id: string, o: Common & { minutes?: string }) => {
       const remote = remoteFrom(o);
-      const t: Transition = action === 'snooze' ? { action, minutes: Number(o.minutes) } : { action };
+      const t: Transition =
+        action === 'snooze' ? { action, minutes: Number(o.minutes) } : { action };
       const path = `/api/alerts/${encodeURIComponent(id)}/${action}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
       const alert = remote
-        ? ((await callApi(remote, 'POST', path, action === 'snooze' ? { minutes: Number(o.minutes) } : {})) as AlertJson)
-        : await withLocalServices(async (s) => toAlertJson(await s.alerts.move(o.project ?? DEFAULT_PROJECT, id, t)));
+        ? ((await callApi(
+            remote,
+            'POST',
+            path,
+            action === 'snooze' ? { minutes: Number(o.minutes) } : {},
+          )) as AlertJson)
+        : await withLocalServices(async (s) =>
+            toAlertJson(await s.alerts.move(o.project ?? DEFAULT_PROJECT, id, t)),
+          );
       if (o.json) return printJson(alert);
-      process.stdout.write(`alert ${alert.id} is ${alert.status}${alert.snoozed_until ? ` until ${alert.snoozed_until}` : ''}\n`);
+      process.stdout.write(
+        `alert ${alert.id} is ${alert.status}${alert.snoozed_until ? ` until ${alert.snoozed_until}` : ''}\n`,
+      );
     });
     cmd.addCommand(sub);
   }

@@ -5,20 +5,37 @@ import type { Services } from '../services.ts';
 import { Lines, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
-export const CHECK_COLUMNS = ['server_name', 'status', 'latency_ms', 'tools_count', 'error', 'drift'];
+export const CHECK_COLUMNS = [
+  'server_name',
+  'status',
+  'latency_ms',
+  'tools_count',
+  'error',
+  'drift',
+];
 
 /** `spyglass check`: one health check of every configured server (or one); exit 1 if any is down. */
 export function checkCommand(): Command {
   return new Command('check')
-    .description('check configured MCP servers once and store the results; exit code 1 if any is down')
+    .description(
+      'check configured MCP servers once and store the results; exit code 1 if any is down',
+    )
     .option('--server <name>', 'check only this server')
     .option('--json', 'print JSON (adds schema_drift and the drift event)')
-    .option('--url <url>', 'ask a running server to check instead of checking from here (env SPYGLASS_URL)')
+    .option(
+      '--url <url>',
+      'ask a running server to check instead of checking from here (env SPYGLASS_URL)',
+    )
     .option('--api-key <key>', 'admin key for --url (env SPYGLASS_API_KEY)')
     .action(async (o: { server?: string; json?: boolean; url?: string; apiKey?: string }) => {
       const remote = remoteFrom(o);
       const rows = remote
-        ? ((await callApi(remote, 'POST', '/api/health/check', o.server ? { server_name: o.server } : {})) as Record<string, unknown>[])
+        ? ((await callApi(
+            remote,
+            'POST',
+            '/api/health/check',
+            o.server ? { server_name: o.server } : {},
+          )) as Record<string, unknown>[])
         : await withLocalServices(async (s) => (await checkLocally(s, o.server)).map(reportJson));
       if (rows.length === 0 && !o.server) process.stderr.write(NO_SERVERS);
       printCheckRows(rows, o.json ?? false);
@@ -26,11 +43,15 @@ export function checkCommand(): Command {
     });
 }
 
-export async function checkLocally(s: Services, server: string | undefined): Promise<CheckReport[]> {
+export async function checkLocally(
+  s: Services,
+  server: string | undefined,
+): Promise<CheckReport[]> {
   let targets = await s.health.targets(null);
   if (server !== undefined) {
     targets = targets.filter((t) => t.name === server);
-    if (targets.length === 0) throw new Error(`no configured server named ${server} (see servers: in spyglass.yaml)`);
+    if (targets.length === 0)
+      throw new Error(`no configured server named ${server} (see servers: in spyglass.yaml)`);
   }
   return s.health.checkAll(targets);
 }
@@ -51,15 +72,26 @@ See docs/health.md.
 /** The table (for people) lists each drift change; --json prints the rows as they are. */
 export function printCheckRows(rows: Record<string, unknown>[], json: boolean): void {
   if (json || rows.length === 0) return printRows(rows, CHECK_COLUMNS, json);
-  printRows(rows.map((r) => ({ ...r, drift: driftText(r.drift) })), CHECK_COLUMNS, false);
+  printRows(
+    rows.map((r) => ({ ...r, drift: driftText(r.drift) })),
+    CHECK_COLUMNS,
+    false,
+  );
 }
 
 function driftText(drift: unknown): Lines | null {
   const changes = (drift as { changes?: DriftChange[] } | null)?.changes;
   if (!changes?.length) return null;
-  return new Lines(changes.map((c) => `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim()));
+  return new Lines(
+    changes.map((c) =>
+      `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim(),
+    ),
+  );
 }
 
 export function reportJson(r: CheckReport): Record<string, unknown> {
-  return { ...toHealthJson(r.result, { drift: true }), drift: r.drift ? toDriftJson(r.drift) : null };
+  return {
+    ...toHealthJson(r.result, { drift: true }),
+    drift: r.drift ? toDriftJson(r.drift) : null,
+  };
 }

@@ -8,23 +8,50 @@ import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 export function costsCommand(): Command {
   return new Command('costs')
     .description('cost breakdown by model, tool and agent over a window')
-    .addOption(new Option('--window <window>', 'window ending at the end of the current hour').choices(Object.keys(COST_WINDOWS)).default('24h'))
-    .option('--project <id>', 'project (default: the key\'s project, else default)')
+    .addOption(
+      new Option('--window <window>', 'window ending at the end of the current hour')
+        .choices(Object.keys(COST_WINDOWS))
+        .default('24h'),
+    )
+    .option('--project <id>', "project (default: the key's project, else default)")
     .option('--url <url>', 'talk to a running server instead of the database (env SPYGLASS_URL)')
     .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
     .option('--json', 'print the whole breakdown as JSON')
-    .action(async (o: { window: CostWindow; project?: string; url?: string; apiKey?: string; json?: boolean }) => {
-      const remote = remoteFrom(o);
-      const query = new URLSearchParams({ window: o.window, ...(o.project ? { project_id: o.project } : {}) });
-      const b = remote
-        ? ((await callApi(remote, 'GET', `/api/costs/breakdown?${query.toString()}`)) as CostBreakdown)
-        : await withLocalServices((s) => s.costs.breakdown(o.project ?? DEFAULT_PROJECT, o.window));
-      if (o.json) return printJson(b);
-      process.stdout.write(`costs ${b.window} (${b.since} to ${b.until}): total $${b.total_cost_usd.toFixed(4)}, LLM $${b.llm_cost_usd.toFixed(4)}, tools $${b.tool_cost_usd.toFixed(4)}\n\nby model\n`);
-      printRows(b.by_model, ['model_id', 'calls', 'input_tokens', 'output_tokens', 'cost_usd', 'estimated'], false);
-      process.stdout.write('\nby tool\n');
-      printRows(b.by_tool, ['server_name', 'tool_name', 'calls', 'cost_usd'], false);
-      process.stdout.write('\nby agent\n');
-      printRows(b.by_agent, ['agent_name', 'llm_cost_usd', 'tool_cost_usd', 'cost_usd'], false);
-    });
+    .action(
+      async (o: {
+        window: CostWindow;
+        project?: string;
+        url?: string;
+        apiKey?: string;
+        json?: boolean;
+      }) => {
+        const remote = remoteFrom(o);
+        const query = new URLSearchParams({
+          window: o.window,
+          ...(o.project ? { project_id: o.project } : {}),
+        });
+        const b = remote
+          ? ((await callApi(
+              remote,
+              'GET',
+              `/api/costs/breakdown?${query.toString()}`,
+            )) as CostBreakdown)
+          : await withLocalServices((s) =>
+              s.costs.breakdown(o.project ?? DEFAULT_PROJECT, o.window),
+            );
+        if (o.json) return printJson(b);
+        process.stdout.write(
+          `costs ${b.window} (${b.since} to ${b.until}): total $${b.total_cost_usd.toFixed(4)}, LLM $${b.llm_cost_usd.toFixed(4)}, tools $${b.tool_cost_usd.toFixed(4)}\n\nby model\n`,
+        );
+        printRows(
+          b.by_model,
+          ['model_id', 'calls', 'input_tokens', 'output_tokens', 'cost_usd', 'estimated'],
+          false,
+        );
+        process.stdout.write('\nby tool\n');
+        printRows(b.by_tool, ['server_name', 'tool_name', 'calls', 'cost_usd'], false);
+        process.stdout.write('\nby agent\n');
+        printRows(b.by_agent, ['agent_name', 'llm_cost_usd', 'tool_cost_usd', 'cost_usd'], false);
+      },
+    );
 }

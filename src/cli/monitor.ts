@@ -12,44 +12,72 @@ import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 export function monitorCommand(): Command {
   return new Command('monitor')
     .description('check configured MCP servers on their intervals until stopped (SIGINT/SIGTERM)')
-    .option('--interval <seconds>', 'seconds between checks of each server (servers[].health_check_interval_seconds wins)', seconds, 30)
+    .option(
+      '--interval <seconds>',
+      'seconds between checks of each server (servers[].health_check_interval_seconds wins)',
+      seconds,
+      30,
+    )
     .option('--once', 'run one pass over every server and exit; exit code 1 if any is down')
     .option('--json', 'print one JSON object per check (JSON lines) instead of text')
-    .option('--url <url>', 'drive a running server (POST /api/health/check) instead of the database (env SPYGLASS_URL)')
+    .option(
+      '--url <url>',
+      'drive a running server (POST /api/health/check) instead of the database (env SPYGLASS_URL)',
+    )
     .option('--api-key <key>', 'admin key for --url (env SPYGLASS_API_KEY)')
-    .action(async (o: { interval: number; once?: boolean; json?: boolean; url?: string; apiKey?: string }) => {
-      const print = (row: Record<string, unknown>) => printLine(row, o.json ?? false);
-      const remote = remoteFrom(o);
-      if (remote) {
-        const pass = async () => (await callApi(remote, 'POST', '/api/health/check', {})) as Record<string, unknown>[];
-        if (o.once) return finishOnce(await pass(), o.json ?? false);
-        return runUntilSignal(async (signal) => {
-          while (!signal.aborted) {
-            (await pass().catch((err: unknown) => [{ server_name: '-', status: 'error', error: (err as Error).message }])).forEach(print);
-            await sleep(o.interval * 1000, signal);
-          }
-        });
-      }
-      // Loaded here so that other commands start without the checker.
-      const { startEmbeddedHealth } = await import('../health/embedded.ts');
-      const { HealthMonitor } = await import('../health/monitor.ts');
-      await withLocalServices(async (s) => {
-        if (o.once) {
-          const reports = await new HealthMonitor(s.health, { intervalSeconds: o.interval, logger: s.logger }).runOnce();
-          return finishOnce(reports.map(reportJson), o.json ?? false);
+    .action(
+      async (o: {
+        interval: number;
+        once?: boolean;
+        json?: boolean;
+        url?: string;
+        apiKey?: string;
+      }) => {
+        const print = (row: Record<string, unknown>) => printLine(row, o.json ?? false);
+        const remote = remoteFrom(o);
+        if (remote) {
+          const pass = async () =>
+            (await callApi(remote, 'POST', '/api/health/check', {})) as Record<string, unknown>[];
+          if (o.once) return finishOnce(await pass(), o.json ?? false);
+          return runUntilSignal(async (signal) => {
+            while (!signal.aborted) {
+              (
+                await pass().catch((err: unknown) => [
+                  { server_name: '-', status: 'error', error: (err as Error).message },
+                ])
+              ).forEach(print);
+              await sleep(o.interval * 1000, signal);
+            }
+          });
         }
-        const bg = startEmbeddedHealth(s.health, s.logger, {
-          forceMonitor: true,
-          intervalSeconds: o.interval,
-          onReport: (r: CheckReport) => print(reportJson(r)),
+        // Loaded here so that other commands start without the checker.
+        const { startEmbeddedHealth } = await import('../health/embedded.ts');
+        const { HealthMonitor } = await import('../health/monitor.ts');
+        await withLocalServices(async (s) => {
+          if (o.once) {
+            const reports = await new HealthMonitor(s.health, {
+              intervalSeconds: o.interval,
+              logger: s.logger,
+            }).runOnce();
+            return finishOnce(reports.map(reportJson), o.json ?? false);
+          }
+          const bg = startEmbeddedHealth(s.health, s.logger, {
+            forceMonitor: true,
+            intervalSeconds: o.interval,
+            onReport: (r: CheckReport) => print(reportJson(r)),
+          });
+          process.stderr.write(
+            `spyglass monitor: checking every ${o.interval} s (Ctrl-C to stop)\n`,
+          );
+          await runUntilSignal(async (signal) => {
+            await new Promise((resolve) =>
+              signal.addEventListener('abort', resolve, { once: true }),
+            );
+          });
+          await bg.stop();
         });
-        process.stderr.write(`spyglass monitor: checking every ${o.interval} s (Ctrl-C to stop)\n`);
-        await runUntilSignal(async (signal) => {
-          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        });
-        await bg.stop();
-      });
-    });
+      },
+    );
 }
 
 /** --once: a table for people, or JSON lines (one object per check, like the daemon) with --json. */
@@ -68,7 +96,9 @@ function printLine(row: Record<string, unknown>, json: boolean): void {
   const latency = typeof row.latency_ms === 'number' ? `${row.latency_ms.toFixed(0)} ms` : '-';
   const tools = row.tools_count ?? '-';
   const when = typeof row.checked_at === 'string' ? row.checked_at : new Date().toISOString();
-  process.stdout.write(`${when}  ${escapeLine(String(row.server_name))}  ${String(row.status)}  ${latency}  tools=${String(tools)}${row.error ? `  ${escapeLine(String(row.error))}` : ''}\n`);
+  process.stdout.write(
+    `${when}  ${escapeLine(String(row.server_name))}  ${String(row.status)}  ${latency}  tools=${String(tools)}${row.error ? `  ${escapeLine(String(row.error))}` : ''}\n`,
+  );
 }
 
 /** Runs `fn` with a signal that aborts on the first SIGINT/SIGTERM. */
@@ -94,6 +124,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 function seconds(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 86_400) throw new InvalidArgumentError('an integer number of seconds from 1 to 86400');
+  if (!Number.isInteger(n) || n < 1 || n > 86_400)
+    throw new InvalidArgumentError('an integer number of seconds from 1 to 86400');
   return n;
 }

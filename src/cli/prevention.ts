@@ -6,31 +6,100 @@ import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 
 type Common = { agent?: string; project?: string; url?: string; apiKey?: string; json?: boolean };
-const LIST_COLUMNS = ['agent_name', 'loop_enabled', 'loop_threshold', 'loop_action', 'max_steps', 'max_cost_usd', 'max_wall_time_s', 'budget_soft_alert', 'cb_enabled', 'cb_failure_threshold', 'updated_at'];
+const LIST_COLUMNS = [
+  'agent_name',
+  'loop_enabled',
+  'loop_threshold',
+  'loop_action',
+  'max_steps',
+  'max_cost_usd',
+  'max_wall_time_s',
+  'budget_soft_alert',
+  'cb_enabled',
+  'cb_failure_threshold',
+  'updated_at',
+];
 
 /** `spyglass prevention get|set|delete|list`: the prevention config API (docs/prevention.md) from a shell. */
 export function preventionCommand(): Command {
-  const cmd = new Command('prevention').description('read and change the prevention config the SDK enforces (project default or one agent)');
-  cmd.addCommand(withCommon(new Command('get').description("an agent's effective config (--agent), else the project default")).action(async (o: Common) => {
-    show(await run(o, (r, qs) => callApi(r, 'GET', effectivePath(o, qs)), (s) => (o.agent === undefined ? s.projectDefault(project(o)) : s.effective(project(o), o.agent))), o);
-  }));
-  const set = withCommon(new Command('set').description('change only the fields given (PATCH); none/null lifts a limit'));
+  const cmd = new Command('prevention').description(
+    'read and change the prevention config the SDK enforces (project default or one agent)',
+  );
+  cmd.addCommand(
+    withCommon(
+      new Command('get').description(
+        "an agent's effective config (--agent), else the project default",
+      ),
+    ).action(async (o: Common) => {
+      show(
+        await run(
+          o,
+          (r, qs) => callApi(r, 'GET', effectivePath(o, qs)),
+          (s) =>
+            o.agent === undefined ? s.projectDefault(project(o)) : s.effective(project(o), o.agent),
+        ),
+        o,
+      );
+    }),
+  );
+  const set = withCommon(
+    new Command('set').description('change only the fields given (PATCH); none/null lifts a limit'),
+  );
   for (const f of PREVENTION_FIELDS) set.addOption(fieldOption(f));
-  cmd.addCommand(set.action(async (o: Common & Record<string, string | undefined>) => {
-    const body = Object.fromEntries(PREVENTION_FIELDS.filter((f) => o[camel(f)] !== undefined).map((f) => [f, parseValue(o[camel(f)] ?? '')]));
-    if (Object.keys(body).length === 0) throw new Error('nothing to set: give at least one field, e.g. --loop-threshold 3 (see --help)');
-    show(await run(o, (r, qs) => callApi(r, 'PATCH', `${path(o)}${qs}`, body), (s) => s.update(LOCAL_ADMIN, scope(o), body)), o);
-  }));
-  cmd.addCommand(withCommon(new Command('delete').description("remove an agent's override (it falls back to the project default), else the project default (back to the spec defaults)")).action(async (o: Common) => {
-    show(await run(o, async (r, qs) => {
-      await callApi(r, 'DELETE', `${path(o)}${qs}`);
-      return callApi(r, 'GET', effectivePath(o, qs));
-    }, (s) => s.remove(LOCAL_ADMIN, scope(o))), o);
-  }));
-  cmd.addCommand(withCommon(new Command('list').description('every stored config of the project, the default first'), false).action(async (o: Common) => {
-    const rows = (await run(o, (r, qs) => callApi(r, 'GET', `/api/prevention-configs${qs}`), (s) => s.list(project(o)))) as unknown as Record<string, unknown>[];
-    printRows(rows, LIST_COLUMNS, o.json ?? false);
-  }));
+  cmd.addCommand(
+    set.action(async (o: Common & Record<string, string | undefined>) => {
+      const body = Object.fromEntries(
+        PREVENTION_FIELDS.filter((f) => o[camel(f)] !== undefined).map((f) => [
+          f,
+          parseValue(o[camel(f)] ?? ''),
+        ]),
+      );
+      if (Object.keys(body).length === 0)
+        throw new Error(
+          'nothing to set: give at least one field, e.g. --loop-threshold 3 (see --help)',
+        );
+      show(
+        await run(
+          o,
+          (r, qs) => callApi(r, 'PATCH', `${path(o)}${qs}`, body),
+          (s) => s.update(LOCAL_ADMIN, scope(o), body),
+        ),
+        o,
+      );
+    }),
+  );
+  cmd.addCommand(
+    withCommon(
+      new Command('delete').description(
+        "remove an agent's override (it falls back to the project default), else the project default (back to the spec defaults)",
+      ),
+    ).action(async (o: Common) => {
+      show(
+        await run(
+          o,
+          async (r, qs) => {
+            await callApi(r, 'DELETE', `${path(o)}${qs}`);
+            return callApi(r, 'GET', effectivePath(o, qs));
+          },
+          (s) => s.remove(LOCAL_ADMIN, scope(o)),
+        ),
+        o,
+      );
+    }),
+  );
+  cmd.addCommand(
+    withCommon(
+      new Command('list').description('every stored config of the project, the default first'),
+      false,
+    ).action(async (o: Common) => {
+      const rows = (await run(
+        o,
+        (r, qs) => callApi(r, 'GET', `/api/prevention-configs${qs}`),
+        (s) => s.list(project(o)),
+      )) as unknown as Record<string, unknown>[];
+      printRows(rows, LIST_COLUMNS, o.json ?? false);
+    }),
+  );
   return cmd;
 }
 
@@ -44,24 +113,44 @@ function withCommon(c: Command, agent = true): Command {
 }
 
 /** Against a server when --url (or SPYGLASS_URL) is set, else directly on the configured database. */
-async function run(o: Common, remote: (r: RemoteOptions, qs: string) => Promise<unknown>, local: (s: PreventionService) => Promise<PreventionConfigJson | PreventionConfigJson[]>) {
+async function run(
+  o: Common,
+  remote: (r: RemoteOptions, qs: string) => Promise<unknown>,
+  local: (s: PreventionService) => Promise<PreventionConfigJson | PreventionConfigJson[]>,
+) {
   const r = remoteFrom(o);
-  if (r) return (await remote(r, o.project === undefined ? '' : `?${new URLSearchParams({ project_id: o.project }).toString()}`)) as PreventionConfigJson | PreventionConfigJson[];
+  if (r)
+    return (await remote(
+      r,
+      o.project === undefined
+        ? ''
+        : `?${new URLSearchParams({ project_id: o.project }).toString()}`,
+    )) as PreventionConfigJson | PreventionConfigJson[];
   return withLocalServices((s) => local(s.prevention));
 }
 
-const path = (o: Common) => (o.agent === undefined ? '/api/prevention-config' : `/api/agents/${encodeURIComponent(o.agent)}/prevention-config`);
+const path = (o: Common) =>
+  o.agent === undefined
+    ? '/api/prevention-config'
+    : `/api/agents/${encodeURIComponent(o.agent)}/prevention-config`;
 /** A GET of the config in effect, built-in defaults included (the agent route answers 404 without). */
-const effectivePath = (o: Common, qs: string) => `${path(o)}${qs ? `${qs}&` : '?'}include_defaults=true`;
+const effectivePath = (o: Common, qs: string) =>
+  `${path(o)}${qs ? `${qs}&` : '?'}include_defaults=true`;
 const project = (o: Common) => o.project ?? 'default';
 const scope = (o: Common) => ({ projectId: project(o), agentName: o.agent });
 const camel = (f: string) => f.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 function fieldOption(f: (typeof PREVENTION_FIELDS)[number]): Option {
   const flag = `--${f.replaceAll('_', '-')} <value>`;
-  if (f === 'loop_action') return new Option(flag, 'what a detected loop does').choices([...LOOP_ACTIONS]);
+  if (f === 'loop_action')
+    return new Option(flag, 'what a detected loop does').choices([...LOOP_ACTIONS]);
   if (f === 'loop_enabled' || f === 'cb_enabled') return new Option(flag, 'true or false');
-  return new Option(flag, f.startsWith('max_') || f === 'budget_soft_alert' ? 'a number, or none for no limit' : 'an integer ≥ 1');
+  return new Option(
+    flag,
+    f.startsWith('max_') || f === 'budget_soft_alert'
+      ? 'a number, or none for no limit'
+      : 'an integer ≥ 1',
+  );
 }
 
 /** Typed as JSON would be; anything unreadable goes to the server as text, whose 422 names the field. */
@@ -77,5 +166,12 @@ function parseValue(v: string): unknown {
 function show(config: unknown, o: Common): void {
   if (o.json) return printJson(config);
   const c = config as Record<string, unknown>;
-  printRows(['agent_name', 'is_agent_override', ...PREVENTION_FIELDS, 'updated_at'].map((k) => ({ field: k, value: c[k] })), ['field', 'value'], false);
+  printRows(
+    ['agent_name', 'is_agent_override', ...PREVENTION_FIELDS, 'updated_at'].map((k) => ({
+      field: k,
+      value: c[k],
+    })),
+    ['field', 'value'],
+    false,
+  );
 }

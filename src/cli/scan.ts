@@ -10,7 +10,15 @@ import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof SEVERITIES)[number];
-const SUMMARY = ['server_name', 'project_id', 'highest_severity', 'findings_count', 'critical_count', 'high_count', 'error'];
+const SUMMARY = [
+  'server_name',
+  'project_id',
+  'highest_severity',
+  'findings_count',
+  'critical_count',
+  'high_count',
+  'error',
+];
 const FINDINGS = ['server_name', 'severity', 'rule', 'category', 'tool_name', 'location', 'title'];
 
 interface ScanOpts {
@@ -26,31 +34,60 @@ interface ScanOpts {
 /** `spyglass scan`: one security scan of every configured server (or one); exit 1 at or above --fail-on. */
 export function scanCommand(): Command {
   const cmd = new Command('scan')
-    .description('scan configured MCP servers for security problems and store the results; exit code 1 when a finding is at or above --fail-on')
+    .description(
+      'scan configured MCP servers for security problems and store the results; exit code 1 when a finding is at or above --fail-on',
+    )
     .option('--server <name>', 'scan only this server')
     .option('--json', 'print the scan results as JSON (spec §2.6)')
     .option('--sarif', 'print SARIF 2.1.0 for code-scanning uploads')
-    .option('--fail-on <severity>', `exit 1 when a finding is at or above this severity (${SEVERITIES.slice(0, 4).join(', ')})`)
+    .option(
+      '--fail-on <severity>',
+      `exit 1 when a finding is at or above this severity (${SEVERITIES.slice(0, 4).join(', ')})`,
+    )
     .option('--project <id>', 'project to scan (default: every project the key sees)')
-    .option('--url <url>', 'ask a running server to scan instead of scanning from here (env SPYGLASS_URL)')
+    .option(
+      '--url <url>',
+      'ask a running server to scan instead of scanning from here (env SPYGLASS_URL)',
+    )
     .option('--api-key <key>', 'admin key for --url (env SPYGLASS_API_KEY)');
   return cmd.action(async (o: ScanOpts) => {
     // Usage errors exit 2 before anything is spawned or stored.
-    if (o.json && o.sarif) cmd.error('spyglass: --json and --sarif cannot be combined', { exitCode: 2, code: 'spyglass.usage' });
+    if (o.json && o.sarif)
+      cmd.error('spyglass: --json and --sarif cannot be combined', {
+        exitCode: 2,
+        code: 'spyglass.usage',
+      });
     const failOn = o.failOn?.trim().toLowerCase();
     if (failOn !== undefined && !(SEVERITIES.slice(0, 4) as readonly string[]).includes(failOn)) {
-      cmd.error(`spyglass: --fail-on must be one of ${SEVERITIES.slice(0, 4).join(', ')} (got ${JSON.stringify(o.failOn)})`, { exitCode: 2, code: 'spyglass.usage' });
+      cmd.error(
+        `spyglass: --fail-on must be one of ${SEVERITIES.slice(0, 4).join(', ')} (got ${JSON.stringify(o.failOn)})`,
+        { exitCode: 2, code: 'spyglass.usage' },
+      );
     }
     const remote = remoteFrom(o);
     const scans = remote
-      ? ((await callApi(remote, 'POST', '/api/security/scan', { ...(o.server ? { server_name: o.server } : {}), ...(o.project ? { project_id: o.project } : {}) })) as ScanJson[])
+      ? ((await callApi(remote, 'POST', '/api/security/scan', {
+          ...(o.server ? { server_name: o.server } : {}),
+          ...(o.project ? { project_id: o.project } : {}),
+        })) as ScanJson[])
       : await scanLocally(o);
-    if (scans.length === 0 && !o.server) process.stderr.write('spyglass: no MCP servers are configured, so there is nothing to scan (see servers: in spyglass.yaml)\n');
-    for (const s of scans) if (s.error) process.stderr.write(`spyglass: ${escapeLine(s.server_name)}: ${escapeLine(s.error)} (only config-based checks ran)\n`);
+    if (scans.length === 0 && !o.server)
+      process.stderr.write(
+        'spyglass: no MCP servers are configured, so there is nothing to scan (see servers: in spyglass.yaml)\n',
+      );
+    for (const s of scans)
+      if (s.error)
+        process.stderr.write(
+          `spyglass: ${escapeLine(s.server_name)}: ${escapeLine(s.error)} (only config-based checks ran)\n`,
+        );
     if (o.sarif) printJson(sarifOf(scans));
     else if (o.json) printJson(scans);
     else printTables(scans);
-    if (failOn && scans.some((s) => s.findings.some((f) => atOrAbove(f.severity, failOn as Severity)))) process.exitCode = 1;
+    if (
+      failOn &&
+      scans.some((s) => s.findings.some((f) => atOrAbove(f.severity, failOn as Severity)))
+    )
+      process.exitCode = 1;
   });
 }
 
@@ -58,7 +95,12 @@ async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
   return withLocalServices(async (s) => {
     const tty = process.stderr.isTTY;
     const stored = await s.security.scan(o.project ?? null, o.server, {
-      onObserved: tty ? (t, done, total) => process.stderr.write(`\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`) : undefined,
+      onObserved: tty
+        ? (t, done, total) =>
+            process.stderr.write(
+              `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
+            )
+        : undefined,
     });
     if (tty) process.stderr.write('\r\u001b[K');
     return stored.map((x) => toScanJson(x) as unknown as ScanJson);
@@ -66,7 +108,9 @@ async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
 }
 
 function sarifOf(scans: readonly ScanJson[]): Record<string, unknown> {
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { version } = JSON.parse(
+    readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
   const configPath = loadConfig().configPath;
   return toSarif(scans, {
     toolVersion: version,
@@ -77,7 +121,9 @@ function sarifOf(scans: readonly ScanJson[]): Record<string, unknown> {
 
 function printTables(scans: readonly ScanJson[]): void {
   printRows(scans as unknown as Record<string, unknown>[], SUMMARY, false);
-  const findings = scans.flatMap((s) => s.findings.map((f) => ({ ...f, server_name: s.server_name })));
+  const findings = scans.flatMap((s) =>
+    s.findings.map((f) => ({ ...f, server_name: s.server_name })),
+  );
   if (findings.length > 0) printRows(findings, FINDINGS, false);
 }
 

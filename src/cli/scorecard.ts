@@ -4,25 +4,59 @@ import { toScorecardJson } from '../scoring/scorecard.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 
-const COLUMNS = ['server_name', 'grade', 'score', 'availability', 'security', 'reliability', 'schema_stability', 'performance', 'cap'];
+const COLUMNS = [
+  'server_name',
+  'grade',
+  'score',
+  'availability',
+  'security',
+  'reliability',
+  'schema_stability',
+  'performance',
+  'cap',
+];
 
 /** `spyglass scorecard`: every configured server's grade (or one); exit 1 when any is below --fail-below. */
 export function scorecardCommand(): Command {
   return new Command('scorecard')
-    .description('grade configured MCP servers (A+ to F) from stored history; exit code 1 if any grade is below --fail-below')
+    .description(
+      'grade configured MCP servers (A+ to F) from stored history; exit code 1 if any grade is below --fail-below',
+    )
     .option('--server <name>', 'only this server')
     .option('--json', 'print the scorecards as JSON (spec §2.5)')
-    .option('--fail-below <grade>', `exit 1 when a grade is below this one (${GRADES.join(', ')})`, parseGrade)
+    .option(
+      '--fail-below <grade>',
+      `exit 1 when a grade is below this one (${GRADES.join(', ')})`,
+      parseGrade,
+    )
     .option('--project <id>', 'project (default: every project the key sees)')
-    .option('--url <url>', 'ask a running server instead of reading the database (env SPYGLASS_URL)')
+    .option(
+      '--url <url>',
+      'ask a running server instead of reading the database (env SPYGLASS_URL)',
+    )
     .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
-    .action(async (o: { server?: string; json?: boolean; failBelow?: Grade; project?: string; url?: string; apiKey?: string }) => {
-      const remote = remoteFrom(o);
-      const cards = remote ? await fetchRemote(remote, o.server, o.project) : await readLocal(o.server, o.project);
-      if (o.json) printJson(o.server ? cards[0] : cards);
-      else printRows(cards.map(toRow), COLUMNS, false);
-      if (o.failBelow && cards.some((c) => GRADES.indexOf(c.grade as Grade) > GRADES.indexOf(o.failBelow as Grade))) process.exitCode = 1;
-    });
+    .action(
+      async (o: {
+        server?: string;
+        json?: boolean;
+        failBelow?: Grade;
+        project?: string;
+        url?: string;
+        apiKey?: string;
+      }) => {
+        const remote = remoteFrom(o);
+        const cards = remote
+          ? await fetchRemote(remote, o.server, o.project)
+          : await readLocal(o.server, o.project);
+        if (o.json) printJson(o.server ? cards[0] : cards);
+        else printRows(cards.map(toRow), COLUMNS, false);
+        if (
+          o.failBelow &&
+          cards.some((c) => GRADES.indexOf(c.grade as Grade) > GRADES.indexOf(o.failBelow as Grade))
+        )
+          process.exitCode = 1;
+      },
+    );
 }
 
 type CardJson = Record<string, unknown> & { server_name: string; grade: string };
@@ -33,22 +67,41 @@ function parseGrade(v: string): Grade {
   return g;
 }
 
-async function readLocal(server: string | undefined, project: string | undefined): Promise<CardJson[]> {
+async function readLocal(
+  server: string | undefined,
+  project: string | undefined,
+): Promise<CardJson[]> {
   return withLocalServices(async (s) => {
-    const cards = server ? [await s.scoring.get(project ?? null, server)] : await s.scoring.list(project ?? null);
-    if (cards.length === 0) process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
+    const cards = server
+      ? [await s.scoring.get(project ?? null, server)]
+      : await s.scoring.list(project ?? null);
+    if (cards.length === 0)
+      process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
     return cards.map((c) => toScorecardJson(c) as CardJson);
   });
 }
 
-async function fetchRemote(remote: RemoteOptions, server: string | undefined, project: string | undefined): Promise<CardJson[]> {
+async function fetchRemote(
+  remote: RemoteOptions,
+  server: string | undefined,
+  project: string | undefined,
+): Promise<CardJson[]> {
   const q = (p: string | undefined) => (p ? `?project_id=${encodeURIComponent(p)}` : '');
   const servers = server
     ? [{ server_name: server, project_id: project }]
-    : ((await callApi(remote, 'GET', `/api/health/servers${q(project)}`)) as { server_name: string; project_id: string }[]);
+    : ((await callApi(remote, 'GET', `/api/health/servers${q(project)}`)) as {
+        server_name: string;
+        project_id: string;
+      }[]);
   const out: CardJson[] = [];
   for (const s of servers) {
-    out.push((await callApi(remote, 'GET', `/api/health/servers/${encodeURIComponent(s.server_name)}/scorecard${q(s.project_id)}`)) as CardJson);
+    out.push(
+      (await callApi(
+        remote,
+        'GET',
+        `/api/health/servers/${encodeURIComponent(s.server_name)}/scorecard${q(s.project_id)}`,
+      )) as CardJson,
+    );
   }
   return out;
 }

@@ -4,43 +4,89 @@ import type { SessionJson, TreeNodeJson } from '../sessions/sessions-service.ts'
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
-const COLUMNS = ['session_id', 'agent_name', 'health_tag', 'tool_calls', 'failed_calls', 'duration_ms', 'est_cost_usd', 'last_call_at'];
+const COLUMNS = [
+  'session_id',
+  'agent_name',
+  'health_tag',
+  'tool_calls',
+  'failed_calls',
+  'duration_ms',
+  'est_cost_usd',
+  'last_call_at',
+];
 
 /** `spyglass sessions`: recent sessions as a table, or one session as a tree. */
 export function sessionsCommand(): Command {
-  return new Command('sessions')
-    .description('list recent sessions, or show one session as a span tree (--id)')
-    .option('--agent <name>', 'only sessions of this agent')
-    // An unknown tag is refused with the allowed values, not answered with an empty list.
-    .addOption(new Option('--tag <health_tag>', 'only sessions with this health tag').choices(HEALTH_TAGS))
-    .option('--since <iso>', 'sessions active since (default: last 24 h)')
-    .option('--limit <n>', 'how many sessions', '50')
-    .option('--id <session_id>', 'show this session as a tree')
-    .option('--project <id>', 'project (default: every project the key sees)')
-    .option('--url <url>', 'talk to a running server instead of the database (env SPYGLASS_URL)')
-    .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
-    .option('--json', 'print JSON')
-    .action(async (o: { agent?: string; tag?: string; since?: string; limit: string; id?: string; project?: string; url?: string; apiKey?: string; json?: boolean }) => {
-      const remote = remoteFrom(o);
-      if (o.id) {
-        const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
-        const detail = remote
-          ? ((await callApi(remote, 'GET', path)) as { session: SessionJson; spans: TreeNodeJson[]; truncated: boolean })
-          : await withLocalServices(async (s) => {
-              const { getSessionTree, toTreeJson } = await loadService();
-              const d = await getSessionTree(s.store.db, o.project ?? null, o.id as string);
-              return { ...d, spans: toTreeJson(d.spans) };
-            });
-        if (o.json) return printJson(detail);
-        process.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
-        return;
-      }
-      const query = { agent_name: o.agent, health_tag: o.tag, since: o.since, limit: o.limit, project_id: o.project };
-      const rows = remote
-        ? ((await callApi(remote, 'GET', `/api/agents/sessions?${toQuery(query)}`)) as SessionJson[])
-        : await withLocalServices(async (s) => (await (await loadService()).listSessions(s.store.db, { ...query, projectId: o.project ?? null })).sessions);
-      printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
-    });
+  return (
+    new Command('sessions')
+      .description('list recent sessions, or show one session as a span tree (--id)')
+      .option('--agent <name>', 'only sessions of this agent')
+      // An unknown tag is refused with the allowed values, not answered with an empty list.
+      .addOption(
+        new Option('--tag <health_tag>', 'only sessions with this health tag').choices(HEALTH_TAGS),
+      )
+      .option('--since <iso>', 'sessions active since (default: last 24 h)')
+      .option('--limit <n>', 'how many sessions', '50')
+      .option('--id <session_id>', 'show this session as a tree')
+      .option('--project <id>', 'project (default: every project the key sees)')
+      .option('--url <url>', 'talk to a running server instead of the database (env SPYGLASS_URL)')
+      .option('--api-key <key>', 'key for --url (env SPYGLASS_API_KEY)')
+      .option('--json', 'print JSON')
+      .action(
+        async (o: {
+          agent?: string;
+          tag?: string;
+          since?: string;
+          limit: string;
+          id?: string;
+          project?: string;
+          url?: string;
+          apiKey?: string;
+          json?: boolean;
+        }) => {
+          const remote = remoteFrom(o);
+          if (o.id) {
+            const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
+            const detail = remote
+              ? ((await callApi(remote, 'GET', path)) as {
+                  session: SessionJson;
+                  spans: TreeNodeJson[];
+                  truncated: boolean;
+                })
+              : await withLocalServices(async (s) => {
+                  const { getSessionTree, toTreeJson } = await loadService();
+                  const d = await getSessionTree(s.store.db, o.project ?? null, o.id as string);
+                  return { ...d, spans: toTreeJson(d.spans) };
+                });
+            if (o.json) return printJson(detail);
+            process.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
+            return;
+          }
+          const query = {
+            agent_name: o.agent,
+            health_tag: o.tag,
+            since: o.since,
+            limit: o.limit,
+            project_id: o.project,
+          };
+          const rows = remote
+            ? ((await callApi(
+                remote,
+                'GET',
+                `/api/agents/sessions?${toQuery(query)}`,
+              )) as SessionJson[])
+            : await withLocalServices(
+                async (s) =>
+                  (
+                    await (
+                      await loadService()
+                    ).listSessions(s.store.db, { ...query, projectId: o.project ?? null })
+                  ).sessions,
+              );
+          printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
+        },
+      )
+  );
 }
 
 /** The store-backed service, loaded only when the command opens the database (not for --url). */
@@ -89,5 +135,7 @@ function describe(n: TreeNodeJson): string {
 }
 
 function toQuery(q: Record<string, string | undefined>): string {
-  return new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+  return new URLSearchParams(
+    Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString();
 }

@@ -20,7 +20,9 @@ export function parseCostRules(raw: unknown, problems: string[]): CostRule[] {
       return;
     }
     const rule = r as Record<string, unknown>;
-    for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) problems.push(`${at}: unknown key "${k}" (expected server, tool, cost_usd)`);
+    for (const k of Object.keys(rule))
+      if (!RULE_KEYS.has(k))
+        problems.push(`${at}: unknown key "${k}" (expected server, tool, cost_usd)`);
     const glob = (k: 'server' | 'tool'): string | null => {
       const v = rule[k] ?? '*';
       if (typeof v === 'string' && v !== '') return v;
@@ -31,7 +33,9 @@ export function parseCostRules(raw: unknown, problems: string[]): CostRule[] {
     const tool = glob('tool');
     const cost = typeof rule.cost_usd === 'string' ? Number(rule.cost_usd) : rule.cost_usd;
     if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
-      problems.push(`${at}.cost_usd must be a number of dollars per call, 0 or more (got ${JSON.stringify(rule.cost_usd)})`);
+      problems.push(
+        `${at}.cost_usd must be a number of dollars per call, 0 or more (got ${JSON.stringify(rule.cost_usd)})`,
+      );
       return;
     }
     if (server !== null && tool !== null) rules.push({ server, tool, costUsd: cost });

@@ -21,11 +21,30 @@ export const DEFAULT_PRICES_AS_OF = '2025-11-01';
 
 export const UNKNOWN_MODEL_PRICE: Price = { input: 10, output: 30 };
 
-const openai = (input: number, output: number, cacheRead?: number): DefaultPrice => ({ provider: 'openai', input, output, ...(cacheRead === undefined ? {} : { cacheRead }) });
+const openai = (input: number, output: number, cacheRead?: number): DefaultPrice => ({
+  provider: 'openai',
+  input,
+  output,
+  ...(cacheRead === undefined ? {} : { cacheRead }),
+});
 // Anthropic: cache reads at 0.1× input, 5-minute cache writes at 1.25× input.
-const anthropic = (input: number, output: number): DefaultPrice => ({ provider: 'anthropic', input, output, cacheRead: input / 10, cacheWrite: input * 1.25 });
-const google = (input: number, output: number): DefaultPrice => ({ provider: 'google', input, output });
-const mistral = (input: number, output: number): DefaultPrice => ({ provider: 'mistral', input, output });
+const anthropic = (input: number, output: number): DefaultPrice => ({
+  provider: 'anthropic',
+  input,
+  output,
+  cacheRead: input / 10,
+  cacheWrite: input * 1.25,
+});
+const google = (input: number, output: number): DefaultPrice => ({
+  provider: 'google',
+  input,
+  output,
+});
+const mistral = (input: number, output: number): DefaultPrice => ({
+  provider: 'mistral',
+  input,
+  output,
+});
 
 export const DEFAULT_PRICES: Record<string, DefaultPrice> = {
   'gpt-4o': openai(2.5, 10, 1.25),

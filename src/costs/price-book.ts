@@ -1,6 +1,11 @@
 import { listAllPricing, type PricingRow } from '../store/costs-repo.ts';
 import type { Db } from '../store/db.ts';
-import { DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, normalizeModelId, prefixMatches } from './default-prices.ts';
+import {
+  DEFAULT_PRICES,
+  DEFAULT_PRICES_AS_OF,
+  normalizeModelId,
+  prefixMatches,
+} from './default-prices.ts';
 
 /** One dated price of a model: shipped (`default`, in effect since always) or a project's own. */
 export interface PriceRecord {
@@ -37,17 +42,39 @@ export class PriceTable {
   constructor(custom: readonly PricingRow[]) {
     const byKey = new Map<string, PriceRecord[]>();
     for (const [key, p] of Object.entries(DEFAULT_PRICES)) {
-      byKey.set(key, [{ modelId: key, provider: p.provider, input: p.input, output: p.output, cacheRead: p.cacheRead ?? null, cacheWrite: p.cacheWrite ?? null, fromMs: -Infinity, updatedAt: DEFAULTS_UPDATED, source: 'default' }]);
+      byKey.set(key, [
+        {
+          modelId: key,
+          provider: p.provider,
+          input: p.input,
+          output: p.output,
+          cacheRead: p.cacheRead ?? null,
+          cacheWrite: p.cacheWrite ?? null,
+          fromMs: -Infinity,
+          updatedAt: DEFAULTS_UPDATED,
+          source: 'default',
+        },
+      ]);
     }
     for (const r of custom) {
       const list = byKey.get(r.modelId) ?? [];
       list.push({
-        modelId: r.modelId, provider: r.provider, input: r.inputPer1mUsd, output: r.outputPer1mUsd, cacheRead: r.cacheReadPer1mUsd,
-        cacheWrite: r.cacheWritePer1mUsd, fromMs: r.effectiveFrom.getTime(), updatedAt: r.updatedAt, source: 'custom',
+        modelId: r.modelId,
+        provider: r.provider,
+        input: r.inputPer1mUsd,
+        output: r.outputPer1mUsd,
+        cacheRead: r.cacheReadPer1mUsd,
+        cacheWrite: r.cacheWritePer1mUsd,
+        fromMs: r.effectiveFrom.getTime(),
+        updatedAt: r.updatedAt,
+        source: 'custom',
       });
       byKey.set(r.modelId, list);
     }
-    this.timelines = [...byKey].map(([key, records]) => ({ key, records: records.sort((a, b) => a.fromMs - b.fromMs) }));
+    this.timelines = [...byKey].map(([key, records]) => ({
+      key,
+      records: records.sort((a, b) => a.fromMs - b.fromMs),
+    }));
     this.timelines.sort((a, b) => b.key.length - a.key.length || a.key.localeCompare(b.key));
   }
 
@@ -106,15 +133,17 @@ export class PriceBook {
   }
 
   reload(): Promise<void> {
-    this.loading = this.loading.catch(() => undefined).then(async () => {
-      const byProject = new Map<string, PricingRow[]>();
-      for (const r of await listAllPricing(this.db)) {
-        const list = byProject.get(r.projectId) ?? [];
-        list.push(r);
-        byProject.set(r.projectId, list);
-      }
-      this.tables = new Map([...byProject].map(([p, rows]) => [p, new PriceTable(rows)]));
-    });
+    this.loading = this.loading
+      .catch(() => undefined)
+      .then(async () => {
+        const byProject = new Map<string, PricingRow[]>();
+        for (const r of await listAllPricing(this.db)) {
+          const list = byProject.get(r.projectId) ?? [];
+          list.push(r);
+          byProject.set(r.projectId, list);
+        }
+        this.tables = new Map([...byProject].map(([p, rows]) => [p, new PriceTable(rows)]));
+      });
     return this.loading;
   }
 

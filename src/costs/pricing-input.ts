@@ -29,21 +29,52 @@ const KNOWN = new Set(['model_id', 'provider', 'effective_from', ...PRICE_FIELDS
  */
 export function parsePricingInput(body: unknown, mode: { pathModelId?: string }): PricingInput {
   const issues: ValidationIssue[] = [];
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
   const b = body as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (!KNOWN.has(k)) issues.push({ loc: ['body', k], msg: `Unknown field; expected one of ${[...KNOWN].join(', ')}`, type: 'extra_forbidden' });
+  for (const k of Object.keys(b))
+    if (!KNOWN.has(k))
+      issues.push({
+        loc: ['body', k],
+        msg: `Unknown field; expected one of ${[...KNOWN].join(', ')}`,
+        type: 'extra_forbidden',
+      });
 
   const rawId = mode.pathModelId ?? b.model_id;
   const idLoc = mode.pathModelId === undefined ? ['body', 'model_id'] : ['path', 'model_id'];
   let modelId = '';
-  if (typeof rawId !== 'string' || rawId.trim() === '') issues.push({ loc: idLoc, msg: 'Field required: a non-empty model id such as "gpt-4o"', type: 'missing' });
-  else if (rawId.length > MAX_MODEL_ID) issues.push({ loc: idLoc, msg: `String should have at most ${MAX_MODEL_ID} characters`, type: 'string_too_long' });
-  else if (/[\u0000-\u001f\u007f]/.test(rawId)) issues.push({ loc: idLoc, msg: 'Model id must not contain control characters', type: 'string_pattern_mismatch' });
+  if (typeof rawId !== 'string' || rawId.trim() === '')
+    issues.push({
+      loc: idLoc,
+      msg: 'Field required: a non-empty model id such as "gpt-4o"',
+      type: 'missing',
+    });
+  else if (rawId.length > MAX_MODEL_ID)
+    issues.push({
+      loc: idLoc,
+      msg: `String should have at most ${MAX_MODEL_ID} characters`,
+      type: 'string_too_long',
+    });
+  else if (/[\u0000-\u001f\u007f]/.test(rawId))
+    issues.push({
+      loc: idLoc,
+      msg: 'Model id must not contain control characters',
+      type: 'string_pattern_mismatch',
+    });
   else modelId = normalizeModelId(rawId.trim());
 
   const input: PricingInput = { modelId };
   if (b.provider !== undefined) {
-    if (typeof b.provider !== 'string' || b.provider.trim() === '' || b.provider.length > MAX_PROVIDER) issues.push({ loc: ['body', 'provider'], msg: `Input should be a non-empty string of at most ${MAX_PROVIDER} characters`, type: 'string_type' });
+    if (
+      typeof b.provider !== 'string' ||
+      b.provider.trim() === '' ||
+      b.provider.length > MAX_PROVIDER
+    )
+      issues.push({
+        loc: ['body', 'provider'],
+        msg: `Input should be a non-empty string of at most ${MAX_PROVIDER} characters`,
+        type: 'string_type',
+      });
     else input.provider = b.provider.trim();
   }
   for (const [field, key] of PRICE_FIELDS) {
@@ -51,17 +82,42 @@ export function parsePricingInput(body: unknown, mode: { pathModelId?: string })
     const optional = key === 'cacheRead' || key === 'cacheWrite';
     if (v === undefined || (v === null && optional)) {
       if (v === null) input[key as 'cacheRead' | 'cacheWrite'] = null;
-      else if (!optional && mode.pathModelId === undefined) issues.push({ loc: ['body', field], msg: 'Field required: USD per 1M tokens', type: 'missing' });
+      else if (!optional && mode.pathModelId === undefined)
+        issues.push({
+          loc: ['body', field],
+          msg: 'Field required: USD per 1M tokens',
+          type: 'missing',
+        });
       continue;
     }
-    if (typeof v !== 'number' || !Number.isFinite(v)) issues.push({ loc: ['body', field], msg: 'Input should be a finite number (USD per 1M tokens)', type: 'float_type' });
-    else if (v < 0) issues.push({ loc: ['body', field], msg: 'Input should be greater than or equal to 0', type: 'greater_than_equal' });
-    else if (v > 1_000_000) issues.push({ loc: ['body', field], msg: 'Input should be at most 1000000 USD per 1M tokens', type: 'less_than_equal' });
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      issues.push({
+        loc: ['body', field],
+        msg: 'Input should be a finite number (USD per 1M tokens)',
+        type: 'float_type',
+      });
+    else if (v < 0)
+      issues.push({
+        loc: ['body', field],
+        msg: 'Input should be greater than or equal to 0',
+        type: 'greater_than_equal',
+      });
+    else if (v > 1_000_000)
+      issues.push({
+        loc: ['body', field],
+        msg: 'Input should be at most 1000000 USD per 1M tokens',
+        type: 'less_than_equal',
+      });
     else input[key] = v;
   }
   if (b.effective_from !== undefined && b.effective_from !== null) {
     const d = typeof b.effective_from === 'string' ? new Date(b.effective_from) : new Date(NaN);
-    if (Number.isNaN(d.getTime())) issues.push({ loc: ['body', 'effective_from'], msg: 'Input should be an ISO 8601 datetime such as 2026-01-01T00:00:00Z', type: 'datetime_parsing' });
+    if (Number.isNaN(d.getTime()))
+      issues.push({
+        loc: ['body', 'effective_from'],
+        msg: 'Input should be an ISO 8601 datetime such as 2026-01-01T00:00:00Z',
+        type: 'datetime_parsing',
+      });
     else input.effectiveFrom = d;
   }
   if (issues.length > 0) throw invalid(issues);

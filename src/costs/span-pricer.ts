@@ -25,7 +25,11 @@ export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolC
     const cacheRead = s.cacheReadTokens ?? 0;
     const cacheWrite = s.cacheCreationTokens ?? 0;
     const thinking = s.thinkingTokens ?? 0;
-    if (s.inputTokens === null && s.outputTokens === null && cacheRead + cacheWrite + thinking === 0) {
+    if (
+      s.inputTokens === null &&
+      s.outputTokens === null &&
+      cacheRead + cacheWrite + thinking === 0
+    ) {
       s.costUsd = null;
       s.costEstimated = null;
       continue;
@@ -39,7 +43,12 @@ export function priceSpans(spans: readonly Span[], book: PriceBook, rules: ToolC
     // Cache tokens at the model's cache prices (its input price when it has none); thinking tokens as output.
     const cacheReadPrice = record?.cacheRead ?? price.input;
     const cacheWritePrice = record?.cacheWrite ?? price.input;
-    s.costUsd = ((s.inputTokens ?? 0) * price.input + ((s.outputTokens ?? 0) + thinking) * price.output + cacheRead * cacheReadPrice + cacheWrite * cacheWritePrice) / 1_000_000;
+    s.costUsd =
+      ((s.inputTokens ?? 0) * price.input +
+        ((s.outputTokens ?? 0) + thinking) * price.output +
+        cacheRead * cacheReadPrice +
+        cacheWrite * cacheWritePrice) /
+      1_000_000;
     s.costEstimated = record === null;
   }
 }

@@ -20,7 +20,11 @@ export class ToolCostRules {
   private memoSize = 0;
 
   constructor(rules: readonly CostRule[]) {
-    this.rules = rules.map((r) => ({ server: picomatch(r.server, { dot: true }), tool: picomatch(r.tool, { dot: true }), costUsd: r.costUsd }));
+    this.rules = rules.map((r) => ({
+      server: picomatch(r.server, { dot: true }),
+      tool: picomatch(r.tool, { dot: true }),
+      costUsd: r.costUsd,
+    }));
   }
 
   get empty(): boolean {

@@ -40,9 +40,14 @@ export const ApiKeyRef = builder.node(builder.objectRef<ApiKey>('ApiKey'), {
   fields: (t) => ({
     id: t.exposeString('id'),
     name: t.exposeString('name'),
-    prefix: t.exposeString('prefix', { description: 'The first characters of the key, to recognise it' }),
+    prefix: t.exposeString('prefix', {
+      description: 'The first characters of the key, to recognise it',
+    }),
     role: t.exposeString('role', { description: 'admin or viewer' }),
-    projectId: t.exposeString('projectId', { nullable: true, description: 'The project the key is bound to; null for every project' }),
+    projectId: t.exposeString('projectId', {
+      nullable: true,
+      description: 'The project the key is bound to; null for every project',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
@@ -71,7 +76,11 @@ const AuditEventRef = builder.objectRef<AuditEvent>('AuditEvent').implement({
 });
 
 builder.queryField('users', (t) =>
-  t.field({ type: [UserRef], description: 'Every user (global admins)', resolve: (_r, _a, ctx) => ctx.services.users.list(ctx.principal) }),
+  t.field({
+    type: [UserRef],
+    description: 'Every user (global admins)',
+    resolve: (_r, _a, ctx) => ctx.services.users.list(ctx.principal),
+  }),
 );
 
 builder.queryField('apiKeys', (t) =>
@@ -95,7 +104,10 @@ builder.queryField('auditLog', (t) =>
 builder.mutationField('inviteUser', (t) =>
   t.field({
     type: InvitationRef,
-    args: { email: t.arg.string({ required: true }), role: t.arg.string({ required: false, description: 'admin or viewer (default)' }) },
+    args: {
+      email: t.arg.string({ required: true }),
+      role: t.arg.string({ required: false, description: 'admin or viewer (default)' }),
+    },
     resolve: (_r, a, ctx) => ctx.services.users.invite(ctx.principal, a.email, a.role ?? 'viewer'),
   }),
 );
@@ -103,7 +115,10 @@ builder.mutationField('inviteUser', (t) =>
 builder.mutationField('changeUserRole', (t) =>
   t.field({
     type: UserRef,
-    args: { id: t.arg.string({ required: true }), role: t.arg.string({ required: true, description: 'admin or viewer' }) },
+    args: {
+      id: t.arg.string({ required: true }),
+      role: t.arg.string({ required: true, description: 'admin or viewer' }),
+    },
     resolve: (_r, a, ctx) => ctx.services.users.changeRole(ctx.principal, a.id, a.role),
   }),
 );
@@ -144,10 +159,19 @@ builder.mutationField('revokeApiKey', (t) =>
 );
 
 /** An offset-paged connection (the audit log is paged by offset in REST too); a bad cursor is the client's error. */
-async function offsetPage<T>(args: { first?: number | null; last?: number | null; before?: string | null; after?: string | null }, load: (page: { limit: number; offset: number }) => Promise<T[]>) {
+async function offsetPage<T>(
+  args: {
+    first?: number | null;
+    last?: number | null;
+    before?: string | null;
+    after?: string | null;
+  },
+  load: (page: { limit: number; offset: number }) => Promise<T[]>,
+) {
   try {
     for (const cursor of [args.after, args.before]) {
-      if (cursor && !Number.isSafeInteger(cursorToOffset(cursor))) throw new PothosValidationError(`Invalid cursor ${cursor}`);
+      if (cursor && !Number.isSafeInteger(cursorToOffset(cursor)))
+        throw new PothosValidationError(`Invalid cursor ${cursor}`);
     }
     return await resolveOffsetConnection({ args, defaultSize: 50, maxSize: 200 }, load);
   } catch (err) {

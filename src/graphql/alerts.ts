@@ -6,7 +6,8 @@ import { DEFAULT_PROJECT } from '../model/span.ts';
 import { builder, requireAdmin, toConnection, type Context } from './builder.ts';
 
 /** Alerts over GraphQL (docs/api.md#graphql): the same AlertService and scoping as /api/alerts/*. */
-const project = (ctx: Context, requested: string | null | undefined) => scopeProject(ctx.principal, requested) ?? DEFAULT_PROJECT;
+const project = (ctx: Context, requested: string | null | undefined) =>
+  scopeProject(ctx.principal, requested) ?? DEFAULT_PROJECT;
 
 const AlertRef = builder.objectRef<Alert>('Alert').implement({
   description: 'An inbox record (decisions §9)',
@@ -31,9 +32,15 @@ const AlertRef = builder.objectRef<Alert>('Alert').implement({
   }),
 });
 
-const SeverityCountsRef = builder.objectRef<AlertCounts['by_severity']>('AlertSeverityCounts').implement({
-  fields: (t) => ({ critical: t.exposeInt('critical'), warning: t.exposeInt('warning'), info: t.exposeInt('info') }),
-});
+const SeverityCountsRef = builder
+  .objectRef<AlertCounts['by_severity']>('AlertSeverityCounts')
+  .implement({
+    fields: (t) => ({
+      critical: t.exposeInt('critical'),
+      warning: t.exposeInt('warning'),
+      info: t.exposeInt('info'),
+    }),
+  });
 
 const CountsRef = builder.objectRef<AlertCounts>('AlertCounts').implement({
   fields: (t) => ({
@@ -55,9 +62,14 @@ const ConfigRef = builder.objectRef<AlertConfigView>('AlertConfig').implement({
   }),
 });
 
-const TestResultRef = builder.objectRef<{ ok: boolean; error?: string }>('AlertTestResult').implement({
-  fields: (t) => ({ ok: t.exposeBoolean('ok'), error: t.string({ nullable: true, resolve: (r) => r.error ?? null }) }),
-});
+const TestResultRef = builder
+  .objectRef<{ ok: boolean; error?: string }>('AlertTestResult')
+  .implement({
+    fields: (t) => ({
+      ok: t.exposeBoolean('ok'),
+      error: t.string({ nullable: true, resolve: (r) => r.error ?? null }),
+    }),
+  });
 
 builder.queryField('alerts', (t) =>
   t.connection({
@@ -83,14 +95,25 @@ builder.queryField('alerts', (t) =>
 );
 
 builder.queryField('alertCounts', (t) =>
-  t.field({ type: CountsRef, args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.alerts.counts(project(ctx, a.projectId)) }),
+  t.field({
+    type: CountsRef,
+    args: { projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.alerts.counts(project(ctx, a.projectId)),
+  }),
 );
 
 builder.queryField('alertConfig', (t) =>
-  t.field({ type: ConfigRef, args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.alerts.getConfig(project(ctx, a.projectId)) }),
+  t.field({
+    type: ConfigRef,
+    args: { projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.alerts.getConfig(project(ctx, a.projectId)),
+  }),
 );
 
-for (const [name, action] of [['acknowledgeAlert', 'ack'], ['resolveAlert', 'resolve']] as const) {
+for (const [name, action] of [
+  ['acknowledgeAlert', 'ack'],
+  ['resolveAlert', 'resolve'],
+] as const) {
   builder.mutationField(name, (t) =>
     t.field({
       type: AlertRef,
@@ -106,10 +129,17 @@ for (const [name, action] of [['acknowledgeAlert', 'ack'], ['resolveAlert', 'res
 builder.mutationField('snoozeAlert', (t) =>
   t.field({
     type: AlertRef,
-    args: { id: t.arg.string({ required: true }), minutes: t.arg.int({ required: true }), projectId: t.arg.string({ required: false }) },
+    args: {
+      id: t.arg.string({ required: true }),
+      minutes: t.arg.int({ required: true }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: (_r, a, ctx) => {
       requireAdmin(ctx);
-      return ctx.services.alerts.move(project(ctx, a.projectId), a.id, { action: 'snooze', minutes: a.minutes });
+      return ctx.services.alerts.move(project(ctx, a.projectId), a.id, {
+        action: 'snooze',
+        minutes: a.minutes,
+      });
     },
   }),
 );
@@ -117,8 +147,13 @@ builder.mutationField('snoozeAlert', (t) =>
 builder.mutationField('saveAlertConfig', (t) =>
   t.field({
     type: ConfigRef,
-    description: 'alertTypes: toggles to change; chatWebhook: a URL to save, null or "" to clear, omitted to keep',
-    args: { projectId: t.arg.string({ required: false }), alertTypes: t.arg({ type: 'JSON', required: false }), chatWebhook: t.arg.string({ required: false }) },
+    description:
+      'alertTypes: toggles to change; chatWebhook: a URL to save, null or "" to clear, omitted to keep',
+    args: {
+      projectId: t.arg.string({ required: false }),
+      alertTypes: t.arg({ type: 'JSON', required: false }),
+      chatWebhook: t.arg.string({ required: false }),
+    },
     resolve: (_r, a, ctx) => {
       requireAdmin(ctx);
       const body: Record<string, unknown> = {};

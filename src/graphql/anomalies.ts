@@ -6,21 +6,39 @@ import { builder } from './builder.ts';
 /** Anomalies (docs/anomalies.md): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
 
 const AnomalyRef = builder.objectRef<AnomalyRecord>('Anomaly').implement({
-  description: 'A tool whose hourly error rate or mean latency is unusual against its 7-day baseline (docs/anomalies.md)',
+  description:
+    'A tool whose hourly error rate or mean latency is unusual against its 7-day baseline (docs/anomalies.md)',
   fields: (t) => ({
     projectId: t.exposeString('projectId'),
     serverName: t.exposeString('serverName'),
     toolName: t.exposeString('toolName'),
     metric: t.exposeString('metric', { description: 'error_rate or latency_ms' }),
-    zScore: t.exposeFloat('zScore', { description: '(current − baseline mean) / max(baseline stddev, floor); positive is worse' }),
+    zScore: t.exposeFloat('zScore', {
+      description: '(current − baseline mean) / max(baseline stddev, floor); positive is worse',
+    }),
     currentValue: t.exposeFloat('currentValue'),
     baselineValue: t.exposeFloat('baselineValue', { description: 'the baseline mean' }),
-    baselineStddev: t.exposeFloat('baselineStddev', { description: 'sample standard deviation of the baseline hours' }),
+    baselineStddev: t.exposeFloat('baselineStddev', {
+      description: 'sample standard deviation of the baseline hours',
+    }),
     sampleCount: t.exposeInt('sampleCount', { description: 'baseline hours with calls' }),
-    sampleHour: t.expose('sampleHour', { type: 'DateTime', description: 'the hour the current value comes from' }),
-    severity: t.string({ resolve: (a) => a.severity ?? 'none', description: 'critical (|z| ≥ 3) or warning (|z| ≥ 2)' }),
-    detectedAt: t.expose('detectedAt', { type: 'DateTime', description: 'the evaluation that produced this record' }),
-    since: t.expose('since', { type: 'DateTime', nullable: true, description: 'when this anomalous run began' }),
+    sampleHour: t.expose('sampleHour', {
+      type: 'DateTime',
+      description: 'the hour the current value comes from',
+    }),
+    severity: t.string({
+      resolve: (a) => a.severity ?? 'none',
+      description: 'critical (|z| ≥ 3) or warning (|z| ≥ 2)',
+    }),
+    detectedAt: t.expose('detectedAt', {
+      type: 'DateTime',
+      description: 'the evaluation that produced this record',
+    }),
+    since: t.expose('since', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'when this anomalous run began',
+    }),
   }),
 });
 
@@ -37,7 +55,11 @@ builder.queryField('anomalies', (t) =>
     resolve: (_r, a, ctx) =>
       ctx.services.anomalies.list(
         scopeProject(ctx.principal, a.projectId),
-        parseAnomalyFilter(a, 'args', { serverName: 'serverName', severity: 'severity', metric: 'metric' }),
+        parseAnomalyFilter(a, 'args', {
+          serverName: 'serverName',
+          severity: 'severity',
+          metric: 'metric',
+        }),
       ),
   }),
 );

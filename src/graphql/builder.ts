@@ -28,7 +28,14 @@ export const builder = new SchemaBuilder<{
   // Objects a client refetches implement Node; their global id is `nodeId` because `id` already
   // names the local id (a project's, a user's) in this schema, as in REST.
   // One node per request: nodes(ids:) would load an unbounded list of ids.
-  relay: { clientMutationId: 'omit', cursorType: 'String', idFieldName: 'nodeId', idFieldOptions: { description: 'Global id: refetch with node(id:)' }, nodesQueryOptions: false, decodeGlobalID: decodeNodeId },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    idFieldName: 'nodeId',
+    idFieldOptions: { description: 'Global id: refetch with node(id:)' },
+    nodesQueryOptions: false,
+    decodeGlobalID: decodeNodeId,
+  },
 });
 
 /** A global id naming no object type of this schema is the client's error (Pothos would throw a plain Error). */
@@ -66,7 +73,8 @@ builder.scalarType('JSON', {
 
 function toPlain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(toPlain);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toPlain(x)]));
   return v;
 }
 
@@ -80,7 +88,12 @@ export function toConnection<T>(nodes: T[], cursorOf: (node: T) => string, hasNe
   const edges = nodes.map((node) => ({ node, cursor: cursorOf(node) }));
   return {
     edges,
-    pageInfo: { hasNextPage, hasPreviousPage: false, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
   };
 }
 

@@ -33,21 +33,34 @@ const CatalogInput = builder.inputType('CatalogEntryInput', {
   }),
 });
 
-const DiscoveryRef = builder.objectRef<{ discovered: number; names: string[] }>('Discovery').implement({
-  fields: (t) => ({ discovered: t.exposeInt('discovered'), names: t.exposeStringList('names') }),
-});
+const DiscoveryRef = builder
+  .objectRef<{ discovered: number; names: string[] }>('Discovery')
+  .implement({
+    fields: (t) => ({ discovered: t.exposeInt('discovered'), names: t.exposeStringList('names') }),
+  });
 
-const project = (ctx: Context, requested: string | null | undefined) => ctx.services.catalog.project(ctx.principal, requested ?? undefined);
+const project = (ctx: Context, requested: string | null | undefined) =>
+  ctx.services.catalog.project(ctx.principal, requested ?? undefined);
 
-for (const [kind, plural] of [['agent', 'agents'], ['server', 'servers']] as [CatalogKind, string][]) {
+for (const [kind, plural] of [
+  ['agent', 'agents'],
+  ['server', 'servers'],
+] as [CatalogKind, string][]) {
   const Kind = kind === 'agent' ? 'Agent' : 'Server';
   builder.queryField(plural, (t) =>
-    t.field({ type: [CatalogEntryRef], args: { projectId: t.arg.string({ required: false }) }, resolve: (_r, a, ctx) => ctx.services.catalog.list(kind, project(ctx, a.projectId)) }),
+    t.field({
+      type: [CatalogEntryRef],
+      args: { projectId: t.arg.string({ required: false }) },
+      resolve: (_r, a, ctx) => ctx.services.catalog.list(kind, project(ctx, a.projectId)),
+    }),
   );
   builder.queryField(kind, (t) =>
     t.field({
       type: CatalogEntryRef,
-      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+      args: {
+        name: t.arg.string({ required: true }),
+        projectId: t.arg.string({ required: false }),
+      },
       resolve: (_r, a, ctx) => ctx.services.catalog.get(kind, project(ctx, a.projectId), a.name),
     }),
   );
@@ -55,12 +68,24 @@ for (const [kind, plural] of [['agent', 'agents'], ['server', 'servers']] as [Ca
     t.field({
       type: CatalogEntryRef,
       description: `Create or update a${kind === 'agent' ? 'n agent' : ' server'} catalog entry`,
-      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }), input: t.arg({ type: CatalogInput, required: true }) },
+      args: {
+        name: t.arg.string({ required: true }),
+        projectId: t.arg.string({ required: false }),
+        input: t.arg({ type: CatalogInput, required: true }),
+      },
       resolve: (_r, a, ctx) => {
         requireAdmin(ctx);
         const i = a.input;
         const body = Object.fromEntries(
-          Object.entries({ description: i.description, owner: i.owner, tags: i.tags, runbook_url: i.runbookUrl, status: i.status, transport: i.transport, url: i.url }).filter(([, v]) => v !== undefined),
+          Object.entries({
+            description: i.description,
+            owner: i.owner,
+            tags: i.tags,
+            runbook_url: i.runbookUrl,
+            status: i.status,
+            transport: i.transport,
+            url: i.url,
+          }).filter(([, v]) => v !== undefined),
         );
         return ctx.services.catalog.put(kind, project(ctx, a.projectId), a.name, body);
       },
@@ -68,7 +93,10 @@ for (const [kind, plural] of [['agent', 'agents'], ['server', 'servers']] as [Ca
   );
   builder.mutationField(`delete${Kind}`, (t) =>
     t.boolean({
-      args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+      args: {
+        name: t.arg.string({ required: true }),
+        projectId: t.arg.string({ required: false }),
+      },
       resolve: async (_r, a, ctx) => {
         requireAdmin(ctx);
         await ctx.services.catalog.delete(kind, project(ctx, a.projectId), a.name);

@@ -24,9 +24,15 @@ export function graphiqlPage(): GraphiqlPage {
     shouldPersistHeaders: false,
     defaultEditorToolsVisibility: 'headers',
     subscriptionsProtocol: 'SSE',
-    defaultQuery: '# Put your API key in the Headers tab below (not needed in local mode without keys).\n{\n  projects {\n    id\n    name\n  }\n}\n',
+    defaultQuery:
+      '# Put your API key in the Headers tab below (not needed in local mode without keys).\n{\n  projects {\n    id\n    name\n  }\n}\n',
   });
-  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash('sha256').update(m[1] as string).digest('base64')}'`);
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] as string)
+        .digest('base64')}'`,
+  );
   const csp = [
     "default-src 'none'",
     `script-src ${scripts.join(' ')}`,

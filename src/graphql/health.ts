@@ -1,6 +1,15 @@
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-import type { AffectedAgent, BlastRadius, DriftChange, DriftEvent, DriftImpact, HealthResult, ImpactConsumer, ToolObservation } from '../model/health.ts';
+import type {
+  AffectedAgent,
+  BlastRadius,
+  DriftChange,
+  DriftEvent,
+  DriftImpact,
+  HealthResult,
+  ImpactConsumer,
+  ToolObservation,
+} from '../model/health.ts';
 import { builder, requireAdmin } from './builder.ts';
 
 /** MCP health (docs/health.md): the same service and limits as /api/health. */
@@ -26,9 +35,16 @@ export const HealthResultRef = builder.objectRef<HealthResult>('HealthResult').i
 const DriftChangeRef = builder.objectRef<DriftChange>('DriftChange').implement({
   fields: (t) => ({
     changeType: t.string({ resolve: (c) => c.change_type }),
-    classification: t.string({ resolve: (c) => c.classification, description: 'BREAKING, WARNING or COMPATIBLE' }),
+    classification: t.string({
+      resolve: (c) => c.classification,
+      description: 'BREAKING, WARNING or COMPATIBLE',
+    }),
     toolName: t.string({ nullable: true, resolve: (c) => c.tool_name }),
-    paramName: t.string({ nullable: true, resolve: (c) => c.param_name, description: 'dotted path for nested parameters' }),
+    paramName: t.string({
+      nullable: true,
+      resolve: (c) => c.param_name,
+      description: 'dotted path for nested parameters',
+    }),
     paramType: t.string({ nullable: true, resolve: (c) => c.param_type }),
     detail: t.string({ nullable: true, resolve: (c) => c.detail }),
   }),
@@ -44,8 +60,15 @@ const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
     currentHash: t.exposeString('currentHash'),
     classification: t.exposeString('classification'),
     changes: t.field({ type: [DriftChangeRef], resolve: (e) => e.changes }),
-    observedBy: t.string({ description: 'check: a Spyglass health check found it; agent: a tool list an agent posted', resolve: (e) => e.observedBy ?? 'check' }),
-    agentName: t.string({ nullable: true, description: 'the agent whose posted tool list showed the drift', resolve: (e) => e.agentName ?? null }),
+    observedBy: t.string({
+      description: 'check: a Spyglass health check found it; agent: a tool list an agent posted',
+      resolve: (e) => e.observedBy ?? 'check',
+    }),
+    agentName: t.string({
+      nullable: true,
+      description: 'the agent whose posted tool list showed the drift',
+      resolve: (e) => e.agentName ?? null,
+    }),
   }),
 });
 
@@ -84,7 +107,10 @@ const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
     serverName: t.string({ resolve: (b) => b.server_name }),
     serverStatus: t.string({ resolve: (b) => b.server_status }),
     windowHours: t.int({ resolve: (b) => b.window_hours }),
-    severity: t.string({ resolve: (b) => b.severity, description: 'CRITICAL, HIGH, MEDIUM or LOW' }),
+    severity: t.string({
+      resolve: (b) => b.severity,
+      description: 'CRITICAL, HIGH, MEDIUM or LOW',
+    }),
     totalAgents: t.int({ resolve: (b) => b.total_agents }),
     totalSessions: t.int({ resolve: (b) => b.total_sessions }),
     totalCalls: t.int({ resolve: (b) => b.total_calls }),
@@ -92,11 +118,23 @@ const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
   }),
 });
 
-export function bounded(name: string, value: number | null | undefined, fallback: number, min: number, max: number): number {
+export function bounded(
+  name: string,
+  value: number | null | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min || v > max) {
     throw new SpyglassError('validation', `${name} must be an integer from ${min} to ${max}`, {
-      issues: [{ loc: ['args', name], msg: `Input should be an integer from ${min} to ${max}`, type: 'int_range' }],
+      issues: [
+        {
+          loc: ['args', name],
+          msg: `Input should be an integer from ${min} to ${max}`,
+          type: 'int_range',
+        },
+      ],
     });
   }
   return v;
@@ -107,7 +145,8 @@ builder.queryField('healthServers', (t) =>
     type: [HealthResultRef],
     description: 'Latest result per configured server (GET /api/health/servers)',
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.health.listLatest(scopeProject(ctx.principal, a.projectId)),
+    resolve: (_r, a, ctx) =>
+      ctx.services.health.listLatest(scopeProject(ctx.principal, a.projectId)),
   }),
 );
 
@@ -131,16 +170,34 @@ builder.queryField('healthServer', (t) =>
 builder.queryField('healthHistory', (t) =>
   t.field({
     type: [HealthResultRef],
-    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.health.history(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100)),
+    args: {
+      name: t.arg.string({ required: true }),
+      limit: t.arg.int({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.health.history(
+        scopeProject(ctx.principal, a.projectId),
+        a.name,
+        bounded('limit', a.limit, 10, 1, 100),
+      ),
   }),
 );
 
 builder.queryField('driftHistory', (t) =>
   t.field({
     type: [DriftEventRef],
-    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.health.driftHistory(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100)),
+    args: {
+      name: t.arg.string({ required: true }),
+      limit: t.arg.int({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.health.driftHistory(
+        scopeProject(ctx.principal, a.projectId),
+        a.name,
+        bounded('limit', a.limit, 10, 1, 100),
+      ),
   }),
 );
 
@@ -154,15 +211,29 @@ builder.queryField('driftImpact', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.health.driftImpact(scopeProject(ctx.principal, a.projectId), a.name, a.toolName, bounded('hours', a.hours, 24, 1, 168)),
+      ctx.services.health.driftImpact(
+        scopeProject(ctx.principal, a.projectId),
+        a.name,
+        a.toolName,
+        bounded('hours', a.hours, 24, 1, 168),
+      ),
   }),
 );
 
 builder.queryField('blastRadius', (t) =>
   t.field({
     type: BlastRadiusRef,
-    args: { name: t.arg.string({ required: true }), hours: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.health.blastRadius(scopeProject(ctx.principal, a.projectId), a.name, bounded('hours', a.hours, 24, 1, 720)),
+    args: {
+      name: t.arg.string({ required: true }),
+      hours: t.arg.int({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.health.blastRadius(
+        scopeProject(ctx.principal, a.projectId),
+        a.name,
+        bounded('hours', a.hours, 24, 1, 720),
+      ),
   }),
 );
 
@@ -170,7 +241,10 @@ builder.mutationField('runHealthChecks', (t) =>
   t.field({
     type: [HealthResultRef],
     description: 'Checks configured servers now (POST /api/health/check); admin only',
-    args: { serverName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }) },
+    args: {
+      serverName: t.arg.string({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: async (_r, a, ctx) => {
       requireAdmin(ctx);
       let targets = await ctx.services.health.targets(scopeProject(ctx.principal, a.projectId));
@@ -184,7 +258,8 @@ builder.mutationField('runHealthChecks', (t) =>
 );
 
 const ToolObservationRef = builder.objectRef<ToolObservation>('ToolObservation').implement({
-  description: 'A tool list an agent saw, stored as an observed schema of the server (POST /api/servers/{name}/tools)',
+  description:
+    'A tool list an agent saw, stored as an observed schema of the server (POST /api/servers/{name}/tools)',
   fields: (t) => ({
     serverName: t.exposeString('serverName'),
     projectId: t.exposeString('projectId'),
@@ -192,21 +267,40 @@ const ToolObservationRef = builder.objectRef<ToolObservation>('ToolObservation')
     toolsCount: t.exposeInt('toolsCount'),
     schemaHash: t.exposeString('schemaHash'),
     observedAt: t.expose('observedAt', { type: 'DateTime' }),
-    drift: t.field({ type: DriftEventRef, nullable: true, description: 'The change from the previous list an agent posted; null for none', resolve: (o) => o.drift }),
+    drift: t.field({
+      type: DriftEventRef,
+      nullable: true,
+      description: 'The change from the previous list an agent posted; null for none',
+      resolve: (o) => o.drift,
+    }),
   }),
 });
 
 builder.mutationField('recordObservedTools', (t) =>
   t.field({
     type: ToolObservationRef,
-    description: "Stores the tools an agent saw as the server's observed schema; drift from the previous list is classified and alerted like a check's",
+    description:
+      "Stores the tools an agent saw as the server's observed schema; drift from the previous list is classified and alerted like a check's",
     args: {
       serverName: t.arg.string({ required: true }),
-      tools: t.arg({ type: ['JSON'], required: true, description: 'MCP tool objects ({name, description, inputSchema})' }),
+      tools: t.arg({
+        type: ['JSON'],
+        required: true,
+        description: 'MCP tool objects ({name, description, inputSchema})',
+      }),
       agentName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.observedTools.record(ctx.principal, a.serverName, { tools: a.tools, agent_name: a.agentName ?? undefined, project_id: a.projectId ?? undefined }, {}),
+      ctx.services.observedTools.record(
+        ctx.principal,
+        a.serverName,
+        {
+          tools: a.tools,
+          agent_name: a.agentName ?? undefined,
+          project_id: a.projectId ?? undefined,
+        },
+        {},
+      ),
   }),
 );

@@ -3,25 +3,43 @@ import { SpyglassError } from '../errors.ts';
 import { acceptNativeBatch } from '../ingest/accept-native.ts';
 import { builder, requireAdmin } from './builder.ts';
 
-const IngestResultRef = builder.objectRef<{ stored: number; duplicates: number }>('IngestResult').implement({
-  fields: (t) => ({
-    accepted: t.exposeInt('stored', { description: 'Spans newly stored' }),
-    duplicates: t.exposeInt('duplicates', { description: 'Spans the project already had (sent again)' }),
-  }),
-});
+const IngestResultRef = builder
+  .objectRef<{ stored: number; duplicates: number }>('IngestResult')
+  .implement({
+    fields: (t) => ({
+      accepted: t.exposeInt('stored', { description: 'Spans newly stored' }),
+      duplicates: t.exposeInt('duplicates', {
+        description: 'Spans the project already had (sent again)',
+      }),
+    }),
+  });
 
 builder.mutationField('ingestSpans', (t) =>
   t.field({
     type: IngestResultRef,
-    description: 'Stores a batch of spans in the native JSON form (the body of POST /api/traces/spans); resolves once they are committed',
-    args: { spans: t.arg({ type: ['JSON'], required: true, description: 'Span objects with the native (snake_case) fields' }) },
+    description:
+      'Stores a batch of spans in the native JSON form (the body of POST /api/traces/spans); resolves once they are committed',
+    args: {
+      spans: t.arg({
+        type: ['JSON'],
+        required: true,
+        description: 'Span objects with the native (snake_case) fields',
+      }),
+    },
     resolve: (_r, a, ctx, info) => {
       requireAdmin(ctx);
       // One variable named by many aliases would store one body many times over: one batch per request.
       if (countField(info, info.operation.selectionSet, info.fieldName) > 1) {
-        throw new SpyglassError('validation', `${info.fieldName} may appear once per request; send one batch`);
+        throw new SpyglassError(
+          'validation',
+          `${info.fieldName} may appear once per request; send one batch`,
+        );
       }
-      return acceptNativeBatch({ maxBatchSpans: ctx.services.config.ingest.maxBatchSpans, ingest: ctx.services.ingest }, ctx.principal, a.spans);
+      return acceptNativeBatch(
+        { maxBatchSpans: ctx.services.config.ingest.maxBatchSpans, ingest: ctx.services.ingest },
+        ctx.principal,
+        a.spans,
+      );
     },
   }),
 );

@@ -1,11 +1,28 @@
 import { costLimitPlugin, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, Kind, Lexer, Source, TokenKind, TypeInfo, validate, visit, visitWithTypeInfo, type ArgumentNode, type DocumentNode, type ExecutionArgs, type FieldNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  Lexer,
+  Source,
+  TokenKind,
+  TypeInfo,
+  validate,
+  visit,
+  visitWithTypeInfo,
+  type ArgumentNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type FieldNode,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { MAX_BODY_DEPTH } from '../normalize/json-limits.ts';
 
-type RejectCallback = NonNullable<NonNullable<Parameters<typeof costLimitPlugin>[0]>['onReject']>[number];
+type RejectCallback = NonNullable<
+  NonNullable<Parameters<typeof costLimitPlugin>[0]>['onReject']
+>[number];
 
 export const QUERY_LIMITS = { depth: 8, cost: 5000, aliases: 15 };
 /** What a connection without `first` (or with a `first` variable not given) counts as: the largest default page. */
@@ -20,9 +37,21 @@ export const DEFAULT_PAGE = 100;
 export function queryLimits(): Plugin[] {
   return [
     { onParse: ({ params }) => checkNesting(String(params.source?.body ?? params.source)) },
-    maxDepthPlugin({ n: QUERY_LIMITS.depth, propagateOnRejection: false, onReject: [report('QUERY_TOO_DEEP')] }),
-    costLimitPlugin({ maxCost: QUERY_LIMITS.cost, propagateOnRejection: false, onReject: [report('QUERY_TOO_COSTLY')] }),
-    maxAliasesPlugin({ n: QUERY_LIMITS.aliases, propagateOnRejection: false, onReject: [report('TOO_MANY_ALIASES')] }),
+    maxDepthPlugin({
+      n: QUERY_LIMITS.depth,
+      propagateOnRejection: false,
+      onReject: [report('QUERY_TOO_DEEP')],
+    }),
+    costLimitPlugin({
+      maxCost: QUERY_LIMITS.cost,
+      propagateOnRejection: false,
+      onReject: [report('QUERY_TOO_COSTLY')],
+    }),
+    maxAliasesPlugin({
+      n: QUERY_LIMITS.aliases,
+      propagateOnRejection: false,
+      onReject: [report('TOO_MANY_ALIASES')],
+    }),
     {
       onExecute: ({ args, setResultAndStopExecution }) => {
         const errors = costWithPages(args);
@@ -47,30 +76,62 @@ function checkNesting(text: string): void {
   let depth = 0;
   try {
     for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
-      if (t.kind === TokenKind.BRACE_L || t.kind === TokenKind.BRACKET_L || t.kind === TokenKind.PAREN_L) depth++;
-      else if (t.kind === TokenKind.BRACE_R || t.kind === TokenKind.BRACKET_R || t.kind === TokenKind.PAREN_R) depth--;
+      if (
+        t.kind === TokenKind.BRACE_L ||
+        t.kind === TokenKind.BRACKET_L ||
+        t.kind === TokenKind.PAREN_L
+      )
+        depth++;
+      else if (
+        t.kind === TokenKind.BRACE_R ||
+        t.kind === TokenKind.BRACKET_R ||
+        t.kind === TokenKind.PAREN_R
+      )
+        depth--;
       if (depth > MAX_BODY_DEPTH) break;
     }
   } catch {
     return; // A syntax error: parse() reports it where it is.
   }
-  if (depth > MAX_BODY_DEPTH) throw new GraphQLError(`Query nests brackets deeper than ${MAX_BODY_DEPTH} levels`, { extensions: { code: 'QUERY_TOO_DEEP' } });
+  if (depth > MAX_BODY_DEPTH)
+    throw new GraphQLError(`Query nests brackets deeper than ${MAX_BODY_DEPTH} levels`, {
+      extensions: { code: 'QUERY_TOO_DEEP' },
+    });
 }
 
 function report(code: string): RejectCallback {
-  return (ctx, err) => ctx?.reportError(new GraphQLError(err.message.replace(/^Syntax Error: /, ''), { extensions: { code } }));
+  return (ctx, err) =>
+    ctx?.reportError(
+      new GraphQLError(err.message.replace(/^Syntax Error: /, ''), { extensions: { code } }),
+    );
 }
 
 function costWithPages(args: ExecutionArgs): readonly GraphQLError[] {
   const document = withPageSizes(args.schema, args.document, args.variableValues ?? {});
   if (document === args.document) return [];
   const errors: GraphQLError[] = [];
-  validate(args.schema, document, [costLimitRule({ maxCost: QUERY_LIMITS.cost, propagateOnRejection: false, onReject: [(_c, e) => void errors.push(e)] })]);
-  return errors.map((e) => new GraphQLError(`${e.message.replace(/^Syntax Error: /, '')} (with page sizes from variables and defaults)`, { extensions: { code: 'QUERY_TOO_COSTLY' } }));
+  validate(args.schema, document, [
+    costLimitRule({
+      maxCost: QUERY_LIMITS.cost,
+      propagateOnRejection: false,
+      onReject: [(_c, e) => void errors.push(e)],
+    }),
+  ]);
+  return errors.map(
+    (e) =>
+      new GraphQLError(
+        `${e.message.replace(/^Syntax Error: /, '')} (with page sizes from variables and defaults)`,
+        { extensions: { code: 'QUERY_TOO_COSTLY' } },
+      ),
+  );
 }
 
 /** The document with every connection's `first` as a literal: from variables, else DEFAULT_PAGE. */
-function withPageSizes(schema: GraphQLSchema, doc: DocumentNode, vars: Readonly<Record<string, unknown>>): DocumentNode {
+function withPageSizes(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  vars: Readonly<Record<string, unknown>>,
+): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   let changed = false;
   const result = visit(
@@ -82,8 +143,13 @@ function withPageSizes(schema: GraphQLSchema, doc: DocumentNode, vars: Readonly<
         const given = args.find((a) => a.name.value === 'first');
         if (given && given.value.kind !== Kind.VARIABLE) return undefined;
         const v = given?.value.kind === Kind.VARIABLE ? vars[given.value.name.value] : undefined;
-        const n = typeof v === 'number' && Number.isFinite(v) ? Math.max(1, Math.trunc(v)) : DEFAULT_PAGE;
-        const first: ArgumentNode = { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: { kind: Kind.INT, value: String(n) } };
+        const n =
+          typeof v === 'number' && Number.isFinite(v) ? Math.max(1, Math.trunc(v)) : DEFAULT_PAGE;
+        const first: ArgumentNode = {
+          kind: Kind.ARGUMENT,
+          name: { kind: Kind.NAME, value: 'first' },
+          value: { kind: Kind.INT, value: String(n) },
+        };
         changed = true;
         return { ...node, arguments: [first, ...args.filter((a) => a !== given)] };
       },

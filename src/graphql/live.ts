@@ -1,6 +1,12 @@
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError } from '../errors.ts';
-import type { AlertFiredEvent, HealthCheckEvent, Interest, LiveEvent, SpanNewEvent } from '../live/bus.ts';
+import type {
+  AlertFiredEvent,
+  HealthCheckEvent,
+  Interest,
+  LiveEvent,
+  SpanNewEvent,
+} from '../live/bus.ts';
 import { iterateEvents, type EventStream } from '../live/subscribe.ts';
 import { builder, type Context } from './builder.ts';
 
@@ -52,7 +58,11 @@ builder.subscriptionField('spanNew', (t) =>
     type: SpanEventRef,
     args: { projectId: t.arg.string({ required: false }) },
     subscribe: (_r, a, ctx) =>
-      openStream(ctx, { type: 'span:new', projectId: scopeProject(ctx.principal, a.projectId) }, (e: LiveEvent): e is SpanNewEvent => e.type === 'span:new'),
+      openStream(
+        ctx,
+        { type: 'span:new', projectId: scopeProject(ctx.principal, a.projectId) },
+        (e: LiveEvent): e is SpanNewEvent => e.type === 'span:new',
+      ),
     resolve: (e: SpanNewEvent) => e.data,
   }),
 );
@@ -65,7 +75,8 @@ builder.subscriptionField('healthCheck', (t) =>
       openStream(
         ctx,
         { type: 'health:check', projectId: ctx.principal.projectId },
-        (e: LiveEvent): e is HealthCheckEvent => e.type === 'health:check' && (!a.serverName || e.data.server_name === a.serverName),
+        (e: LiveEvent): e is HealthCheckEvent =>
+          e.type === 'health:check' && (!a.serverName || e.data.server_name === a.serverName),
       ),
     resolve: (e: HealthCheckEvent) => e.data,
   }),
@@ -75,7 +86,11 @@ builder.subscriptionField('alertFired', (t) =>
   t.field({
     type: AlertEventRef,
     subscribe: (_r, _a, ctx) =>
-      openStream(ctx, { type: 'alert:fired', projectId: ctx.principal.projectId }, (e: LiveEvent): e is AlertFiredEvent => e.type === 'alert:fired'),
+      openStream(
+        ctx,
+        { type: 'alert:fired', projectId: ctx.principal.projectId },
+        (e: LiveEvent): e is AlertFiredEvent => e.type === 'alert:fired',
+      ),
     resolve: (e: AlertFiredEvent) => e.data,
   }),
 );
@@ -85,12 +100,23 @@ builder.subscriptionField('alertFired', (t) =>
  * one of the connection's subscriptions; over HTTP (GraphQL over SSE) the request is a live
  * connection of its own, ended when its key is revoked.
  */
-async function openStream<T extends LiveEvent>(ctx: Context, interest: Interest, accept: (e: LiveEvent) => e is T): Promise<EventStream<T>> {
+async function openStream<T extends LiveEvent>(
+  ctx: Context,
+  interest: Interest,
+  accept: (e: LiveEvent) => e is T,
+): Promise<EventStream<T>> {
   const { bus, liveClients } = ctx.services;
   const buffer = liveClients.limits.buffer;
-  if (ctx.live) return iterateEvents(bus, interest, accept, { buffer, onClose: ctx.live.addSubscription(), ready: ctx.live.ready });
+  if (ctx.live)
+    return iterateEvents(bus, interest, accept, {
+      buffer,
+      onClose: ctx.live.addSubscription(),
+      ready: ctx.live.ready,
+    });
   let stream: EventStream<T> | null = null;
-  const conn = await liveClients.connect('graphql-sse', ctx.principal, (reason) => stream?.end(reason));
+  const conn = await liveClients.connect('graphql-sse', ctx.principal, (reason) =>
+    stream?.end(reason),
+  );
   if ('refused' in conn) throw new SpyglassError('rate_limited', conn.refused);
   const uncount = conn.addSubscription();
   // The HTTP response pulls from the stream only as fast as its socket drains.

@@ -13,18 +13,35 @@ const ProjectRef = builder.node(builder.objectRef<ProjectJson>('Project'), {
   }),
 });
 
-builder.queryField('projects', (t) => t.field({ type: [ProjectRef], resolve: (_r, _a, ctx) => ctx.services.projects.list(ctx.principal) }));
+builder.queryField('projects', (t) =>
+  t.field({
+    type: [ProjectRef],
+    resolve: (_r, _a, ctx) => ctx.services.projects.list(ctx.principal),
+  }),
+);
 builder.queryField('project', (t) =>
-  t.field({ type: ProjectRef, args: { id: t.arg.string({ required: true }) }, resolve: (_r, a, ctx) => ctx.services.projects.get(ctx.principal, a.id) }),
+  t.field({
+    type: ProjectRef,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, a, ctx) => ctx.services.projects.get(ctx.principal, a.id),
+  }),
 );
 
 builder.mutationField('createProject', (t) =>
   t.field({
     type: ProjectRef,
-    args: { id: t.arg.string({ required: false }), name: t.arg.string({ required: true }), settings: t.arg({ type: 'JSON', required: false }) },
+    args: {
+      id: t.arg.string({ required: false }),
+      name: t.arg.string({ required: true }),
+      settings: t.arg({ type: 'JSON', required: false }),
+    },
     resolve: (_r, a, ctx) => {
       requireAdmin(ctx);
-      return ctx.services.projects.create(ctx.principal, { id: a.id ?? undefined, name: a.name, settings: a.settings ?? undefined });
+      return ctx.services.projects.create(ctx.principal, {
+        id: a.id ?? undefined,
+        name: a.name,
+        settings: a.settings ?? undefined,
+      });
     },
   }),
 );
@@ -44,10 +61,17 @@ builder.mutationField('updateProject', (t) =>
   t.field({
     type: ProjectRef,
     description: 'Renames a project or replaces its settings (PATCH /api/projects/{id})',
-    args: { id: t.arg.string({ required: true }), name: t.arg.string({ required: false }), settings: t.arg({ type: 'JSON', required: false }) },
+    args: {
+      id: t.arg.string({ required: true }),
+      name: t.arg.string({ required: false }),
+      settings: t.arg({ type: 'JSON', required: false }),
+    },
     resolve: (_r, a, ctx) => {
       requireAdmin(ctx);
-      return ctx.services.projects.update(ctx.principal, a.id, { name: a.name ?? undefined, settings: a.settings ?? undefined });
+      return ctx.services.projects.update(ctx.principal, a.id, {
+        name: a.name ?? undefined,
+        settings: a.settings ?? undefined,
+      });
     },
   }),
 );

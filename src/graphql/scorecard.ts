@@ -10,7 +10,9 @@ import { HealthResultRef } from './health.ts';
 
 const DimensionRef = builder.objectRef<Dimension>('ScorecardDimension').implement({
   fields: (t) => ({
-    name: t.exposeString('name', { description: 'availability, security, reliability, schema_stability or performance' }),
+    name: t.exposeString('name', {
+      description: 'availability, security, reliability, schema_stability or performance',
+    }),
     weight: t.exposeFloat('weight'),
     rawScore: t.exposeFloat('rawScore'),
     weightedScore: t.exposeFloat('weightedScore'),
@@ -69,16 +71,18 @@ builder.objectField(HealthResultRef, 'scorecard', (t) =>
   t.field({
     type: ScorecardRef,
     nullable: true,
-    description: 'The server\'s scorecard (GET /api/health/servers/{name}/scorecard)',
-    resolve: (r, _a, ctx) => loadScorecard(ctx, { projectId: r.projectId, serverName: r.serverName }),
+    description: "The server's scorecard (GET /api/health/servers/{name}/scorecard)",
+    resolve: (r, _a, ctx) =>
+      loadScorecard(ctx, { projectId: r.projectId, serverName: r.serverName }),
   }),
 );
 
 builder.queryField('scorecard', (t) =>
   t.field({
     type: ScorecardRef,
-    description: 'One server\'s scorecard; not found when the server is unknown',
+    description: "One server's scorecard; not found when the server is unknown",
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.scoring.get(scopeProject(ctx.principal, a.projectId), a.name),
+    resolve: (_r, a, ctx) =>
+      ctx.services.scoring.get(scopeProject(ctx.principal, a.projectId), a.name),
   }),
 );

@@ -11,17 +11,27 @@ type StoredFinding = StoredScan['findings'][number];
 const FindingRef = builder.objectRef<StoredFinding>('SecurityFinding').implement({
   fields: (t) => ({
     severity: t.exposeString('severity', { description: 'critical, high, medium, low or info' }),
-    category: t.exposeString('category', { description: 'OWASP-MCP-<nn>, or another family such as CVE' }),
+    category: t.exposeString('category', {
+      description: 'OWASP-MCP-<nn>, or another family such as CVE',
+    }),
     owaspTitle: t.string({ nullable: true, resolve: (f) => OWASP_TITLES[f.category] ?? null }),
     rule: t.exposeString('rule', { description: 'the stable rule id listed in docs/security.md' }),
-    kind: t.exposeString('kind', { description: 'what the scorecard counts it as: cve, poisoning, no_auth, owasp or other' }),
+    kind: t.exposeString('kind', {
+      description: 'what the scorecard counts it as: cve, poisoning, no_auth, owasp or other',
+    }),
     title: t.exposeString('title'),
     description: t.exposeString('description'),
     remediation: t.exposeString('remediation'),
     toolName: t.exposeString('toolName', { nullable: true }),
     cveId: t.exposeString('cveId', { nullable: true }),
-    location: t.exposeString('location', { nullable: true, description: 'where in the server\'s surface, e.g. env.OPENAI_API_KEY' }),
-    evidence: t.exposeString('evidence', { nullable: true, description: 'a short excerpt of what matched, secrets masked' }),
+    location: t.exposeString('location', {
+      nullable: true,
+      description: "where in the server's surface, e.g. env.OPENAI_API_KEY",
+    }),
+    evidence: t.exposeString('evidence', {
+      nullable: true,
+      description: 'a short excerpt of what matched, secrets masked',
+    }),
   }),
 });
 
@@ -32,17 +42,25 @@ export const SecurityScanRef = builder.objectRef<StoredScan>('SecurityScan').imp
     serverName: t.exposeString('serverName'),
     projectId: t.exposeString('projectId'),
     scannedAt: t.expose('scannedAt', { type: 'DateTime' }),
-    error: t.exposeString('error', { nullable: true, description: 'why the server could not be observed; config-based findings are still listed' }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description: 'why the server could not be observed; config-based findings are still listed',
+    }),
     findingsCount: t.exposeInt('findingsCount'),
     criticalCount: t.exposeInt('criticalCount'),
     highCount: t.exposeInt('highCount'),
-    highestSeverity: t.exposeString('highestSeverity', { description: 'critical, high, medium, low, info or none' }),
+    highestSeverity: t.exposeString('highestSeverity', {
+      description: 'critical, high, medium, low, info or none',
+    }),
     findings: t.field({ type: [FindingRef], resolve: (s) => s.findings }),
   }),
 });
 
 /** One query for all the servers a response lists (like scorecards). */
-const batches = new WeakMap<Context, { keys: Map<string, ServerKey>; scans: Promise<Map<string, StoredScan>> }>();
+const batches = new WeakMap<
+  Context,
+  { keys: Map<string, ServerKey>; scans: Promise<Map<string, StoredScan>> }
+>();
 const idOf = (k: ServerKey) => `${k.projectId}\u0000${k.serverName}`;
 
 function loadScan(ctx: Context, key: ServerKey): Promise<StoredScan | null> {
@@ -66,7 +84,8 @@ builder.objectField(HealthResultRef, 'securityScan', (t) =>
   t.field({
     type: SecurityScanRef,
     nullable: true,
-    description: 'The server\'s latest security scan (GET /api/security/servers/{name}); null when never scanned',
+    description:
+      "The server's latest security scan (GET /api/security/servers/{name}); null when never scanned",
     resolve: (r, _a, ctx) => loadScan(ctx, { projectId: r.projectId, serverName: r.serverName }),
   }),
 );
@@ -74,30 +93,48 @@ builder.objectField(HealthResultRef, 'securityScan', (t) =>
 builder.queryField('securityScan', (t) =>
   t.field({
     type: SecurityScanRef,
-    description: 'One server\'s latest security scan; not found when it was never scanned',
+    description: "One server's latest security scan; not found when it was never scanned",
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.security.latest(scopeProject(ctx.principal, a.projectId), a.name),
+    resolve: (_r, a, ctx) =>
+      ctx.services.security.latest(scopeProject(ctx.principal, a.projectId), a.name),
   }),
 );
 
 builder.queryField('securityScanHistory', (t) =>
   t.field({
     type: [SecurityScanRef],
-    description: 'A server\'s scans, newest first (GET /api/security/servers/{name}/history)',
-    args: { name: t.arg.string({ required: true }), limit: t.arg.int({ required: false }), offset: t.arg.int({ required: false }), projectId: t.arg.string({ required: false }) },
+    description: "A server's scans, newest first (GET /api/security/servers/{name}/history)",
+    args: {
+      name: t.arg.string({ required: true }),
+      limit: t.arg.int({ required: false }),
+      offset: t.arg.int({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: (_r, a, ctx) =>
-      ctx.services.security.history(scopeProject(ctx.principal, a.projectId), a.name, bounded('limit', a.limit, 10, 1, 100), bounded('offset', a.offset, 0, 0, 10_000)),
+      ctx.services.security.history(
+        scopeProject(ctx.principal, a.projectId),
+        a.name,
+        bounded('limit', a.limit, 10, 1, 100),
+        bounded('offset', a.offset, 0, 0, 10_000),
+      ),
   }),
 );
 
 builder.mutationField('runSecurityScan', (t) =>
   t.field({
     type: [SecurityScanRef],
-    description: 'Scans configured servers now (POST /api/security/scan): every one, or only serverName; admin only',
-    args: { serverName: t.arg.string({ required: false }), projectId: t.arg.string({ required: false }) },
+    description:
+      'Scans configured servers now (POST /api/security/scan): every one, or only serverName; admin only',
+    args: {
+      serverName: t.arg.string({ required: false }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: (_r, a, ctx) => {
       requireAdmin(ctx);
-      return ctx.services.security.scan(scopeProject(ctx.principal, a.projectId), a.serverName ?? undefined);
+      return ctx.services.security.scan(
+        scopeProject(ctx.principal, a.projectId),
+        a.serverName ?? undefined,
+      );
     },
   }),
 );

@@ -1,6 +1,18 @@
 import { scopeProject } from '../auth/principal.ts';
-import { getLineage, type Lineage, type LineageEdge, type LineageNode } from '../sessions/lineage-service.ts';
-import { getSession, getSessionTree, listSessions, sessionCursor, type SessionJson, type TreeNode } from '../sessions/sessions-service.ts';
+import {
+  getLineage,
+  type Lineage,
+  type LineageEdge,
+  type LineageNode,
+} from '../sessions/lineage-service.ts';
+import {
+  getSession,
+  getSessionTree,
+  listSessions,
+  sessionCursor,
+  type SessionJson,
+  type TreeNode,
+} from '../sessions/sessions-service.ts';
 import { builder, splitNodeKey, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
 
@@ -31,7 +43,9 @@ const SessionRef = builder.node(builder.objectRef<SessionJson>('Session'), {
     durationMs: t.exposeInt('duration_ms'),
     toolCalls: t.exposeInt('tool_calls'),
     failedCalls: t.exposeInt('failed_calls'),
-    preventedCalls: t.exposeInt('prevented_calls', { description: 'Tool calls a guard blocked (loop, budget, open circuit breaker)' }),
+    preventedCalls: t.exposeInt('prevented_calls', {
+      description: 'Tool calls a guard blocked (loop, budget, open circuit breaker)',
+    }),
     spanCount: t.exposeInt('span_count'),
     serversUsed: t.exposeStringList('servers_used'),
     healthTag: t.exposeString('health_tag'),
@@ -42,7 +56,8 @@ const SessionRef = builder.node(builder.objectRef<SessionJson>('Session'), {
 });
 
 const TreeNodeRef = builder.objectRef<FlatNode>('SessionTreeNode').implement({
-  description: 'A span in depth-first order; depth 0 is a root. Rebuild the tree with span.parentSpanId.',
+  description:
+    'A span in depth-first order; depth 0 is a root. Rebuild the tree with span.parentSpanId.',
   fields: (t) => ({
     depth: t.exposeInt('depth'),
     span: t.field({ type: SpanRef, resolve: (n) => n.span.span }),
@@ -66,7 +81,10 @@ builder.queryField('sessions', (t) =>
       healthTag: t.arg.string({ required: false }),
       since: t.arg({ type: 'DateTime', required: false }),
       until: t.arg({ type: 'DateTime', required: false }),
-      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
+      hours: t.arg.int({
+        required: false,
+        description: 'Look back this many hours (1-720) when since is not given; default 24',
+      }),
     },
     resolve: async (_r, a, ctx) => {
       const page = await listSessions(ctx.services.store.db, {
@@ -87,9 +105,16 @@ builder.queryField('sessions', (t) =>
 builder.queryField('session', (t) =>
   t.field({
     type: SessionDetailRef,
-    args: { sessionId: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    args: {
+      sessionId: t.arg.string({ required: true }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: async (_r, a, ctx) => {
-      const detail = await getSessionTree(ctx.services.store.db, scopeProject(ctx.principal, a.projectId), a.sessionId);
+      const detail = await getSessionTree(
+        ctx.services.store.db,
+        scopeProject(ctx.principal, a.projectId),
+        a.sessionId,
+      );
       const nodes: FlatNode[] = [];
       const walk = (list: TreeNode[], depth: number) => {
         for (const n of list) {
@@ -104,7 +129,13 @@ builder.queryField('session', (t) =>
 );
 
 const LineageNodeRef = builder.objectRef<LineageNode>('LineageNode').implement({
-  fields: (t) => ({ id: t.exposeString('id'), type: t.exposeString('type'), name: t.exposeString('name'), calls: t.exposeInt('calls'), errors: t.exposeInt('errors') }),
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    type: t.exposeString('type'),
+    name: t.exposeString('name'),
+    calls: t.exposeInt('calls'),
+    errors: t.exposeInt('errors'),
+  }),
 });
 const LineageEdgeRef = builder.objectRef<LineageEdge>('LineageEdge').implement({
   fields: (t) => ({
@@ -117,7 +148,10 @@ const LineageEdgeRef = builder.objectRef<LineageEdge>('LineageEdge').implement({
   }),
 });
 const LineageRef = builder.objectRef<Lineage>('Lineage').implement({
-  fields: (t) => ({ nodes: t.field({ type: [LineageNodeRef], resolve: (l) => l.nodes }), edges: t.field({ type: [LineageEdgeRef], resolve: (l) => l.edges }) }),
+  fields: (t) => ({
+    nodes: t.field({ type: [LineageNodeRef], resolve: (l) => l.nodes }),
+    edges: t.field({ type: [LineageEdgeRef], resolve: (l) => l.edges }),
+  }),
 });
 
 builder.queryField('lineage', (t) =>
@@ -127,9 +161,17 @@ builder.queryField('lineage', (t) =>
       projectId: t.arg.string({ required: false }),
       since: t.arg({ type: 'DateTime', required: false }),
       until: t.arg({ type: 'DateTime', required: false }),
-      hours: t.arg.int({ required: false, description: 'Look back this many hours (1-720) when since is not given; default 24' }),
+      hours: t.arg.int({
+        required: false,
+        description: 'Look back this many hours (1-720) when since is not given; default 24',
+      }),
     },
     resolve: (_r, a, ctx) =>
-      getLineage(ctx.services.store.db, { projectId: scopeProject(ctx.principal, a.projectId), since: a.since?.toISOString(), until: a.until?.toISOString(), hours: a.hours ?? undefined }),
+      getLineage(ctx.services.store.db, {
+        projectId: scopeProject(ctx.principal, a.projectId),
+        since: a.since?.toISOString(),
+        until: a.until?.toISOString(),
+        hours: a.hours ?? undefined,
+      }),
   }),
 );

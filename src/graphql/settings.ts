@@ -7,7 +7,9 @@ const SettingsRef = builder.objectRef<InstanceSettings>('Settings').implement({
   fields: (t) => ({ redactPayloads: t.exposeBoolean('redact_payloads') }),
 });
 
-builder.queryField('settings', (t) => t.field({ type: SettingsRef, resolve: (_r, _a, ctx) => ctx.services.settings.get() }));
+builder.queryField('settings', (t) =>
+  t.field({ type: SettingsRef, resolve: (_r, _a, ctx) => ctx.services.settings.get() }),
+);
 
 builder.mutationField('updateSettings', (t) =>
   t.field({
@@ -16,9 +18,16 @@ builder.mutationField('updateSettings', (t) =>
     resolve: async (_r, args, ctx) => {
       requireAdmin(ctx);
       enforce(ctx.principal, 'global-admin');
-      const patch = args.redactPayloads === null || args.redactPayloads === undefined ? {} : { redact_payloads: args.redactPayloads };
+      const patch =
+        args.redactPayloads === null || args.redactPayloads === undefined
+          ? {}
+          : { redact_payloads: args.redactPayloads };
       const updated = await ctx.services.settings.update(patch);
-      ctx.services.audit.record(ctx.principal, 'settings.updated', `settings:${Object.keys(patch).join(',')}`);
+      ctx.services.audit.record(
+        ctx.principal,
+        'settings.updated',
+        `settings:${Object.keys(patch).join(',')}`,
+      );
       return updated;
     },
   }),

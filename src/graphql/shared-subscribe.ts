@@ -1,4 +1,10 @@
-import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import {
+  createSourceEventStream,
+  execute,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './builder.ts';
 
@@ -15,17 +21,23 @@ export function sharedSubscriptions(): Plugin<Context> {
   };
 }
 
-const resultsByEvent = new WeakMap<object, Map<string, ExecutionResult | Promise<ExecutionResult>>>();
+const resultsByEvent = new WeakMap<
+  object,
+  Map<string, ExecutionResult | Promise<ExecutionResult>>
+>();
 const documentIds = new WeakMap<DocumentNode, number>();
 let nextDocumentId = 1;
 
-async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+async function subscribeShared(
+  args: ExecutionArgs,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
   const key = keyOf(args);
   const it = source[Symbol.asyncIterator]();
   const run = (payload: unknown) => {
-    if (payload === null || typeof payload !== 'object') return execute({ ...args, rootValue: payload });
+    if (payload === null || typeof payload !== 'object')
+      return execute({ ...args, rootValue: payload });
     let perEvent = resultsByEvent.get(payload);
     if (!perEvent) resultsByEvent.set(payload, (perEvent = new Map()));
     let result = perEvent.get(key);
@@ -35,7 +47,8 @@ async function subscribeShared(args: ExecutionArgs): Promise<AsyncIterableIterat
   // A plain iterator, not an async generator: a generator's return() waits behind a pending
   // next(), so a client that leaves while no event comes would never release its stream.
   const done = (): IteratorResult<ExecutionResult> => ({ value: undefined, done: true });
-  const mapped: AsyncIterableIterator<ExecutionResult> & Required<Pick<AsyncIterator<ExecutionResult>, 'return' | 'throw'>> = {
+  const mapped: AsyncIterableIterator<ExecutionResult> &
+    Required<Pick<AsyncIterator<ExecutionResult>, 'return' | 'throw'>> = {
     [Symbol.asyncIterator]() {
       return mapped;
     },

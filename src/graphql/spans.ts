@@ -25,8 +25,15 @@ export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
     error: t.exposeString('error', { nullable: true }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     endedAt: t.expose('endedAt', { type: 'DateTime' }),
-    startedAtIso: t.string({ description: 'startedAt as ISO 8601 with microseconds when it has any (DateTime holds milliseconds)', resolve: (s) => isoMicros(s.startedAt, s.startedAtMicros) }),
-    endedAtIso: t.string({ description: 'endedAt as ISO 8601 with microseconds when it has any', resolve: (s) => isoMicros(s.endedAt, s.endedAtMicros) }),
+    startedAtIso: t.string({
+      description:
+        'startedAt as ISO 8601 with microseconds when it has any (DateTime holds milliseconds)',
+      resolve: (s) => isoMicros(s.startedAt, s.startedAtMicros),
+    }),
+    endedAtIso: t.string({
+      description: 'endedAt as ISO 8601 with microseconds when it has any',
+      resolve: (s) => isoMicros(s.endedAt, s.endedAtMicros),
+    }),
     latencyMs: t.exposeFloat('latencyMs'),
     inputArgs: t.expose('inputArgs', { type: 'JSON', nullable: true }),
     outputResult: t.exposeString('outputResult', { nullable: true }),
@@ -92,8 +99,12 @@ builder.queryField('spans', (t) =>
 builder.queryField('span', (t) =>
   t.field({
     type: SpanRef,
-    description: 'One span with its payloads; projectId defaults to the key\'s project, else "default"',
-    args: { spanId: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    description:
+      'One span with its payloads; projectId defaults to the key\'s project, else "default"',
+    args: {
+      spanId: t.arg.string({ required: true }),
+      projectId: t.arg.string({ required: false }),
+    },
     resolve: (_r, a, ctx) => getSpan(ctx.services.store.db, ctx.principal, a.spanId, a.projectId),
   }),
 );

@@ -26,6 +26,13 @@ function coercionErrors(args: ExecutionArgs): GraphQLError[] {
   const operation = getOperationAST(args.document, args.operationName);
   // No single operation: execute() itself answers with a plain (unmasked) GraphQL error.
   if (!operation) return [];
-  const result = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 10 });
-  return (result.errors ?? []).map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }));
+  const result = getVariableValues(
+    args.schema,
+    operation.variableDefinitions ?? [],
+    args.variableValues ?? {},
+    { maxErrors: 10 },
+  );
+  return (result.errors ?? []).map(
+    (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
+  );
 }

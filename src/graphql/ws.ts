@@ -15,7 +15,9 @@ import type { LiveConnection } from '../live/live-clients.ts';
 import { browserRefusal } from '../auth/browser-origin.ts';
 import type { Services } from '../services.ts';
 
-type Enveloped = ReturnType<YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']>;
+type Enveloped = ReturnType<
+  YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']
+>;
 interface Session {
   principal: Principal;
   conn: LiveConnection;
@@ -30,7 +32,11 @@ interface Session {
  * is one live client, with at most `maxSubscriptions` subscriptions, and is closed with a reason
  * when its key is revoked.
  */
-export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<any, any>, s: Services): void {
+export function serveGraphqlWs(
+  app: FastifyInstance,
+  yoga: YogaServerInstance<any, any>,
+  s: Services,
+): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node drops its own error handler from an upgrading socket; while the checks below run, a
@@ -60,14 +66,26 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
         const headers = { ...req.headers, ...(key ? { 'x-api-key': key } : {}) };
         let principal: Principal;
         try {
-          principal = await s.auth.authenticate({ headers, remoteAddress: req.socket.remoteAddress ?? '' });
+          principal = await s.auth.authenticate({
+            headers,
+            remoteAddress: req.socket.remoteAddress ?? '',
+          });
         } catch (err) {
-          return closeWith(socket, 4403, `Forbidden: ${err instanceof SpyglassError ? err.message : 'authentication failed'}`);
+          return closeWith(
+            socket,
+            4403,
+            `Forbidden: ${err instanceof SpyglassError ? err.message : 'authentication failed'}`,
+          );
         }
         const who = key ? `key:${sha256(key).slice(0, 24)}` : clientId(req, s);
         const limited = await rateLimit(s, who);
         if (limited) return closeWith(socket, 4429, `Too many requests: ${limited.detail}`);
-        const conn = await s.liveClients.connect('graphql-ws', principal, (reason, code) => void closeWith(socket, code, code === 4403 ? `Forbidden: ${reason}` : reason));
+        const conn = await s.liveClients.connect(
+          'graphql-ws',
+          principal,
+          (reason, code) =>
+            void closeWith(socket, code, code === 4403 ? `Forbidden: ${reason}` : reason),
+        );
         if ('refused' in conn) return closeWith(socket, 1013, `Try again later: ${conn.refused}`);
         // The client left while its place was being taken (a round trip to Redis).
         if (socket.readyState !== WebSocket.OPEN) {
@@ -78,7 +96,10 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
         conn.ready = congestion(req.socket);
         const cork = corkForTurn(req.socket);
         const send = socket.send.bind(socket);
-        socket.send = ((...args: Parameters<WebSocket['send']>) => (cork(), send(...args))) as WebSocket['send'];
+        socket.send = ((...args: Parameters<WebSocket['send']>) => (
+          cork(),
+          send(...args)
+        )) as WebSocket['send'];
         sessions.set(socket, { principal, conn, who });
         return true;
       },
@@ -86,10 +107,20 @@ export function serveGraphqlWs(app: FastifyInstance, yoga: YogaServerInstance<an
       subscribe: (args: ExecutionArgs) => (args.rootValue as Enveloped).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
         const session = sessions.get(ctx.extra.socket);
-        if (!session) return [new GraphQLError('not connected', { extensions: { code: 'UNAUTHENTICATED' } })];
+        if (!session)
+          return [new GraphQLError('not connected', { extensions: { code: 'UNAUTHENTICATED' } })];
         const limited = await rateLimit(s, session.who);
-        if (limited) return [new GraphQLError(limited.detail, { extensions: { code: 'RATE_LIMITED', status: 429 } })];
-        const enveloped = yoga.getEnveloped({ ...ctx, req: { principal: session.principal }, live: session.conn, socket: ctx.extra.socket, params: payload }) as Enveloped;
+        if (limited)
+          return [
+            new GraphQLError(limited.detail, { extensions: { code: 'RATE_LIMITED', status: 429 } }),
+          ];
+        const enveloped = yoga.getEnveloped({
+          ...ctx,
+          req: { principal: session.principal },
+          live: session.conn,
+          socket: ctx.extra.socket,
+          params: payload,
+        }) as Enveloped;
         const args = {
           schema: enveloped.schema,
           operationName: payload.operationName,
@@ -114,27 +145,41 @@ interface Refusal {
 
 /** The checks an upgrade passes before a socket exists; null admits it. */
 async function admitUpgrade(req: IncomingMessage, s: Services): Promise<Refusal | null> {
-  if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql') return { status: 404, detail: `no WebSocket endpoint ${(req.url ?? '/').split('?')[0]}` };
+  if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql')
+    return { status: 404, detail: `no WebSocket endpoint ${(req.url ?? '/').split('?')[0]}` };
   const refusal = browserRefusal(req.headers, s.config.http.allowedOrigins);
   if (refusal) return { status: 403, detail: `cross-origin request refused: ${refusal}` };
   const limited = await rateLimit(s, clientId(req, s));
   if (limited) return limited;
   if (readKey(req.headers)) {
     try {
-      await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '' });
+      await s.auth.authenticate({
+        headers: req.headers,
+        remoteAddress: req.socket.remoteAddress ?? '',
+      });
     } catch (err) {
-      return { status: 401, detail: err instanceof SpyglassError ? err.message : 'authentication failed' };
+      return {
+        status: 401,
+        detail: err instanceof SpyglassError ? err.message : 'authentication failed',
+      };
     }
   }
   const max = s.liveClients.limits.maxClients;
-  if (s.liveClients.count >= max) return { status: 503, detail: `too many live clients (max ${max})`, retryAfter: 5 };
+  if (s.liveClients.count >= max)
+    return { status: 503, detail: `too many live clients (max ${max})`, retryAfter: 5 };
   return null;
 }
 
 async function rateLimit(s: Services, who: string): Promise<Refusal | null> {
   if (!s.config.rateLimits.enabled) return null;
   const r = await s.limiter.take('graphql-ws', s.config.rateLimits.default, who);
-  return r.ok ? null : { status: 429, detail: `Rate limit exceeded: ${r.limit} per 1 minute`, retryAfter: r.retryAfterSeconds };
+  return r.ok
+    ? null
+    : {
+        status: 429,
+        detail: `Rate limit exceeded: ${r.limit} per 1 minute`,
+        retryAfter: r.retryAfterSeconds,
+      };
 }
 
 /** The client address, X-Forwarded-For counting only from trusted proxies (as for HTTP routes). */
@@ -170,13 +215,21 @@ function keyFromParams(params: Readonly<Record<string, unknown>> | undefined): s
 
 /** Closes with a code and a reason a client can show (at most 123 bytes, as WebSocket allows). */
 function closeWith(socket: WebSocket, code: number, reason: string): false {
-  if (socket.readyState === WebSocket.OPEN) socket.close(code, Buffer.from(reason).subarray(0, 123).toString());
+  if (socket.readyState === WebSocket.OPEN)
+    socket.close(code, Buffer.from(reason).subarray(0, 123).toString());
   return false;
 }
 
 function refuse(socket: Duplex, status: number, detail: string, retryAfter?: number): void {
   const body = JSON.stringify({ detail });
-  const reason = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' }[status] ?? 'Error';
+  const reason =
+    {
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'Not Found',
+      429: 'Too Many Requests',
+      503: 'Service Unavailable',
+    }[status] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `${retryAfter ? `Retry-After: ${retryAfter}\r\n` : ''}Connection: close\r\n\r\n${body}`,

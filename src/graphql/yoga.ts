@@ -36,14 +36,24 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     graphiql: false,
     landingPage: false,
     logging: false,
-    context: ({ req, live }) => ({ principal: req.principal, services: s, ...(live ? { live } : {}) }),
-    plugins: [variableCoercion(), ...queryLimits(), sharedSubscriptions(), ...(s.config.databaseReadUrl ? [replicaQueries()] : [])],
+    context: ({ req, live }) => ({
+      principal: req.principal,
+      services: s,
+      ...(live ? { live } : {}),
+    }),
+    plugins: [
+      variableCoercion(),
+      ...queryLimits(),
+      sharedSubscriptions(),
+      ...(s.config.databaseReadUrl ? [replicaQueries()] : []),
+    ],
     maskedErrors: {
       maskError: (error, message) => {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (original instanceof SpyglassError) return toGraphQLError(original);
         // Pothos refuses what the client sent (a malformed global id or cursor, a negative `first`).
-        if (original instanceof PothosValidationError) return new GraphQLError(original.message, { extensions: { code: 'BAD_USER_INPUT' } });
+        if (original instanceof PothosValidationError)
+          return new GraphQLError(original.message, { extensions: { code: 'BAD_USER_INPUT' } });
         if (error instanceof GraphQLError && !error.originalError) return error;
         s.logger.error({ err: original }, 'graphql resolver failed');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
@@ -63,7 +73,10 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     handler: async (req, reply) => {
       if (graphiql && wantsGraphiql(req)) {
         const page = graphiqlPage();
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp).send(page.html);
+        return reply
+          .type('text/html; charset=utf-8')
+          .header('content-security-policy', page.csp)
+          .send(page.html);
       }
       const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => void reply.header(key, value));
@@ -75,7 +88,11 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
 
 function toGraphQLError(err: SpyglassError): GraphQLError {
   return new GraphQLError(err.message, {
-    extensions: { code: err.code.toUpperCase(), status: err.status, ...(err.issues ? { issues: err.issues } : {}) },
+    extensions: {
+      code: err.code.toUpperCase(),
+      status: err.status,
+      ...(err.issues ? { issues: err.issues } : {}),
+    },
   });
 }
 
@@ -90,9 +107,15 @@ function sendGraphQLError(err: FastifyError | SpyglassError | Error, reply: Fast
   } else {
     const fe = err as FastifyError;
     status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
-    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+    const code =
+      status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
     if (status >= 500) reply.log.error({ err }, 'graphql request failed');
-    error = new GraphQLError(status < 500 ? fe.message : 'internal error', { extensions: { code, status } });
+    error = new GraphQLError(status < 500 ? fe.message : 'internal error', {
+      extensions: { code, status },
+    });
   }
-  void reply.status(status).type('application/graphql-response+json; charset=utf-8').send({ errors: [error.toJSON()] });
+  void reply
+    .status(status)
+    .type('application/graphql-response+json; charset=utf-8')
+    .send({ errors: [error.toJSON()] });
 }

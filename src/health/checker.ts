@@ -6,7 +6,14 @@ import { diffTools, mostSevere } from './drift-diff.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { probeServer, type ProbeOutcome, type ProbeRequest } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
-import type { CheckTarget, CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
+import type {
+  CheckTarget,
+  CheckedStatus,
+  DriftChange,
+  DriftEvent,
+  HealthResult,
+  ToolSnapshot,
+} from '../model/health.ts';
 
 /**
  * One health check (docs/health.md#what-a-check-does-and-how-it-is-classified): probe the server, hash its tools, compare with the previous
@@ -51,11 +58,23 @@ export function probeRequest(target: CheckTarget): ProbeRequest {
 }
 
 /** `guardedFetch` is given for targets whose URL came through the API (docs/health.md#catalog-servers-and-the-outbound-url-policy). */
-export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal, guardedFetch?: GuardedFetch, opts: CheckOptions = {}): Promise<CheckReport> {
+export async function runCheck(
+  db: Db,
+  target: CheckTarget,
+  signal?: AbortSignal,
+  guardedFetch?: GuardedFetch,
+  opts: CheckOptions = {},
+): Promise<CheckReport> {
   if (signal?.aborted) throw new CheckCancelled();
   // checked_at is when the check started, like a scrape timestamp; latency_ms says how long it took.
   const checkedAt = new Date();
-  const outcome = await probeServer({ ...probeRequest(target), signal, guardedFetch, inventory: opts.inventory, clock: opts.clock });
+  const outcome = await probeServer({
+    ...probeRequest(target),
+    signal,
+    guardedFetch,
+    inventory: opts.inventory,
+    clock: opts.clock,
+  });
   const base = {
     id: randomUUID(),
     projectId: target.projectId,
@@ -67,7 +86,15 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   };
   if (!outcome.ok && outcome.kind === 'cancelled') throw new CheckCancelled();
   if (!outcome.ok) {
-    const result = { ...base, status: 'down' as const, latencyMs: null, toolsCount: null, schemaHash: null, error: outcome.error, schemaDrift: false };
+    const result = {
+      ...base,
+      status: 'down' as const,
+      latencyMs: null,
+      toolsCount: null,
+      schemaHash: null,
+      error: outcome.error,
+      schemaDrift: false,
+    };
     await saveCheck(db, { result, instructions: null, tools: null, drift: null });
     return { result, drift: null, outcome };
   }
@@ -75,10 +102,13 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   const tools = outcome.tools.map(reduceTool);
   const hash = hashTools(tools);
   const baseline = await findBaseline(db, target.projectId, target.name);
-  const changed = baseline !== null && (baseline.schemaHash !== hash || (baseline.instructions ?? null) !== outcome.instructions);
+  const changed =
+    baseline !== null &&
+    (baseline.schemaHash !== hash || (baseline.instructions ?? null) !== outcome.instructions);
   let drift: DriftEvent | null = null;
   if (baseline && changed) {
-    const before = baseline.schemaHash === hash ? tools : await findToolSnapshot(db, baseline.schemaHash);
+    const before =
+      baseline.schemaHash === hash ? tools : await findToolSnapshot(db, baseline.schemaHash);
     const changes = driftChanges(before, tools, baseline.instructions, outcome.instructions);
     drift = {
       id: randomUUID(),
@@ -91,7 +121,12 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
       changes,
     };
   }
-  const status = classifyCheck({ reachable: true, invalidSchema: outcome.invalidTools !== null, probeFailed: outcome.probeError !== null, drift: drift !== null });
+  const status = classifyCheck({
+    reachable: true,
+    invalidSchema: outcome.invalidTools !== null,
+    probeFailed: outcome.probeError !== null,
+    drift: drift !== null,
+  });
   const problems = [
     outcome.invalidTools,
     outcome.probeError,
@@ -112,13 +147,36 @@ export async function runCheck(db: Db, target: CheckTarget, signal?: AbortSignal
   return { result, drift, outcome };
 }
 
-export function driftChanges(before: ToolSnapshot[] | null, after: ToolSnapshot[], instrBefore: string | null, instrAfter: string | null): DriftChange[] {
+export function driftChanges(
+  before: ToolSnapshot[] | null,
+  after: ToolSnapshot[],
+  instrBefore: string | null,
+  instrAfter: string | null,
+): DriftChange[] {
   if (before === null) {
     // The baseline's snapshot is gone (retention): all we know is that the hash moved.
-    return [{ change_type: 'schema_unclassified', classification: 'WARNING', tool_name: null, param_name: null, param_type: null, detail: 'previous tool list not available' }];
+    return [
+      {
+        change_type: 'schema_unclassified',
+        classification: 'WARNING',
+        tool_name: null,
+        param_name: null,
+        param_type: null,
+        detail: 'previous tool list not available',
+      },
+    ];
   }
   const changes = diffTools(before, after, { before: instrBefore, after: instrAfter });
   return changes.length > 0
     ? changes
-    : [{ change_type: 'schema_unclassified', classification: 'WARNING', tool_name: null, param_name: null, param_type: null, detail: 'hash changed without a classified difference' }];
+    : [
+        {
+          change_type: 'schema_unclassified',
+          classification: 'WARNING',
+          tool_name: null,
+          param_name: null,
+          param_type: null,
+          detail: 'hash changed without a classified difference',
+        },
+      ];
 }

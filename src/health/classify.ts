@@ -25,7 +25,12 @@ export function classifyCheck(f: CheckFacts): CheckedStatus {
  * The status a stored result reads as at `now`: `stale` once no check happened within the
  * server's interval plus its timeout (docs/health.md#what-a-check-does-and-how-it-is-classified). `unknown` is for servers with no result.
  */
-export function readStatus(r: HealthResult, now: Date, intervalSeconds: number, timeoutSeconds: number): HealthStatus {
+export function readStatus(
+  r: HealthResult,
+  now: Date,
+  intervalSeconds: number,
+  timeoutSeconds: number,
+): HealthStatus {
   if (!r.checkedAt) return 'unknown';
   const ageMs = now.getTime() - r.checkedAt.getTime();
   return ageMs > (intervalSeconds + timeoutSeconds) * 1000 ? 'stale' : r.status;
@@ -36,7 +41,12 @@ export function readStatus(r: HealthResult, now: Date, intervalSeconds: number, 
  * serves now as far as a check can vouch. Only a check within its interval plus timeout says up or
  * degraded; a stale result, a server never checked, or any other stored value reads as down.
  */
-export function blastStatus(r: HealthResult | undefined, now: Date, intervalSeconds: number, timeoutSeconds: number): CheckedStatus {
+export function blastStatus(
+  r: HealthResult | undefined,
+  now: Date,
+  intervalSeconds: number,
+  timeoutSeconds: number,
+): CheckedStatus {
   const status = r ? readStatus(r, now, intervalSeconds, timeoutSeconds) : 'unknown';
   return status === 'up' || status === 'degraded' ? status : 'down';
 }

@@ -14,7 +14,9 @@ export function diffTools(
 ): DriftChange[] {
   const changes: DriftChange[] = [];
   if ((instructions.before ?? null) !== (instructions.after ?? null)) {
-    changes.push(change('instructions_changed', 'WARNING', null, null, null, 'server instructions'));
+    changes.push(
+      change('instructions_changed', 'WARNING', null, null, null, 'server instructions'),
+    );
   }
   const old = byName(before);
   const cur = byName(after);
@@ -38,17 +40,26 @@ export function mostSevere(changes: readonly DriftChange[]): Classification {
 function diffTool(a: ToolSnapshot, b: ToolSnapshot): DriftChange[] {
   const name = b.name;
   const out: DriftChange[] = [];
-  if (a.description !== b.description) out.push(change('description_changed', 'WARNING', name, null, null, 'description'));
-  if (a.title !== b.title) out.push(change('description_changed', 'WARNING', name, null, null, 'title'));
+  if (a.description !== b.description)
+    out.push(change('description_changed', 'WARNING', name, null, null, 'description'));
+  if (a.title !== b.title)
+    out.push(change('description_changed', 'WARNING', name, null, null, 'title'));
   out.push(...diffAnnotations(name, a.annotations, b.annotations));
   out.push(...diffSchemas(a.inputSchema, b.inputSchema, 'input').map((c) => fromSchema(name, c)));
-  if (a.outputSchema === undefined && b.outputSchema !== undefined) out.push(change('output_schema_added', 'COMPATIBLE', name));
-  else if (a.outputSchema !== undefined && b.outputSchema === undefined) out.push(change('output_schema_removed', 'BREAKING', name));
+  if (a.outputSchema === undefined && b.outputSchema !== undefined)
+    out.push(change('output_schema_added', 'COMPATIBLE', name));
+  else if (a.outputSchema !== undefined && b.outputSchema === undefined)
+    out.push(change('output_schema_removed', 'BREAKING', name));
   else if (a.outputSchema !== undefined) {
-    out.push(...diffSchemas(a.outputSchema, b.outputSchema, 'output', 'outputSchema').map((c) => fromSchema(name, c)));
+    out.push(
+      ...diffSchemas(a.outputSchema, b.outputSchema, 'output', 'outputSchema').map((c) =>
+        fromSchema(name, c),
+      ),
+    );
   }
   // Something hashed changed that none of the rules above name (say, an explicit default hint).
-  if (out.length === 0 && canonicalJson(a) !== canonicalJson(b)) out.push(change('schema_unclassified', 'WARNING', name));
+  if (out.length === 0 && canonicalJson(a) !== canonicalJson(b))
+    out.push(change('schema_unclassified', 'WARNING', name));
   return out;
 }
 
@@ -67,19 +78,36 @@ function diffAnnotations(tool: string, a: unknown, b: unknown): DriftChange[] {
   const x = asObject(a);
   const y = asObject(b);
   const out: DriftChange[] = [];
-  if (x.title !== y.title) out.push(change('description_changed', 'WARNING', tool, null, null, 'annotations.title'));
+  if (x.title !== y.title)
+    out.push(change('description_changed', 'WARNING', tool, null, null, 'annotations.title'));
   for (const h of HINTS) {
     const before = typeof x[h.key] === 'boolean' ? (x[h.key] as boolean) : h.fallback;
     const after = typeof y[h.key] === 'boolean' ? (y[h.key] as boolean) : h.fallback;
     if (before === after) continue;
     const escalated = after === h.riskyWhen;
-    out.push(change(escalated ? 'annotations_escalated' : 'annotations_relaxed', escalated ? 'WARNING' : 'COMPATIBLE', tool, null, null, `${h.key} ${before} -> ${after}`));
+    out.push(
+      change(
+        escalated ? 'annotations_escalated' : 'annotations_relaxed',
+        escalated ? 'WARNING' : 'COMPATIBLE',
+        tool,
+        null,
+        null,
+        `${h.key} ${before} -> ${after}`,
+      ),
+    );
   }
   return out;
 }
 
 function fromSchema(tool: string, c: SchemaChange): DriftChange {
-  return change(c.changeType, c.classification, tool, c.path === '' ? null : c.path, c.paramType, c.detail);
+  return change(
+    c.changeType,
+    c.classification,
+    tool,
+    c.path === '' ? null : c.path,
+    c.paramType,
+    c.detail,
+  );
 }
 
 function change(
@@ -90,7 +118,14 @@ function change(
   paramType: string | null = null,
   detail: string | null = null,
 ): DriftChange {
-  return { change_type: changeType, classification, tool_name: tool, param_name: param, param_type: paramType, detail };
+  return {
+    change_type: changeType,
+    classification,
+    tool_name: tool,
+    param_name: param,
+    param_type: paramType,
+    detail,
+  };
 }
 
 function byName(tools: readonly ToolSnapshot[]): Map<string, ToolSnapshot> {

@@ -23,10 +23,17 @@ export interface EmbeddedOptions {
  * What runs in the background for health in `spyglass serve` (and the `spyglass monitor`
  * daemon): the monitor (unless `monitor.enabled: false`) and the retention job (at start, then hourly).
  */
-export function startEmbeddedHealth(health: HealthService, logger: Logger, opts: EmbeddedOptions = {}): EmbeddedHealth {
+export function startEmbeddedHealth(
+  health: HealthService,
+  logger: Logger,
+  opts: EmbeddedOptions = {},
+): EmbeddedHealth {
   const cfg = health.monitorConfig;
   const intervalSeconds = opts.intervalSeconds ?? cfg.intervalSeconds;
-  const monitor = cfg.enabled || opts.forceMonitor ? new HealthMonitor(health, { intervalSeconds, logger, onReport: opts.onReport }) : null;
+  const monitor =
+    cfg.enabled || opts.forceMonitor
+      ? new HealthMonitor(health, { intervalSeconds, logger, onReport: opts.onReport })
+      : null;
   const retention = startPeriodic(
     async () => {
       const n = await health.applyRetention();

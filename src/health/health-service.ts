@@ -4,14 +4,26 @@ import { notFound } from '../errors.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Db } from '../store/db.ts';
-import { deleteHealthBefore, latestResults, listDriftEvents, listResults, usageByAgent } from '../store/health-repo.ts';
+import {
+  deleteHealthBefore,
+  latestResults,
+  listDriftEvents,
+  listResults,
+  usageByAgent,
+} from '../store/health-repo.ts';
 import { runCheck, type CheckOptions, type CheckReport } from './checker.ts';
 import { blastSeverity, blastStatus, readStatus } from './classify.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
 import { Limiter } from './limiter.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type MonitorConfig } from './monitor-config.ts';
 import { resolveTargets, targetKey } from './targets.ts';
-import type { BlastRadius, CheckTarget, DriftEvent, DriftImpact, HealthResult } from '../model/health.ts';
+import type {
+  BlastRadius,
+  CheckTarget,
+  DriftEvent,
+  DriftImpact,
+  HealthResult,
+} from '../model/health.ts';
 
 export interface HealthDeps {
   config: Config;
@@ -43,7 +55,10 @@ export class HealthService {
 
   constructor(private readonly deps: HealthDeps) {
     this.monitorConfig = deps.config.monitor;
-    this.limiter = new Limiter(this.monitorConfig.concurrency, this.monitorConfig.concurrencyReserved);
+    this.limiter = new Limiter(
+      this.monitorConfig.concurrency,
+      this.monitorConfig.concurrencyReserved,
+    );
   }
 
   /** Configured servers of a project (null = every project). */
@@ -66,7 +81,12 @@ export class HealthService {
     const running = this.inFlight.get(`${base}\u0000inventory`) ?? this.inFlight.get(key);
     if (running) return running;
     const p = this.limiter
-      .run(target.projectId, () => runCheck(this.deps.db, target, signal, this.fetchFor(target), { ...opts, clock: this.latencyClock }))
+      .run(target.projectId, () =>
+        runCheck(this.deps.db, target, signal, this.fetchFor(target), {
+          ...opts,
+          clock: this.latencyClock,
+        }),
+      )
       .then((report) => {
         this.announce(report);
         return report;
@@ -97,7 +117,10 @@ export class HealthService {
   /** Latest result per configured server, with `unknown` and `stale` derived now. */
   async listLatest(projectId: string | null, now = new Date()): Promise<HealthResult[]> {
     const targets = await this.targets(projectId);
-    const latest = await latestResults(this.deps.db, targets.map((t) => ({ projectId: t.projectId, serverName: t.name })));
+    const latest = await latestResults(
+      this.deps.db,
+      targets.map((t) => ({ projectId: t.projectId, serverName: t.name })),
+    );
     const byKey = new Map(latest.map((r) => [targetKey(r.projectId, r.serverName), r]));
     return targets.map((t) => {
       const r = byKey.get(targetKey(t.projectId, t.name));
@@ -109,7 +132,9 @@ export class HealthService {
   async latest(projectId: string | null, name: string, now = new Date()): Promise<HealthResult> {
     const [r] = await listResults(this.deps.db, projectId, name, 1);
     if (!r) throw notFound(`no health data for server ${name}`);
-    const target = (await this.targets(projectId)).find((t) => t.name === name && t.projectId === r.projectId);
+    const target = (await this.targets(projectId)).find(
+      (t) => t.name === name && t.projectId === r.projectId,
+    );
     return this.derive(r, target, now);
   }
 
@@ -122,24 +147,52 @@ export class HealthService {
   }
 
   /** Who called one tool of the server in the window (docs/health.md#rest): the consumers a drift affects. */
-  async driftImpact(projectId: string | null, name: string, toolName: string, hours: number, now = new Date()): Promise<DriftImpact> {
+  async driftImpact(
+    projectId: string | null,
+    name: string,
+    toolName: string,
+    hours: number,
+    now = new Date(),
+  ): Promise<DriftImpact> {
     const since = new Date(now.getTime() - hours * 3_600_000);
-    const usage = await usageByAgent(this.deps.db, { projectId, serverName: name, toolName, since });
+    const usage = await usageByAgent(this.deps.db, {
+      projectId,
+      serverName: name,
+      toolName,
+      since,
+    });
     const consumers = usage.agents
-      .map((a) => ({ agent_name: a.agentName, session_count: a.sessionCount, last_called_at: a.lastCalledAt.toISOString() }))
+      .map((a) => ({
+        agent_name: a.agentName,
+        session_count: a.sessionCount,
+        last_called_at: a.lastCalledAt.toISOString(),
+      }))
       .sort((a, b) => b.session_count - a.session_count || cmpNullable(a.agent_name, b.agent_name));
-    return { server_name: name, tool_name: toolName, window_hours: hours, consumers, total_sessions: usage.distinctSessions };
+    return {
+      server_name: name,
+      tool_name: toolName,
+      window_hours: hours,
+      consumers,
+      total_sessions: usage.distinctSessions,
+    };
   }
 
   /** docs/health.md#rest exactly: per-agent usage of the server in the window, and how bad its outage would be. */
-  async blastRadius(projectId: string | null, name: string, hours: number, now = new Date()): Promise<BlastRadius> {
+  async blastRadius(
+    projectId: string | null,
+    name: string,
+    hours: number,
+    now = new Date(),
+  ): Promise<BlastRadius> {
     const since = new Date(now.getTime() - hours * 3_600_000);
     const [usage, [last], targets] = await Promise.all([
       usageByAgent(this.deps.db, { projectId, serverName: name, since }),
       listResults(this.deps.db, projectId, name, 1),
       this.targets(projectId),
     ]);
-    const target = targets.find((t) => t.name === name && (!last || t.projectId === last.projectId));
+    const target = targets.find(
+      (t) => t.name === name && (!last || t.projectId === last.projectId),
+    );
     const agents = usage.agents
       .map((a) => ({
         agent_name: a.agentName,
@@ -154,7 +207,12 @@ export class HealthService {
     const totalSessions = agents.reduce((n, a) => n + a.session_count, 0);
     return {
       server_name: name,
-      server_status: blastStatus(last, now, this.intervalOf(target ?? {}), target?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+      server_status: blastStatus(
+        last,
+        now,
+        this.intervalOf(target ?? {}),
+        target?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      ),
       window_hours: hours,
       severity: blastSeverity(agents.length, totalSessions),
       total_agents: agents.length,
@@ -165,35 +223,73 @@ export class HealthService {
   }
 
   /** Deletes health results and drift events older than retention.health_days. */
-  async applyRetention(now = new Date()): Promise<{ results: number; driftEvents: number; schemas: number }> {
+  async applyRetention(
+    now = new Date(),
+  ): Promise<{ results: number; driftEvents: number; schemas: number }> {
     const cutoff = new Date(now.getTime() - this.deps.config.retention.healthDays * 86_400_000);
     return deleteHealthBefore(this.deps.db, cutoff);
   }
 
   /** Seconds between checks of a target: its own interval, else the monitor's. */
-  intervalOf(t: Pick<CheckTarget, 'intervalSeconds'>, monitorInterval = this.monitorConfig.intervalSeconds): number {
+  intervalOf(
+    t: Pick<CheckTarget, 'intervalSeconds'>,
+    monitorInterval = this.monitorConfig.intervalSeconds,
+  ): number {
     return t.intervalSeconds ?? monitorInterval;
   }
 
   private derive(r: HealthResult, t: CheckTarget | undefined, now: Date): HealthResult {
-    const status = readStatus(r, now, this.intervalOf(t ?? {}), t?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
+    const status = readStatus(
+      r,
+      now,
+      this.intervalOf(t ?? {}),
+      t?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    );
     return status === r.status ? r : { ...r, status };
   }
 
   private announce(report: CheckReport): void {
     const r = report.result;
     this.deps.metrics.healthChecks.inc({ server: r.serverName, status: r.status });
-    this.deps.bus.publish({ type: 'health:check', data: { server_name: r.serverName, status: r.status, latency_ms: r.latencyMs, project_id: r.projectId } });
-    this.deps.logger.debug({ server: r.serverName, project: r.projectId, status: r.status, latencyMs: r.latencyMs, error: r.error }, 'health check');
+    this.deps.bus.publish({
+      type: 'health:check',
+      data: {
+        server_name: r.serverName,
+        status: r.status,
+        latency_ms: r.latencyMs,
+        project_id: r.projectId,
+      },
+    });
+    this.deps.logger.debug(
+      {
+        server: r.serverName,
+        project: r.projectId,
+        status: r.status,
+        latencyMs: r.latencyMs,
+        error: r.error,
+      },
+      'health check',
+    );
     if (report.drift) {
       const d = report.drift;
-      this.deps.logger.warn({ server: r.serverName, project: r.projectId, classification: d.classification, changes: d.changes.map((c) => c.change_type) }, 'MCP tool schema drift');
+      this.deps.logger.warn(
+        {
+          server: r.serverName,
+          project: r.projectId,
+          classification: d.classification,
+          changes: d.changes.map((c) => c.change_type),
+        },
+        'MCP tool schema drift',
+      );
     }
     for (const listener of this.reportListeners) {
       try {
         listener(report);
       } catch (err) {
-        this.deps.logger.error({ err, server: r.serverName, project: r.projectId }, 'health report listener failed');
+        this.deps.logger.error(
+          { err, server: r.serverName, project: r.projectId },
+          'health report listener failed',
+        );
       }
     }
   }

@@ -47,7 +47,7 @@ export class Limiter {
   }
 
   private dispatch(): void {
-    for (let served = true; served && this.active < this.limit; ) {
+    for (let served = true; served && this.active < this.limit;) {
       served = false;
       for (const [group, queue] of [...this.queues]) {
         if (!this.canStart(group)) continue;

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -49,7 +52,17 @@ export interface ProbeRequest {
   clock?: (() => number) | undefined;
 }
 
-export type FailureKind = 'timeout' | 'policy' | 'refused' | 'unreachable' | 'auth' | 'http' | 'spawn' | 'exited' | 'protocol' | 'cancelled';
+export type FailureKind =
+  | 'timeout'
+  | 'policy'
+  | 'refused'
+  | 'unreachable'
+  | 'auth'
+  | 'http'
+  | 'spawn'
+  | 'exited'
+  | 'protocol'
+  | 'cancelled';
 
 export type ProbeOutcome =
   | {
@@ -69,7 +82,14 @@ export type ProbeOutcome =
       prompts: Record<string, unknown>[] | null;
       resources: Record<string, unknown>[] | null;
     }
-  | { ok: false; kind: FailureKind; error: string; elapsedMs: number; serverInfo: Record<string, unknown> | null; protocolVersion: string | null };
+  | {
+      ok: false;
+      kind: FailureKind;
+      error: string;
+      elapsedMs: number;
+      serverInfo: Record<string, unknown> | null;
+      protocolVersion: string | null;
+    };
 
 const CLIENT_INFO = { name: 'spyglass-health', version: '0.1.0' };
 const MAX_PAGES = 100;
@@ -126,12 +146,22 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
       if (req.inventory) {
         const caps = listed.capabilities ?? {};
         // A server that offers prompts or resources but fails to list them is still healthy; the scan sees none.
-        if (caps.prompts) listed.prompts = await listAll(c, 'prompts/list', 'prompts', opts).catch(() => null);
-        if (caps.resources) listed.resources = await listAll(c, 'resources/list', 'resources', opts).catch(() => null);
+        if (caps.prompts)
+          listed.prompts = await listAll(c, 'prompts/list', 'prompts', opts).catch(() => null);
+        if (caps.resources)
+          listed.resources = await listAll(c, 'resources/list', 'resources', opts).catch(
+            () => null,
+          );
       }
       if (req.healthTool) {
         stage = `health tool ${req.healthTool}`;
-        listed.probeError = await callProbe(c, req.healthTool, req.healthToolArgs, opts, !req.guardedFetch);
+        listed.probeError = await callProbe(
+          c,
+          req.healthTool,
+          req.healthToolArgs,
+          opts,
+          !req.guardedFetch,
+        );
       }
       return listed;
     })();
@@ -139,9 +169,20 @@ export async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
     return await Promise.race([work, rejectOnAbort(ac.signal)]);
   } catch (err) {
     // The probe tool is backend health: MCP itself answered, so its failure (even a timeout) is degraded.
-    if (listed) return { ...listed, probeError: `${stage} failed: ${describe(err, stage, req, http, transport).error}` };
+    if (listed)
+      return {
+        ...listed,
+        probeError: `${stage} failed: ${describe(err, stage, req, http, transport).error}`,
+      };
     const { kind, error } = describe(err, stage, req, http, transport);
-    return { ok: false, kind, error, elapsedMs: round(clock() - started), serverInfo: (client?.getServerVersion() as Record<string, unknown> | undefined) ?? null, protocolVersion: negotiated };
+    return {
+      ok: false,
+      kind,
+      error,
+      elapsedMs: round(clock() - started),
+      serverInfo: (client?.getServerVersion() as Record<string, unknown> | undefined) ?? null,
+      protocolVersion: negotiated,
+    };
   } finally {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onCancel);
@@ -159,15 +200,21 @@ async function listTools(c: Client, opts: () => { timeout: number; signal: Abort
       invalid ??= `tools/list: more than ${MAX_PAGES} pages`;
       break;
     }
-    const res = (await c.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, opts())) as Record<string, unknown>;
-    if (!Array.isArray(res.tools)) throw new McpError(ErrorCode.InvalidParams, 'tools/list answered without a tools array');
+    const res = (await c.request(
+      { method: 'tools/list', params: cursor ? { cursor } : {} },
+      ResultSchema,
+      opts(),
+    )) as Record<string, unknown>;
+    if (!Array.isArray(res.tools))
+      throw new McpError(ErrorCode.InvalidParams, 'tools/list answered without a tools array');
     const parsed = ListToolsResultSchema.safeParse(res);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       invalid ??= `invalid tool schema: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'tools/list failed validation'}`;
     }
     for (const t of res.tools as unknown[]) {
-      if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string') tools.push(t as Record<string, unknown>);
+      if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string')
+        tools.push(t as Record<string, unknown>);
     }
     const next = res.nextCursor;
     if (typeof next !== 'string' || next === '') break;
@@ -182,14 +229,26 @@ async function listTools(c: Client, opts: () => { timeout: number; signal: Abort
 }
 
 /** Every page of a list method (bounded by MAX_PAGES and a repeated cursor); items that are not objects are dropped. */
-async function listAll(c: Client, method: 'prompts/list' | 'resources/list', key: string, opts: () => { timeout: number; signal: AbortSignal }): Promise<Record<string, unknown>[]> {
+async function listAll(
+  c: Client,
+  method: 'prompts/list' | 'resources/list',
+  key: string,
+  opts: () => { timeout: number; signal: AbortSignal },
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const res = (await c.request({ method, params: cursor ? { cursor } : {} }, ResultSchema, opts())) as Record<string, unknown>;
+    const res = (await c.request(
+      { method, params: cursor ? { cursor } : {} },
+      ResultSchema,
+      opts(),
+    )) as Record<string, unknown>;
     const list = res[key];
-    if (Array.isArray(list)) for (const x of list as unknown[]) if (x && typeof x === 'object' && !Array.isArray(x)) items.push(x as Record<string, unknown>);
+    if (Array.isArray(list))
+      for (const x of list as unknown[])
+        if (x && typeof x === 'object' && !Array.isArray(x))
+          items.push(x as Record<string, unknown>);
     const next = res.nextCursor;
     if (typeof next !== 'string' || next === '' || seen.has(next)) break;
     seen.add(next);
@@ -198,10 +257,22 @@ async function listAll(c: Client, method: 'prompts/list' | 'resources/list', key
   return items;
 }
 
-async function callProbe(c: Client, name: string, args: Record<string, unknown> | undefined, opts: () => { timeout: number; signal: AbortSignal }, echo: boolean): Promise<string | null> {
-  const res = (await c.request({ method: 'tools/call', params: { name, arguments: args ?? {} } }, ResultSchema, opts())) as Record<string, unknown>;
-  if (res.isError === true) return `health tool ${name} reported an error${echo ? `: ${textOf(res) || 'no message'}` : ''}`;
-  if (!Array.isArray(res.content) && res.structuredContent === undefined) return `health tool ${name} answered without content`;
+async function callProbe(
+  c: Client,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  opts: () => { timeout: number; signal: AbortSignal },
+  echo: boolean,
+): Promise<string | null> {
+  const res = (await c.request(
+    { method: 'tools/call', params: { name, arguments: args ?? {} } },
+    ResultSchema,
+    opts(),
+  )) as Record<string, unknown>;
+  if (res.isError === true)
+    return `health tool ${name} reported an error${echo ? `: ${textOf(res) || 'no message'}` : ''}`;
+  if (!Array.isArray(res.content) && res.structuredContent === undefined)
+    return `health tool ${name} answered without content`;
   return null;
 }
 
@@ -223,7 +294,12 @@ function createTransport(req: ProbeRequest, http: HttpFacts, signal: AbortSignal
     const sig = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
     try {
       // The SDK passes URLs; a Request would carry its own method and body, which we do not forward.
-      const res = req.guardedFetch ? await req.guardedFetch(input instanceof Request ? input.url : input, { ...init, signal: sig }) : await fetch(input, { ...init, signal: sig });
+      const res = req.guardedFetch
+        ? await req.guardedFetch(input instanceof Request ? input.url : input, {
+            ...init,
+            signal: sig,
+          })
+        : await fetch(input, { ...init, signal: sig });
       if (!res.ok && http.status === null) {
         http.status = res.status;
         http.wwwAuthenticate = res.headers.get('www-authenticate');
@@ -240,7 +316,11 @@ function createTransport(req: ProbeRequest, http: HttpFacts, signal: AbortSignal
     : new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchFn });
 }
 
-async function teardown(client: Client | undefined, transport: Transport | undefined, aborted: boolean): Promise<void> {
+async function teardown(
+  client: Client | undefined,
+  transport: Transport | undefined,
+  aborted: boolean,
+): Promise<void> {
   try {
     // Streamable HTTP sessions end with DELETE; an unresponsive server is not asked.
     if (!aborted && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
@@ -263,7 +343,11 @@ class ProcessTransport implements Transport {
   readonly proc: StdioProcess;
   private closed = false;
 
-  constructor(command: string, args: string[] | undefined, env: Record<string, string> | undefined) {
+  constructor(
+    command: string,
+    args: string[] | undefined,
+    env: Record<string, string> | undefined,
+  ) {
     this.proc = new StdioProcess({
       command,
       args,
@@ -298,8 +382,17 @@ class ProcessTransport implements Transport {
   }
 }
 
-function describe(err: unknown, stage: string, req: ProbeRequest, http: HttpFacts, transport: Transport | undefined): { kind: FailureKind; error: string } {
-  if (err instanceof DeadlineError || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) {
+function describe(
+  err: unknown,
+  stage: string,
+  req: ProbeRequest,
+  http: HttpFacts,
+  transport: Transport | undefined,
+): { kind: FailureKind; error: string } {
+  if (
+    err instanceof DeadlineError ||
+    (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+  ) {
     return { kind: 'timeout', error: `timed out after ${req.timeoutMs} ms waiting for ${stage}` };
   }
   if (err instanceof CancelledError) return { kind: 'cancelled', error: 'check cancelled' };
@@ -309,33 +402,62 @@ function describe(err: unknown, stage: string, req: ProbeRequest, http: HttpFact
   const echo = !req.guardedFetch;
   if (transport instanceof ProcessTransport) {
     const e = err as NodeJS.ErrnoException;
-    if (stage === 'initialize' && !transport.proc.pid && e.code) return { kind: 'spawn', error: `could not start ${req.command ?? ''}: ${e.code === 'ENOENT' ? 'command not found' : e.message}` };
+    if (stage === 'initialize' && !transport.proc.pid && e.code)
+      return {
+        kind: 'spawn',
+        error: `could not start ${req.command ?? ''}: ${e.code === 'ENOENT' ? 'command not found' : e.message}`,
+      };
     const exit = transport.proc.exit;
     if (exit) {
       const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
       const tail = transport.proc.stderrTail;
-      return { kind: 'exited', error: `server exited during ${stage} (${how})${tail ? `: ${tail.slice(-300)}` : ''}` };
+      return {
+        kind: 'exited',
+        error: `server exited during ${stage} (${how})${tail ? `: ${tail.slice(-300)}` : ''}`,
+      };
     }
   }
   // A JSON-RPC error is the server's own answer: report it as it said it.
   if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
-    return { kind: 'protocol', error: `${stage} failed: ${echo ? err.message.slice(0, 500) : `JSON-RPC error ${err.code}`}` };
+    return {
+      kind: 'protocol',
+      error: `${stage} failed: ${echo ? err.message.slice(0, 500) : `JSON-RPC error ${err.code}`}`,
+    };
   }
-  const status = err instanceof StreamableHTTPError || err instanceof SseError ? (err.code ?? null) : null;
-  if (status === 401 || status === 403 || (err as Error)?.name === 'UnauthorizedError' || http.status === 401 || http.status === 403) {
+  const status =
+    err instanceof StreamableHTTPError || err instanceof SseError ? (err.code ?? null) : null;
+  if (
+    status === 401 ||
+    status === 403 ||
+    (err as Error)?.name === 'UnauthorizedError' ||
+    http.status === 401 ||
+    http.status === 403
+  ) {
     const shown = status ?? http.status ?? 401;
-    return { kind: 'auth', error: `authentication failed (HTTP ${shown})${echo && http.wwwAuthenticate ? `; WWW-Authenticate: ${http.wwwAuthenticate}` : ''}` };
+    return {
+      kind: 'auth',
+      error: `authentication failed (HTTP ${shown})${echo && http.wwwAuthenticate ? `; WWW-Authenticate: ${http.wwwAuthenticate}` : ''}`,
+    };
   }
   const code = errnoCode(err) ?? errnoCode(http.networkError);
   const where = req.url ? new URL(req.url).host : '';
   if (code === 'ECONNREFUSED') return { kind: 'refused', error: `connection refused (${where})` };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'unreachable', error: `host not found (${where})` };
-  if (code && /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)) return { kind: 'exited', error: `connection closed by the server during ${stage}` };
-  if (typeof status === 'number' && status >= 400) return { kind: 'http', error: `HTTP ${status} during ${stage}` };
-  if (err instanceof McpError) return { kind: 'exited', error: `connection closed by the server during ${stage}` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { kind: 'unreachable', error: `host not found (${where})` };
+  if (code && /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code))
+    return { kind: 'exited', error: `connection closed by the server during ${stage}` };
+  if (typeof status === 'number' && status >= 400)
+    return { kind: 'http', error: `HTTP ${status} during ${stage}` };
+  if (err instanceof McpError)
+    return { kind: 'exited', error: `connection closed by the server during ${stage}` };
   if (http.status !== null) return { kind: 'http', error: `HTTP ${http.status} during ${stage}` };
   const message = err instanceof Error ? err.message : String(err);
-  return { kind: 'protocol', error: echo ? `${stage} failed: ${message.slice(0, 500)}` : `${stage} failed: the server's answer was not usable MCP` };
+  return {
+    kind: 'protocol',
+    error: echo
+      ? `${stage} failed: ${message.slice(0, 500)}`
+      : `${stage} failed: the server's answer was not usable MCP`,
+  };
 }
 
 function policyError(err: unknown): OutboundPolicyError | null {
@@ -347,14 +469,20 @@ function policyError(err: unknown): OutboundPolicyError | null {
 
 /** The first errno-style code along an error's cause chain (fetch wraps socket errors). */
 function errnoCode(err: unknown): string | null {
-  for (let e = err as { code?: unknown; cause?: unknown } | null, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | null, i = 0;
+    e && i < 5;
+    e = e.cause as typeof e, i++
+  ) {
     if (typeof e.code === 'string' && /^[A-Z_]+$/.test(e.code)) return e.code;
   }
   return null;
 }
 
 function textOf(res: Record<string, unknown>): string {
-  const content = Array.isArray(res.content) ? (res.content as { type?: string; text?: string }[]) : [];
+  const content = Array.isArray(res.content)
+    ? (res.content as { type?: string; text?: string }[])
+    : [];
   return content
     .filter((c) => c.type === 'text' && typeof c.text === 'string')
     .map((c) => c.text)
@@ -372,7 +500,10 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

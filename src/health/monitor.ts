@@ -83,7 +83,8 @@ export class HealthMonitor {
               this.opts.onReport?.(report);
             },
             (err: unknown) => {
-              if (!(err instanceof CheckCancelled)) this.opts.logger.error({ err, server: t.name }, 'health check could not be stored');
+              if (!(err instanceof CheckCancelled))
+                this.opts.logger.error({ err, server: t.name }, 'health check could not be stored');
             },
           ),
         );
@@ -107,8 +108,13 @@ export class HealthMonitor {
     const before = this.wasDown.get(key);
     this.wasDown.set(key, down);
     const fields = { server: result.serverName, project: result.projectId, status: result.status };
-    if (down && before !== true) this.opts.logger.warn({ ...fields, error: result.error }, `MCP server ${result.serverName} is down: ${result.error ?? 'no answer'}`);
-    if (!down && before === true) this.opts.logger.info(fields, `MCP server ${result.serverName} is back (${result.status})`);
+    if (down && before !== true)
+      this.opts.logger.warn(
+        { ...fields, error: result.error },
+        `MCP server ${result.serverName} is down: ${result.error ?? 'no answer'}`,
+      );
+    if (!down && before === true)
+      this.opts.logger.info(fields, `MCP server ${result.serverName} is back (${result.status})`);
   }
 
   private schedule(ms: number): void {

@@ -37,25 +37,71 @@ function classOf(direction: Direction, side: Side): Classification {
   }
 }
 
-const UPPER = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties', 'maxContains'];
-const LOWER = ['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties', 'minContains'];
+const UPPER = [
+  'maxLength',
+  'maximum',
+  'exclusiveMaximum',
+  'maxItems',
+  'maxProperties',
+  'maxContains',
+];
+const LOWER = [
+  'minLength',
+  'minimum',
+  'exclusiveMinimum',
+  'minItems',
+  'minProperties',
+  'minContains',
+];
 /** Limits that only restrict when present; a change of value cannot be ordered. */
 const ADDED_ONLY = ['format', 'multipleOf', 'contentEncoding', 'contentMediaType'];
 /** Keywords this differ understands; any other difference is reported as schema_unclassified. */
 const KNOWN = new Set([
-  'type', 'properties', 'required', 'items', 'enum', 'const', 'description', 'title', 'examples', 'default',
-  'additionalProperties', 'pattern', 'uniqueItems', '$schema', ...UPPER, ...LOWER, ...ADDED_ONLY,
+  'type',
+  'properties',
+  'required',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'examples',
+  'default',
+  'additionalProperties',
+  'pattern',
+  'uniqueItems',
+  '$schema',
+  ...UPPER,
+  ...LOWER,
+  ...ADDED_ONLY,
 ]);
 
-export function diffSchemas(before: unknown, after: unknown, side: Side, basePath = ''): SchemaChange[] {
+export function diffSchemas(
+  before: unknown,
+  after: unknown,
+  side: Side,
+  basePath = '',
+): SchemaChange[] {
   const out: SchemaChange[] = [];
   compare(asSchema(before), asSchema(after), basePath, side, out);
   return out;
 }
 
 function compare(a: Schema, b: Schema, path: string, side: Side, out: SchemaChange[]): void {
-  const emit = (changeType: string, direction: Direction, detail: string | null, at = path, schema = b) =>
-    out.push({ changeType, classification: classOf(direction, side), path: at, paramType: typeString(schema), detail });
+  const emit = (
+    changeType: string,
+    direction: Direction,
+    detail: string | null,
+    at = path,
+    schema = b,
+  ) =>
+    out.push({
+      changeType,
+      classification: classOf(direction, side),
+      path: at,
+      paramType: typeString(schema),
+      detail,
+    });
 
   // Type: a set of JSON types, absent meaning any; integer is a subset of number.
   const ta = types(a);
@@ -71,7 +117,11 @@ function compare(a: Schema, b: Schema, path: string, side: Side, out: SchemaChan
   if (a.title !== b.title) emit('param_description_changed', 'neutral', 'title');
   if (!same(a.examples, b.examples)) emit('param_description_changed', 'neutral', 'examples');
   if (!same(a.default, b.default)) {
-    emit('default_changed', 'neutral', `${canonicalJson(a.default ?? null)} -> ${canonicalJson(b.default ?? null)}`);
+    emit(
+      'default_changed',
+      'neutral',
+      `${canonicalJson(a.default ?? null)} -> ${canonicalJson(b.default ?? null)}`,
+    );
   }
 
   compareEnum(a, b, emit);
@@ -91,9 +141,22 @@ function compare(a: Schema, b: Schema, path: string, side: Side, out: SchemaChan
   }
 }
 
-type Emit = (changeType: string, direction: Direction, detail: string | null, at?: string, schema?: Schema) => void;
+type Emit = (
+  changeType: string,
+  direction: Direction,
+  detail: string | null,
+  at?: string,
+  schema?: Schema,
+) => void;
 
-function compareProperties(a: Schema, b: Schema, path: string, side: Side, out: SchemaChange[], emit: Emit): void {
+function compareProperties(
+  a: Schema,
+  b: Schema,
+  path: string,
+  side: Side,
+  out: SchemaChange[],
+  emit: Emit,
+): void {
   const pa = asSchemaMap(a.properties);
   const pb = asSchemaMap(b.properties);
   const ra = new Set(asStrings(a.required));
@@ -104,28 +167,61 @@ function compareProperties(a: Schema, b: Schema, path: string, side: Side, out: 
     const before = pa[name];
     const after = pb[name];
     if (before === undefined && after !== undefined) {
-      if (side === 'output') out.push({ changeType: 'output_field_added', classification: 'COMPATIBLE', path: at, paramType: typeString(asSchema(after)), detail: null });
-      else if (rb.has(name)) emit('required_param_added', 'breaking-input', null, at, asSchema(after));
+      if (side === 'output')
+        out.push({
+          changeType: 'output_field_added',
+          classification: 'COMPATIBLE',
+          path: at,
+          paramType: typeString(asSchema(after)),
+          detail: null,
+        });
+      else if (rb.has(name))
+        emit('required_param_added', 'breaking-input', null, at, asSchema(after));
       else emit('optional_param_added', 'looser', null, at, asSchema(after));
     } else if (before !== undefined && after === undefined) {
-      if (side === 'output') out.push({ changeType: 'output_field_removed', classification: 'BREAKING', path: at, paramType: typeString(asSchema(before)), detail: null });
+      if (side === 'output')
+        out.push({
+          changeType: 'output_field_removed',
+          classification: 'BREAKING',
+          path: at,
+          paramType: typeString(asSchema(before)),
+          detail: null,
+        });
       else {
         // Removing a parameter breaks old calls only when the schema now rejects unknown ones.
         const closed = b.additionalProperties === false;
-        out.push({ changeType: 'param_removed', classification: closed ? 'BREAKING' : 'WARNING', path: at, paramType: typeString(asSchema(before)), detail: closed ? 'additionalProperties is false' : null });
+        out.push({
+          changeType: 'param_removed',
+          classification: closed ? 'BREAKING' : 'WARNING',
+          path: at,
+          paramType: typeString(asSchema(before)),
+          detail: closed ? 'additionalProperties is false' : null,
+        });
       }
     } else if (before !== undefined && after !== undefined) {
-      if (!ra.has(name) && rb.has(name)) emit('param_became_required', 'tighter', null, at, asSchema(after));
-      if (ra.has(name) && !rb.has(name)) emit('param_became_optional', 'looser', null, at, asSchema(after));
+      if (!ra.has(name) && rb.has(name))
+        emit('param_became_required', 'tighter', null, at, asSchema(after));
+      if (ra.has(name) && !rb.has(name))
+        emit('param_became_optional', 'looser', null, at, asSchema(after));
       compare(asSchema(before), asSchema(after), at, side, out);
     }
   }
   // `required` naming a property that is not declared still restricts calls.
   for (const name of [...rb].filter((n) => !ra.has(n) && !(n in pa) && !(n in pb)).sort()) {
-    emit('param_became_required', 'tighter', 'required but not declared', path ? `${path}.${name}` : name);
+    emit(
+      'param_became_required',
+      'tighter',
+      'required but not declared',
+      path ? `${path}.${name}` : name,
+    );
   }
   for (const name of [...ra].filter((n) => !rb.has(n) && !(n in pa) && !(n in pb)).sort()) {
-    emit('param_became_optional', 'looser', 'was required but not declared', path ? `${path}.${name}` : name);
+    emit(
+      'param_became_optional',
+      'looser',
+      'was required but not declared',
+      path ? `${path}.${name}` : name,
+    );
   }
 }
 
@@ -133,8 +229,10 @@ function compareEnum(a: Schema, b: Schema, emit: Emit): void {
   const ea = Array.isArray(a.enum) ? a.enum.map(canonicalJson) : null;
   const eb = Array.isArray(b.enum) ? b.enum.map(canonicalJson) : null;
   if (ea && eb) {
-    for (const v of ea.filter((x) => !eb.includes(x)).sort()) emit('enum_value_removed', 'tighter', `value ${v}`);
-    for (const v of eb.filter((x) => !ea.includes(x)).sort()) emit('enum_value_added', 'looser', `value ${v}`);
+    for (const v of ea.filter((x) => !eb.includes(x)).sort())
+      emit('enum_value_removed', 'tighter', `value ${v}`);
+    for (const v of eb.filter((x) => !ea.includes(x)).sort())
+      emit('enum_value_added', 'looser', `value ${v}`);
   } else if (!ea && eb) {
     emit('constraint_tightened', 'tighter', 'enum added');
   } else if (ea && !eb) {
@@ -154,26 +252,43 @@ function compareConstraints(a: Schema, b: Schema, emit: Emit): void {
     const x = a[key];
     const y = b[key];
     if (x === y) return;
-    if (typeof x !== 'number' && typeof y === 'number') emit('constraint_added', 'added', `${key} ${y}`);
-    else if (typeof x === 'number' && typeof y !== 'number') emit('constraint_relaxed', 'looser', `${key} ${x} removed`);
+    if (typeof x !== 'number' && typeof y === 'number')
+      emit('constraint_added', 'added', `${key} ${y}`);
+    else if (typeof x === 'number' && typeof y !== 'number')
+      emit('constraint_relaxed', 'looser', `${key} ${x} removed`);
     else if (typeof x === 'number' && typeof y === 'number') {
       const tighter = upper ? y < x : y > x;
-      emit(tighter ? 'constraint_tightened' : 'constraint_relaxed', tighter ? 'tighter' : 'looser', `${key} ${x} -> ${y}`);
+      emit(
+        tighter ? 'constraint_tightened' : 'constraint_relaxed',
+        tighter ? 'tighter' : 'looser',
+        `${key} ${x} -> ${y}`,
+      );
     } else if (!same(x, y)) emit('schema_unclassified', 'neutral', key);
   };
   for (const key of UPPER) bound(key, true);
   for (const key of LOWER) bound(key, false);
 
   if (a.pattern !== b.pattern) {
-    if (a.pattern === undefined) emit('constraint_tightened', 'tighter', `pattern ${String(b.pattern)} added`);
+    if (a.pattern === undefined)
+      emit('constraint_tightened', 'tighter', `pattern ${String(b.pattern)} added`);
     else if (b.pattern === undefined) emit('constraint_relaxed', 'looser', 'pattern removed');
-    else emit('schema_unclassified', 'neutral', `pattern ${String(a.pattern)} -> ${String(b.pattern)}`);
+    else
+      emit(
+        'schema_unclassified',
+        'neutral',
+        `pattern ${String(a.pattern)} -> ${String(b.pattern)}`,
+      );
   }
   for (const key of ADDED_ONLY) {
     if (same(a[key], b[key])) continue;
     if (a[key] === undefined) emit('constraint_added', 'added', `${key} ${canonicalJson(b[key])}`);
     else if (b[key] === undefined) emit('constraint_relaxed', 'looser', `${key} removed`);
-    else emit('schema_unclassified', 'neutral', `${key} ${canonicalJson(a[key])} -> ${canonicalJson(b[key])}`);
+    else
+      emit(
+        'schema_unclassified',
+        'neutral',
+        `${key} ${canonicalJson(a[key])} -> ${canonicalJson(b[key])}`,
+      );
   }
   if (a.uniqueItems !== b.uniqueItems) {
     if (b.uniqueItems === true) emit('constraint_added', 'added', 'uniqueItems');
@@ -184,13 +299,16 @@ function compareConstraints(a: Schema, b: Schema, emit: Emit): void {
   if (!same(xa, xb)) {
     if (xb === false) emit('constraint_tightened', 'tighter', 'additionalProperties false');
     else if (xa === false) emit('constraint_relaxed', 'looser', 'additionalProperties allowed');
-    else if (!(xa === undefined && xb === true) && !(xa === true && xb === undefined)) emit('schema_unclassified', 'neutral', 'additionalProperties');
+    else if (!(xa === undefined && xb === true) && !(xa === true && xb === undefined))
+      emit('schema_unclassified', 'neutral', 'additionalProperties');
   }
 }
 
 /** Everything outside the understood keywords (anyOf, $ref, if/then...): changed is all we can say. */
 function compareRest(a: Schema, b: Schema, emit: Emit): void {
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !KNOWN.has(k)).sort();
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => !KNOWN.has(k))
+    .sort();
   const changed = keys.filter((k) => !same(a[k], b[k]));
   if (changed.length > 0) emit('schema_unclassified', 'neutral', changed.join(', '));
   if (!same(a.$schema, b.$schema)) emit('schema_unclassified', 'neutral', '$schema');

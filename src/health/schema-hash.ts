@@ -15,7 +15,11 @@ export function hashTools(tools: readonly ToolSnapshot[]): string {
 export function canonicalTools(tools: readonly ToolSnapshot[]): string {
   const items = tools.map((t) => canonicalJson(reduceTool(t)));
   const names = tools.map((t) => t.name);
-  const order = items.map((_, i) => i).sort((a, b) => compare(names[a] ?? '', names[b] ?? '') || compare(items[a] ?? '', items[b] ?? ''));
+  const order = items
+    .map((_, i) => i)
+    .sort(
+      (a, b) => compare(names[a] ?? '', names[b] ?? '') || compare(items[a] ?? '', items[b] ?? ''),
+    );
   return `[${order.map((i) => items[i]).join(',')}]`;
 }
 
@@ -23,7 +27,13 @@ export function canonicalTools(tools: readonly ToolSnapshot[]): string {
 export function reduceTool(raw: Record<string, unknown> | ToolSnapshot): ToolSnapshot {
   const t = raw as Record<string, unknown>;
   const out: ToolSnapshot = { name: String(t.name) };
-  for (const key of ['title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const) {
+  for (const key of [
+    'title',
+    'description',
+    'inputSchema',
+    'outputSchema',
+    'annotations',
+  ] as const) {
     if (t[key] !== undefined) out[key] = t[key];
   }
   return out;
@@ -34,7 +44,13 @@ const DATA_KEYWORDS = new Set(['default', 'const', 'examples', 'enum']);
 /** Keywords whose array values are sets. */
 const SET_KEYWORDS = new Set(['required', 'enum']);
 /** Keywords whose value maps names (not keywords) to subschemas. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+]);
 
 /** JSON with object keys sorted at every depth and `required`/`enum` arrays sorted. */
 export function canonicalJson(value: unknown): string {
@@ -54,7 +70,10 @@ function write(value: unknown, data: boolean, names = false): string {
       // Data objects and name maps: keys are not keywords.
       text = write(v, data);
     } else if (SET_KEYWORDS.has(key) && Array.isArray(v)) {
-      text = `[${v.map((x) => write(x, true)).sort(compare).join(',')}]`;
+      text = `[${v
+        .map((x) => write(x, true))
+        .sort(compare)
+        .join(',')}]`;
     } else {
       text = write(v, DATA_KEYWORDS.has(key), NAME_MAPS.has(key));
     }

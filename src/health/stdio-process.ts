@@ -102,7 +102,8 @@ export class StdioProcess {
 
   send(message: unknown): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.exitInfo) return Promise.reject(new Error('the server process is not running'));
+    if (!stdin || stdin.destroyed || this.exitInfo)
+      return Promise.reject(new Error('the server process is not running'));
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once('drain', resolve);

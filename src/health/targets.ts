@@ -11,7 +11,11 @@ import type { CheckTarget } from '../model/health.ts';
  */
 export const CONFIG_PROJECT = 'default';
 
-export async function resolveTargets(config: Pick<Config, 'servers'>, db: Db, projectId: string | null): Promise<CheckTarget[]> {
+export async function resolveTargets(
+  config: Pick<Config, 'servers'>,
+  db: Db,
+  projectId: string | null,
+): Promise<CheckTarget[]> {
   const out = new Map<string, CheckTarget>();
   if (projectId === null || projectId === CONFIG_PROJECT) {
     for (const s of config.servers) out.set(targetKey(CONFIG_PROJECT, s.name), fromConfig(s));
@@ -28,7 +32,9 @@ export async function resolveTargets(config: Pick<Config, 'servers'>, db: Db, pr
       source: 'catalog',
     });
   }
-  return [...out.values()].sort((a, b) => (a.projectId === b.projectId ? cmp(a.name, b.name) : cmp(a.projectId, b.projectId)));
+  return [...out.values()].sort((a, b) =>
+    a.projectId === b.projectId ? cmp(a.name, b.name) : cmp(a.projectId, b.projectId),
+  );
 }
 
 export function targetKey(projectId: string, name: string): string {

@@ -7,7 +7,12 @@ import { canonicalJson } from './schema-hash.ts';
  * (mcp-notes). Compiled the way the SDK does (strict off, meta-schema not enforced); results are
  * cached by schema text, so a stable server costs one compile per distinct schema.
  */
-const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: false, validateFormats: false });
+const ajv = new Ajv({
+  strict: false,
+  validateSchema: false,
+  allErrors: false,
+  validateFormats: false,
+});
 const cache = new Map<string, string | null>();
 const CACHE_LIMIT = 2000;
 
@@ -25,7 +30,8 @@ export function findInvalidSchema(tools: readonly Record<string, unknown>[]): st
 }
 
 function compileProblem(schema: unknown): string | null {
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'not a JSON Schema object';
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    return 'not a JSON Schema object';
   const key = canonicalJson(schema);
   const cached = cache.get(key);
   if (cached !== undefined) return cached;

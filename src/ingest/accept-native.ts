@@ -19,15 +19,30 @@ export const NORMALIZE_SLICE_SPANS = 250;
  * `between`, a large batch is validated in slices and `between` runs before each slice after the
  * first (see normalizeNativeBatchSliced).
  */
-export async function acceptNativeBatch(deps: NativeIngest, by: Principal, body: unknown, between?: () => Promise<void> | undefined): Promise<IngestResult> {
+export async function acceptNativeBatch(
+  deps: NativeIngest,
+  by: Principal,
+  body: unknown,
+  between?: () => Promise<void> | undefined,
+): Promise<IngestResult> {
   const bound = by.projectId;
   const project = bound ?? DEFAULT_PROJECT;
-  const spans = between && Array.isArray(body) && body.length > NORMALIZE_SLICE_SPANS
-    ? await normalizeNativeBatchSliced(body, project, deps.maxBatchSpans, NORMALIZE_SLICE_SPANS, between)
-    : normalizeNativeBatch(body, project, deps.maxBatchSpans);
+  const spans =
+    between && Array.isArray(body) && body.length > NORMALIZE_SLICE_SPANS
+      ? await normalizeNativeBatchSliced(
+          body,
+          project,
+          deps.maxBatchSpans,
+          NORMALIZE_SLICE_SPANS,
+          between,
+        )
+      : normalizeNativeBatch(body, project, deps.maxBatchSpans);
   if (bound !== null) {
     const other = spans.findIndex((sp) => sp.projectId !== bound);
-    if (other >= 0) throw forbidden(`span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`);
+    if (other >= 0)
+      throw forbidden(
+        `span ${other} names project ${spans[other]?.projectId}; this key is bound to project ${bound}`,
+      );
   }
   return deps.ingest(spans);
 }

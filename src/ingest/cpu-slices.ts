@@ -93,7 +93,12 @@ function nextWaiting(): Waiting | undefined {
   let best: { tenant: string; head: Waiting } | undefined;
   for (const [tenant, q] of waiting) {
     const head = q[0] as Waiting;
-    if (!best || head.start < best.head.start || (head.start === best.head.start && head.bytes < best.head.bytes)) best = { tenant, head };
+    if (
+      !best ||
+      head.start < best.head.start ||
+      (head.start === best.head.start && head.bytes < best.head.bytes)
+    )
+      best = { tenant, head };
   }
   if (!best) return undefined;
   const q = waiting.get(best.tenant) as Waiting[];
@@ -107,7 +112,8 @@ function nextWaiting(): Waiting | undefined {
 /** Tenants with nothing waiting whose share is used up to the virtual time have nothing to remember. */
 function forgetIdle(): void {
   if (finish.size <= waiting.size + 1000) return;
-  for (const [tenant, end] of finish) if (end <= virtualTime && !waiting.has(tenant)) finish.delete(tenant);
+  for (const [tenant, end] of finish)
+    if (end <= virtualTime && !waiting.has(tenant)) finish.delete(tenant);
 }
 
 function scheduleTurnEnd(): void {

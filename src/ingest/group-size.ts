@@ -50,6 +50,9 @@ export class GroupSize {
       else this.lastSeen.delete(tenant);
     }
     if (active < 2 || this.rate === 0) return this.maxCommitSpans;
-    return Math.min(this.maxCommitSpans, Math.max(MIN_FAIR_GROUP, Math.round(this.rate * FAIR_COMMIT_MS)));
+    return Math.min(
+      this.maxCommitSpans,
+      Math.max(MIN_FAIR_GROUP, Math.round(this.rate * FAIR_COMMIT_MS)),
+    );
   }
 }

@@ -49,14 +49,19 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   // loop between them: 10,000 spans at once held it for tens of ms (issue 25).
   for (let i = 0; i < spans.length; i += TURN_SPANS) {
     if (i > 0) await nextTurn();
-    priceSpans(spans.length <= TURN_SPANS ? spans : spans.slice(i, i + TURN_SPANS), deps.pricing.book, deps.pricing.rules);
+    priceSpans(
+      spans.length <= TURN_SPANS ? spans : spans.slice(i, i + TURN_SPANS),
+      deps.pricing.book,
+      deps.pricing.rules,
+    );
   }
   const stored = await deps.writer.write(spans);
   deps.onIngested?.(stored);
   const events = spans.length <= TURN_SPANS ? spans.map(toSpanEvent) : [];
   for (let i = 0; spans.length > TURN_SPANS && i < spans.length; i += TURN_SPANS) {
     if (i > 0) await nextTurn();
-    for (let k = i; k < Math.min(spans.length, i + TURN_SPANS); k++) events.push(toSpanEvent(spans[k] as Span));
+    for (let k = i; k < Math.min(spans.length, i + TURN_SPANS); k++)
+      events.push(toSpanEvent(spans[k] as Span));
   }
   deps.bus.publishBatch(events);
   deps.registrar.register(spans);
@@ -74,7 +79,11 @@ async function takeSpans(take: NonNullable<IngestDeps['takeSpans']>, spans: Span
   for (const [project, n] of perProject) {
     const res = await take(project, n);
     if (!res.ok) {
-      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${res.limit} spans per 1 minute for project ${JSON.stringify(project.slice(0, 128))}`, { retryAfter: res.retryAfterSeconds });
+      throw new SpyglassError(
+        'rate_limited',
+        `Rate limit exceeded: ${res.limit} spans per 1 minute for project ${JSON.stringify(project.slice(0, 128))}`,
+        { retryAfter: res.retryAfterSeconds },
+      );
     }
   }
 }

@@ -23,7 +23,9 @@ export class KnownProjects {
       if (until !== undefined && until > this.now()) continue;
       if (!(await this.lookUp(id))) {
         this.seen.delete(id);
-        throw notFound(`project ${JSON.stringify(id.slice(0, 128))} does not exist; create it first (POST /api/projects)`);
+        throw notFound(
+          `project ${JSON.stringify(id.slice(0, 128))} does not exist; create it first (POST /api/projects)`,
+        );
       }
       if (this.seen.size >= 10_000) this.seen.clear();
       this.seen.set(id, this.now() + this.ttlMs);
@@ -40,7 +42,10 @@ export class KnownProjects {
     try {
       return await this.exists(id);
     } catch (err) {
-      if (isTransient(err)) throw new SpyglassError('unavailable', 'storage unavailable, retry later', { retryAfter: 5 });
+      if (isTransient(err))
+        throw new SpyglassError('unavailable', 'storage unavailable, retry later', {
+          retryAfter: 5,
+        });
       throw err;
     }
   }

@@ -30,8 +30,14 @@ export class LanedWriter {
 
   constructor(opts: LanedWriterOptions, laneCount: number) {
     this.projectCap = opts.maxQueuedSpansPerProject ?? Number.POSITIVE_INFINITY;
-    const perLane = { ...opts, maxQueuedSpans: Math.max(1, Math.ceil(opts.maxQueuedSpans / laneCount)) };
-    this.lanes = Array.from({ length: Math.max(1, laneCount) }, () => new GroupCommitWriter(perLane));
+    const perLane = {
+      ...opts,
+      maxQueuedSpans: Math.max(1, Math.ceil(opts.maxQueuedSpans / laneCount)),
+    };
+    this.lanes = Array.from(
+      { length: Math.max(1, laneCount) },
+      () => new GroupCommitWriter(perLane),
+    );
   }
 
   get pendingSpans(): number {
@@ -51,7 +57,11 @@ export class LanedWriter {
   admit(project: string, spans: number): void {
     const queued = this.queuedFor(project);
     if (queued > 0 && queued + spans > this.projectCap) {
-      throw new SpyglassError('rate_limited', `project ${JSON.stringify(project.slice(0, 128))} has ${queued} spans waiting for commit (at most ${this.projectCap}); retry later`, { retryAfter: 1 });
+      throw new SpyglassError(
+        'rate_limited',
+        `project ${JSON.stringify(project.slice(0, 128))} has ${queued} spans waiting for commit (at most ${this.projectCap}); retry later`,
+        { retryAfter: 1 },
+      );
     }
   }
 
@@ -81,7 +91,11 @@ export class LanedWriter {
       else parts.set(lane, [s]);
     }
     // Settled, not raced: the project's queued count drops only once no part is queued any more.
-    const settled = await Promise.allSettled([...parts].map(([lane, part]) => (this.lanes[lane] as GroupCommitWriter).write(part, project)));
+    const settled = await Promise.allSettled(
+      [...parts].map(([lane, part]) =>
+        (this.lanes[lane] as GroupCommitWriter).write(part, project),
+      ),
+    );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     return settled.reduce((a, r) => a + (r as PromiseFulfilledResult<number>).value, 0);

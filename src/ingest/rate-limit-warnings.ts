@@ -17,13 +17,19 @@ export class RateLimitWarnings {
   ) {}
 
   /** `who` is what the limit counts by (see whoIs); never a raw API key. */
-  rateLimited(who: string, detail: { transport: 'http' | 'grpc'; route: string; limitPerMinute?: number }): void {
+  rateLimited(
+    who: string,
+    detail: { transport: 'http' | 'grpc'; route: string; limitPerMinute?: number },
+  ): void {
     const t = this.now();
     const previous = this.last.get(who);
     if (previous !== undefined && t - previous < this.everyMs) return;
     if (this.last.size >= 10_000) this.forgetOld(t);
     this.last.set(who, t);
-    this.logger.warn({ who, ...detail }, 'ingest rate limit exceeded: this caller\'s telemetry is being refused (429 / RESOURCE_EXHAUSTED)');
+    this.logger.warn(
+      { who, ...detail },
+      "ingest rate limit exceeded: this caller's telemetry is being refused (429 / RESOURCE_EXHAUSTED)",
+    );
   }
 
   private forgetOld(t: number): void {
@@ -33,7 +39,10 @@ export class RateLimitWarnings {
 }
 
 /** Who a limit counts: the API key (as a hash prefix, as the HTTP limits key it), else the address. */
-export function whoIs(headers: Record<string, string | string[] | undefined>, address: string): string {
+export function whoIs(
+  headers: Record<string, string | string[] | undefined>,
+  address: string,
+): string {
   const key = readKey(headers);
   return key ? `key:${sha256(key).slice(0, 24)}` : `ip:${address}`;
 }

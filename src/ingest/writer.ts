@@ -40,7 +40,10 @@ interface Pending {
  * never its parameters.
  */
 export class CommitError extends Error {
-  constructor(readonly pgCode: string | undefined, readonly spans: number) {
+  constructor(
+    readonly pgCode: string | undefined,
+    readonly spans: number,
+  ) {
     super('spans could not be stored');
     this.name = 'CommitError';
   }
@@ -84,9 +87,12 @@ export class GroupCommitWriter {
    */
   write(spans: Span[], tenant: string = spans[0]?.projectId ?? ''): Promise<number> {
     if (spans.length === 0) return Promise.resolve(0);
-    if (this.closed) return Promise.reject(new SpyglassError('unavailable', 'shutting down', { retryAfter: 1 }));
+    if (this.closed)
+      return Promise.reject(new SpyglassError('unavailable', 'shutting down', { retryAfter: 1 }));
     if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.opts.maxQueuedSpans) {
-      return Promise.reject(new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 }));
+      return Promise.reject(
+        new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 }),
+      );
     }
     this.groupSize.seen(tenant);
     if (spans.length <= CHUNK_SPANS) return this.writeChunk(spans, tenant);
@@ -96,7 +102,8 @@ export class GroupCommitWriter {
     const chunks: Promise<number>[] = [];
     // Their encoding waits for their group: a 10,000-span request encoded at once was 50-100 ms
     // in one piece of the event loop (issue 25), a group's chunks are a few ms.
-    for (let i = 0; i < spans.length; i += CHUNK_SPANS) chunks.push(this.writeChunk(spans.slice(i, i + CHUNK_SPANS), tenant, false));
+    for (let i = 0; i < spans.length; i += CHUNK_SPANS)
+      chunks.push(this.writeChunk(spans.slice(i, i + CHUNK_SPANS), tenant, false));
     return Promise.allSettled(chunks).then((settled) => {
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
@@ -154,7 +161,8 @@ export class GroupCommitWriter {
       if (!next || (group.length > 0 && n + next.spans.length > cap)) break;
       // A large request's chunk does not join another tenant's group: that group commits alone
       // and small, and its tenant's requests are answered a commit sooner (issue 25).
-      if (group.length > 0 && next.encoded === null && !group.some((p) => p.tenant === next.tenant)) break;
+      if (group.length > 0 && next.encoded === null && !group.some((p) => p.tenant === next.tenant))
+        break;
       const q = this.queues.get(next.tenant) as Pending[];
       q.shift();
       if (q.length === 0) this.queues.delete(next.tenant);
@@ -179,7 +187,8 @@ export class GroupCommitWriter {
   /** Tenants with nothing queued whose share is used up to the virtual time have nothing to remember. */
   private forgetIdle(): void {
     if (this.finish.size <= this.queues.size + 64) return;
-    for (const [tenant, end] of this.finish) if (end <= this.virtualTime && !this.queues.has(tenant)) this.finish.delete(tenant);
+    for (const [tenant, end] of this.finish)
+      if (end <= this.virtualTime && !this.queues.has(tenant)) this.finish.delete(tenant);
   }
 
   private async commitGroup(all: Pending[]): Promise<void> {
@@ -207,16 +216,26 @@ export class GroupCommitWriter {
         }
         const stored = new Set(result);
         // A key is claimed once: a span sent twice (in one request or two) counts as new once.
-        for (const p of group) p.resolve(p.spans.filter((s) => stored.delete(storedKey(s.projectId, s.spanId, s.startedAt.getTime()))).length);
+        for (const p of group)
+          p.resolve(
+            p.spans.filter((s) =>
+              stored.delete(storedKey(s.projectId, s.spanId, s.startedAt.getTime())),
+            ).length,
+          );
         return;
       } catch (err) {
         if (isTransient(err) && Date.now() < deadline) {
-          this.opts.logger?.warn({ err: describe(err), spans: spans.length, attempt }, 'database unreachable, retrying group commit');
+          this.opts.logger?.warn(
+            { err: describe(err), spans: spans.length, attempt },
+            'database unreachable, retrying group commit',
+          );
           await sleep(Math.min(100 * 2 ** attempt, 2000));
           continue;
         }
         if (isTransient(err)) {
-          const out = new SpyglassError('unavailable', 'storage unavailable, retry later', { retryAfter: 5 });
+          const out = new SpyglassError('unavailable', 'storage unavailable, retry later', {
+            retryAfter: 5,
+          });
           for (const p of group) p.reject(out);
           return;
         }
@@ -240,11 +259,18 @@ export class GroupCommitWriter {
  */
 function describe(err: unknown): { message: string; code?: string } {
   let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
-  for (let i = 0; i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object'; i++) {
+  for (
+    let i = 0;
+    i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object';
+    i++
+  ) {
     e = e.cause as typeof e;
   }
   const message = typeof e?.message === 'string' ? e.message : 'unknown error';
-  return { message: message.length > 300 ? `${message.slice(0, 300)}…` : message, ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
+  return {
+    message: message.length > 300 ? `${message.slice(0, 300)}…` : message,
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

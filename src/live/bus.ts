@@ -80,7 +80,11 @@ export interface Relay {
 }
 
 /** What live clients see (docs/api.md#live-events-sse); other events (security:scan) are internal and stay in the process. */
-export const RELAYED_TYPES: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>(['span:new', 'health:check', 'alert:fired']);
+export const RELAYED_TYPES: ReadonlySet<LiveEvent['type']> = new Set<LiveEvent['type']>([
+  'span:new',
+  'health:check',
+  'alert:fired',
+]);
 
 const ALL = '*';
 
@@ -155,7 +159,9 @@ export class EventBus {
         this.deliverTo(`${type}|${ALL}`, items);
         if (project === ALL) {
           // No project: every subscriber of this type (and of every type) sees it.
-          for (const [k, set] of this.index) if (!k.endsWith(`|${ALL}`) && (k.startsWith(`${type}|`) || k.startsWith(`${ALL}|`))) for (const fn of set) fn(items);
+          for (const [k, set] of this.index)
+            if (!k.endsWith(`|${ALL}`) && (k.startsWith(`${type}|`) || k.startsWith(`${ALL}|`)))
+              for (const fn of set) fn(items);
         } else {
           this.deliverTo(`${type}|${project}`, items);
           this.deliverTo(`${ALL}|${project}`, items);

@@ -25,7 +25,8 @@ let paused: Promise<void> | null = null;
 
 /** Sets the share of wall time live delivery may use (live.delivery_share_percent / 100). */
 export function setDeliveryShare(fraction: number): void {
-  if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`delivery share must be in (0, 1] (got ${fraction})`);
+  if (!(fraction > 0 && fraction <= 1))
+    throw new RangeError(`delivery share must be in (0, 1] (got ${fraction})`);
   share = fraction;
 }
 
@@ -71,11 +72,14 @@ function waitForCredit(now: number): Promise<void> | null {
   refilledAt = now;
   if (credit > 0) return null;
   paused = new Promise<void>((resolve) =>
-    setTimeout(() => {
-      paused = null;
-      turnMark = null;
-      resolve();
-    }, Math.max(1, Math.ceil(-credit / share))),
+    setTimeout(
+      () => {
+        paused = null;
+        turnMark = null;
+        resolve();
+      },
+      Math.max(1, Math.ceil(-credit / share)),
+    ),
   );
   return paused;
 }

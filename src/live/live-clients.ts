@@ -19,7 +19,12 @@ export interface LiveLimits {
   buffer: number;
 }
 
-export const DEFAULT_LIVE_LIMITS: LiveLimits = { maxClients: 200, maxPerKey: 50, maxSubscriptions: 20, buffer: 50 };
+export const DEFAULT_LIVE_LIMITS: LiveLimits = {
+  maxClients: 200,
+  maxPerKey: 50,
+  maxSubscriptions: 20,
+  buffer: 50,
+};
 
 /** One open live connection: an SSE stream, a GraphQL-over-SSE request or a GraphQL WebSocket. */
 export class LiveConnection {
@@ -40,7 +45,10 @@ export class LiveConnection {
   /** Counts one more subscription on this connection; the returned function uncounts it. */
   addSubscription(): () => void {
     if (this.subscriptions >= this.registry.limits.maxSubscriptions) {
-      throw new SpyglassError('rate_limited', `at most ${this.registry.limits.maxSubscriptions} subscriptions per connection`);
+      throw new SpyglassError(
+        'rate_limited',
+        `at most ${this.registry.limits.maxSubscriptions} subscriptions per connection`,
+      );
     }
     this.subscriptions++;
     let done = false;
@@ -81,7 +89,12 @@ export class LiveClients {
   constructor(
     readonly limits: LiveLimits = DEFAULT_LIVE_LIMITS,
     private readonly onChange?: (counts: Record<LiveKind, number>) => void,
-    private readonly slots: SharedSlots = new SharedSlots(undefined, { prefix: '', instanceId: '', leaseMs: 0, workers: 1 }),
+    private readonly slots: SharedSlots = new SharedSlots(undefined, {
+      prefix: '',
+      instanceId: '',
+      leaseMs: 0,
+      workers: 1,
+    }),
   ) {}
 
   get count(): number {
@@ -92,13 +105,19 @@ export class LiveClients {
    * A place for a new connection, or the reason it gets none. The caller checks that its client
    * is still there once this resolves, and releases the place if not.
    */
-  async connect(kind: LiveKind, principal: Principal, onEnd: (reason: string, closeCode: number) => void): Promise<LiveConnection | { refused: string }> {
-    if (this.open.size + this.joining >= this.limits.maxClients) return { refused: `too many live clients (max ${this.limits.maxClients})` };
+  async connect(
+    kind: LiveKind,
+    principal: Principal,
+    onEnd: (reason: string, closeCode: number) => void,
+  ): Promise<LiveConnection | { refused: string }> {
+    if (this.open.size + this.joining >= this.limits.maxClients)
+      return { refused: `too many live clients (max ${this.limits.maxClients})` };
     // Hashed: a proxied user's actor is an email address, which has no place in Redis keys.
     const owner = `key:${sha256(principal.keyId ?? principal.actor).slice(0, 32)}`;
     this.joining++;
     const ok = await this.slots.take(owner, this.limits.maxPerKey).finally(() => this.joining--);
-    if (!ok) return { refused: `too many live clients for this key (max ${this.limits.maxPerKey})` };
+    if (!ok)
+      return { refused: `too many live clients for this key (max ${this.limits.maxPerKey})` };
     const conn = new LiveConnection(kind, owner, principal.keyId, this, onEnd);
     this.open.add(conn);
     this.changed();

@@ -8,7 +8,12 @@ import type { LiveClients } from './live-clients.ts';
  * is revoked through this process (directly or by deactivating its user), and within `everyMs`
  * when it is revoked through another worker, expires, or goes with its project.
  */
-export function endRevokedStreams(keys: KeyService, clients: LiveClients, logger: Logger, everyMs = 1000): { stop(): Promise<void> } {
+export function endRevokedStreams(
+  keys: KeyService,
+  clients: LiveClients,
+  logger: Logger,
+  everyMs = 1000,
+): { stop(): Promise<void> } {
   const off = keys.onRevoked((ids) => void clients.endForKeys(ids, 'API key revoked'));
   const sweep = startPeriodic(
     async () => {

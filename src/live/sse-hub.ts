@@ -42,7 +42,9 @@ export class SseHub {
     private readonly budget: LiveClients,
     private readonly opts: SseOptions = DEFAULT_SSE,
   ) {
-    this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) => this.remember(streamed(items)));
+    this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) =>
+      this.remember(streamed(items)),
+    );
     this.timer = setInterval(() => this.keepalive(), opts.keepaliveMs);
     this.timer.unref();
   }
@@ -52,11 +54,22 @@ export class SseHub {
   }
 
   /** Takes over the response. `lastEventId` replays what the ring still holds after it. */
-  async attach(res: ServerResponse, principal: Principal, projectId: string | null, lastEventId: number | null): Promise<void> {
+  async attach(
+    res: ServerResponse,
+    principal: Principal,
+    projectId: string | null,
+    lastEventId: number | null,
+  ): Promise<void> {
     let gone = false;
     const onGone = () => (gone = true);
     res.once('close', onGone);
-    const client: Client = { res, projectId, queue: new EventQueue(this.budget.limits.buffer), waitingForDrain: false, deferred: false };
+    const client: Client = {
+      res,
+      projectId,
+      queue: new EventQueue(this.budget.limits.buffer),
+      waitingForDrain: false,
+      deferred: false,
+    };
     let off = () => {};
     const conn = await this.budget.connect('sse', principal, (reason) => {
       this.detach(client, off);
@@ -77,7 +90,9 @@ export class SseHub {
     });
     if ('refused' in conn) return void res.end(errorFrame(conn.refused));
     client.conn = conn;
-    off = this.bus.subscribeBatches({ type: '*', projectId }, (items) => this.enqueue(client, streamed(items)));
+    off = this.bus.subscribeBatches({ type: '*', projectId }, (items) =>
+      this.enqueue(client, streamed(items)),
+    );
     this.clients.add(client);
     res.on('close', () => {
       this.detach(client, off);
@@ -89,7 +104,9 @@ export class SseHub {
     });
     res.write(`retry: 2000\n: connected\n\n`);
     if (lastEventId !== null) {
-      const missed = this.ring.slice(-this.opts.replay).filter((item) => item.id !== null && item.id > lastEventId && visible(item, projectId));
+      const missed = this.ring
+        .slice(-this.opts.replay)
+        .filter((item) => item.id !== null && item.id > lastEventId && visible(item, projectId));
       this.enqueue(client, missed);
     }
   }
@@ -181,7 +198,8 @@ export class SseHub {
   }
 
   private keepalive(): void {
-    for (const client of this.clients) if (!client.waitingForDrain) client.res.write(': keepalive\n\n');
+    for (const client of this.clients)
+      if (!client.waitingForDrain) client.res.write(': keepalive\n\n');
   }
 }
 
@@ -198,5 +216,7 @@ function errorFrame(detail: string): string {
 const SSE_EVENTS = RELAYED_TYPES;
 
 function streamed(items: readonly Sequenced[]): readonly Sequenced[] {
-  return items.every((i) => SSE_EVENTS.has(i.event.type)) ? items : items.filter((i) => SSE_EVENTS.has(i.event.type));
+  return items.every((i) => SSE_EVENTS.has(i.event.type))
+    ? items
+    : items.filter((i) => SSE_EVENTS.has(i.event.type));
 }

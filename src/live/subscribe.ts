@@ -40,7 +40,12 @@ export interface StreamOptions {
  * Bus events as an async iterator for GraphQL subscriptions, with the same bounded buffer as an
  * SSE client: a slow consumer loses its oldest events, never the server's memory.
  */
-export function iterateEvents<T extends LiveEvent>(bus: EventBus, interest: Interest, accept: (e: LiveEvent) => e is T, opts: StreamOptions): EventStream<T> {
+export function iterateEvents<T extends LiveEvent>(
+  bus: EventBus,
+  interest: Interest,
+  accept: (e: LiveEvent) => e is T,
+  opts: StreamOptions,
+): EventStream<T> {
   const { onClose, ready } = opts;
   const queue = new EventQueue(opts.buffer);
   let wake: (() => void) | null = null;

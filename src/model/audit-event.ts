@@ -11,5 +11,12 @@ export interface AuditEvent {
 
 /** The API's JSON for an entry (GET /api/audit/logs). */
 export function toAuditEventJson(e: AuditEvent) {
-  return { event_id: e.eventId, timestamp: e.timestamp.toISOString(), actor: e.actor, action: e.action, resource: e.resource, result: e.result };
+  return {
+    event_id: e.eventId,
+    timestamp: e.timestamp.toISOString(),
+    actor: e.actor,
+    action: e.action,
+    resource: e.resource,
+    result: e.result,
+  };
 }

@@ -117,7 +117,10 @@ export interface BlastRadius {
 }
 
 /** Health result as REST and the CLI print it (docs/health.md#what-a-check-does-and-how-it-is-classified plus project_id and server facts). */
-export function toHealthJson(r: HealthResult, opts: { drift?: boolean } = {}): Record<string, unknown> {
+export function toHealthJson(
+  r: HealthResult,
+  opts: { drift?: boolean } = {},
+): Record<string, unknown> {
   return {
     server_name: r.serverName,
     status: r.status,

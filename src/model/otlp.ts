@@ -2,7 +2,8 @@
  * The decoded form of an OTLP ExportTraceServiceRequest, produced by both the OTLP/JSON and the
  * protobuf decoders so the normaliser sees one shape. Only the fields Spyglass maps are kept.
  */
-export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
+export type AttrValue =
+  string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
 export type Attrs = Record<string, AttrValue>;
 
 export interface DecodedSpan {

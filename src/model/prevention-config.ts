@@ -65,9 +65,23 @@ export const DEFAULT_PREVENTION: Readonly<PreventionConfig> = Object.freeze({
 export interface NestedPreventionConfig {
   agent_name?: string;
   is_agent_override?: boolean;
-  loop_detection?: { enabled?: boolean; threshold?: number; action?: LoopAction; max_steps?: number | null };
-  budget?: { max_cost_usd?: number | null; soft_alert_threshold_usd?: number | null; max_wall_time_seconds?: number | null };
-  circuit_breaker?: { enabled?: boolean; open_after_failures?: number; cooldown_seconds?: number; half_open_max_calls?: number };
+  loop_detection?: {
+    enabled?: boolean;
+    threshold?: number;
+    action?: LoopAction;
+    max_steps?: number | null;
+  };
+  budget?: {
+    max_cost_usd?: number | null;
+    soft_alert_threshold_usd?: number | null;
+    max_wall_time_seconds?: number | null;
+  };
+  circuit_breaker?: {
+    enabled?: boolean;
+    open_after_failures?: number;
+    cooldown_seconds?: number;
+    half_open_max_calls?: number;
+  };
 }
 
 export interface ConfigIssue {
@@ -84,7 +98,9 @@ export function isNestedShape(body: Record<string, unknown>): boolean {
 }
 
 type NestedPath = readonly [group: (typeof NESTED_GROUPS)[number], key: string];
-const NESTED_TO_FLAT: Readonly<Record<Exclude<keyof PreventionConfig, 'budget_soft_alert'>, NestedPath>> = {
+const NESTED_TO_FLAT: Readonly<
+  Record<Exclude<keyof PreventionConfig, 'budget_soft_alert'>, NestedPath>
+> = {
   loop_enabled: ['loop_detection', 'enabled'],
   loop_threshold: ['loop_detection', 'threshold'],
   loop_action: ['loop_detection', 'action'],
@@ -109,22 +125,37 @@ export function nestedFieldName(flat: keyof PreventionConfig): string {
  * and becomes the fraction amount / max_cost_usd; without a max_cost_usd it is reported as an issue.
  * Unknown groups or keys are reported too.
  */
-export function flattenNested(body: Record<string, unknown>): { values: Partial<Record<keyof PreventionConfig, unknown>>; issues: ConfigIssue[] } {
+export function flattenNested(body: Record<string, unknown>): {
+  values: Partial<Record<keyof PreventionConfig, unknown>>;
+  issues: ConfigIssue[];
+} {
   const values: Partial<Record<keyof PreventionConfig, unknown>> = {};
   const issues: ConfigIssue[] = [];
   for (const [key, value] of Object.entries(body)) {
     if (key === 'agent_name' || key === 'is_agent_override') continue;
-    if (!(NESTED_GROUPS as readonly string[]).includes(key)) issues.push({ field: key, message: 'unknown field' });
-    else if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) issues.push({ field: key, message: 'must be an object' });
+    if (!(NESTED_GROUPS as readonly string[]).includes(key))
+      issues.push({ field: key, message: 'unknown field' });
+    else if (
+      value !== undefined &&
+      (typeof value !== 'object' || value === null || Array.isArray(value))
+    )
+      issues.push({ field: key, message: 'must be an object' });
   }
   const groupOf = (g: string): Record<string, unknown> => {
     const v = body[g];
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : {};
   };
   for (const group of NESTED_GROUPS) {
-    const known = new Set(Object.values(NESTED_TO_FLAT).filter(([g]) => g === group).map(([, k]) => k));
+    const known = new Set(
+      Object.values(NESTED_TO_FLAT)
+        .filter(([g]) => g === group)
+        .map(([, k]) => k),
+    );
     if (group === 'budget') known.add('soft_alert_threshold_usd');
-    for (const key of Object.keys(groupOf(group))) if (!known.has(key)) issues.push({ field: `${group}.${key}`, message: 'unknown field' });
+    for (const key of Object.keys(groupOf(group)))
+      if (!known.has(key)) issues.push({ field: `${group}.${key}`, message: 'unknown field' });
   }
   for (const flat of Object.keys(NESTED_TO_FLAT) as (keyof typeof NESTED_TO_FLAT)[]) {
     const [group, key] = NESTED_TO_FLAT[flat];
@@ -135,16 +166,30 @@ export function flattenNested(body: Record<string, unknown>): { values: Partial<
   const soft = budget['soft_alert_threshold_usd'];
   if (soft !== undefined && soft !== null) {
     const max = budget['max_cost_usd'];
-    if (typeof soft !== 'number' || !Number.isFinite(soft) || soft <= 0) issues.push({ field: 'budget.soft_alert_threshold_usd', message: 'must be a positive number' });
-    else if (typeof max !== 'number' || !(max > 0)) issues.push({ field: 'budget.soft_alert_threshold_usd', message: 'needs budget.max_cost_usd' });
-    else if (soft >= max) issues.push({ field: 'budget.soft_alert_threshold_usd', message: 'must be less than budget.max_cost_usd' });
+    if (typeof soft !== 'number' || !Number.isFinite(soft) || soft <= 0)
+      issues.push({
+        field: 'budget.soft_alert_threshold_usd',
+        message: 'must be a positive number',
+      });
+    else if (typeof max !== 'number' || !(max > 0))
+      issues.push({
+        field: 'budget.soft_alert_threshold_usd',
+        message: 'needs budget.max_cost_usd',
+      });
+    else if (soft >= max)
+      issues.push({
+        field: 'budget.soft_alert_threshold_usd',
+        message: 'must be less than budget.max_cost_usd',
+      });
     else values.budget_soft_alert = soft / max;
   } else if (soft === null) values.budget_soft_alert = null;
   return { values, issues };
 }
 
-const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
-const isPositiveNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+const isPositiveInt = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+const isPositiveNumber = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0;
 
 /**
  * Checks a whole flat config (types and ranges, docs/prevention.md): threshold and breaker counts ≥ 1,
@@ -158,23 +203,47 @@ export function validatePrevention(c: Record<keyof PreventionConfig, unknown>): 
   };
   const int = (f: keyof PreventionConfig, nullable: boolean): void => {
     if (nullable && c[f] === null) return;
-    if (!isPositiveInt(c[f])) issues.push({ field: f, message: nullable ? 'must be an integer ≥ 1, or null for no limit' : 'must be an integer ≥ 1' });
+    if (!isPositiveInt(c[f]))
+      issues.push({
+        field: f,
+        message: nullable
+          ? 'must be an integer ≥ 1, or null for no limit'
+          : 'must be an integer ≥ 1',
+      });
   };
   bool('loop_enabled');
   int('loop_threshold', false);
-  if (!(LOOP_ACTIONS as readonly unknown[]).includes(c.loop_action)) issues.push({ field: 'loop_action', message: 'must be warn or terminate' });
+  if (!(LOOP_ACTIONS as readonly unknown[]).includes(c.loop_action))
+    issues.push({ field: 'loop_action', message: 'must be warn or terminate' });
   int('max_steps', true);
-  if (c.max_cost_usd !== null && !isPositiveNumber(c.max_cost_usd)) issues.push({ field: 'max_cost_usd', message: 'must be a positive number, or null for no limit' });
+  if (c.max_cost_usd !== null && !isPositiveNumber(c.max_cost_usd))
+    issues.push({
+      field: 'max_cost_usd',
+      message: 'must be a positive number, or null for no limit',
+    });
   // Seconds may be fractional (LangSight sends 30.5 and 1.5).
-  if (c.max_wall_time_s !== null && !isPositiveNumber(c.max_wall_time_s)) issues.push({ field: 'max_wall_time_s', message: 'must be a positive number, or null for no limit' });
+  if (c.max_wall_time_s !== null && !isPositiveNumber(c.max_wall_time_s))
+    issues.push({
+      field: 'max_wall_time_s',
+      message: 'must be a positive number, or null for no limit',
+    });
   const soft = c.budget_soft_alert;
   if (soft !== null) {
-    if (!isPositiveNumber(soft)) issues.push({ field: 'budget_soft_alert', message: 'must be a fraction below 1 or an amount below max_cost_usd' });
-    else if (soft >= 1 && (typeof c.max_cost_usd !== 'number' || soft >= c.max_cost_usd)) issues.push({ field: 'budget_soft_alert', message: 'an amount (≥ 1) must be below max_cost_usd' });
+    if (!isPositiveNumber(soft))
+      issues.push({
+        field: 'budget_soft_alert',
+        message: 'must be a fraction below 1 or an amount below max_cost_usd',
+      });
+    else if (soft >= 1 && (typeof c.max_cost_usd !== 'number' || soft >= c.max_cost_usd))
+      issues.push({
+        field: 'budget_soft_alert',
+        message: 'an amount (≥ 1) must be below max_cost_usd',
+      });
   }
   bool('cb_enabled');
   int('cb_failure_threshold', false);
-  if (!isPositiveNumber(c.cb_cooldown_seconds)) issues.push({ field: 'cb_cooldown_seconds', message: 'must be a positive number' });
+  if (!isPositiveNumber(c.cb_cooldown_seconds))
+    issues.push({ field: 'cb_cooldown_seconds', message: 'must be a positive number' });
   int('cb_half_open_max_calls', false);
   return issues;
 }
@@ -189,7 +258,10 @@ export function softAlertUsd(c: PreventionConfig): number | null {
  * A whole config: `base` (the spec defaults for a PUT or a constructor; the stored config for a
  * PATCH), then the fields given. Unvalidated.
  */
-export function withDefaults(fields: Partial<Record<keyof PreventionConfig, unknown>>, base: Readonly<PreventionConfig> = DEFAULT_PREVENTION): Record<keyof PreventionConfig, unknown> {
+export function withDefaults(
+  fields: Partial<Record<keyof PreventionConfig, unknown>>,
+  base: Readonly<PreventionConfig> = DEFAULT_PREVENTION,
+): Record<keyof PreventionConfig, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const f of PREVENTION_FIELDS) if (fields[f] !== undefined) out[f] = fields[f];
   return out as Record<keyof PreventionConfig, unknown>;

@@ -9,7 +9,14 @@ export const SPAN_STATUSES = ['success', 'error', 'timeout', 'prevented'] as con
  * neither a tool call nor an agent run in counts, lineage or costs. `generic`: a span around the
  * others (HTTP, database), kept for the trace tree only (docs/ingest.md).
  */
-export const SPAN_TYPES = ['tool_call', 'agent', 'handoff', 'llm_intent', 'user_message', 'generic'] as const;
+export const SPAN_TYPES = [
+  'tool_call',
+  'agent',
+  'handoff',
+  'llm_intent',
+  'user_message',
+  'generic',
+] as const;
 
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export type SpanType = (typeof SPAN_TYPES)[number];

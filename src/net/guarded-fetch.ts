@@ -1,7 +1,15 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
-import { addressOfHost, checkOutboundUrl, createOutboundPolicy, policyMessage, refusalFor, type OutboundCheck, type OutboundPolicy } from './outbound-policy.ts';
+import {
+  addressOfHost,
+  checkOutboundUrl,
+  createOutboundPolicy,
+  policyMessage,
+  refusalFor,
+  type OutboundCheck,
+  type OutboundPolicy,
+} from './outbound-policy.ts';
 
 /**
  * A fetch for API-supplied URLs that applies the outbound policy on every connection it opens,
@@ -25,8 +33,14 @@ export function guardedLookup(policy: OutboundPolicy): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       const refused = addresses.map((a) => refusalFor(a.address, policy)).find((r) => r !== null);
-      if (refused || addresses.length === 0) return callback(new OutboundPolicyError(`the host resolves to ${refused ?? 'no address'}`), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (refused || addresses.length === 0)
+        return callback(
+          new OutboundPolicyError(`the host resolves to ${refused ?? 'no address'}`),
+          '',
+          0,
+        );
+      if (options.all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0] as LookupAddress;
       callback(null, first.address, first.family);
     });
@@ -50,12 +64,18 @@ export function createGuardedAgent(policy: OutboundPolicy): Agent {
 }
 
 /** fetch through a guarded agent; the URL itself (scheme, literal host) is checked before anything. */
-export function createGuardedFetch(policy: OutboundPolicy, agent: Agent = createGuardedAgent(policy)): GuardedFetch {
+export function createGuardedFetch(
+  policy: OutboundPolicy,
+  agent: Agent = createGuardedAgent(policy),
+): GuardedFetch {
   return async (input, init) => {
     const href = typeof input === 'string' ? input : input.href;
     const checked = checkOutboundUrl(href, policy);
     if (!checked.ok) throw new OutboundPolicyError(checked.reason);
-    const res = await undiciFetch(href, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent });
+    const res = await undiciFetch(href, {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher: agent,
+    });
     // A redirect handed back to the caller (redirect: 'manual') is judged here too, so whoever follows
     // it learns that the policy refused it; redirects fetch follows itself meet the agent's checks.
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;

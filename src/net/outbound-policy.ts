@@ -52,13 +52,22 @@ const SPECIAL_NAMES: [RegExp, string][] = [
 ];
 
 /** Builds the policy from CIDRs (`10.1.0.0/16`, `fd00::/8`, a bare address); throws on a bad entry. */
-export function createOutboundPolicy(allowPrivateTargets: readonly string[], schemes: readonly string[] = ['http:', 'https:']): OutboundPolicy {
+export function createOutboundPolicy(
+  allowPrivateTargets: readonly string[],
+  schemes: readonly string[] = ['http:', 'https:'],
+): OutboundPolicy {
   const allowed = new BlockList();
   for (const entry of allowPrivateTargets) {
     const [addr = '', prefix, extra] = entry.trim().split('/');
     const type = isIP(addr);
     const bits = prefix === undefined ? (type === 6 ? 128 : 32) : Number(prefix);
-    if (type === 0 || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > (type === 6 ? 128 : 32)) {
+    if (
+      type === 0 ||
+      extra !== undefined ||
+      !Number.isInteger(bits) ||
+      bits < 0 ||
+      bits > (type === 6 ? 128 : 32)
+    ) {
       throw new Error(`network.allow_private_targets: ${JSON.stringify(entry)} is not a CIDR`);
     }
     allowed.addSubnet(addr, bits, type === 6 ? 'ipv6' : 'ipv4');
@@ -74,7 +83,8 @@ export function refusalFor(address: string, policy: OutboundPolicy): string | nu
   const ip = embeddedIpv4(address) ?? address;
   const type = isIP(ip) === 4 ? 'ipv4' : 'ipv6';
   if (isIP(ip) === 0) return 'not an IP address';
-  if (policy.allowed.check(ip, type) || (ip !== address && policy.allowed.check(address, 'ipv6'))) return null;
+  if (policy.allowed.check(ip, type) || (ip !== address && policy.allowed.check(address, 'ipv6')))
+    return null;
   const hit = refusedLists.find((r) => r.type === type && r.list.check(ip, type));
   return hit ? `${hit.what} address, not listed in network.allow_private_targets` : null;
 }
@@ -84,14 +94,18 @@ export function refusalFor(address: string, policy: OutboundPolicy): string | nu
  * Hostnames are resolved at connect time, where every address is checked (guarded-fetch.ts).
  */
 export function checkOutboundUrl(raw: string, policy: OutboundPolicy): OutboundCheck {
-  if (raw.length > MAX_URL_LENGTH) return refuse(`the URL is longer than ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH)
+    return refuse(`the URL is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return refuse('not a valid URL');
   }
-  if (!policy.schemes.includes(url.protocol)) return refuse(`only ${policy.schemes.map((s) => s.replace(':', '')).join(' or ')} URLs are allowed`);
+  if (!policy.schemes.includes(url.protocol))
+    return refuse(
+      `only ${policy.schemes.map((s) => s.replace(':', '')).join(' or ')} URLs are allowed`,
+    );
   if (url.username || url.password) return refuse('credentials in the URL are not allowed');
   const reason = refusalFor(addressOfHost(url.hostname) ?? '', policy);
   if (reason && reason !== 'not an IP address') return refuse(`the host is ${reason}`);
@@ -100,7 +114,10 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy): OutboundC
 
 /** The address a URL host stands for without DNS: an IP literal or a special name; else null. */
 export function addressOfHost(hostname: string): string | null {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (isIP(host)) return host;
   return SPECIAL_NAMES.find(([re]) => re.test(host))?.[1] ?? null;
 }
@@ -120,7 +137,8 @@ function embeddedIpv4(address: string): string | null {
   const zeros = (n: number) => groups.slice(0, n).every((g) => g === 0);
   if (zeros(5) && groups[5] === 0xffff) return v4(groups[6] ?? 0, groups[7] ?? 0); // ::ffff:a.b.c.d
   if (zeros(6) && (groups[6] ?? 0) !== 0) return v4(groups[6] ?? 0, groups[7] ?? 0); // ::a.b.c.d (deprecated)
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return v4(groups[6] ?? 0, groups[7] ?? 0);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0))
+    return v4(groups[6] ?? 0, groups[7] ?? 0);
   if (groups[0] === 0x2002) return v4(groups[1] ?? 0, groups[2] ?? 0);
   return null;
 }
@@ -130,7 +148,9 @@ function expandIpv6(address: string): number[] {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted?.[1]) {
     const [a = 0, b = 0, c = 0, d = 0] = dotted[1].split('.').map(Number);
-    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1].length) +
+      `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head = '', tail] = text.split('::');
   const part = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);

@@ -35,12 +35,25 @@ export function jsonDepth(root: unknown, limit: number): number {
 }
 
 /** The 422 issues for a value to be stored as JSON: too deep, or too large once serialised. */
-export function storedJsonIssues(value: unknown, loc: (string | number)[], maxBytes = MAX_STORED_JSON_BYTES): ValidationIssue[] {
+export function storedJsonIssues(
+  value: unknown,
+  loc: (string | number)[],
+  maxBytes = MAX_STORED_JSON_BYTES,
+): ValidationIssue[] {
   if (jsonDepth(value, MAX_STORED_JSON_DEPTH) > MAX_STORED_JSON_DEPTH) {
-    return [{ loc, msg: `Input should nest at most ${MAX_STORED_JSON_DEPTH} levels`, type: 'too_deep' }];
+    return [
+      { loc, msg: `Input should nest at most ${MAX_STORED_JSON_DEPTH} levels`, type: 'too_deep' },
+    ];
   }
   // Safe now: at most MAX_STORED_JSON_DEPTH levels for JSON.stringify to recurse through.
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
-  if (bytes > maxBytes) return [{ loc, msg: `Input should be at most ${maxBytes} bytes as JSON (got ${bytes})`, type: 'too_large' }];
+  if (bytes > maxBytes)
+    return [
+      {
+        loc,
+        msg: `Input should be at most ${maxBytes} bytes as JSON (got ${bytes})`,
+        type: 'too_large',
+      },
+    ];
   return [];
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, SPAN_STATUSES, SPAN_TYPES, subMillisecondMicros, type ClientFieldsJson, type Span } from '../model/span.ts';
+import {
+  HEALTH_TAGS,
+  SPAN_STATUSES,
+  SPAN_TYPES,
+  subMillisecondMicros,
+  type ClientFieldsJson,
+  type Span,
+} from '../model/span.ts';
 import { checkSpan, MAX_TOKENS } from './span-checks.ts';
 
 const nullableString = { type: ['string', 'null'], maxLength: 1_000_000 };
@@ -54,7 +61,10 @@ export const MAX_REPORTED_ISSUES = 100;
 // strictNumbers: JSON's 1e309 parses to Infinity, which is no number a span can hold.
 const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true });
 // Naive timestamps (no zone) are read as UTC, as the spec says every timestamp is UTC.
-ajv.addFormat('iso-datetime', { type: 'string', validate: (s: string) => !Number.isNaN(parseUtc(s)) });
+ajv.addFormat('iso-datetime', {
+  type: 'string',
+  validate: (s: string) => !Number.isNaN(parseUtc(s)),
+});
 const validateBatch = ajv.compile({ type: 'array', items: spanSchema });
 
 export interface NativeSpanInput extends Partial<ClientFieldsJson> {
@@ -101,7 +111,13 @@ export function normalizeNativeBatch(body: unknown, projectId: string, maxSpans:
  * 10,000-span batch is 50-150 ms of validation in one piece otherwise). Same spans, same 422 with
  * every problem of every slice.
  */
-export async function normalizeNativeBatchSliced(body: unknown, projectId: string, maxSpans: number, sliceSpans: number, between: () => Promise<void> | undefined): Promise<Span[]> {
+export async function normalizeNativeBatchSliced(
+  body: unknown,
+  projectId: string,
+  maxSpans: number,
+  sliceSpans: number,
+  between: () => Promise<void> | undefined,
+): Promise<Span[]> {
   const items = checkBatchShape(body, maxSpans);
   const issues: ValidationIssue[] = [];
   const spans: Span[] = [];
@@ -110,7 +126,14 @@ export async function normalizeNativeBatchSliced(body: unknown, projectId: strin
       const wait = between();
       if (wait) await wait;
     }
-    for (const s of normalizeSlice(items, from, Math.min(items.length, from + sliceSpans), projectId, issues)) spans.push(s);
+    for (const s of normalizeSlice(
+      items,
+      from,
+      Math.min(items.length, from + sliceSpans),
+      projectId,
+      issues,
+    ))
+      spans.push(s);
   }
   if (issues.length > 0) throw validationError(capIssues(issues));
   return spans;
@@ -118,16 +141,30 @@ export async function normalizeNativeBatchSliced(body: unknown, projectId: strin
 
 function checkBatchShape(body: unknown, maxSpans: number): unknown[] {
   if (!Array.isArray(body)) {
-    throw validationError([{ loc: ['body'], msg: 'Input should be a valid list of spans', type: 'list_type' }]);
+    throw validationError([
+      { loc: ['body'], msg: 'Input should be a valid list of spans', type: 'list_type' },
+    ]);
   }
   if (body.length > maxSpans) {
-    throw validationError([{ loc: ['body'], msg: `A batch holds at most ${maxSpans} spans (got ${body.length})`, type: 'too_long' }]);
+    throw validationError([
+      {
+        loc: ['body'],
+        msg: `A batch holds at most ${maxSpans} spans (got ${body.length})`,
+        type: 'too_long',
+      },
+    ]);
   }
   return body;
 }
 
 /** Spans [from, to) of the batch; their problems (located by index in the whole batch) go to `issues`. */
-function normalizeSlice(body: unknown[], from: number, to: number, projectId: string, issues: ValidationIssue[]): Span[] {
+function normalizeSlice(
+  body: unknown[],
+  from: number,
+  to: number,
+  projectId: string,
+  issues: ValidationIssue[],
+): Span[] {
   const part = from === 0 && to === body.length ? body : body.slice(from, to);
   const found = validateBatch(part) ? [] : (validateBatch.errors ?? []).map(toIssue);
   for (const i of found) if (typeof i.loc[1] === 'number') i.loc[1] += from;
@@ -138,9 +175,17 @@ function normalizeSlice(body: unknown[], from: number, to: number, projectId: st
     const index = from + k;
     if (malformed.has(index)) return;
     const span = toSpan(input as NativeSpanInput, projectId);
-    for (const p of checkSpan(span)) issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
-    if (span.endedAt.getTime() * 1000 + (span.endedAtMicros ?? 0) < span.startedAt.getTime() * 1000 + (span.startedAtMicros ?? 0)) {
-      issues.push({ loc: ['body', index, 'ended_at'], msg: 'ended_at must not be before started_at', type: 'value_error' });
+    for (const p of checkSpan(span))
+      issues.push({ loc: ['body', index, p.field], msg: p.msg, type: p.type });
+    if (
+      span.endedAt.getTime() * 1000 + (span.endedAtMicros ?? 0) <
+      span.startedAt.getTime() * 1000 + (span.startedAtMicros ?? 0)
+    ) {
+      issues.push({
+        loc: ['body', index, 'ended_at'],
+        msg: 'ended_at must not be before started_at',
+        type: 'value_error',
+      });
     }
     spans.push(span);
   });
@@ -153,7 +198,10 @@ function capIssues(issues: ValidationIssue[]): ValidationIssue[] {
   const sorted = issues.sort((a, b) => byIndex(a) - byIndex(b));
   if (sorted.length <= MAX_REPORTED_ISSUES) return sorted;
   const more = sorted.length - MAX_REPORTED_ISSUES;
-  return [...sorted.slice(0, MAX_REPORTED_ISSUES), { loc: ['body'], msg: `${more} more problems not listed`, type: 'too_many_errors' }];
+  return [
+    ...sorted.slice(0, MAX_REPORTED_ISSUES),
+    { loc: ['body'], msg: `${more} more problems not listed`, type: 'too_many_errors' },
+  ];
 }
 
 function toSpan(i: NativeSpanInput, projectId: string): Span {
@@ -178,7 +226,9 @@ function toSpan(i: NativeSpanInput, projectId: string): Span {
     endedAt,
     startedAtMicros,
     endedAtMicros,
-    latencyMs: i.latency_ms ?? endedAt.getTime() - startedAt.getTime() + (endedAtMicros - startedAtMicros) / 1000,
+    latencyMs:
+      i.latency_ms ??
+      endedAt.getTime() - startedAt.getTime() + (endedAtMicros - startedAtMicros) / 1000,
     inputArgs: i.input_args ?? null,
     // docs/ingest.md#native-spans: null on error (a failed call has no result to show).
     outputResult: i.status === 'error' || i.status === 'timeout' ? null : (i.output_result ?? null),
@@ -209,7 +259,10 @@ const GUARD_PREFIXES = ['loop_detected', 'budget_exceeded', 'circuit_breaker_ope
  * A prevented call that sends no health_tag (LangSight's SDK) is tagged from its error's prefix,
  * `loop_detected: …` → loop_detected; anything else stays untagged.
  */
-export function guardTag(status: Span['status'], error: string | null | undefined): Span['healthTag'] {
+export function guardTag(
+  status: Span['status'],
+  error: string | null | undefined,
+): Span['healthTag'] {
   if (status !== 'prevented' || !error) return null;
   return GUARD_PREFIXES.find((p) => error.startsWith(`${p}:`)) ?? null;
 }
@@ -248,7 +301,20 @@ function parseCanonicalUtc(s: string): number | null {
     ms = digits(s, 20, Math.min(3, n - 21)) * 10 ** Math.max(0, 3 - (n - 21));
   }
   // Years before 1000 (Date.UTC reads 0–99 as 1900–1999), day 0, hour 24 and the rest: the general path.
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
+  if (
+    year < 1000 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 31 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59
+  )
+    return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
@@ -265,20 +331,36 @@ function digits(s: string, from: number, count: number): number {
 
 function toIssue(e: ErrorObject): ValidationIssue {
   const loc: (string | number)[] = ['body'];
-  for (const part of e.instancePath.split('/').slice(1)) loc.push(/^\d+$/.test(part) ? Number(part) : part);
+  for (const part of e.instancePath.split('/').slice(1))
+    loc.push(/^\d+$/.test(part) ? Number(part) : part);
   switch (e.keyword) {
     case 'required':
       loc.push(String(e.params.missingProperty));
       return { loc, msg: 'Field required', type: 'missing' };
     case 'type':
-      return { loc, msg: `Input should be of type ${String(e.params.type).replace(',', ' or ')}`, type: `${String(e.params.type).split(',')[0]}_type` };
+      return {
+        loc,
+        msg: `Input should be of type ${String(e.params.type).replace(',', ' or ')}`,
+        type: `${String(e.params.type).split(',')[0]}_type`,
+      };
     case 'enum':
-      return { loc, msg: `Input should be one of ${(e.params.allowedValues as unknown[]).filter((v) => v !== null).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
+      return {
+        loc,
+        msg: `Input should be one of ${(e.params.allowedValues as unknown[])
+          .filter((v) => v !== null)
+          .map((v) => `'${String(v)}'`)
+          .join(', ')}`,
+        type: 'enum',
+      };
     case 'format':
       return { loc, msg: 'Input should be an ISO 8601 datetime', type: 'datetime_parsing' };
     case 'maximum':
     case 'minimum':
-      return { loc, msg: `Input should be ${e.keyword === 'maximum' ? 'at most' : 'at least'} ${String(e.params.limit)}`, type: e.keyword === 'maximum' ? 'less_than_equal' : 'greater_than_equal' };
+      return {
+        loc,
+        msg: `Input should be ${e.keyword === 'maximum' ? 'at most' : 'at least'} ${String(e.params.limit)}`,
+        type: e.keyword === 'maximum' ? 'less_than_equal' : 'greater_than_equal',
+      };
     default:
       return { loc, msg: e.message ?? 'Invalid value', type: e.keyword };
   }

@@ -35,7 +35,11 @@ export class ExportAgents {
     return this.inherited(this.sessions, projectId, s);
   }
 
-  private inherited(named: Map<string, string>, projectId: string, s: DecodedSpan): string | undefined {
+  private inherited(
+    named: Map<string, string>,
+    projectId: string,
+    s: DecodedSpan,
+  ): string | undefined {
     let key = `${projectId}\u0000${s.spanId}`;
     for (let depth = 0; depth < MAX_DEPTH; depth++) {
       const value = named.get(key);

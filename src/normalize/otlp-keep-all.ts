@@ -15,7 +15,10 @@ export interface Unselected {
  * export become `generic` spans of that trace (its session and agent), so the tree shows the HTTP
  * and database calls around a tool call. The others stay unselected.
  */
-export function keepSelectedTraces(unselected: readonly Unselected[], selected: readonly Span[]): { kept: Span[]; left: Unselected[] } {
+export function keepSelectedTraces(
+  unselected: readonly Unselected[],
+  selected: readonly Span[],
+): { kept: Span[]; left: Unselected[] } {
   const traces = new Map<string, { sessionId: string | null; agentName: string | null }>();
   for (const s of selected) {
     if (!s.traceId) continue;
@@ -41,7 +44,10 @@ function traceKey(projectId: string, traceId: string): string {
   return `${projectId}\u0000${traceId}`;
 }
 
-function toGenericSpan({ span: s, projectId, service }: Unselected, trace: { sessionId: string | null; agentName: string | null }): Span {
+function toGenericSpan(
+  { span: s, projectId, service }: Unselected,
+  trace: { sessionId: string | null; agentName: string | null },
+): Span {
   const failed = s.statusCode === 2;
   return {
     spanId: s.spanId,
@@ -51,11 +57,16 @@ function toGenericSpan({ span: s, projectId, service }: Unselected, trace: { ses
     projectId,
     spanType: 'generic',
     // An HTTP span's host, a database span's system, else the service that made the call.
-    serverName: first(s.attributes, ['server.address', 'db.system.name', 'db.system', 'rpc.service'], text) ?? service ?? 'unknown',
+    serverName:
+      first(s.attributes, ['server.address', 'db.system.name', 'db.system', 'rpc.service'], text) ??
+      service ??
+      'unknown',
     toolName: s.name || 'span',
     agentName: trace.agentName ?? service ?? null,
     status: failed ? 'error' : 'success',
-    error: failed ? s.statusMessage || first(s.attributes, ALIASES.errorType, text) || 'error' : null,
+    error: failed
+      ? s.statusMessage || first(s.attributes, ALIASES.errorType, text) || 'error'
+      : null,
     startedAt: new Date(s.startTimeMs),
     endedAt: new Date(Math.max(s.endTimeMs, s.startTimeMs)),
     latencyMs: Math.max(0, s.endTimeMs - s.startTimeMs),

@@ -1,6 +1,13 @@
 import { SPAN_TYPES, type SpanType } from '../model/span.ts';
 import type { DecodedSpan } from '../model/otlp.ts';
-import { AGENT_OPERATIONS, FRAMEWORK_KIND_KEYS, FRAMEWORK_KINDS, LLM_MARKER_PREFIXES, LLM_MARKERS, OWN } from './otlp-aliases.ts';
+import {
+  AGENT_OPERATIONS,
+  FRAMEWORK_KIND_KEYS,
+  FRAMEWORK_KINDS,
+  LLM_MARKER_PREFIXES,
+  LLM_MARKERS,
+  OWN,
+} from './otlp-aliases.ts';
 import { text } from './otlp-values.ts';
 
 /**
@@ -20,7 +27,8 @@ export function selectKind(s: DecodedSpan): SpanType | null | undefined {
   }
   for (const key of FRAMEWORK_KIND_KEYS) {
     const kind = text(a[key]);
-    if (kind !== undefined && Object.hasOwn(FRAMEWORK_KINDS, kind)) return FRAMEWORK_KINDS[kind] as SpanType;
+    if (kind !== undefined && Object.hasOwn(FRAMEWORK_KINDS, kind))
+      return FRAMEWORK_KINDS[kind] as SpanType;
   }
   return hasLlmMarker(s) ? 'agent' : undefined;
 }

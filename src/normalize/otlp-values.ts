@@ -1,7 +1,11 @@
 import type { AttrValue, Attrs } from '../model/otlp.ts';
 
 /** Converters from OTLP attribute values to span fields; undefined = not usable, try the next name. */
-export function first<T>(a: Attrs, keys: readonly string[], convert: (v: AttrValue) => T | undefined): T | null {
+export function first<T>(
+  a: Attrs,
+  keys: readonly string[],
+  convert: (v: AttrValue) => T | undefined,
+): T | null {
   for (const key of keys) {
     const v = a[key];
     if (v === undefined || v === null) continue;
@@ -36,7 +40,8 @@ export function toArgs(v: AttrValue): Record<string, unknown> | undefined {
       return { value: v };
     }
   }
-  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (value && typeof value === 'object' && !Array.isArray(value))
+    return value as Record<string, unknown>;
   return { value };
 }
 
@@ -45,7 +50,10 @@ export function toArgs(v: AttrValue): Record<string, unknown> | undefined {
  * `gen_ai.prompt.0.content`, `llm.input_messages.1.message.content`) put back together as a JSON
  * array of objects in index order; null when the span has none of them.
  */
-export function flattenedMessages(a: Attrs, specs: readonly { prefix: string; strip: string }[]): string | null {
+export function flattenedMessages(
+  a: Attrs,
+  specs: readonly { prefix: string; strip: string }[],
+): string | null {
   for (const { prefix, strip } of specs) {
     const byIndex = new Map<number, Record<string, AttrValue>>();
     for (const key in a) {
@@ -53,13 +61,19 @@ export function flattenedMessages(a: Attrs, specs: readonly { prefix: string; st
       const m = /^(\d{1,6})\.(.+)$/.exec(key.slice(prefix.length));
       if (!m) continue;
       const index = Number(m[1]);
-      const field = (m[2] as string).startsWith(strip) ? (m[2] as string).slice(strip.length) : (m[2] as string);
+      const field = (m[2] as string).startsWith(strip)
+        ? (m[2] as string).slice(strip.length)
+        : (m[2] as string);
       let message = byIndex.get(index);
       // No prototype: a field named __proto__ is then just a field.
-      if (!message) byIndex.set(index, (message = Object.create(null) as Record<string, AttrValue>));
+      if (!message)
+        byIndex.set(index, (message = Object.create(null) as Record<string, AttrValue>));
       message[field] = a[key] as AttrValue;
     }
-    if (byIndex.size > 0) return JSON.stringify([...byIndex.entries()].sort((x, y) => x[0] - y[0]).map(([, msg]) => msg));
+    if (byIndex.size > 0)
+      return JSON.stringify(
+        [...byIndex.entries()].sort((x, y) => x[0] - y[0]).map(([, msg]) => msg),
+      );
   }
   return null;
 }

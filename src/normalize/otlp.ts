@@ -32,7 +32,12 @@ export interface OtlpNormalizeOptions {
  * Maps decoded OTLP spans to Spyglass spans (docs/ingest.md#otlp-mapping). `keyProjectId` is the
  * project of a project-bound API key, which wins over the resource's `spyglass.project_id`.
  */
-export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, defaultProject: string, opts: OtlpNormalizeOptions = {}): OtlpNormalizeResult {
+export function normalizeOtlp(
+  req: DecodedExport,
+  keyProjectId: string | null,
+  defaultProject: string,
+  opts: OtlpNormalizeOptions = {},
+): OtlpNormalizeResult {
   const spans: Span[] = [];
   const rejected: OtlpRejection[] = [];
   let unselected: Unselected[] = [];
@@ -41,9 +46,11 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
     if (problems.length === 0) spans.push(span);
     else rejected.push({ spanId, problems: problems.map((p) => `${p.field}: ${p.msg}`) });
   };
-  const projectOf = (resource: Attrs) => keyProjectId ?? text(resource[OWN.projectId]) ?? defaultProject;
+  const projectOf = (resource: Attrs) =>
+    keyProjectId ?? text(resource[OWN.projectId]) ?? defaultProject;
   const agents = new ExportAgents();
-  for (const rs of req.resourceSpans) for (const s of rs.spans) agents.add(projectOf(rs.resource), s);
+  for (const rs of req.resourceSpans)
+    for (const s of rs.spans) agents.add(projectOf(rs.resource), s);
   for (const rs of req.resourceSpans) {
     const service = text(rs.resource['service.name']);
     const projectId = projectOf(rs.resource);
@@ -55,7 +62,20 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
       }
       const kind = selectKind(s);
       if (kind === undefined) unselected.push({ span: s, projectId, service });
-      else keep(toSpan(s, kind, { agent: agents.agentOf(projectId, s) ?? service, session: agents.sessionOf(projectId, s) }, service, projectId), s.spanId);
+      else
+        keep(
+          toSpan(
+            s,
+            kind,
+            {
+              agent: agents.agentOf(projectId, s) ?? service,
+              session: agents.sessionOf(projectId, s),
+            },
+            service,
+            projectId,
+          ),
+          s.spanId,
+        );
     }
   }
   if (opts.keepAllSpans && unselected.length > 0) {
@@ -64,31 +84,44 @@ export function normalizeOtlp(req: DecodedExport, keyProjectId: string | null, d
     unselected = left;
   }
   const ignoredByProject = new Map<string, number>();
-  for (const u of unselected) ignoredByProject.set(u.projectId, (ignoredByProject.get(u.projectId) ?? 0) + 1);
+  for (const u of unselected)
+    ignoredByProject.set(u.projectId, (ignoredByProject.get(u.projectId) ?? 0) + 1);
   return { spans, ignored: unselected.length, ignoredByProject, rejected };
 }
 
 /** `inherited`: the span's agent and session, its own or its nearest ancestor's (ExportAgents). */
-function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: string; session?: string }, service: string | undefined, projectId: string): Span {
+function toSpan(
+  s: DecodedSpan,
+  kind: SpanType | null,
+  inherited: { agent?: string; session?: string },
+  service: string | undefined,
+  projectId: string,
+): Span {
   const a = s.attributes;
-  const llmInput = first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
-  const llmOutput = first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
-  const spanType: SpanType = kind ?? (llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
+  const llmInput =
+    first(a, ALIASES.llmInput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmInput);
+  const llmOutput =
+    first(a, ALIASES.llmOutput, serialize) ?? flattenedMessages(a, FLATTENED_MESSAGES.llmOutput);
+  const spanType: SpanType =
+    kind ?? (llmInput !== null || llmOutput !== null ? 'agent' : 'tool_call');
   let inputTokens = first(a, ALIASES.inputTokens, count);
   let outputTokens = first(a, ALIASES.outputTokens, count);
   // An embedding call reports only a total: all of it was input.
-  if (inputTokens === null && outputTokens === null) inputTokens = first(a, ALIASES.totalTokens, count);
+  if (inputTokens === null && outputTokens === null)
+    inputTokens = first(a, ALIASES.totalTokens, count);
   // These conventions count cached prompt tokens inside the input and reasoning inside the output;
   // the span model counts them apart (as LangSight and Anthropic's API do), so each is priced once.
   const cacheReadTokens = first(a, CACHE_TOKEN_ALIASES.cacheReadTokens, count);
   const cacheCreationTokens = first(a, CACHE_TOKEN_ALIASES.cacheCreationTokens, count);
   const thinkingTokens = first(a, CACHE_TOKEN_ALIASES.thinkingTokens, count);
-  if (inputTokens !== null) inputTokens = Math.max(0, inputTokens - (cacheReadTokens ?? 0) - (cacheCreationTokens ?? 0));
+  if (inputTokens !== null)
+    inputTokens = Math.max(0, inputTokens - (cacheReadTokens ?? 0) - (cacheCreationTokens ?? 0));
   if (outputTokens !== null) outputTokens = Math.max(0, outputTokens - (thinkingTokens ?? 0));
   const agentName = inherited.agent ?? null;
   const fromName = mcpNameParts(s.name);
 
-  let serverName = first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
+  let serverName =
+    first(a, ['mcp.server.name'], text) ?? fromName?.server ?? first(a, ALIASES.serverName, text);
   let toolName = first(a, ALIASES.toolName, text) ?? fromName?.tool;
   if (spanType === 'agent' && agentName) {
     // docs/ingest.md#otlp-mapping: an agent span's server_name is the agent and its tool_name the task.
@@ -133,7 +166,10 @@ function toSpan(s: DecodedSpan, kind: SpanType | null, inherited: { agent?: stri
     cacheCreationTokens,
     thinkingTokens,
     modelId: first(a, ALIASES.modelId, text),
-    healthTag: healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag) ? (healthTag as HealthTag) : null,
+    healthTag:
+      healthTag && (HEALTH_TAGS as readonly string[]).includes(healthTag)
+        ? (healthTag as HealthTag)
+        : null,
     costUsd: null,
     costEstimated: null,
   };

@@ -27,14 +27,31 @@ const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
  * stays under PostgreSQL's btree row limit (2704 bytes) even when nothing compresses.
  */
 export const MAX_BYTES = {
-  project_id: 128, span_id: 128, trace_id: 128, parent_span_id: 128,
-  session_id: 512, server_name: 512, agent_name: 512, model_id: 512, tool_name: 1024,
+  project_id: 128,
+  span_id: 128,
+  trace_id: 128,
+  parent_span_id: 128,
+  session_id: 512,
+  server_name: 512,
+  agent_name: 512,
+  model_id: 512,
+  tool_name: 1024,
 } as const;
 
 const TEXT_FIELDS = {
-  project_id: 'projectId', span_id: 'spanId', trace_id: 'traceId', parent_span_id: 'parentSpanId', session_id: 'sessionId',
-  server_name: 'serverName', tool_name: 'toolName', agent_name: 'agentName', error: 'error', output_result: 'outputResult',
-  llm_input: 'llmInput', llm_output: 'llmOutput', model_id: 'modelId',
+  project_id: 'projectId',
+  span_id: 'spanId',
+  trace_id: 'traceId',
+  parent_span_id: 'parentSpanId',
+  session_id: 'sessionId',
+  server_name: 'serverName',
+  tool_name: 'toolName',
+  agent_name: 'agentName',
+  error: 'error',
+  output_result: 'outputResult',
+  llm_input: 'llmInput',
+  llm_output: 'llmOutput',
+  model_id: 'modelId',
 } as const satisfies Record<string, keyof Span>;
 /** [native name, model key] pairs, built once: checkSpan runs for every span ingested. */
 const TEXT_FIELD_PAIRS = Object.entries(TEXT_FIELDS) as [keyof typeof TEXT_FIELDS, keyof Span][];
@@ -58,21 +75,40 @@ export function checkSpan(span: Span): SpanProblem[] {
     mutable[key] = clean;
     const max = MAX_BYTES[field as keyof typeof MAX_BYTES] as number | undefined;
     if (max !== undefined && clean.length > max / 3 && Buffer.byteLength(clean) > max) {
-      problems.push({ field, msg: `String should have at most ${max} UTF-8 bytes`, type: 'string_too_long' });
+      problems.push({
+        field,
+        msg: `String should have at most ${max} UTF-8 bytes`,
+        type: 'string_too_long',
+      });
     }
   }
   checkTime(span.startedAt, 'started_at', problems);
   checkTime(span.endedAt, 'ended_at', problems);
   if (!Number.isFinite(span.latencyMs) || span.latencyMs < 0 || span.latencyMs > MAX_LATENCY_MS) {
-    problems.push({ field: 'latency_ms', msg: `Input should be a finite number from 0 to ${MAX_LATENCY_MS}`, type: 'number_range' });
+    problems.push({
+      field: 'latency_ms',
+      msg: `Input should be a finite number from 0 to ${MAX_LATENCY_MS}`,
+      type: 'number_range',
+    });
   }
-  for (const [field, v] of [['input_tokens', span.inputTokens], ['output_tokens', span.outputTokens]] as const) {
+  for (const [field, v] of [
+    ['input_tokens', span.inputTokens],
+    ['output_tokens', span.outputTokens],
+  ] as const) {
     if (v !== null && !(Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS)) {
-      problems.push({ field, msg: `Input should be an integer from 0 to ${MAX_TOKENS}`, type: 'int_range' });
+      problems.push({
+        field,
+        msg: `Input should be an integer from 0 to ${MAX_TOKENS}`,
+        type: 'int_range',
+      });
     }
   }
   if (span.inputArgs !== null && !cleanValue(span.inputArgs, 1)) {
-    problems.push({ field: 'input_args', msg: `Input should nest at most ${MAX_ARGS_DEPTH} levels`, type: 'too_deep' });
+    problems.push({
+      field: 'input_args',
+      msg: `Input should nest at most ${MAX_ARGS_DEPTH} levels`,
+      type: 'too_deep',
+    });
   }
   return problems;
 }
@@ -80,7 +116,11 @@ export function checkSpan(span: Span): SpanProblem[] {
 function checkTime(d: Date, field: string, problems: SpanProblem[]): void {
   const t = d.getTime();
   if (!(t >= MIN_TIME && t <= MAX_TIME)) {
-    problems.push({ field, msg: 'Input should be a datetime from year 1 to 9999', type: 'datetime_range' });
+    problems.push({
+      field,
+      msg: 'Input should be a datetime from year 1 to 9999',
+      type: 'datetime_range',
+    });
   }
 }
 
@@ -107,7 +147,12 @@ function cleanValue(v: unknown, depth: number): boolean {
     const cleanKey = cleanText(key);
     if (cleanKey !== key) {
       delete o[key];
-      Object.defineProperty(o, cleanKey, { value: x, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(o, cleanKey, {
+        value: x,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return true;

@@ -4,7 +4,15 @@ import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
 import { DEFAULT_PREVENTION, type PreventionConfig } from '../model/prevention-config.ts';
 import type { Db } from '../store/db.ts';
-import { PROJECT_DEFAULT, configOf, deletePreventionRow, findPreventionRow, listPreventionRows, upsertPreventionRow, type PreventionRow } from '../store/prevention-repo.ts';
+import {
+  PROJECT_DEFAULT,
+  configOf,
+  deletePreventionRow,
+  findPreventionRow,
+  listPreventionRows,
+  upsertPreventionRow,
+  type PreventionRow,
+} from '../store/prevention-repo.ts';
 import { findProject } from '../store/projects-repo.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { parsePreventionBody } from './parse-body.ts';
@@ -80,7 +88,9 @@ export class PreventionService {
   async stored(projectId: string, agentName: string): Promise<PreventionConfigJson> {
     const config = await this.effective(projectId, agentName);
     if (config.source === 'default') {
-      throw notFound(`no prevention config stored for agent ${agentName} nor as project ${projectId}'s default; the agent keeps its own (add ?include_defaults=true for the built-in defaults)`);
+      throw notFound(
+        `no prevention config stored for agent ${agentName} nor as project ${projectId}'s default; the agent keeps its own (add ?include_defaults=true for the built-in defaults)`,
+      );
     }
     return config;
   }
@@ -99,7 +109,11 @@ export class PreventionService {
   async replace(actor: Principal, scope: Scope, body: unknown): Promise<PreventionConfigJson> {
     const agentName = nameOf(scope);
     await this.requireProject(scope.projectId);
-    const config = parsePreventionBody(body, { projectId: scope.projectId, agentName }, DEFAULT_PREVENTION);
+    const config = parsePreventionBody(
+      body,
+      { projectId: scope.projectId, agentName },
+      DEFAULT_PREVENTION,
+    );
     return this.store(actor, scope.projectId, agentName, config);
   }
 
@@ -108,7 +122,11 @@ export class PreventionService {
     const agentName = nameOf(scope);
     await this.requireProject(scope.projectId);
     const current = await findPreventionRow(this.deps.db, scope.projectId, agentName);
-    const config = parsePreventionBody(body, { projectId: scope.projectId, agentName }, current ? configOf(current) : DEFAULT_PREVENTION);
+    const config = parsePreventionBody(
+      body,
+      { projectId: scope.projectId, agentName },
+      current ? configOf(current) : DEFAULT_PREVENTION,
+    );
     return this.store(actor, scope.projectId, agentName, config);
   }
 
@@ -121,8 +139,16 @@ export class PreventionService {
     const agentName = nameOf(scope);
     await this.requireProject(scope.projectId);
     const row = await deletePreventionRow(this.deps.db, scope.projectId, agentName);
-    if (!row && agentName !== PROJECT_DEFAULT) throw notFound(`agent ${agentName} has no prevention config override`);
-    if (row) this.deps.audit.record(actor, 'prevention_config.delete', resource(scope.projectId, agentName), 'success', scope.projectId);
+    if (!row && agentName !== PROJECT_DEFAULT)
+      throw notFound(`agent ${agentName} has no prevention config override`);
+    if (row)
+      this.deps.audit.record(
+        actor,
+        'prevention_config.delete',
+        resource(scope.projectId, agentName),
+        'success',
+        scope.projectId,
+      );
     return this.projectDefault(scope.projectId);
   }
 
@@ -131,9 +157,26 @@ export class PreventionService {
     if (!(await findProject(this.deps.db, projectId))) throw notFound(`no project ${projectId}`);
   }
 
-  private async store(actor: Principal, projectId: string, agentName: string, config: PreventionConfig): Promise<PreventionConfigJson> {
-    const row = await upsertPreventionRow(this.deps.db, { id: randomUUID(), projectId, agentName, at: this.now(), config });
-    this.deps.audit.record(actor, 'prevention_config.update', resource(projectId, agentName), 'success', projectId);
+  private async store(
+    actor: Principal,
+    projectId: string,
+    agentName: string,
+    config: PreventionConfig,
+  ): Promise<PreventionConfigJson> {
+    const row = await upsertPreventionRow(this.deps.db, {
+      id: randomUUID(),
+      projectId,
+      agentName,
+      at: this.now(),
+      config,
+    });
+    this.deps.audit.record(
+      actor,
+      'prevention_config.update',
+      resource(projectId, agentName),
+      'success',
+      projectId,
+    );
     return toJson(row);
   }
 }
@@ -147,14 +190,21 @@ function nameOf(scope: Scope): string {
 /** `*` names the project default and is not an agent; names are bounded like everywhere else. */
 function checkAgent(name: string): void {
   const msg =
-    name === PROJECT_DEFAULT ? '`*` is the project default; use /api/projects/{project_id}/prevention-config'
-    : name.trim() === '' ? 'Input should not be empty'
-    : name.length > MAX_AGENT_NAME ? `Input should have at most ${MAX_AGENT_NAME} characters`
-    : null;
-  if (msg) throw new SpyglassError('validation', 'invalid agent name', { issues: [{ loc: ['path', 'name'], msg, type: 'value_error' }] });
+    name === PROJECT_DEFAULT
+      ? '`*` is the project default; use /api/projects/{project_id}/prevention-config'
+      : name.trim() === ''
+        ? 'Input should not be empty'
+        : name.length > MAX_AGENT_NAME
+          ? `Input should have at most ${MAX_AGENT_NAME} characters`
+          : null;
+  if (msg)
+    throw new SpyglassError('validation', 'invalid agent name', {
+      issues: [{ loc: ['path', 'name'], msg, type: 'value_error' }],
+    });
 }
 
-const resource = (projectId: string, agentName: string) => `prevention_config:${projectId}/${agentName}`;
+const resource = (projectId: string, agentName: string) =>
+  `prevention_config:${projectId}/${agentName}`;
 
 function toJson(r: PreventionRow): PreventionConfigJson {
   return {
@@ -169,5 +219,13 @@ function toJson(r: PreventionRow): PreventionConfigJson {
 }
 
 function unstored(projectId: string): PreventionConfigJson {
-  return { id: null, project_id: projectId, agent_name: PROJECT_DEFAULT, is_agent_override: false, source: 'default', ...DEFAULT_PREVENTION, updated_at: null };
+  return {
+    id: null,
+    project_id: projectId,
+    agent_name: PROJECT_DEFAULT,
+    is_agent_override: false,
+    source: 'default',
+    ...DEFAULT_PREVENTION,
+    updated_at: null,
+  };
 }

@@ -12,7 +12,14 @@ import {
 
 /** PostgreSQL `integer`: the integer columns hold no more (a larger value is a 422, not a 500). */
 export const MAX_INT = 2_147_483_647;
-const INT_FIELDS: readonly (keyof PreventionConfig)[] = ['loop_threshold', 'max_steps', 'max_wall_time_s', 'cb_failure_threshold', 'cb_cooldown_seconds', 'cb_half_open_max_calls'];
+const INT_FIELDS: readonly (keyof PreventionConfig)[] = [
+  'loop_threshold',
+  'max_steps',
+  'max_wall_time_s',
+  'cb_failure_threshold',
+  'cb_cooldown_seconds',
+  'cb_half_open_max_calls',
+];
 
 /**
  * Fields of a response that a client may send back unchanged (GET, edit, PUT). They identify the
@@ -30,14 +37,22 @@ export interface Target {
  * results in. The body may be flat or nested (docs/prevention.md#the-two-shapes); unknown fields and every rule of
  * validatePrevention give one 422 listing each problem under the field as the caller spelt it.
  */
-export function parsePreventionBody(body: unknown, target: Target, base: Readonly<PreventionConfig>): PreventionConfig {
+export function parsePreventionBody(
+  body: unknown,
+  target: Target,
+  base: Readonly<PreventionConfig>,
+): PreventionConfig {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
   }
   const b = body as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
   checkIdentity(b, target, issues);
-  const rest = Object.fromEntries(Object.entries(b).filter(([k]) => !ECHOED.includes(k) && k !== 'project_id' && k !== 'agent_name'));
+  const rest = Object.fromEntries(
+    Object.entries(b).filter(
+      ([k]) => !ECHOED.includes(k) && k !== 'project_id' && k !== 'agent_name',
+    ),
+  );
   const nested = isNestedShape(rest);
   let values: Partial<Record<keyof PreventionConfig, unknown>>;
   if (nested) {
@@ -47,7 +62,8 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
   } else {
     values = {};
     for (const [k, v] of Object.entries(rest)) {
-      if ((PREVENTION_FIELDS as readonly string[]).includes(k)) values[k as keyof PreventionConfig] = v;
+      if ((PREVENTION_FIELDS as readonly string[]).includes(k))
+        values[k as keyof PreventionConfig] = v;
       else issues.push(toIssue({ field: k, message: 'unknown field' }, false));
     }
   }
@@ -60,7 +76,13 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
   }
   for (const f of INT_FIELDS) {
     const v = config[f];
-    if (typeof v === 'number' && v > MAX_INT) issues.push(toIssue({ field: nested ? nestedFieldName(f) : f, message: `must be at most ${MAX_INT}` }, nested));
+    if (typeof v === 'number' && v > MAX_INT)
+      issues.push(
+        toIssue(
+          { field: nested ? nestedFieldName(f) : f, message: `must be at most ${MAX_INT}` },
+          nested,
+        ),
+      );
   }
   if (issues.length > 0) throw invalid(dedupe(issues));
   return config as PreventionConfig;
@@ -70,27 +92,53 @@ export function parsePreventionBody(body: unknown, target: Target, base: Readonl
  * A nested soft alert is an amount turned into a fraction of max_cost_usd; a PATCH that sends the
  * amount alone means the stored max, so the stored max is put beside it before flattening.
  */
-function withBaseMax(body: Record<string, unknown>, base: Readonly<PreventionConfig>): Record<string, unknown> {
+function withBaseMax(
+  body: Record<string, unknown>,
+  base: Readonly<PreventionConfig>,
+): Record<string, unknown> {
   const budget = body.budget;
-  if (base.max_cost_usd === null || typeof budget !== 'object' || budget === null || Array.isArray(budget)) return body;
+  if (
+    base.max_cost_usd === null ||
+    typeof budget !== 'object' ||
+    budget === null ||
+    Array.isArray(budget)
+  )
+    return body;
   const b = budget as Record<string, unknown>;
   if (b.soft_alert_threshold_usd === undefined || b.max_cost_usd !== undefined) return body;
   return { ...body, budget: { ...b, max_cost_usd: base.max_cost_usd } };
 }
 
-function checkIdentity(b: Record<string, unknown>, target: Target, issues: ValidationIssue[]): void {
+function checkIdentity(
+  b: Record<string, unknown>,
+  target: Target,
+  issues: ValidationIssue[],
+): void {
   if (b.agent_name !== undefined && b.agent_name !== target.agentName) {
-    issues.push({ loc: ['body', 'agent_name'], msg: `Input should be the agent this request is for (${target.agentName})`, type: 'value_error' });
+    issues.push({
+      loc: ['body', 'agent_name'],
+      msg: `Input should be the agent this request is for (${target.agentName})`,
+      type: 'value_error',
+    });
   }
   if (b.project_id !== undefined && b.project_id !== target.projectId) {
-    issues.push({ loc: ['body', 'project_id'], msg: `Input should be the project this request is for (${target.projectId})`, type: 'value_error' });
+    issues.push({
+      loc: ['body', 'project_id'],
+      msg: `Input should be the project this request is for (${target.projectId})`,
+      type: 'value_error',
+    });
   }
 }
 
 /** A nested field `budget.max_cost_usd` becomes loc ["body", "budget", "max_cost_usd"]. */
 function toIssue(i: ConfigIssue, nested: boolean): ValidationIssue {
   const path = nested ? i.field.split('.') : [i.field];
-  if (i.message === 'unknown field') return { loc: ['body', ...path], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+  if (i.message === 'unknown field')
+    return {
+      loc: ['body', ...path],
+      msg: 'Extra inputs are not permitted',
+      type: 'extra_forbidden',
+    };
   return { loc: ['body', ...path], msg: `Input ${i.message}`, type: 'value_error' };
 }
 

@@ -5,7 +5,14 @@ import { SpyglassError, forbidden, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
-import { deleteProjectCascade, findProject, insertProject, listProjects, updateProject, type ProjectRow } from '../store/projects-repo.ts';
+import {
+  deleteProjectCascade,
+  findProject,
+  insertProject,
+  listProjects,
+  updateProject,
+  type ProjectRow,
+} from '../store/projects-repo.ts';
 
 export interface ProjectJson {
   id: string;
@@ -38,32 +45,55 @@ export class ProjectsService {
     return toJson(row);
   }
 
-  async create(p: Principal, input: { id?: unknown; name?: unknown; settings?: unknown }): Promise<ProjectJson> {
+  async create(
+    p: Principal,
+    input: { id?: unknown; name?: unknown; settings?: unknown },
+  ): Promise<ProjectJson> {
     if (p.projectId !== null) throw forbidden('a project-bound key cannot create projects');
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     const id = typeof input.id === 'string' ? input.id : slug(name);
     const issues = [];
     if (!name) issues.push({ loc: ['body', 'name'], msg: 'Field required', type: 'missing' });
-    if (!ID.test(id)) issues.push({ loc: ['body', 'id'], msg: 'Use 1-64 lowercase letters, digits, - or _', type: 'string_pattern_mismatch' });
+    if (!ID.test(id))
+      issues.push({
+        loc: ['body', 'id'],
+        msg: 'Use 1-64 lowercase letters, digits, - or _',
+        type: 'string_pattern_mismatch',
+      });
     const settings = input.settings ?? {};
-    if (typeof settings !== 'object' || Array.isArray(settings)) issues.push({ loc: ['body', 'settings'], msg: 'Input should be an object', type: 'dict_type' });
+    if (typeof settings !== 'object' || Array.isArray(settings))
+      issues.push({
+        loc: ['body', 'settings'],
+        msg: 'Input should be an object',
+        type: 'dict_type',
+      });
     else issues.push(...storedJsonIssues(settings, ['body', 'settings']));
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
-    const row = await insertProject(this.db, { id, name, settings: settings as Record<string, unknown> });
+    const row = await insertProject(this.db, {
+      id,
+      name,
+      settings: settings as Record<string, unknown>,
+    });
     if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
     this.audit.record(p, 'project.created', `project:${id}`, 'success', id);
     return toJson(row);
   }
 
-  async update(p: Principal, id: string, input: { name?: unknown; settings?: unknown }): Promise<ProjectJson> {
+  async update(
+    p: Principal,
+    id: string,
+    input: { name?: unknown; settings?: unknown },
+  ): Promise<ProjectJson> {
     scopeProject(p, id);
     const patch: { name?: string; settings?: Record<string, unknown> } = {};
     if (input.name !== undefined) {
-      if (typeof input.name !== 'string' || !input.name.trim()) throw validation('name', 'Input should be a non-empty string');
+      if (typeof input.name !== 'string' || !input.name.trim())
+        throw validation('name', 'Input should be a non-empty string');
       patch.name = input.name.trim();
     }
     if (input.settings !== undefined) {
-      if (!input.settings || typeof input.settings !== 'object' || Array.isArray(input.settings)) throw validation('settings', 'Input should be an object');
+      if (!input.settings || typeof input.settings !== 'object' || Array.isArray(input.settings))
+        throw validation('settings', 'Input should be an object');
       const issues = storedJsonIssues(input.settings, ['body', 'settings']);
       if (issues.length > 0) throw new SpyglassError('validation', 'invalid project', { issues });
       patch.settings = input.settings as Record<string, unknown>;
@@ -76,7 +106,8 @@ export class ProjectsService {
 
   async delete(p: Principal, id: string): Promise<void> {
     if (p.projectId !== null) throw forbidden('a project-bound key cannot delete projects');
-    if (id === DEFAULT_PROJECT) throw new SpyglassError('conflict', 'the default project cannot be deleted');
+    if (id === DEFAULT_PROJECT)
+      throw new SpyglassError('conflict', 'the default project cannot be deleted');
     // Audit entries still queued for this project are written first, so the delete removes them too.
     await this.audit.flush();
     const deleted = await deleteProjectCascade(this.db, id);
@@ -95,13 +126,25 @@ export class ProjectsService {
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64);
 }
 
 function validation(field: string, msg: string): SpyglassError {
-  return new SpyglassError('validation', 'invalid project', { issues: [{ loc: ['body', field], msg, type: 'value_error' }] });
+  return new SpyglassError('validation', 'invalid project', {
+    issues: [{ loc: ['body', field], msg, type: 'value_error' }],
+  });
 }
 
 function toJson(r: ProjectRow): ProjectJson {
-  return { id: r.id, name: r.name, settings: r.settings, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString() };
+  return {
+    id: r.id,
+    name: r.name,
+    settings: r.settings,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
 }

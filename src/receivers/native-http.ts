@@ -12,28 +12,42 @@ export async function registerNativeReceiver(app: FastifyInstance, s: Services):
     // A large body of a project whose backlog of spans is full would be refused (429) once
     // parsed; it is refused before, not after 30-50 ms of parsing (issue 25).
     useSlicedParsers(scope, [], (req, bytes) => {
-      if (bytes > SLICE_BYTES && req.principal.projectId !== null) s.writer.admit(req.principal.projectId, 1);
+      if (bytes > SLICE_BYTES && req.principal.projectId !== null)
+        s.writer.admit(req.principal.projectId, 1);
     });
-    scope.post('/api/traces/spans', { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        throw new SpyglassError('unsupported_media_type', 'send a JSON array of spans with Content-Type: application/json');
-      }
-      // Parsing the body was one piece of CPU work (in its slice); validating, pricing and
-      // encoding it is the next, after any other tenant's waiting body.
-      // A large body's validation is itself several pieces, each after any other tenant's
-      // waiting body (issue 25: 10,000 spans were 50-150 ms in one piece).
-      const tenant = tenantOf(req.principal, req.ip);
-      const bytes = Number(req.headers['content-length'] ?? 0) || 0;
-      const turn = yieldToOthers(bytes, tenant);
-      if (turn) await turn;
-      const count = Array.isArray(req.body) ? Math.max(1, req.body.length) : 1;
-      // A large batch of a project whose backlog is full is refused before it is validated: that
-      // work (50-150 ms for 10,000 spans) would be spent for a 429 (issue 25).
-      if (count > NORMALIZE_SLICE_SPANS && req.principal.projectId !== null) s.writer.admit(req.principal.projectId, count);
-      const perSlice = Math.ceil((bytes * NORMALIZE_SLICE_SPANS) / count);
-      const between = () => yieldToOthers(perSlice, tenant);
-      const { stored, duplicates } = await acceptNativeBatch({ maxBatchSpans: s.config.ingest.maxBatchSpans, ingest: s.ingest }, req.principal, req.body, between);
-      return reply.status(202).send({ accepted: stored, duplicates });
-    });
+    scope.post(
+      '/api/traces/spans',
+      { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) },
+      async (req, reply) => {
+        if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+          throw new SpyglassError(
+            'unsupported_media_type',
+            'send a JSON array of spans with Content-Type: application/json',
+          );
+        }
+        // Parsing the body was one piece of CPU work (in its slice); validating, pricing and
+        // encoding it is the next, after any other tenant's waiting body.
+        // A large body's validation is itself several pieces, each after any other tenant's
+        // waiting body (issue 25: 10,000 spans were 50-150 ms in one piece).
+        const tenant = tenantOf(req.principal, req.ip);
+        const bytes = Number(req.headers['content-length'] ?? 0) || 0;
+        const turn = yieldToOthers(bytes, tenant);
+        if (turn) await turn;
+        const count = Array.isArray(req.body) ? Math.max(1, req.body.length) : 1;
+        // A large batch of a project whose backlog is full is refused before it is validated: that
+        // work (50-150 ms for 10,000 spans) would be spent for a 429 (issue 25).
+        if (count > NORMALIZE_SLICE_SPANS && req.principal.projectId !== null)
+          s.writer.admit(req.principal.projectId, count);
+        const perSlice = Math.ceil((bytes * NORMALIZE_SLICE_SPANS) / count);
+        const between = () => yieldToOthers(perSlice, tenant);
+        const { stored, duplicates } = await acceptNativeBatch(
+          { maxBatchSpans: s.config.ingest.maxBatchSpans, ingest: s.ingest },
+          req.principal,
+          req.body,
+          between,
+        );
+        return reply.status(202).send({ accepted: stored, duplicates });
+      },
+    );
   });
 }

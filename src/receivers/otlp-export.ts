@@ -14,10 +14,19 @@ export const MAX_REPORTED_PROBLEMS = 100;
  * rejected_spans 0 (OTLP's warning form), and they are counted and logged. Spans that cannot be
  * stored are rejected one by one and reported in partial_success; the good spans are stored.
  */
-export async function exportOtlp(s: Services, principal: Principal, req: DecodedExport): Promise<ExportOutcome> {
-  const { spans, rejected, ignored, ignoredByProject } = normalizeOtlp(req, principal.projectId, DEFAULT_PROJECT, {
-    keepAllSpans: s.config.ingest.otlpKeepAllSpans,
-  });
+export async function exportOtlp(
+  s: Services,
+  principal: Principal,
+  req: DecodedExport,
+): Promise<ExportOutcome> {
+  const { spans, rejected, ignored, ignoredByProject } = normalizeOtlp(
+    req,
+    principal.projectId,
+    DEFAULT_PROJECT,
+    {
+      keepAllSpans: s.config.ingest.otlpKeepAllSpans,
+    },
+  );
   await s.ingest(spans);
   if (ignored > 0) {
     s.metrics.otlpSpansIgnored.inc(ignored);

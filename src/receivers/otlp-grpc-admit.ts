@@ -18,8 +18,14 @@ export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Prin
     const who = whoIs(meta.metadata, address);
     const res = await s.limiter.take('otlp', s.config.rateLimits.otlp, who);
     if (!res.ok) {
-      s.rateLimitWarnings.rateLimited(who, { transport: 'grpc', route: 'TraceService/Export', limitPerMinute: res.limit });
-      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${res.limit} per 1 minute`, { retryAfter: res.retryAfterSeconds });
+      s.rateLimitWarnings.rateLimited(who, {
+        transport: 'grpc',
+        route: 'TraceService/Export',
+        limitPerMinute: res.limit,
+      });
+      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${res.limit} per 1 minute`, {
+        retryAfter: res.retryAfterSeconds,
+      });
     }
   }
   const principal = await s.auth.authenticate({ headers: meta.metadata, remoteAddress: address });
@@ -31,12 +37,20 @@ export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Prin
  * The export itself; refused for the project's spans per minute or its queue share
  * (RESOURCE_EXHAUSTED), it is logged as OTLP/HTTP's 429s are: telemetry is being dropped.
  */
-export async function exportGrpc(s: Services, principal: Principal, req: DecodedExport, meta: CallMeta): Promise<ExportOutcome> {
+export async function exportGrpc(
+  s: Services,
+  principal: Principal,
+  req: DecodedExport,
+  meta: CallMeta,
+): Promise<ExportOutcome> {
   try {
     return await exportOtlp(s, principal, req);
   } catch (err) {
     if (err instanceof SpyglassError && err.code === 'rate_limited') {
-      s.rateLimitWarnings.rateLimited(whoIs(meta.metadata, peerAddress(meta.peer)), { transport: 'grpc', route: 'TraceService/Export' });
+      s.rateLimitWarnings.rateLimited(whoIs(meta.metadata, peerAddress(meta.peer)), {
+        transport: 'grpc',
+        route: 'TraceService/Export',
+      });
     }
     throw err;
   }

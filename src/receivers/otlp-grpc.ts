@@ -15,8 +15,14 @@
  * decompressed size), so nothing here needs to know about it.
  */
 import {
-  Metadata, Server, ServerCredentials, status,
-  type sendUnaryData, type ServerUnaryCall, type ServiceDefinition, type StatusObject,
+  Metadata,
+  Server,
+  ServerCredentials,
+  status,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type StatusObject,
 } from '@grpc/grpc-js';
 import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
@@ -73,7 +79,10 @@ export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Prom
     'grpc.enable_channelz': 0,
   });
   server.addService(traceService, {
-    Export: (call: ServerUnaryCall<Buffer, ExportOutcome>, callback: sendUnaryData<ExportOutcome>) => {
+    Export: (
+      call: ServerUnaryCall<Buffer, ExportOutcome>,
+      callback: sendUnaryData<ExportOutcome>,
+    ) => {
       handleExport(call, opts).then(
         (outcome) => callback(null, outcome),
         (err: unknown) => callback(toGrpcStatus(err, opts.onInternalError)),
@@ -94,7 +103,10 @@ export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Prom
   };
 }
 
-async function handleExport<A>(call: ServerUnaryCall<Buffer, ExportOutcome>, opts: GrpcReceiverOptions<A>): Promise<ExportOutcome> {
+async function handleExport<A>(
+  call: ServerUnaryCall<Buffer, ExportOutcome>,
+  opts: GrpcReceiverOptions<A>,
+): Promise<ExportOutcome> {
   const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
   const admitted = await opts.admit(meta);
   // Decoding and what follows it run in an ingest CPU slice, as on OTLP/HTTP.
@@ -124,7 +136,10 @@ const GRPC_CODE: Partial<Record<SpyglassError['code'], status>> = {
   unavailable: status.UNAVAILABLE,
 };
 
-function toGrpcStatus(err: unknown, onInternalError: ((err: unknown) => void) | undefined): Partial<StatusObject> {
+function toGrpcStatus(
+  err: unknown,
+  onInternalError: ((err: unknown) => void) | undefined,
+): Partial<StatusObject> {
   const code = err instanceof SpyglassError ? GRPC_CODE[err.code] : undefined;
   if (!(err instanceof SpyglassError) || code === undefined) {
     onInternalError?.(err);
@@ -144,21 +159,33 @@ function toGrpcStatus(err: unknown, onInternalError: ((err: unknown) => void) | 
 /** google.rpc.Status { code = 1; message = 2; details = 3: Any { type_url = 1; value = 2: RetryInfo } }. */
 function encodeRetryStatus(code: number, message: string, delayMs: number): Buffer {
   const retryInfo = Writer.create()
-    .uint32((1 << 3) | 2).fork() // RetryInfo.retry_delay = 1: Duration
-    .uint32((1 << 3) | 0).int64(Math.floor(delayMs / 1000)) // Duration.seconds
-    .uint32((2 << 3) | 0).int32((delayMs % 1000) * 1e6) // Duration.nanos
+    .uint32((1 << 3) | 2)
+    .fork() // RetryInfo.retry_delay = 1: Duration
+    .uint32((1 << 3) | 0)
+    .int64(Math.floor(delayMs / 1000)) // Duration.seconds
+    .uint32((2 << 3) | 0)
+    .int32((delayMs % 1000) * 1e6) // Duration.nanos
     .ldelim()
     .finish();
-  const w = Writer.create().uint32((1 << 3) | 0).int32(code).uint32((2 << 3) | 2).string(message);
-  w.uint32((3 << 3) | 2).fork()
-    .uint32((1 << 3) | 2).string('type.googleapis.com/google.rpc.RetryInfo')
-    .uint32((2 << 3) | 2).bytes(retryInfo)
+  const w = Writer.create()
+    .uint32((1 << 3) | 0)
+    .int32(code)
+    .uint32((2 << 3) | 2)
+    .string(message);
+  w.uint32((3 << 3) | 2)
+    .fork()
+    .uint32((1 << 3) | 2)
+    .string('type.googleapis.com/google.rpc.RetryInfo')
+    .uint32((2 << 3) | 2)
+    .bytes(retryInfo)
     .ldelim();
   return toBuffer(w.finish());
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function formatAddress(host: string, port: number): string {
@@ -167,7 +194,9 @@ function formatAddress(host: string, port: number): string {
 
 function bindServer(server: Server, address: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve(port),
+    );
   });
 }
 

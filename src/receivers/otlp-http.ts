@@ -15,23 +15,43 @@ export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services
   await app.register(async (scope) => {
     useSlicedParsers(scope, PROTOBUF_TYPES);
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
-      scope.post(path, { config: { rateLimitKey: 'otlp' }, onResponse: warnWhenRateLimited(s) }, async (req, reply) => {
-        const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-        const isProtobuf = PROTOBUF_TYPES.includes(type);
-        if (!isProtobuf && type !== 'application/json') {
-          throw new SpyglassError('unsupported_media_type', 'OTLP/HTTP takes application/json or application/x-protobuf');
-        }
-        const decoded = isProtobuf ? decodeOtlpProtobuf(req.body as Buffer) : decodeOtlpJson(req.body);
-        const outcome = await exportOtlp(s, req.principal, decoded);
-        return sendOutcome(reply, outcome, isProtobuf);
-      });
+      scope.post(
+        path,
+        { config: { rateLimitKey: 'otlp' }, onResponse: warnWhenRateLimited(s) },
+        async (req, reply) => {
+          const type =
+            String(req.headers['content-type'] ?? '')
+              .split(';')[0]
+              ?.trim()
+              .toLowerCase() ?? '';
+          const isProtobuf = PROTOBUF_TYPES.includes(type);
+          if (!isProtobuf && type !== 'application/json') {
+            throw new SpyglassError(
+              'unsupported_media_type',
+              'OTLP/HTTP takes application/json or application/x-protobuf',
+            );
+          }
+          const decoded = isProtobuf
+            ? decodeOtlpProtobuf(req.body as Buffer)
+            : decodeOtlpJson(req.body);
+          const outcome = await exportOtlp(s, req.principal, decoded);
+          return sendOutcome(reply, outcome, isProtobuf);
+        },
+      );
     }
   });
 }
 
 function sendOutcome(reply: FastifyReply, o: ExportOutcome, protobuf: boolean) {
-  if (protobuf) return reply.status(200).type('application/x-protobuf').send(Buffer.from(encodeExportResponse(o)));
+  if (protobuf)
+    return reply
+      .status(200)
+      .type('application/x-protobuf')
+      .send(Buffer.from(encodeExportResponse(o)));
   // rejectedSpans 0 with a message is OTLP's warning form (spans not selected).
-  const body = o.rejectedSpans > 0 || o.errorMessage !== '' ? { partialSuccess: { rejectedSpans: String(o.rejectedSpans), errorMessage: o.errorMessage } } : {};
+  const body =
+    o.rejectedSpans > 0 || o.errorMessage !== ''
+      ? { partialSuccess: { rejectedSpans: String(o.rejectedSpans), errorMessage: o.errorMessage } }
+      : {};
   return reply.status(200).type('application/json').send(body);
 }

@@ -6,7 +6,13 @@
  * badRequest naming where it is, so a client can find its bug from the message alone.
  */
 import { badRequest } from '../errors.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan } from '../model/otlp.ts';
+import type {
+  AttrValue,
+  Attrs,
+  DecodedExport,
+  DecodedResourceSpans,
+  DecodedSpan,
+} from '../model/otlp.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -20,7 +26,11 @@ export class NestingTooDeep extends Error {
   }
 }
 
-const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+const STATUS_NAMES: Record<string, number> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+};
 const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const UINT = /^\d{1,20}$/;
@@ -38,14 +48,20 @@ function decodeRequest(body: unknown): DecodedExport {
   const root = expectObject(body, 'request');
   const list = field(root, 'resourceSpans', 'resource_spans');
   if (list === undefined || list === null) return { resourceSpans: [] };
-  return { resourceSpans: expectArray(list, 'resourceSpans').map((rs, i) => decodeResourceSpans(rs, `resourceSpans[${i}]`)) };
+  return {
+    resourceSpans: expectArray(list, 'resourceSpans').map((rs, i) =>
+      decodeResourceSpans(rs, `resourceSpans[${i}]`),
+    ),
+  };
 }
 
 function decodeResourceSpans(value: unknown, where: string): DecodedResourceSpans {
   const rs = expectObject(value, where);
   const resource = optionalObject(rs.resource, `${where}.resource`);
   const out: DecodedResourceSpans = {
-    resource: resource ? decodeKeyValues(resource.attributes, `${where}.resource.attributes`, 0) : {},
+    resource: resource
+      ? decodeKeyValues(resource.attributes, `${where}.resource.attributes`, 0)
+      : {},
     spans: [],
   };
   const scopes = field(rs, 'scopeSpans', 'scope_spans');
@@ -54,7 +70,9 @@ function decodeResourceSpans(value: unknown, where: string): DecodedResourceSpan
     const scopeWhere = `${where}.scopeSpans[${i}]`;
     const spans = expectObject(ss, scopeWhere).spans;
     if (spans === undefined || spans === null) return;
-    expectArray(spans, `${scopeWhere}.spans`).forEach((s, j) => out.spans.push(decodeSpan(s, `${scopeWhere}.spans[${j}]`)));
+    expectArray(spans, `${scopeWhere}.spans`).forEach((s, j) =>
+      out.spans.push(decodeSpan(s, `${scopeWhere}.spans[${j}]`)),
+    );
   });
   return out;
 }
@@ -77,8 +95,14 @@ function decodeSpan(value: unknown, where: string): DecodedSpan {
     spanId,
     parentSpanId: decodeId(field(s, 'parentSpanId', 'parent_span_id'), 8, `${where}.parentSpanId`),
     name: optionalString(s.name, `${where}.name`),
-    startTimeMs: decodeNanos(field(s, 'startTimeUnixNano', 'start_time_unix_nano'), `${where}.startTimeUnixNano`),
-    endTimeMs: decodeNanos(field(s, 'endTimeUnixNano', 'end_time_unix_nano'), `${where}.endTimeUnixNano`),
+    startTimeMs: decodeNanos(
+      field(s, 'startTimeUnixNano', 'start_time_unix_nano'),
+      `${where}.startTimeUnixNano`,
+    ),
+    endTimeMs: decodeNanos(
+      field(s, 'endTimeUnixNano', 'end_time_unix_nano'),
+      `${where}.endTimeUnixNano`,
+    ),
     attributes,
     statusCode: status ? decodeStatusCode(status.code, `${where}.status.code`) : 0,
     statusMessage: status ? optionalString(status.message, `${where}.status.message`) : '',
@@ -153,7 +177,9 @@ function decodeAnyValue(value: unknown, where: string, depth: number): AttrValue
   if ((x = field(v, 'arrayValue', 'array_value')) !== undefined) {
     const values = x === null ? undefined : expectObject(x, `${where}.arrayValue`).values;
     if (values === undefined || values === null) return [];
-    return expectArray(values, `${where}.arrayValue.values`).map((e, i) => decodeAnyValue(e, `${where}.arrayValue.values[${i}]`, depth + 1));
+    return expectArray(values, `${where}.arrayValue.values`).map((e, i) =>
+      decodeAnyValue(e, `${where}.arrayValue.values[${i}]`, depth + 1),
+    );
   }
   if ((x = field(v, 'kvlistValue', 'kvlist_value')) !== undefined) {
     const values = x === null ? undefined : expectObject(x, `${where}.kvlistValue`).values;
@@ -180,7 +206,13 @@ function decodeDouble(x: unknown, where: string): number {
 
 /** `out[key] = v` would set the prototype for the key "__proto__" instead of storing it. */
 export function setAttr(out: Attrs, key: string, value: AttrValue): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   else out[key] = value;
 }
 
@@ -190,7 +222,8 @@ function field(o: Obj, camel: string, snake: string): unknown {
 }
 
 function expectObject(value: unknown, where: string): Obj {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${where}: expected an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest(`${where}: expected an object`);
   return value as Obj;
 }
 

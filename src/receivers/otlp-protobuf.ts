@@ -18,7 +18,14 @@
 import { BufferReader, Writer, type Reader } from 'protobufjs/minimal.js';
 import { badRequest } from '../errors.ts';
 import { MAX_VALUE_DEPTH, NestingTooDeep, setAttr } from './otlp-json.ts';
-import type { AttrValue, Attrs, DecodedExport, DecodedResourceSpans, DecodedSpan, ExportOutcome } from '../model/otlp.ts';
+import type {
+  AttrValue,
+  Attrs,
+  DecodedExport,
+  DecodedResourceSpans,
+  DecodedSpan,
+  ExportOutcome,
+} from '../model/otlp.ts';
 
 // tag = field_number << 3 | wire_type (0 varint, 1 fixed64, 2 length-delimited)
 const T_RESOURCE_SPANS = 10; // ExportTraceServiceRequest.resource_spans = 1
@@ -51,7 +58,9 @@ const M_ANY_VALUE = maskOf(1, 2, 3, 4, 5, 6, 7);
 
 export function decodeOtlpProtobuf(buf: Uint8Array): DecodedExport {
   // BufferReader reads strings with Buffer's native utf8Slice; wrapping shares memory, no copy.
-  const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const bytes = Buffer.isBuffer(buf)
+    ? buf
+    : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   try {
     return readRequest(new BufferReader(bytes));
   } catch (err) {
@@ -66,7 +75,9 @@ export function decodeOtlpProtobuf(buf: Uint8Array): DecodedExport {
  */
 export function encodeExportResponse(outcome: ExportOutcome): Uint8Array {
   if (outcome.rejectedSpans <= 0 && outcome.errorMessage === '') return new Uint8Array(0);
-  const w = Writer.create().uint32((1 << 3) | 2).fork();
+  const w = Writer.create()
+    .uint32((1 << 3) | 2)
+    .fork();
   if (outcome.rejectedSpans > 0) w.uint32((1 << 3) | 0).int64(outcome.rejectedSpans);
   if (outcome.errorMessage !== '') w.uint32((2 << 3) | 2).string(outcome.errorMessage);
   return w.ldelim().finish();
@@ -78,7 +89,8 @@ function readRequest(r: Reader): DecodedExport {
   const resourceSpans: DecodedResourceSpans[] = [];
   while (r.pos < r.len) {
     const tag = readTag(r);
-    if (tag === T_RESOURCE_SPANS) resourceSpans.push(readResourceSpans(r, `resourceSpans[${resourceSpans.length}]`));
+    if (tag === T_RESOURCE_SPANS)
+      resourceSpans.push(readResourceSpans(r, `resourceSpans[${resourceSpans.length}]`));
     else skipField(r, tag, M_FIRST);
   }
   return { resourceSpans };
@@ -91,7 +103,8 @@ function readResourceSpans(r: Reader, where: string): DecodedResourceSpans {
   while (r.pos < r.len) {
     const tag = readTag(r);
     if (tag === T_RESOURCE) readResource(r, out.resource);
-    else if (tag === T_SCOPE_SPANS) readScopeSpans(r, out.spans, `${where}.scopeSpans[${scopes++}]`);
+    else if (tag === T_SCOPE_SPANS)
+      readScopeSpans(r, out.spans, `${where}.scopeSpans[${scopes++}]`);
     else skipField(r, tag, M_FIRST_TWO);
   }
   r.len = outer;
@@ -123,26 +136,52 @@ function readScopeSpans(r: Reader, spans: DecodedSpan[], where: string): void {
 function readSpan(r: Reader, scopeWhere: string, index: number): DecodedSpan {
   const outer = enter(r);
   const span: DecodedSpan = {
-    traceId: '', spanId: '', parentSpanId: '', name: '', startTimeMs: 0, endTimeMs: 0,
-    attributes: {}, statusCode: 0, statusMessage: '',
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    name: '',
+    startTimeMs: 0,
+    endTimeMs: 0,
+    attributes: {},
+    statusCode: 0,
+    statusMessage: '',
   };
   while (r.pos < r.len) {
     const tag = readTag(r);
     switch (tag) {
-      case T_TRACE_ID: span.traceId = readHex(r); break;
-      case T_SPAN_ID: span.spanId = readHex(r); break;
-      case T_PARENT_ID: span.parentSpanId = readHex(r); break;
-      case T_NAME: span.name = r.string(); break;
-      case T_START: span.startTimeMs = readNanosAsMs(r); break;
-      case T_END: span.endTimeMs = readNanosAsMs(r); break;
-      case T_ATTRS: readSpanAttribute(r, span); break;
-      case T_STATUS: readStatus(r, span); break;
-      default: skipField(r, tag, M_SPAN);
+      case T_TRACE_ID:
+        span.traceId = readHex(r);
+        break;
+      case T_SPAN_ID:
+        span.spanId = readHex(r);
+        break;
+      case T_PARENT_ID:
+        span.parentSpanId = readHex(r);
+        break;
+      case T_NAME:
+        span.name = r.string();
+        break;
+      case T_START:
+        span.startTimeMs = readNanosAsMs(r);
+        break;
+      case T_END:
+        span.endTimeMs = readNanosAsMs(r);
+        break;
+      case T_ATTRS:
+        readSpanAttribute(r, span);
+        break;
+      case T_STATUS:
+        readStatus(r, span);
+        break;
+      default:
+        skipField(r, tag, M_SPAN);
     }
   }
   r.len = outer;
-  const idsOk = span.spanId.length === 16 && (span.traceId === '' || span.traceId.length === 32)
-    && (span.parentSpanId === '' || span.parentSpanId.length === 16);
+  const idsOk =
+    span.spanId.length === 16 &&
+    (span.traceId === '' || span.traceId.length === 32) &&
+    (span.parentSpanId === '' || span.parentSpanId.length === 16);
   if (!idsOk) throwBadIds(span, `${scopeWhere}.spans[${index}]`);
   return span;
 }
@@ -165,7 +204,8 @@ function readSpanAttribute(r: Reader, span: DecodedSpan): void {
 function throwBadIds(span: DecodedSpan, where: string): never {
   if (span.spanId === '') throw badRequest(`${where}: spanId missing`);
   if (span.spanId.length !== 16) throw badRequest(`${where}: spanId must be 8 bytes`);
-  if (span.traceId !== '' && span.traceId.length !== 32) throw badRequest(`${where}: traceId must be 16 bytes`);
+  if (span.traceId !== '' && span.traceId.length !== 32)
+    throw badRequest(`${where}: traceId must be 16 bytes`);
   throw badRequest(`${where}: parentSpanId must be 8 bytes`);
 }
 
@@ -203,14 +243,29 @@ function readAnyValue(r: Reader, depth: number): AttrValue {
   while (r.pos < r.len) {
     const tag = readTag(r);
     switch (tag) {
-      case 10: value = r.string(); break; // string_value = 1
-      case 16: value = r.bool(); break; // bool_value = 2
-      case 24: value = readInt64(r); break; // int_value = 3
-      case 33: value = r.double(); break; // double_value = 4
-      case 42: value = readArrayValue(r, depth + 1); break; // array_value = 5
-      case 50: value = readKvList(r, depth + 1); break; // kvlist_value = 6
-      case 58: value = readBase64(r); break; // bytes_value = 7
-      default: skipField(r, tag, M_ANY_VALUE);
+      case 10:
+        value = r.string();
+        break; // string_value = 1
+      case 16:
+        value = r.bool();
+        break; // bool_value = 2
+      case 24:
+        value = readInt64(r);
+        break; // int_value = 3
+      case 33:
+        value = r.double();
+        break; // double_value = 4
+      case 42:
+        value = readArrayValue(r, depth + 1);
+        break; // array_value = 5
+      case 50:
+        value = readKvList(r, depth + 1);
+        break; // kvlist_value = 6
+      case 58:
+        value = readBase64(r);
+        break; // bytes_value = 7
+      default:
+        skipField(r, tag, M_ANY_VALUE);
     }
   }
   r.len = outer;
@@ -266,7 +321,8 @@ function readTag(r: Reader): number {
  */
 function skipField(r: Reader, tag: number, wrongTypeMask: number): void {
   const field = tag >>> 3;
-  if (field < 31 && (wrongTypeMask >>> field) & 1) throw new Error(`field ${field} has wire type ${tag & 7}`);
+  if (field < 31 && (wrongTypeMask >>> field) & 1)
+    throw new Error(`field ${field} has wire type ${tag & 7}`);
   r.skipType(tag & 7, 0, field);
 }
 
@@ -285,7 +341,8 @@ function readBase64(r: Reader): string {
 function skipBytes(r: Reader): number {
   const length = r.uint32();
   const start = r.pos;
-  if (start + length > r.len) throw new Error(`length ${length} at offset ${start} overruns its message`);
+  if (start + length > r.len)
+    throw new Error(`length ${length} at offset ${start} overruns its message`);
   r.pos = start + length;
   return start;
 }

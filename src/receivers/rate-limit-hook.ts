@@ -6,6 +6,9 @@ import type { Services } from '../services.ts';
 export function warnWhenRateLimited(s: Services) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (reply.statusCode !== 429) return;
-    s.rateLimitWarnings.rateLimited(whoIs(req.headers, req.ip), { transport: 'http', route: req.routeOptions.url ?? req.url });
+    s.rateLimitWarnings.rateLimited(whoIs(req.headers, req.ip), {
+      transport: 'http',
+      route: req.routeOptions.url ?? req.url,
+    });
   };
 }

@@ -9,7 +9,11 @@ import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
  * stay buffers for the handler to decode. `refuseJson`, if it throws, answers with its error
  * instead of parsing the body.
  */
-export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[] = [], refuseJson?: (req: FastifyRequest, bytes: number) => void): void {
+export function useSlicedParsers(
+  scope: FastifyInstance,
+  protobufTypes: string[] = [],
+  refuseJson?: (req: FastifyRequest, bytes: number) => void,
+): void {
   const parseJson = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -19,10 +23,14 @@ export function useSlicedParsers(scope: FastifyInstance, protobufTypes: string[]
       done(err as Error, undefined);
       return;
     }
-    whenSliced(body.length, tenantOf(req.principal, req.ip), () => parseJson(req, body as string, done));
+    whenSliced(body.length, tenantOf(req.principal, req.ip), () =>
+      parseJson(req, body as string, done),
+    );
   });
   if (protobufTypes.length > 0) {
-    scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (req, body, done) => whenSliced(body.length, tenantOf(req.principal, req.ip), () => done(null, body)));
+    scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (req, body, done) =>
+      whenSliced(body.length, tenantOf(req.principal, req.ip), () => done(null, body)),
+    );
   }
 }
 

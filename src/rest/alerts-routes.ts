@@ -17,7 +17,9 @@ function projectOf(req: FastifyRequest): string {
 function objectBody(req: FastifyRequest): Record<string, unknown> {
   const body = req.body ?? {};
   if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new SpyglassError('validation', 'invalid body', { issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }] });
+    throw new SpyglassError('validation', 'invalid body', {
+      issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }],
+    });
   }
   return body as Record<string, unknown>;
 }
@@ -35,15 +37,19 @@ export function registerAlertRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/api/alerts/counts', async (req) => s.alerts.counts(projectOf(req)));
 
-  const move = (action: Transition['action']) => async (req: FastifyRequest<{ Params: IdParams }>) => {
-    const t: Transition = action === 'snooze' ? { action, minutes: objectBody(req).minutes } : { action };
-    return toAlertJson(await s.alerts.move(projectOf(req), req.params.id, t));
-  };
+  const move =
+    (action: Transition['action']) => async (req: FastifyRequest<{ Params: IdParams }>) => {
+      const t: Transition =
+        action === 'snooze' ? { action, minutes: objectBody(req).minutes } : { action };
+      return toAlertJson(await s.alerts.move(projectOf(req), req.params.id, t));
+    };
   app.post<{ Params: IdParams }>('/api/alerts/:id/ack', move('ack'));
   app.post<{ Params: IdParams }>('/api/alerts/:id/resolve', move('resolve'));
   app.post<{ Params: IdParams }>('/api/alerts/:id/snooze', move('snooze'));
 
   app.get('/api/alerts/config', async (req) => s.alerts.getConfig(projectOf(req)));
-  app.post('/api/alerts/config', async (req) => s.alerts.saveConfig(req.principal, projectOf(req), req.body ?? {}));
+  app.post('/api/alerts/config', async (req) =>
+    s.alerts.saveConfig(req.principal, projectOf(req), req.body ?? {}),
+  );
   app.post('/api/alerts/test', async (req) => s.alerts.test(projectOf(req)));
 }

@@ -17,13 +17,27 @@ export function accessOf(method: string, access: Access | undefined): Access {
 export function installAuth(app: FastifyInstance, s: Services): void {
   app.addHook('onRequest', async (req) => {
     const access = accessOf(req.method, req.routeOptions.config.access);
-    if (access === 'public' || !req.routeOptions.url || req.routeOptions.config.publicWhen?.(req) || isPreflight(req)) return;
-    req.principal = await s.auth.authenticate({ headers: req.headers, remoteAddress: req.socket.remoteAddress ?? '', clientAddress: req.ip });
+    if (
+      access === 'public' ||
+      !req.routeOptions.url ||
+      req.routeOptions.config.publicWhen?.(req) ||
+      isPreflight(req)
+    )
+      return;
+    req.principal = await s.auth.authenticate({
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? '',
+      clientAddress: req.ip,
+    });
     enforce(req.principal, access);
   });
 }
 
 /** A CORS preflight: OPTIONS with the Origin and Access-Control-Request-Method a browser sends. */
 function isPreflight(req: FastifyRequest): boolean {
-  return req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+  return (
+    req.method === 'OPTIONS' &&
+    req.headers.origin !== undefined &&
+    req.headers['access-control-request-method'] !== undefined
+  );
 }

@@ -9,9 +9,16 @@ import type { SharedSlots } from '../scale/coord/slots.ts';
  * arrive in time is answered 408 and its socket closed. Node checks them every
  * `connectionsCheckingInterval` (30 s by default, which would let a slow client stay twice as long).
  */
-export function serverTimeouts(limits: HttpServerLimits): { http: ServerOptions; requestTimeout: number; keepAliveTimeout: number } {
+export function serverTimeouts(limits: HttpServerLimits): {
+  http: ServerOptions;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+} {
   return {
-    http: { headersTimeout: limits.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    http: {
+      headersTimeout: limits.headersTimeoutSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+    },
     requestTimeout: limits.requestTimeoutSeconds * 1000,
     keepAliveTimeout: limits.keepAliveTimeoutSeconds * 1000,
   };
@@ -26,7 +33,12 @@ const REFUSAL_RESPONSE = `HTTP/1.1 429 Too Many Requests\r\nContent-Type: applic
  * nothing it sends is served (a request that arrives before the count answers waits for it).
  * Trusted proxies are exempt: many clients share their address. 0 = no cap.
  */
-export function capConnectionsPerAddress(app: FastifyInstance, max: number, isExempt: (address: string) => boolean, slots: SharedSlots): void {
+export function capConnectionsPerAddress(
+  app: FastifyInstance,
+  max: number,
+  isExempt: (address: string) => boolean,
+  slots: SharedSlots,
+): void {
   if (max <= 0) return;
   const verdicts = new WeakMap<Socket, Promise<boolean>>();
   // Before Node's own listener, so a socket is counted before any request on it is parsed.

@@ -3,7 +3,11 @@ import { SpyglassError } from '../errors.ts';
 import { isTransient } from '../store/db.ts';
 
 /** Maps every error to docs/api.md's `{"detail": ...}` body; internals never reach the client. */
-export function handleError(err: FastifyError | SpyglassError | Error, req: FastifyRequest, reply: FastifyReply): void {
+export function handleError(
+  err: FastifyError | SpyglassError | Error,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): void {
   if (err instanceof SpyglassError) {
     if (err.retryAfter !== undefined) void reply.header('Retry-After', String(err.retryAfter));
     void reply.status(err.status).send({ detail: err.detail });
@@ -12,7 +16,10 @@ export function handleError(err: FastifyError | SpyglassError | Error, req: Fast
   if (isTransient(err)) {
     // The database is restarting or unreachable: a retryable condition, not a server bug.
     req.log.warn({ err: err.message }, 'database unavailable');
-    void reply.header('Retry-After', '5').status(503).send({ detail: 'storage unavailable, retry later' });
+    void reply
+      .header('Retry-After', '5')
+      .status(503)
+      .send({ detail: 'storage unavailable, retry later' });
     return;
   }
   const fe = err as FastifyError;

@@ -16,7 +16,9 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/api/health/servers', async (req) => {
     const q = req.query as Query;
-    return (await h.listLatest(scopeProject(req.principal, q.project_id))).map((r) => toHealthJson(r));
+    return (await h.listLatest(scopeProject(req.principal, q.project_id))).map((r) =>
+      toHealthJson(r),
+    );
   });
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name', async (req) => {
@@ -27,20 +29,28 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
   app.get<{ Params: NameParams }>('/api/health/servers/:name/history', async (req) => {
     const q = req.query as Query;
     const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
-    return (await h.history(scopeProject(req.principal, q.project_id), req.params.name, limit)).map((r) => toHealthJson(r, { drift: true }));
+    return (await h.history(scopeProject(req.principal, q.project_id), req.params.name, limit)).map(
+      (r) => toHealthJson(r, { drift: true }),
+    );
   });
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-history', async (req) => {
     const q = req.query as Query;
     const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
-    return (await h.driftHistory(scopeProject(req.principal, q.project_id), req.params.name, limit)).map(toDriftJson);
+    return (
+      await h.driftHistory(scopeProject(req.principal, q.project_id), req.params.name, limit)
+    ).map(toDriftJson);
   });
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-impact', async (req) => {
     const q = req.query as Query;
     const { tool, hours } = validated((issues) => {
-      if (!q.tool_name) issues.push({ loc: ['query', 'tool_name'], msg: 'Field required', type: 'missing' });
-      return { tool: q.tool_name ?? '', hours: parseIntParam('hours', q.hours, 24, 1, 168, issues) };
+      if (!q.tool_name)
+        issues.push({ loc: ['query', 'tool_name'], msg: 'Field required', type: 'missing' });
+      return {
+        tool: q.tool_name ?? '',
+        hours: parseIntParam('hours', q.hours, 24, 1, 168, issues),
+      };
     });
     return h.driftImpact(scopeProject(req.principal, q.project_id), req.params.name, tool, hours);
   });
@@ -53,12 +63,25 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/scorecard', async (req) => {
     const q = req.query as Query;
-    return toScorecardJson(await s.scoring.get(scopeProject(req.principal, q.project_id), req.params.name));
+    return toScorecardJson(
+      await s.scoring.get(scopeProject(req.principal, q.project_id), req.params.name),
+    );
   });
 
   // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
   app.post<{ Params: NameParams }>('/api/servers/:name/tools', async (req, reply) =>
-    reply.status(201).send(toToolObservationJson(await s.observedTools.record(req.principal, req.params.name, req.body, req.query as Query))),
+    reply
+      .status(201)
+      .send(
+        toToolObservationJson(
+          await s.observedTools.record(
+            req.principal,
+            req.params.name,
+            req.body,
+            req.query as Query,
+          ),
+        ),
+      ),
   );
 
   app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
@@ -69,7 +92,10 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
       if (targets.length === 0) throw notFound(`no configured server ${name}`);
     }
     const reports = await h.checkAll(targets);
-    return reports.map((r) => ({ ...toHealthJson(r.result, { drift: true }), drift: r.drift ? toDriftJson(r.drift) : null }));
+    return reports.map((r) => ({
+      ...toHealthJson(r.result, { drift: true }),
+      drift: r.drift ? toDriftJson(r.drift) : null,
+    }));
   });
 }
 
@@ -79,4 +105,3 @@ function validated<T>(fn: (issues: ValidationIssue[]) => T): T {
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
   return value;
 }
-

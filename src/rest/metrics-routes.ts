@@ -24,7 +24,10 @@ export function registerMetrics(app: FastifyInstance, s: Services): void {
     const token = s.config.metricsToken;
     if (!token) return reply.status(404).send();
     const presented = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
-    if (!sameSecret(presented, token)) return reply.status(401).send({ detail: 'metrics need Authorization: Bearer <SPYGLASS_METRICS_TOKEN>' });
+    if (!sameSecret(presented, token))
+      return reply
+        .status(401)
+        .send({ detail: 'metrics need Authorization: Bearer <SPYGLASS_METRICS_TOKEN>' });
     return reply.type(m.registry.contentType).send(await m.registry.metrics());
   });
 }

@@ -20,15 +20,37 @@ export function guardParameters(app: FastifyInstance): void {
     check('path', req.params, issues);
     check('query', req.query, issues);
     const first = issues[0];
-    if (first) throw new SpyglassError('bad_request', `${first.loc[0]} parameter ${String(first.loc[1])} ${first.msg}`);
-    const receiver = req.routeOptions.config.rateLimitKey === 'spans' || req.routeOptions.config.rateLimitKey === 'otlp';
-    if (receiver || req.body === null || typeof req.body !== 'object' || ArrayBuffer.isView(req.body)) return;
+    if (first)
+      throw new SpyglassError(
+        'bad_request',
+        `${first.loc[0]} parameter ${String(first.loc[1])} ${first.msg}`,
+      );
+    const receiver =
+      req.routeOptions.config.rateLimitKey === 'spans' ||
+      req.routeOptions.config.rateLimitKey === 'otlp';
+    if (
+      receiver ||
+      req.body === null ||
+      typeof req.body !== 'object' ||
+      ArrayBuffer.isView(req.body)
+    )
+      return;
     if (jsonDepth(req.body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
       throw new SpyglassError('validation', 'request body too deep', {
-        issues: [{ loc: ['body'], msg: `Input should nest at most ${MAX_BODY_DEPTH} levels`, type: 'too_deep' }],
+        issues: [
+          {
+            loc: ['body'],
+            msg: `Input should nest at most ${MAX_BODY_DEPTH} levels`,
+            type: 'too_deep',
+          },
+        ],
       });
     }
-    if (containsNul(req.body)) throw new SpyglassError('bad_request', 'the request body contains a NUL character (\\u0000), which no field may hold');
+    if (containsNul(req.body))
+      throw new SpyglassError(
+        'bad_request',
+        'the request body contains a NUL character (\\u0000), which no field may hold',
+      );
   });
 }
 
@@ -56,19 +78,26 @@ function check(where: 'path' | 'query', values: unknown, issues: ValidationIssue
   for (const [name, raw] of Object.entries(values)) {
     for (const value of [raw].flat()) {
       const problem = problemOf(name) ?? (typeof value === 'string' ? problemOf(value) : null);
-      if (problem) issues.push({ loc: [where, printable(name)], msg: problem, type: 'value_error' });
+      if (problem)
+        issues.push({ loc: [where, printable(name)], msg: problem, type: 'value_error' });
     }
   }
 }
 
 function problemOf(value: string): string | null {
   if (value.length > MAX_PARAM_CHARS) return `is longer than ${MAX_PARAM_CHARS} characters`;
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value)) return 'contains a control character';
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value))
+    return 'contains a control character';
   if (LONE_SURROGATE.test(value)) return 'is not valid UTF-8';
   return null;
 }
 
 /** A parameter name safe to echo: control characters shown as \uXXXX, at most 64 characters. */
 function printable(name: string): string {
-  return name.slice(0, 64).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return name
+    .slice(0, 64)
+    .replace(
+      /[\u0000-\u001f\u007f]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
 }

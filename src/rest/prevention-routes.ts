@@ -12,17 +12,27 @@ type Query = { project_id?: string; include_defaults?: string };
  */
 export function registerPreventionRoutes(app: FastifyInstance, s: Services): void {
   const p = s.prevention;
-  const callerProject = (req: FastifyRequest) => p.project(req.principal, (req.query as Query).project_id);
+  const callerProject = (req: FastifyRequest) =>
+    p.project(req.principal, (req.query as Query).project_id);
   const agentName = (req: FastifyRequest) => (req.params as { name: string }).name;
-  const agent = (req: FastifyRequest): Scope => ({ projectId: callerProject(req), agentName: agentName(req) });
+  const agent = (req: FastifyRequest): Scope => ({
+    projectId: callerProject(req),
+    agentName: agentName(req),
+  });
 
   // 404 when nothing is stored (clients keep their own config); include_defaults=true answers the built-in defaults then.
   app.get('/api/agents/:name/prevention-config', async (req) => {
     const withDefaults = (req.query as Query).include_defaults === 'true';
-    return withDefaults ? p.effective(callerProject(req), agentName(req)) : p.stored(callerProject(req), agentName(req));
+    return withDefaults
+      ? p.effective(callerProject(req), agentName(req))
+      : p.stored(callerProject(req), agentName(req));
   });
-  app.put('/api/agents/:name/prevention-config', async (req) => p.replace(req.principal, agent(req), req.body));
-  app.patch('/api/agents/:name/prevention-config', async (req) => p.update(req.principal, agent(req), req.body));
+  app.put('/api/agents/:name/prevention-config', async (req) =>
+    p.replace(req.principal, agent(req), req.body),
+  );
+  app.patch('/api/agents/:name/prevention-config', async (req) =>
+    p.update(req.principal, agent(req), req.body),
+  );
   app.delete('/api/agents/:name/prevention-config', async (req, reply) => {
     await p.remove(req.principal, agent(req));
     return reply.status(204).send();
@@ -38,7 +48,12 @@ export function registerPreventionRoutes(app: FastifyInstance, s: Services): voi
       return reply.status(204).send();
     });
   };
-  routes('/api/projects/:project_id/prevention-config', async (req) => ({ projectId: await p.namedProject(req.principal, (req.params as { project_id: string }).project_id) }));
+  routes('/api/projects/:project_id/prevention-config', async (req) => ({
+    projectId: await p.namedProject(
+      req.principal,
+      (req.params as { project_id: string }).project_id,
+    ),
+  }));
   routes('/api/prevention-config', async (req) => ({ projectId: callerProject(req) }));
 
   app.get('/api/prevention-configs', async (req) => p.list(callerProject(req)));

@@ -9,7 +9,9 @@ export function registerProbes(app: FastifyInstance, s: Services): void {
   const probe = { config: { access: 'public' as const, rateLimit: false as const } };
   app.get('/api/liveness', probe, async () => ({ status: 'ok' }));
   app.get('/api/status', probe, async (_req, reply) => {
-    void reply.header('Deprecation', 'true').header('Link', '</api/liveness>; rel="successor-version"');
+    void reply
+      .header('Deprecation', 'true')
+      .header('Link', '</api/liveness>; rel="successor-version"');
     return { status: 'ok', deprecated: true, use: '/api/liveness' };
   });
   app.get('/api/readiness', probe, async (req, reply) => {

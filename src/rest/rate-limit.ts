@@ -6,7 +6,10 @@ import type { RateLimitConfig } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
 import type { Limiter } from '../scale/limits/limiter.ts';
 
-export type LimitName = Exclude<keyof RateLimitConfig, 'enabled' | 'perAddress' | 'authFailures' | 'spansPerMinute'>;
+export type LimitName = Exclude<
+  keyof RateLimitConfig,
+  'enabled' | 'perAddress' | 'authFailures' | 'spansPerMinute'
+>;
 
 /**
  * Two layers (docs/auth.md). First, before authentication, every request of one client address
@@ -25,7 +28,10 @@ export async function installRateLimits(
   app.addHook('onRequest', async (req) => {
     if (req.routeOptions.config.rateLimit === false) return;
     const r = await limiter.take('address', limits.perAddress, req.ip);
-    if (!r.ok) throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, { retryAfter: r.retryAfterSeconds });
+    if (!r.ok)
+      throw new SpyglassError('rate_limited', `Rate limit exceeded: ${r.limit} per 1 minute`, {
+        retryAfter: r.retryAfterSeconds,
+      });
   });
 
   // The limiter's connection, if it has one (closed with the services): one per process for every counter.
@@ -34,7 +40,9 @@ export async function installRateLimits(
   // to be valid, so keying a counter by it cannot be dodged with made-up keys.
   await app.register(rateLimit, {
     global: true,
-    max: (req: FastifyRequest) => limits[(req.routeOptions.config.rateLimitKey as LimitName | undefined) ?? 'default'] ?? limits.default,
+    max: (req: FastifyRequest) =>
+      limits[(req.routeOptions.config.rateLimitKey as LimitName | undefined) ?? 'default'] ??
+      limits.default,
     timeWindow: 60_000,
     // One counter per route and method; routes that share a limit (the two OTLP paths) share one.
     keyGenerator: (req: FastifyRequest) =>
@@ -45,7 +53,9 @@ export async function installRateLimits(
     skipOnError: true,
     // ctx.after is the time left in the window; the message names the window itself.
     errorResponseBuilder: (_req, ctx) =>
-      new SpyglassError('rate_limited', `Rate limit exceeded: ${ctx.max} per 1 minute`, { retryAfter: Math.ceil(ctx.ttl / 1000) }),
+      new SpyglassError('rate_limited', `Rate limit exceeded: ${ctx.max} per 1 minute`, {
+        retryAfter: Math.ceil(ctx.ttl / 1000),
+      }),
   });
 }
 

@@ -13,11 +13,17 @@ type Query = Record<string, string | undefined>;
 export function registerReliabilityRoutes(app: FastifyInstance, s: Services): void {
   app.get('/api/reliability/anomalies', async (req) => {
     const q = req.query as Query;
-    const filter = parseAnomalyFilter({ serverName: q.server_name, severity: q.severity, metric: q.metric }, 'query', {
-      serverName: 'server_name',
-      severity: 'severity',
-      metric: 'metric',
-    });
-    return (await s.anomalies.list(scopeProject(req.principal, q.project_id), filter)).map(toAnomalyJson);
+    const filter = parseAnomalyFilter(
+      { serverName: q.server_name, severity: q.severity, metric: q.metric },
+      'query',
+      {
+        serverName: 'server_name',
+        severity: 'severity',
+        metric: 'metric',
+      },
+    );
+    return (await s.anomalies.list(scopeProject(req.principal, q.project_id), filter)).map(
+      toAnomalyJson,
+    );
   });
 }

@@ -5,7 +5,12 @@ import { readsFromReplica } from '../store/read-routing.ts';
  * GET routes whose handler must stay on the primary: the live stream lives for hours and whatever
  * it starts would inherit the replica; readiness pings both pools itself.
  */
-const PRIMARY_GETS = [/^\/api\/live\//, /^\/api\/readiness$/, /^\/api\/liveness$/, /^\/api\/status$/];
+const PRIMARY_GETS = [
+  /^\/api\/live\//,
+  /^\/api\/readiness$/,
+  /^\/api\/liveness$/,
+  /^\/api\/status$/,
+];
 
 /**
  * Runs the handler of every other GET route inside readsFromReplica, so its queries go to the
@@ -16,7 +21,11 @@ const PRIMARY_GETS = [/^\/api\/live\//, /^\/api\/readiness$/, /^\/api\/liveness$
 export function routeGetsToReplica(app: FastifyInstance): void {
   app.addHook('onRoute', (r) => {
     const methods = [r.method].flat();
-    if (!methods.every((m) => m === 'GET' || m === 'HEAD') || PRIMARY_GETS.some((p) => p.test(r.url))) return;
+    if (
+      !methods.every((m) => m === 'GET' || m === 'HEAD') ||
+      PRIMARY_GETS.some((p) => p.test(r.url))
+    )
+      return;
     const handler = r.handler as RouteHandlerMethod;
     r.handler = function (this: FastifyInstance, req, reply) {
       return readsFromReplica(() => handler.call(this, req, reply));

@@ -9,7 +9,8 @@ export function addSecurityHeaders(app: FastifyInstance): void {
     void reply.header('Cross-Origin-Resource-Policy', 'same-origin');
     if (!reply.hasHeader('Cache-Control')) void reply.header('Cache-Control', 'no-store');
     // Everything is data only; the GraphiQL page sets its own policy (src/graphql/graphiql.ts).
-    if (!reply.hasHeader('Content-Security-Policy')) void reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    if (!reply.hasHeader('Content-Security-Policy'))
+      void reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     return payload;
   });
 }

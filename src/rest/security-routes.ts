@@ -22,7 +22,9 @@ export function registerSecurityRoutes(app: FastifyInstance, s: Services): void 
 
   app.get<{ Params: NameParams }>('/api/security/servers/:name', async (req) => {
     const q = req.query as Query;
-    return toScanJson(await s.security.latest(scopeProject(req.principal, q.project_id), req.params.name));
+    return toScanJson(
+      await s.security.latest(scopeProject(req.principal, q.project_id), req.params.name),
+    );
   });
 
   app.get<{ Params: NameParams }>('/api/security/servers/:name/history', async (req) => {
@@ -31,6 +33,13 @@ export function registerSecurityRoutes(app: FastifyInstance, s: Services): void 
     const limit = parseIntParam('limit', q.limit, 10, 1, 100, issues);
     const offset = parseIntParam('offset', q.offset, 0, 0, 10_000, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    return (await s.security.history(scopeProject(req.principal, q.project_id), req.params.name, limit, offset)).map(toScanJson);
+    return (
+      await s.security.history(
+        scopeProject(req.principal, q.project_id),
+        req.params.name,
+        limit,
+        offset,
+      )
+    ).map(toScanJson);
   });
 }

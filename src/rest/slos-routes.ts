@@ -9,7 +9,10 @@ export function registerSloRoutes(app: FastifyInstance, s: Services): void {
     // An SLO body may carry its project_id (docs/slos.md); the query parameter wins, and a body
     // naming another project than the query is refused by the validation.
     const named = (body as { project_id?: unknown } | null | undefined)?.project_id;
-    return s.slos.project(req.principal, (req.query as Query).project_id ?? (typeof named === 'string' ? named : undefined));
+    return s.slos.project(
+      req.principal,
+      (req.query as Query).project_id ?? (typeof named === 'string' ? named : undefined),
+    );
   };
 
   app.get('/api/slos', async (req) => s.slos.list(project(req)));
@@ -24,7 +27,9 @@ export function registerSloRoutes(app: FastifyInstance, s: Services): void {
     return s.slos.evaluate(project(req), undefined, agent_name || undefined);
   });
 
-  app.patch('/api/slos/:slo_id', async (req) => s.slos.update(project(req), (req.params as { slo_id: string }).slo_id, req.body));
+  app.patch('/api/slos/:slo_id', async (req) =>
+    s.slos.update(project(req), (req.params as { slo_id: string }).slo_id, req.body),
+  );
 
   app.delete('/api/slos/:slo_id', async (req, reply) => {
     await s.slos.delete(project(req), (req.params as { slo_id: string }).slo_id);

@@ -7,7 +7,10 @@ import { querySpans, type SpanQuery } from '../traces/spans-service.ts';
 export function registerTracesRoutes(app: FastifyInstance, s: Services): void {
   app.get('/api/traces/spans', async (req, reply) => {
     const q = req.query as Omit<SpanQuery, 'projectId'> & { project_id?: string };
-    const page = await querySpans(s.store.db, { ...q, projectId: scopeProject(req.principal, q.project_id) });
+    const page = await querySpans(s.store.db, {
+      ...q,
+      projectId: scopeProject(req.principal, q.project_id),
+    });
     if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
     return page.spans.map(toSpanJson);
   });

@@ -9,5 +9,7 @@ const CREDENTIAL = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
  */
 export function hasAuthConfigured(t: Pick<CheckTarget, 'transport' | 'headers' | 'env'>): boolean {
   const named = t.transport === 'stdio' ? t.env : t.headers;
-  return Object.entries(named ?? {}).some(([name, value]) => CREDENTIAL.test(name) && typeof value === 'string' && value.trim() !== '');
+  return Object.entries(named ?? {}).some(
+    ([name, value]) => CREDENTIAL.test(name) && typeof value === 'string' && value.trim() !== '',
+  );
 }

@@ -1,7 +1,15 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
 import { holdingCaps, type Cap } from './caps.ts';
-import { availability, performance, reliability, round, schemaStability, security, type Dimension } from './dimensions.ts';
+import {
+  availability,
+  performance,
+  reliability,
+  round,
+  schemaStability,
+  security,
+  type Dimension,
+} from './dimensions.ts';
 import { GRADES, atOrBelow, gradeOf, type Grade } from './grades.ts';
 
 /** A scorecard (docs/scorecards.md): five weighted dimensions, a grade, and the cap that lowered it. */
@@ -20,8 +28,19 @@ export interface Scorecard {
  * the lowest wins (the first in spec order on a tie). `cap_applied` names that cap when it is at or
  * below the numeric grade, i.e. when it decides the grade.
  */
-export function computeScorecard(inputs: ScoreInputs, scan: ScanSummary | null, noAuth: boolean, now: Date): Scorecard {
-  const dimensions = [availability(inputs), security(scan, noAuth), reliability(inputs), schemaStability(inputs), performance(inputs)];
+export function computeScorecard(
+  inputs: ScoreInputs,
+  scan: ScanSummary | null,
+  noAuth: boolean,
+  now: Date,
+): Scorecard {
+  const dimensions = [
+    availability(inputs),
+    security(scan, noAuth),
+    reliability(inputs),
+    schemaStability(inputs),
+    performance(inputs),
+  ];
   const score = round(dimensions.reduce((sum, d) => sum + d.weightedScore, 0));
   const numeric = gradeOf(score);
   const worst = holdingCaps({ inputs, scan, noAuth }).reduce<Cap | null>(
@@ -46,8 +65,20 @@ export function toScorecardJson(s: Scorecard): Record<string, unknown> {
     server_name: s.serverName,
     grade: s.grade,
     score: s.score,
-    dimensions: s.dimensions.map((d) => ({ name: d.name, weight: d.weight, raw_score: d.rawScore, weighted_score: d.weightedScore, notes: d.notes })),
-    cap_applied: s.capApplied ? { reason: s.capApplied.reason, max_grade: s.capApplied.maxGrade, description: s.capApplied.description } : null,
+    dimensions: s.dimensions.map((d) => ({
+      name: d.name,
+      weight: d.weight,
+      raw_score: d.rawScore,
+      weighted_score: d.weightedScore,
+      notes: d.notes,
+    })),
+    cap_applied: s.capApplied
+      ? {
+          reason: s.capApplied.reason,
+          max_grade: s.capApplied.maxGrade,
+          description: s.capApplied.description,
+        }
+      : null,
     computed_at: s.computedAt.toISOString(),
   };
 }

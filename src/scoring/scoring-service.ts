@@ -18,14 +18,19 @@ export class ScoringService {
   /** Scorecards of every configured server of a project (null = every project), in target order. */
   async list(projectId: string | null, now = new Date()): Promise<Scorecard[]> {
     const targets = await this.deps.health.targets(projectId);
-    return this.forKeys(targets.map((t) => ({ projectId: t.projectId, serverName: t.name })), now, targets);
+    return this.forKeys(
+      targets.map((t) => ({ projectId: t.projectId, serverName: t.name })),
+      now,
+      targets,
+    );
   }
 
   /** One server's scorecard; 404 when it is neither configured nor catalogued nor has any data. */
   async get(projectId: string | null, name: string, now = new Date()): Promise<Scorecard> {
     const targets = await this.deps.health.targets(projectId);
     const target = targets.find((t) => t.name === name);
-    const project = target?.projectId ?? (await findServerProjects(this.deps.db, projectId, name))[0];
+    const project =
+      target?.projectId ?? (await findServerProjects(this.deps.db, projectId, name))[0];
     if (project === undefined) throw notFound(`no server ${name}`);
     const [card] = await this.forKeys([{ projectId: project, serverName: name }], now, targets);
     if (!card) throw notFound(`no server ${name}`);
@@ -33,11 +38,18 @@ export class ScoringService {
   }
 
   /** Scorecards of the given servers; `targets` tells which are configured and how (authentication). */
-  async forKeys(keys: readonly ServerKey[], now = new Date(), targets?: readonly CheckTarget[]): Promise<Scorecard[]> {
+  async forKeys(
+    keys: readonly ServerKey[],
+    now = new Date(),
+    targets?: readonly CheckTarget[],
+  ): Promise<Scorecard[]> {
     if (keys.length === 0) return [];
     const known = targets ?? (await this.deps.health.targets(null));
     const byKey = new Map(known.map((t) => [targetKey(t.projectId, t.name), t]));
-    const [inputs, scans] = await Promise.all([loadScoreInputs(this.deps.db, keys, now), latestScanSummaries(this.deps.db, keys, now)]);
+    const [inputs, scans] = await Promise.all([
+      loadScoreInputs(this.deps.db, keys, now),
+      latestScanSummaries(this.deps.db, keys, now),
+    ]);
     const scanOf = new Map(scans.map((s) => [targetKey(s.projectId, s.serverName), s]));
     return inputs.map((i) => {
       const key = targetKey(i.projectId, i.serverName);

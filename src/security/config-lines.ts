@@ -21,7 +21,8 @@ export function serverLines(path: string): Map<string, number> {
   for (const item of servers.items) {
     if (!isMap(item) || !item.range) continue;
     const name = item.get('name');
-    if (typeof name === 'string' && !lines.has(name)) lines.set(name, counter.linePos(item.range[0]).line);
+    if (typeof name === 'string' && !lines.has(name))
+      lines.set(name, counter.linePos(item.range[0]).line);
   }
   return lines;
 }

@@ -20,18 +20,42 @@ export interface RpcAnswer {
 }
 
 export function initializeBody(id: number): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROBE_PROTOCOL, capabilities: {}, clientInfo: { name: 'spyglass-security-scan', version: '1.0.0' } } });
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: PROBE_PROTOCOL,
+      capabilities: {},
+      clientInfo: { name: 'spyglass-security-scan', version: '1.0.0' },
+    },
+  });
 }
 
 /** POSTs one JSON-RPC message; a notification (no id) only waits for the status. */
-export async function postRpc(fetcher: Fetcher, url: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<RpcAnswer> {
+export async function postRpc(
+  fetcher: Fetcher,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<RpcAnswer> {
   const res = await fetcher(url, {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body,
     signal,
   });
-  const answer: RpcAnswer = { status: res.status, sessionId: res.headers.get('mcp-session-id'), allowOriginStar: res.headers.get('access-control-allow-origin')?.trim() === '*', result: false };
+  const answer: RpcAnswer = {
+    status: res.status,
+    sessionId: res.headers.get('mcp-session-id'),
+    allowOriginStar: res.headers.get('access-control-allow-origin')?.trim() === '*',
+    result: false,
+  };
   const id = (JSON.parse(body) as { id?: unknown }).id;
   if (!res.ok || id === undefined) {
     await res.body?.cancel().catch(() => {});
@@ -63,7 +87,7 @@ async function readResult(res: Response, id: unknown): Promise<boolean> {
           if (verdict !== null) return verdict;
         }
       }
-      if (done || seen > MAX_BODY) return sse ? false : judge(text, id) ?? false;
+      if (done || seen > MAX_BODY) return sse ? false : (judge(text, id) ?? false);
     }
   } finally {
     await reader.cancel().catch(() => {});
@@ -80,9 +104,19 @@ function judge(raw: string, id: unknown): boolean | null {
 }
 
 /** Ends a session the probe created, so the server does not keep it; failures do not matter. */
-export async function deleteSession(fetcher: Fetcher, url: string, sessionId: string, headers: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function deleteSession(
+  fetcher: Fetcher,
+  url: string,
+  sessionId: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   try {
-    const res = await fetcher(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROBE_PROTOCOL }, signal });
+    const res = await fetcher(url, {
+      method: 'DELETE',
+      headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROBE_PROTOCOL },
+      signal,
+    });
     await res.body?.cancel().catch(() => {});
   } catch {
     // the server may not support DELETE (405) or be gone; the session expires on its own
@@ -90,11 +124,20 @@ export async function deleteSession(fetcher: Fetcher, url: string, sessionId: st
 }
 
 /** Legacy SSE: opens the stream and returns the `endpoint` event's URI (resolved); the caller closes the stream, which ends the session. */
-export async function openSseEndpoint(fetcher: Fetcher, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<{ status: number; allowOriginStar: boolean; endpoint: URL | null; close(): void }> {
+export async function openSseEndpoint(
+  fetcher: Fetcher,
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<{ status: number; allowOriginStar: boolean; endpoint: URL | null; close(): void }> {
   const ctrl = new AbortController();
   const close = () => ctrl.abort();
   try {
-    const res = await fetcher(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, signal: AbortSignal.any([signal, ctrl.signal]) });
+    const res = await fetcher(url, {
+      method: 'GET',
+      headers: { ...headers, accept: 'text/event-stream' },
+      signal: AbortSignal.any([signal, ctrl.signal]),
+    });
     const allowOriginStar = res.headers.get('access-control-allow-origin')?.trim() === '*';
     if (!res.ok || !res.body) {
       close();
@@ -107,7 +150,8 @@ export async function openSseEndpoint(fetcher: Fetcher, url: string, headers: Re
       const { done, value } = await reader.read();
       if (value) text += decoder.decode(value, { stream: true });
       const m = /event:\s*endpoint\r?\ndata:\s*([^\r\n]+)\r?\n/.exec(text);
-      if (m?.[1]) return { status: res.status, allowOriginStar, endpoint: new URL(m[1].trim(), url), close };
+      if (m?.[1])
+        return { status: res.status, allowOriginStar, endpoint: new URL(m[1].trim(), url), close };
       if (done) break;
     }
     close();

@@ -44,18 +44,32 @@ export interface CheckRegistry {
 
 export async function buildChecks(deps: RegistryDeps): Promise<CheckRegistry> {
   const { config, logger } = deps;
-  const advisories = createAdvisoryRefresher(config.security, deps.guardedFetch, await loadAdvisories(config.security));
+  const advisories = createAdvisoryRefresher(
+    config.security,
+    deps.guardedFetch,
+    await loadAdvisories(config.security),
+  );
   // The advisory set may be replaced by a refresh between runs: the check reads the current one.
   const supply: Check = (ctx) => supplyChainCheck(advisories.current())(ctx);
   return {
     checks: [...surfaceChecks, poisoningCheck, shadowingCheck, rugPullCheck, supply],
     projectChecks: [shadowServersCheck],
     pin: nextPin,
-    exposure: (target, opts) => probeExposure(target, { ...opts, timeoutMs: Math.round(target.timeoutSeconds * 1000), healthOk: true }),
+    exposure: (target, opts) =>
+      probeExposure(target, {
+        ...opts,
+        timeoutMs: Math.round(target.timeoutSeconds * 1000),
+        healthOk: true,
+      }),
     prepare: async (now) => {
       const outcome = await advisories.refreshIfDue(now);
-      if (outcome?.status === 'failed') logger.warn({ error: outcome.error }, 'security advisories: refresh failed, the previous set stays');
-      if (outcome?.status === 'updated') logger.info({ records: outcome.records }, 'security advisories refreshed');
+      if (outcome?.status === 'failed')
+        logger.warn(
+          { error: outcome.error },
+          'security advisories: refresh failed, the previous set stays',
+        );
+      if (outcome?.status === 'updated')
+        logger.info({ records: outcome.records }, 'security advisories refreshed');
     },
   };
 }

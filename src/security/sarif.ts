@@ -36,9 +36,21 @@ export interface ScanJson {
   findings: FindingJson[];
 }
 
-const LEVEL: Record<string, 'error' | 'warning' | 'note'> = { critical: 'error', high: 'error', medium: 'warning', low: 'note', info: 'note' };
+const LEVEL: Record<string, 'error' | 'warning' | 'note'> = {
+  critical: 'error',
+  high: 'error',
+  medium: 'warning',
+  low: 'note',
+  info: 'note',
+};
 /** GitHub code scanning ranks alerts by this CVSS-like number. */
-const SECURITY_SEVERITY: Record<string, string> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0', info: '0.0' };
+const SECURITY_SEVERITY: Record<string, string> = {
+  critical: '9.5',
+  high: '8.0',
+  medium: '5.5',
+  low: '3.0',
+  info: '0.0',
+};
 const CONFIG_PROJECT = 'default';
 
 export function toSarif(scans: readonly ScanJson[], opts: SarifOptions): Record<string, unknown> {
@@ -56,9 +68,13 @@ export function toSarif(scans: readonly ScanJson[], opts: SarifOptions): Record<
   }
   const notifications = scans
     .filter((s) => s.error !== null)
-    .map((s) => ({ level: 'warning', message: { text: escapeHidden(`${s.server_name}: ${s.error}`) } }));
+    .map((s) => ({
+      level: 'warning',
+      message: { text: escapeHidden(`${s.server_name}: ${s.error}`) },
+    }));
   return {
-    $schema: 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
+    $schema:
+      'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json',
     version: '2.1.0',
     runs: [
       {
@@ -74,33 +90,74 @@ function ruleOf(f: FindingJson): Record<string, unknown> {
   const owasp = OWASP_TITLES[f.category];
   return {
     id: f.rule,
-    name: f.rule.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()),
+    name: f.rule.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) =>
+      (c ?? '').toUpperCase(),
+    ),
     shortDescription: { text: f.title },
     fullDescription: { text: escapeHidden(f.description) },
-    help: { text: f.remediation, markdown: `**Remediation:** ${f.remediation}${owasp ? `\n\n${f.category}: ${owasp}` : ''}` },
+    help: {
+      text: f.remediation,
+      markdown: `**Remediation:** ${f.remediation}${owasp ? `\n\n${f.category}: ${owasp}` : ''}`,
+    },
     defaultConfiguration: { level: LEVEL[f.severity] ?? 'warning' },
-    properties: { tags: ['security', 'mcp', f.category, ...(owasp ? [owasp] : [])], 'security-severity': SECURITY_SEVERITY[f.severity] ?? '5.5' },
+    properties: {
+      tags: ['security', 'mcp', f.category, ...(owasp ? [owasp] : [])],
+      'security-severity': SECURITY_SEVERITY[f.severity] ?? '5.5',
+    },
   };
 }
 
-function resultOf(scan: ScanJson, f: FindingJson, index: number, opts: SarifOptions): Record<string, unknown> {
-  const line = scan.project_id === CONFIG_PROJECT ? opts.serverLines.get(scan.server_name) : undefined;
+function resultOf(
+  scan: ScanJson,
+  f: FindingJson,
+  index: number,
+  opts: SarifOptions,
+): Record<string, unknown> {
+  const line =
+    scan.project_id === CONFIG_PROJECT ? opts.serverLines.get(scan.server_name) : undefined;
   const server = escapeHidden(scan.server_name);
   const tool = f.tool_name === null ? null : escapeHidden(f.tool_name);
-  const logical = tool !== null ? { name: tool, fullyQualifiedName: `${server}/${tool}`, kind: 'function' } : { name: server, fullyQualifiedName: server, kind: 'module' };
-  const where = escapeHidden([f.location, f.evidence ? `matched: ${f.evidence}` : null].filter(Boolean).join('; '));
+  const logical =
+    tool !== null
+      ? { name: tool, fullyQualifiedName: `${server}/${tool}`, kind: 'function' }
+      : { name: server, fullyQualifiedName: server, kind: 'module' };
+  const where = escapeHidden(
+    [f.location, f.evidence ? `matched: ${f.evidence}` : null].filter(Boolean).join('; '),
+  );
   return {
     ruleId: f.rule,
     ruleIndex: index,
     level: LEVEL[f.severity] ?? 'warning',
-    message: { text: `${server}: ${escapeHidden(f.title)}${f.cve_id ? ` (${f.cve_id})` : ''}${where ? ` [${where}]` : ''}` },
+    message: {
+      text: `${server}: ${escapeHidden(f.title)}${f.cve_id ? ` (${f.cve_id})` : ''}${where ? ` [${where}]` : ''}`,
+    },
     locations: [
       {
-        ...(opts.configUri && line !== undefined ? { physicalLocation: { artifactLocation: { uri: opts.configUri }, region: { startLine: line } } } : {}),
+        ...(opts.configUri && line !== undefined
+          ? {
+              physicalLocation: {
+                artifactLocation: { uri: opts.configUri },
+                region: { startLine: line },
+              },
+            }
+          : {}),
         logicalLocations: [logical],
       },
     ],
-    partialFingerprints: { spyglassFinding: createHash('sha256').update([scan.project_id, scan.server_name, f.rule, f.tool_name ?? '', f.location ?? ''].join('\u0000')).digest('hex') },
-    properties: { severity: f.severity, category: f.category, project_id: scan.project_id, server_name: server },
+    partialFingerprints: {
+      spyglassFinding: createHash('sha256')
+        .update(
+          [scan.project_id, scan.server_name, f.rule, f.tool_name ?? '', f.location ?? ''].join(
+            '\u0000',
+          ),
+        )
+        .digest('hex'),
+    },
+    properties: {
+      severity: f.severity,
+      category: f.category,
+      project_id: scan.project_id,
+      server_name: server,
+    },
   };
 }

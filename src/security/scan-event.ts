@@ -7,7 +7,9 @@ import type { StoredScan } from '../store/security-repo.ts';
  */
 export function scanRunEvents(scans: readonly StoredScan[]): SecurityScanEvent[] {
   const byProject = new Map<string, StoredScan[]>();
-  for (const s of scans) if (s.criticalCount + s.highCount > 0) byProject.set(s.projectId, [...(byProject.get(s.projectId) ?? []), s]);
+  for (const s of scans)
+    if (s.criticalCount + s.highCount > 0)
+      byProject.set(s.projectId, [...(byProject.get(s.projectId) ?? []), s]);
   return [...byProject].map(([projectId, hits]) => {
     const critical = hits.reduce((n, s) => n + s.criticalCount, 0);
     return {
@@ -18,7 +20,9 @@ export function scanRunEvents(scans: readonly StoredScan[]): SecurityScanEvent[]
         critical_count: critical,
         high_count: hits.reduce((n, s) => n + s.highCount, 0),
         highest_severity: critical > 0 ? 'critical' : 'high',
-        scanned_at: hits.reduce((t, s) => (s.scannedAt > t ? s.scannedAt : t), new Date(0)).toISOString(),
+        scanned_at: hits
+          .reduce((t, s) => (s.scannedAt > t ? s.scannedAt : t), new Date(0))
+          .toISOString(),
       },
     };
   });

@@ -13,7 +13,13 @@ import type { Finding, HttpExposure, Observation, ScanContext } from './types.ts
  * requests. Never throws: a server that cannot be observed is an unreachable Observation, and
  * the checks that need only the config still run on it.
  */
-export async function observeTarget(health: HealthService, registry: CheckRegistry, target: CheckTarget, logger: Logger, signal?: AbortSignal): Promise<Observation> {
+export async function observeTarget(
+  health: HealthService,
+  registry: CheckRegistry,
+  target: CheckTarget,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<Observation> {
   let obs: Observation;
   try {
     const report = await health.check(target, signal, { inventory: true });
@@ -21,21 +27,30 @@ export async function observeTarget(health: HealthService, registry: CheckRegist
   } catch (err) {
     if (err instanceof CheckCancelled) return unreachable('scan cancelled');
     // Never the error's own message: a database error carries the statement and its parameters.
-    logger.error({ err, server: target.name, project: target.projectId }, 'security scan: the health check failed');
+    logger.error(
+      { err, server: target.name, project: target.projectId },
+      'security scan: the health check failed',
+    );
     return unreachable(`health check failed: ${internalErrorText(err)}`);
   }
   if (obs.reachable && target.transport !== 'stdio' && registry.exposure) {
     // The extra requests about the transport (probeExposure, wired in registry.ts).
-    obs.http = await registry.exposure(target, { signal, guardedFetch: health.fetchFor(target) }).catch((err: unknown): HttpExposure | null => {
-      logger.warn({ server: target.name, err }, 'security scan: exposure probe failed');
-      return null;
-    });
+    obs.http = await registry
+      .exposure(target, { signal, guardedFetch: health.fetchFor(target) })
+      .catch((err: unknown): HttpExposure | null => {
+        logger.warn({ server: target.name, err }, 'security scan: exposure probe failed');
+        return null;
+      });
   }
   return obs;
 }
 
 /** Runs every check on one context; a check that throws is logged and reported in `failed`, never fatal. */
-export function runChecks(registry: CheckRegistry, ctx: ScanContext, logger: Logger): { findings: Finding[]; failed: string[] } {
+export function runChecks(
+  registry: CheckRegistry,
+  ctx: ScanContext,
+  logger: Logger,
+): { findings: Finding[]; failed: string[] } {
   const findings: Finding[] = [];
   const failed: string[] = [];
   for (const check of registry.checks) {
@@ -50,5 +65,16 @@ export function runChecks(registry: CheckRegistry, ctx: ScanContext, logger: Log
 }
 
 export function unreachable(error: string): Observation {
-  return { reachable: false, error, serverInfo: null, protocolVersion: null, instructions: null, capabilities: null, tools: [], prompts: null, resources: null, http: null };
+  return {
+    reachable: false,
+    error,
+    serverInfo: null,
+    protocolVersion: null,
+    instructions: null,
+    capabilities: null,
+    tools: [],
+    prompts: null,
+    resources: null,
+    http: null,
+  };
 }

@@ -8,7 +8,15 @@ import { targetKey } from '../health/targets.ts';
 import type { CheckTarget } from '../model/health.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Db } from '../store/db.ts';
-import { deleteScansBefore, insertScan, latestScan, latestScans, scanHistory, type ServerKey, type StoredScan } from '../store/security-repo.ts';
+import {
+  deleteScansBefore,
+  insertScan,
+  latestScan,
+  latestScans,
+  scanHistory,
+  type ServerKey,
+  type StoredScan,
+} from '../store/security-repo.ts';
 import { collectPeers, peersOf } from './peers.ts';
 import { loadPin, savePin } from './pins.ts';
 import type { CheckRegistry } from './registry.ts';
@@ -47,23 +55,38 @@ export class ScanService {
   }
 
   /** Scans the configured servers of a project (null = every project), or only `serverName`; 404 for an unknown name. */
-  async scan(projectId: string | null, serverName?: string, opts: ScanOptions = {}): Promise<StoredScan[]> {
+  async scan(
+    projectId: string | null,
+    serverName?: string,
+    opts: ScanOptions = {},
+  ): Promise<StoredScan[]> {
     const all = await this.deps.health.targets(projectId);
     const targets = serverName === undefined ? all : all.filter((t) => t.name === serverName);
-    if (targets.length === 0 && serverName !== undefined) throw notFound(`no configured server ${serverName}`);
+    if (targets.length === 0 && serverName !== undefined)
+      throw notFound(`no configured server ${serverName}`);
     await this.deps.registry.prepare?.(new Date());
     const observed = new Map<string, { obs: Observation; at: Date }>();
     await Promise.all(
       targets.map((t) =>
         this.limiter.run(t.projectId, async () => {
           const at = new Date();
-          const obs = await observeTarget(this.deps.health, this.deps.registry, t, this.deps.logger, opts.signal);
+          const obs = await observeTarget(
+            this.deps.health,
+            this.deps.registry,
+            t,
+            this.deps.logger,
+            opts.signal,
+          );
           observed.set(targetKey(t.projectId, t.name), { obs, at });
           opts.onObserved?.(t, observed.size, targets.length);
         }),
       ),
     );
-    const peers = await collectPeers(this.deps.db, all, new Map([...observed].map(([k, v]) => [k, v.obs])));
+    const peers = await collectPeers(
+      this.deps.db,
+      all,
+      new Map([...observed].map(([k, v]) => [k, v.obs])),
+    );
     const scans: StoredScan[] = [];
     for (const t of targets) {
       const o = observed.get(targetKey(t.projectId, t.name));
@@ -83,7 +106,12 @@ export class ScanService {
   }
 
   /** Scans of a server, newest first. */
-  history(projectId: string | null, serverName: string, limit: number, offset: number): Promise<StoredScan[]> {
+  history(
+    projectId: string | null,
+    serverName: string,
+    limit: number,
+    offset: number,
+  ): Promise<StoredScan[]> {
     return scanHistory(this.deps.db, projectId, serverName, limit, offset);
   }
 
@@ -94,21 +122,45 @@ export class ScanService {
 
   /** Deletes scans (and their findings) older than security.history_days; pins stay. */
   applyRetention(now = new Date()): Promise<number> {
-    return deleteScansBefore(this.deps.db, new Date(now.getTime() - this.deps.config.security.historyDays * 86_400_000));
+    return deleteScansBefore(
+      this.deps.db,
+      new Date(now.getTime() - this.deps.config.security.historyDays * 86_400_000),
+    );
   }
 
-  private async record(target: CheckTarget, observation: Observation, peers: Peer[], now: Date): Promise<StoredScan> {
+  private async record(
+    target: CheckTarget,
+    observation: Observation,
+    peers: Peer[],
+    now: Date,
+  ): Promise<StoredScan> {
     const { db, registry, logger } = this.deps;
     const pin = await loadPin(db, target.projectId, target.name);
-    const { findings, failed } = runChecks(registry, { target, observation, peers, pin, now }, logger);
-    const error = observation.error ?? (failed.length > 0 ? `check(s) failed: ${failed.join(', ')}` : null);
-    const scan = await insertScan(db, { id: randomUUID(), projectId: target.projectId, serverName: target.name, scannedAt: now, error, findings });
+    const { findings, failed } = runChecks(
+      registry,
+      { target, observation, peers, pin, now },
+      logger,
+    );
+    const error =
+      observation.error ?? (failed.length > 0 ? `check(s) failed: ${failed.join(', ')}` : null);
+    const scan = await insertScan(db, {
+      id: randomUUID(),
+      projectId: target.projectId,
+      serverName: target.name,
+      scannedAt: now,
+      error,
+      findings,
+    });
     // Trust on first use (nextPin, wired in registry.ts): only what was seen is pinned.
-    if (registry.pin && observation.reachable) await savePin(db, target.projectId, target.name, registry.pin(pin, observation, now), now);
+    if (registry.pin && observation.reachable)
+      await savePin(db, target.projectId, target.name, registry.pin(pin, observation, now), now);
     return scan;
   }
 
-  private async projectScans(all: readonly CheckTarget[], projectId: string | null): Promise<StoredScan[]> {
+  private async projectScans(
+    all: readonly CheckTarget[],
+    projectId: string | null,
+  ): Promise<StoredScan[]> {
     const { db, registry, logger } = this.deps;
     if (registry.projectChecks.length === 0) return [];
     const projects = projectId === null ? [...new Set(all.map((t) => t.projectId))] : [projectId];
@@ -122,9 +174,19 @@ export class ScanService {
           logger.error({ project: p, check: check.name, err }, 'security project check failed');
           return [];
         });
-        for (const { serverName, finding } of found) byServer.set(serverName, [...(byServer.get(serverName) ?? []), finding]);
+        for (const { serverName, finding } of found)
+          byServer.set(serverName, [...(byServer.get(serverName) ?? []), finding]);
       }
-      for (const [serverName, findings] of byServer) out.push(await insertScan(db, { id: randomUUID(), projectId: p, serverName, scannedAt: now, findings }));
+      for (const [serverName, findings] of byServer)
+        out.push(
+          await insertScan(db, {
+            id: randomUUID(),
+            projectId: p,
+            serverName,
+            scannedAt: now,
+            findings,
+          }),
+        );
     }
     return out;
   }

@@ -15,7 +15,8 @@ export const SHADOW_RULE: Rule = {
   category: 'OWASP-MCP-09',
   kind: 'owasp',
   title: 'Agents use a server that is not configured',
-  remediation: 'Find out who runs this server; configure it in spyglass.yaml or the catalog (with a url) so it is health-checked and scanned, or remove it from the agents that call it.',
+  remediation:
+    'Find out who runs this server; configure it in spyglass.yaml or the catalog (with a url) so it is health-checked and scanned, or remove it from the agents that call it.',
 };
 
 export const shadowServersCheck: ProjectCheck = async ({ db, projectId, configured, now }) => {

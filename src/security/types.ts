@@ -120,4 +120,6 @@ export interface ProjectScanContext {
 }
 
 /** A project-wide finding belongs to a server that is not configured: it gets a scan result of its own. */
-export type ProjectCheck = (ctx: ProjectScanContext) => Promise<{ serverName: string; finding: Finding }[]>;
+export type ProjectCheck = (
+  ctx: ProjectScanContext,
+) => Promise<{ serverName: string; finding: Finding }[]>;

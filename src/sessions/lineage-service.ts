@@ -64,7 +64,14 @@ export async function getLineage(db: Db, q: LineageQuery): Promise<Lineage> {
       source.calls += r.calls;
       source.errors += r.errors;
     }
-    edges.push({ source: source.id, target: target.id, type: r.edge_type, calls: r.calls, errors: r.errors, avg_latency_ms: r.calls ? round(r.latency_sum_ms / r.calls) : 0 });
+    edges.push({
+      source: source.id,
+      target: target.id,
+      type: r.edge_type,
+      calls: r.calls,
+      errors: r.errors,
+      avg_latency_ms: r.calls ? round(r.latency_sum_ms / r.calls) : 0,
+    });
   }
   const out = [...nodes.values()].map(({ runs, runErrors, ...n }) =>
     n.type === 'agent' && runs > 0 ? { ...n, calls: runs, errors: runErrors } : n,

@@ -1,7 +1,19 @@
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { HEALTH_TAGS, isoMicros, subMillisecondMicros, toSpanJson, type Span, type SpanJson } from '../model/span.ts';
+import {
+  HEALTH_TAGS,
+  isoMicros,
+  subMillisecondMicros,
+  toSpanJson,
+  type Span,
+  type SpanJson,
+} from '../model/span.ts';
 import type { Db } from '../store/db.ts';
-import { findSessionRow, listSessionRows, listSessionSpans, type SessionRow } from '../store/sessions-repo.ts';
+import {
+  findSessionRow,
+  listSessionRows,
+  listSessionSpans,
+  type SessionRow,
+} from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
 import { parseEnumParam, parseLimit, parseTime, windowStart } from '../traces/query-params.ts';
@@ -47,7 +59,10 @@ export type TreeNodeJson = SpanJson & { children: TreeNodeJson[] };
 export const MAX_TREE_SPANS = 10_000;
 
 /** Sessions (docs/api.md#rest), newest activity first, default window the last 24 h (`hours` changes it). */
-export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions: SessionJson[]; nextCursor: string | null }> {
+export async function listSessions(
+  db: Db,
+  q: SessionQuery,
+): Promise<{ sessions: SessionJson[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
   const limit = parseLimit(q.limit, 50, 1000, issues);
   const until = parseTime('until', q.until, issues);
@@ -55,7 +70,15 @@ export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions:
   const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   const healthTag = parseEnumParam('health_tag', q.health_tag, HEALTH_TAGS, issues);
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-  const rows = await listSessionRows(db, { projectId: q.projectId, agentName: q.agent_name, healthTag, since, until, before: cursor && { lastCallAt: cursor.time, micros: cursor.micros, sessionId: cursor.id }, limit: limit + 1 });
+  const rows = await listSessionRows(db, {
+    projectId: q.projectId,
+    agentName: q.agent_name,
+    healthTag,
+    since,
+    until,
+    before: cursor && { lastCallAt: cursor.time, micros: cursor.micros, sessionId: cursor.id },
+    limit: limit + 1,
+  });
   const page = rows.slice(0, limit);
   const sessions = page.map(toSessionJson);
   const last = sessions[sessions.length - 1];
@@ -64,18 +87,30 @@ export async function listSessions(db: Db, q: SessionQuery): Promise<{ sessions:
 
 /** One session and its span tree by parent_span_id; spans whose parent is absent become roots. */
 /** One session's rollup without its spans; a project-bound caller finds only its project's sessions. */
-export async function getSession(db: Db, projectId: string | null, sessionId: string): Promise<SessionJson> {
+export async function getSession(
+  db: Db,
+  projectId: string | null,
+  sessionId: string,
+): Promise<SessionJson> {
   const row = await findSessionRow(db, projectId, sessionId);
   if (!row) throw notFound(`no session ${sessionId}`);
   return toSessionJson(row);
 }
 
-export async function getSessionTree(db: Db, projectId: string | null, sessionId: string): Promise<{ session: SessionJson; spans: TreeNode[]; truncated: boolean }> {
+export async function getSessionTree(
+  db: Db,
+  projectId: string | null,
+  sessionId: string,
+): Promise<{ session: SessionJson; spans: TreeNode[]; truncated: boolean }> {
   const row = await findSessionRow(db, projectId, sessionId);
   if (!row) throw notFound(`no session ${sessionId}`);
   const spans = await listSessionSpans(db, row.projectId, sessionId, MAX_TREE_SPANS + 1);
   const truncated = spans.length > MAX_TREE_SPANS;
-  return { session: toSessionJson(row), spans: buildTree(spans.slice(0, MAX_TREE_SPANS).map(rowToSpan)), truncated };
+  return {
+    session: toSessionJson(row),
+    spans: buildTree(spans.slice(0, MAX_TREE_SPANS).map(rowToSpan)),
+    truncated,
+  };
 }
 
 /** Children in start order (the spans come sorted); a span whose parent is absent is a root. */

@@ -41,10 +41,16 @@ export class SettingsService {
     const entries = Object.entries(patch);
     for (const [key, value] of entries) {
       if (!(key in DEFAULTS)) {
-        throw new SpyglassError('validation', 'invalid settings', { issues: [{ loc: ['body', key], msg: 'Unknown setting', type: 'extra_forbidden' }] });
+        throw new SpyglassError('validation', 'invalid settings', {
+          issues: [{ loc: ['body', key], msg: 'Unknown setting', type: 'extra_forbidden' }],
+        });
       }
       if (typeof value !== typeof DEFAULTS[key as keyof InstanceSettings]) {
-        throw new SpyglassError('validation', 'invalid settings', { issues: [{ loc: ['body', key], msg: 'Input should be a valid boolean', type: 'bool_type' }] });
+        throw new SpyglassError('validation', 'invalid settings', {
+          issues: [
+            { loc: ['body', key], msg: 'Input should be a valid boolean', type: 'bool_type' },
+          ],
+        });
       }
     }
     for (const [key, value] of entries) await writeSetting(this.db, key, value);

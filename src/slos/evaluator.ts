@@ -8,6 +8,11 @@ export const SLO_EVALUATION_MS = 60_000;
  * Evaluates every project's SLOs at start and then every minute, so breaches alert without anyone
  * reading the status. `evaluateAll` is looked up per run (the service's own clock decides "now").
  */
-export function startSloEvaluator(evaluateAll: () => Promise<void>, logger: Logger): { stop(): Promise<void> } {
-  return startPeriodic(evaluateAll, SLO_EVALUATION_MS, (err) => logger.error({ err }, 'SLO evaluation failed'));
+export function startSloEvaluator(
+  evaluateAll: () => Promise<void>,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  return startPeriodic(evaluateAll, SLO_EVALUATION_MS, (err) =>
+    logger.error({ err }, 'SLO evaluation failed'),
+  );
 }

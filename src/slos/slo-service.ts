@@ -6,7 +6,15 @@ import { SpyglassError, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { measureSlos, recordStates, revertState } from '../store/slo-eval-repo.ts';
-import { deleteSloRow, findSloRow, insertSloRow, listSloProjects, listSloRows, updateSloRow, type SloRow } from '../store/slos-repo.ts';
+import {
+  deleteSloRow,
+  findSloRow,
+  insertSloRow,
+  listSloProjects,
+  listSloRows,
+  updateSloRow,
+  type SloRow,
+} from '../store/slos-repo.ts';
 import { breachAlert, breachKey, judge, type SloStatusItem } from './status.ts';
 import { parseSloBody } from './validate.ts';
 
@@ -57,8 +65,16 @@ export class SloService {
   async create(projectId: string, body: unknown): Promise<SloJson> {
     const fields = parseSloBody(body, undefined, projectId);
     const at = this.now();
-    const row = await insertSloRow(this.deps.db, { sloId: randomUUID(), projectId, ...fields, createdAt: at, updatedAt: at }, MAX_SLOS_PER_PROJECT);
-    if (!row) throw new SpyglassError('conflict', `project ${projectId} already has ${MAX_SLOS_PER_PROJECT} SLOs; delete one first`);
+    const row = await insertSloRow(
+      this.deps.db,
+      { sloId: randomUUID(), projectId, ...fields, createdAt: at, updatedAt: at },
+      MAX_SLOS_PER_PROJECT,
+    );
+    if (!row)
+      throw new SpyglassError(
+        'conflict',
+        `project ${projectId} already has ${MAX_SLOS_PER_PROJECT} SLOs; delete one first`,
+      );
     return toSloJson(row);
   }
 
@@ -71,13 +87,25 @@ export class SloService {
   }
 
   async delete(projectId: string, sloId: string): Promise<void> {
-    if (!isUuid(sloId) || !(await deleteSloRow(this.deps.db, projectId, sloId))) throw missing(sloId);
+    if (!isUuid(sloId) || !(await deleteSloRow(this.deps.db, projectId, sloId)))
+      throw missing(sloId);
   }
 
   /** Evaluates the project's SLOs (or one agent's) at `now`, records their status and alerts on transitions. */
-  async evaluate(projectId: string, now: Date = this.now(), agentName?: string): Promise<SloStatusItem[]> {
-    const items = (await measureSlos(this.deps.db, projectId, now, agentName)).map((m) => judge(m, now));
-    const states = items.map((i) => ({ sloId: i.slo_id, status: i.status, currentValue: i.current_value, sampleSize: i.sample_size }));
+  async evaluate(
+    projectId: string,
+    now: Date = this.now(),
+    agentName?: string,
+  ): Promise<SloStatusItem[]> {
+    const items = (await measureSlos(this.deps.db, projectId, now, agentName)).map((m) =>
+      judge(m, now),
+    );
+    const states = items.map((i) => ({
+      sloId: i.slo_id,
+      status: i.status,
+      currentValue: i.current_value,
+      sampleSize: i.sample_size,
+    }));
     const previous = await recordStates(this.deps.db, projectId, states, now);
     for (const item of items) {
       if (!previous.has(item.slo_id)) continue; // deleted while being evaluated
@@ -102,7 +130,11 @@ export class SloService {
    * evidence of recovery). If the alert cannot be written, the status is put back so the next
    * evaluation tries the transition again instead of losing it.
    */
-  private async onTransition(projectId: string, item: SloStatusItem, before: string | null): Promise<void> {
+  private async onTransition(
+    projectId: string,
+    item: SloStatusItem,
+    before: string | null,
+  ): Promise<void> {
     const breached = item.status === 'breached' && before !== 'breached';
     const recovered = item.status === 'ok' && before === 'breached';
     if (!breached && !recovered) return;
@@ -110,7 +142,10 @@ export class SloService {
       if (breached) await this.deps.alerts.fire(breachAlert(projectId, item));
       else await this.deps.alerts.resolveKey(projectId, breachKey(item.slo_id));
     } catch (err) {
-      this.deps.logger.warn({ err, projectId, sloId: item.slo_id }, `SLO ${breached ? 'breach alert' : 'recovery'} failed; retried at the next evaluation`);
+      this.deps.logger.warn(
+        { err, projectId, sloId: item.slo_id },
+        `SLO ${breached ? 'breach alert' : 'recovery'} failed; retried at the next evaluation`,
+      );
       await revertState(this.deps.db, item.slo_id, item.status, before);
     }
   }
@@ -123,7 +158,8 @@ export class SloService {
 }
 
 const missing = (sloId: string) => notFound(`no SLO ${sloId}`);
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+const isUuid = (s: string) =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 export function toSloJson(r: SloRow): SloJson {
   return {

@@ -23,7 +23,15 @@ export interface SloStatusItem {
  * below; no sessions in the window is no_data, never a breach.
  */
 export function judge(m: SloMeasure, now: Date): SloStatusItem {
-  const base = { slo_id: m.sloId, agent_name: m.agentName, metric: m.metric, target: m.threshold, window_hours: m.windowHours, sample_size: m.sampleSize, evaluated_at: now.toISOString() };
+  const base = {
+    slo_id: m.sloId,
+    agent_name: m.agentName,
+    metric: m.metric,
+    target: m.threshold,
+    window_hours: m.windowHours,
+    sample_size: m.sampleSize,
+    evaluated_at: now.toISOString(),
+  };
   if (m.sampleSize === 0) return { ...base, current_value: null, status: 'no_data' };
   if (m.metric === 'latency_p99') {
     const p99 = m.p99Ms ?? 0;
@@ -47,7 +55,14 @@ export function breachAlert(projectId: string, item: SloStatusItem): FireInput {
     agentName: item.agent_name,
     dedupKey: breachKey(item.slo_id),
     dedupScope: 'open',
-    fields: { slo_id: item.slo_id, metric: item.metric, target: item.target, current_value: item.current_value, sample_size: item.sample_size, window_hours: item.window_hours },
+    fields: {
+      slo_id: item.slo_id,
+      metric: item.metric,
+      target: item.target,
+      current_value: item.current_value,
+      sample_size: item.sample_size,
+      window_hours: item.window_hours,
+    },
   };
 }
 

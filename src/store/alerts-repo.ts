@@ -56,29 +56,60 @@ export function toAlert(row: AlertRow, now: Date): Alert {
  * With `forever`, the dedup table's primary key decides first, in the same transaction. Titles,
  * messages and fields quote MCP servers (errors, tool names): pg-text.ts stores them escaped.
  */
-export async function insertAlert(db: Db, input: NewAlertRow, forever: boolean): Promise<AlertRow | null> {
-  const row = { ...input, title: pgText(input.title), message: pgText(input.message), dedupKey: pgText(input.dedupKey), fields: toPg(input.fields) };
+export async function insertAlert(
+  db: Db,
+  input: NewAlertRow,
+  forever: boolean,
+): Promise<AlertRow | null> {
+  const row = {
+    ...input,
+    title: pgText(input.title),
+    message: pgText(input.message),
+    dedupKey: pgText(input.dedupKey),
+    fields: toPg(input.fields),
+  };
   return db.transaction(async (tx) => {
     if (forever) {
-      const claimed = await tx.insert(alertDedup).values({ projectId: row.projectId, dedupKey: row.dedupKey, firedAt: row.firedAt }).onConflictDoNothing().returning();
+      const claimed = await tx
+        .insert(alertDedup)
+        .values({ projectId: row.projectId, dedupKey: row.dedupKey, firedAt: row.firedAt })
+        .onConflictDoNothing()
+        .returning();
       if (claimed.length === 0) return null;
     }
     const inserted = await tx
       .insert(alerts)
       .values(row)
-      .onConflictDoNothing({ target: [alerts.projectId, alerts.dedupKey], where: sql`status <> 'resolved'` })
+      .onConflictDoNothing({
+        target: [alerts.projectId, alerts.dedupKey],
+        where: sql`status <> 'resolved'`,
+      })
       .returning();
     return inserted[0] ?? null;
   });
 }
 
-export async function findAlert(db: Db, projectId: string, id: string): Promise<AlertRow | undefined> {
-  const rows = await db.select().from(alerts).where(and(eq(alerts.projectId, projectId), eq(alerts.id, id))).limit(1);
+export async function findAlert(
+  db: Db,
+  projectId: string,
+  id: string,
+): Promise<AlertRow | undefined> {
+  const rows = await db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.projectId, projectId), eq(alerts.id, id)))
+    .limit(1);
   return rows[0];
 }
 
 /** Moves one alert if its stored status is still `from` (a concurrent change makes it return undefined). */
-export async function updateAlert(db: Db, projectId: string, id: string, from: string, set: Partial<NewAlertRow>): Promise<AlertRow | undefined> {
+export async function updateAlert(
+  db: Db,
+  projectId: string,
+  id: string,
+  from: string,
+  set: Partial<NewAlertRow>,
+): Promise<AlertRow | undefined> {
   const rows = await db
     .update(alerts)
     .set(set)
@@ -87,21 +118,41 @@ export async function updateAlert(db: Db, projectId: string, id: string, from: s
   return rows[0];
 }
 
-export async function resolveByKey(db: Db, projectId: string, dedupKey: string, now: Date): Promise<number> {
+export async function resolveByKey(
+  db: Db,
+  projectId: string,
+  dedupKey: string,
+  now: Date,
+): Promise<number> {
   const rows = await db
     .update(alerts)
     .set({ status: 'resolved', resolvedAt: now, snoozedUntil: null })
-    .where(and(eq(alerts.projectId, projectId), eq(alerts.dedupKey, pgText(dedupKey)), sql`${alerts.status} <> 'resolved'`))
+    .where(
+      and(
+        eq(alerts.projectId, projectId),
+        eq(alerts.dedupKey, pgText(dedupKey)),
+        sql`${alerts.status} <> 'resolved'`,
+      ),
+    )
     .returning({ id: alerts.id });
   return rows.length;
 }
 
 export async function listInbox(db: Db, f: InboxFilter, now: Date): Promise<AlertRow[]> {
   const eff = effectiveStatus(now);
-  const conds: SQL[] = [eq(alerts.projectId, f.projectId), sql`${eff} in (${sql.join(f.statuses.map((s) => sql`${s}`), sql`, `)})`];
+  const conds: SQL[] = [
+    eq(alerts.projectId, f.projectId),
+    sql`${eff} in (${sql.join(
+      f.statuses.map((s) => sql`${s}`),
+      sql`, `,
+    )})`,
+  ];
   if (f.type) conds.push(eq(alerts.type, f.type));
   if (f.severity) conds.push(eq(alerts.severity, f.severity));
-  if (f.before) conds.push(sql`(${alerts.firedAt}, ${alerts.id}) < (${timestamptz(f.before.time)}, ${f.before.id})`);
+  if (f.before)
+    conds.push(
+      sql`(${alerts.firedAt}, ${alerts.id}) < (${timestamptz(f.before.time)}, ${f.before.id})`,
+    );
   return db
     .select()
     .from(alerts)
@@ -111,7 +162,11 @@ export async function listInbox(db: Db, f: InboxFilter, now: Date): Promise<Aler
 }
 
 /** Unresolved alerts per effective status and severity. */
-export async function countOpen(db: Db, projectId: string, now: Date): Promise<{ status: string; severity: string; n: number }[]> {
+export async function countOpen(
+  db: Db,
+  projectId: string,
+  now: Date,
+): Promise<{ status: string; severity: string; n: number }[]> {
   const eff = effectiveStatus(now);
   const { rows } = await execute<{ status: string; severity: string; n: number | string }>(
     db,
@@ -121,8 +176,17 @@ export async function countOpen(db: Db, projectId: string, now: Date): Promise<{
   return rows.map((r) => ({ status: r.status, severity: r.severity, n: Number(r.n) }));
 }
 
-export async function setDelivery(db: Db, id: string, delivery: Delivery, error: string | null, attempts: number): Promise<void> {
-  await db.update(alerts).set({ delivery, deliveryError: error, deliveryAttempts: attempts }).where(eq(alerts.id, id));
+export async function setDelivery(
+  db: Db,
+  id: string,
+  delivery: Delivery,
+  error: string | null,
+  attempts: number,
+): Promise<void> {
+  await db
+    .update(alerts)
+    .set({ delivery, deliveryError: error, deliveryAttempts: attempts })
+    .where(eq(alerts.id, id));
 }
 
 /** Snoozes that ended become firing rows again (the waker; reads already treat them so). */
@@ -137,15 +201,25 @@ export async function wakeSnoozed(db: Db, now: Date): Promise<number> {
 
 /** Retention: resolved alerts and `forever` dedup keys older than the cutoff. */
 export async function deleteOldAlerts(db: Db, cutoff: Date): Promise<number> {
-  const gone = await db.delete(alerts).where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${timestamptz(cutoff)}`)).returning({ id: alerts.id });
+  const gone = await db
+    .delete(alerts)
+    .where(and(eq(alerts.status, 'resolved'), sql`${alerts.resolvedAt} < ${timestamptz(cutoff)}`))
+    .returning({ id: alerts.id });
   await db.delete(alertDedup).where(sql`${alertDedup.firedAt} < ${timestamptz(cutoff)}`);
   return gone.length;
 }
 
 export type AlertConfigRow = typeof alertConfigs.$inferSelect;
 
-export async function findAlertConfig(db: Db, projectId: string): Promise<AlertConfigRow | undefined> {
-  const rows = await db.select().from(alertConfigs).where(eq(alertConfigs.projectId, projectId)).limit(1);
+export async function findAlertConfig(
+  db: Db,
+  projectId: string,
+): Promise<AlertConfigRow | undefined> {
+  const rows = await db
+    .select()
+    .from(alertConfigs)
+    .where(eq(alertConfigs.projectId, projectId))
+    .limit(1);
   return rows[0];
 }
 
@@ -153,5 +227,8 @@ export async function saveAlertConfig(db: Db, row: AlertConfigRow): Promise<void
   await db
     .insert(alertConfigs)
     .values(row)
-    .onConflictDoUpdate({ target: alertConfigs.projectId, set: { alertTypes: row.alertTypes, chatWebhook: row.chatWebhook, updatedAt: row.updatedAt } });
+    .onConflictDoUpdate({
+      target: alertConfigs.projectId,
+      set: { alertTypes: row.alertTypes, chatWebhook: row.chatWebhook, updatedAt: row.updatedAt },
+    });
 }

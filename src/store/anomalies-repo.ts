@@ -1,5 +1,13 @@
 import { and, asc, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { BASELINE_DAYS, MIN_BASELINE_SAMPLES, MIN_CURRENT_CALLS, type AnomalyFilter, type AnomalyRecord, type AnomalySeverity, type Metric } from '../model/anomaly.ts';
+import {
+  BASELINE_DAYS,
+  MIN_BASELINE_SAMPLES,
+  MIN_CURRENT_CALLS,
+  type AnomalyFilter,
+  type AnomalyRecord,
+  type AnomalySeverity,
+  type Metric,
+} from '../model/anomaly.ts';
 import { execute, timestamptz, type Db } from './db.ts';
 import { anomalyStates } from './schema-anomalies.ts';
 
@@ -30,7 +38,11 @@ export interface Baseline {
  * Every tool's current sample, from the rollup rows of two hours (span_hourly splits a tool's hour
  * further by agent and model; they are summed here).
  */
-export async function loadCurrentSamples(db: Db, projectId: string, now: Date): Promise<CurrentSample[]> {
+export async function loadCurrentSamples(
+  db: Db,
+  projectId: string,
+  now: Date,
+): Promise<CurrentSample[]> {
   const current = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const { rows } = await execute<Record<string, string | number | Date>>(
     db,
@@ -61,11 +73,17 @@ order by server_name, tool_name, hour desc`,
  * each tool's sample hour, every hour weighing the same whatever its traffic. Tools with fewer than
  * MIN_BASELINE_SAMPLES hours are absent from the result.
  */
-export async function loadBaselines(db: Db, projectId: string, tools: CurrentSample[]): Promise<Map<string, Baseline>> {
+export async function loadBaselines(
+  db: Db,
+  projectId: string,
+  tools: CurrentSample[],
+): Promise<Map<string, Baseline>> {
   const out = new Map<string, Baseline>();
   if (tools.length === 0) return out;
   const hours = tools.map((t) => t.sampleHour.getTime());
-  const targets = JSON.stringify(tools.map((t) => ({ s: t.serverName, t: t.toolName, h: t.sampleHour.toISOString() })));
+  const targets = JSON.stringify(
+    tools.map((t) => ({ s: t.serverName, t: t.toolName, h: t.sampleHour.toISOString() })),
+  );
   const { rows } = await execute<Record<string, string | number | null>>(
     db,
     sql`
@@ -126,11 +144,18 @@ function toState(r: Row): StoredState {
 }
 
 export async function loadStates(db: Db, projectId: string): Promise<StoredState[]> {
-  return (await db.select().from(anomalyStates).where(eq(anomalyStates.projectId, projectId))).map(toState);
+  return (await db.select().from(anomalyStates).where(eq(anomalyStates.projectId, projectId))).map(
+    toState,
+  );
 }
 
 /** Writes this run's evaluations and removes the ones with no result any more, in one transaction. */
-export async function saveStates(db: Db, projectId: string, states: StoredState[], gone: StoredState[]): Promise<void> {
+export async function saveStates(
+  db: Db,
+  projectId: string,
+  states: StoredState[],
+  gone: StoredState[],
+): Promise<void> {
   await db.transaction(async (tx) => {
     if (states.length > 0) {
       // One JSON parameter instead of 14 per row: binding thousands of parameters is the slow part.
@@ -162,13 +187,24 @@ on conflict (project_id, server_name, tool_name, metric) do update set
     for (const g of gone) {
       await tx
         .delete(anomalyStates)
-        .where(and(eq(anomalyStates.projectId, projectId), eq(anomalyStates.serverName, g.serverName), eq(anomalyStates.toolName, g.toolName), eq(anomalyStates.metric, g.metric)));
+        .where(
+          and(
+            eq(anomalyStates.projectId, projectId),
+            eq(anomalyStates.serverName, g.serverName),
+            eq(anomalyStates.toolName, g.toolName),
+            eq(anomalyStates.metric, g.metric),
+          ),
+        );
     }
   });
 }
 
 /** The anomalous evaluations (severity set), most severe first; projectId null reads every project. */
-export async function listAnomalies(db: Db, projectId: string | null, f: AnomalyFilter): Promise<AnomalyRecord[]> {
+export async function listAnomalies(
+  db: Db,
+  projectId: string | null,
+  f: AnomalyFilter,
+): Promise<AnomalyRecord[]> {
   const where: SQL[] = [isNotNull(anomalyStates.severity)];
   if (projectId !== null) where.push(eq(anomalyStates.projectId, projectId));
   if (f.serverName !== undefined) where.push(eq(anomalyStates.serverName, f.serverName));
@@ -179,7 +215,13 @@ export async function listAnomalies(db: Db, projectId: string | null, f: Anomaly
     .select()
     .from(anomalyStates)
     .where(and(...where))
-    .orderBy(asc(anomalyStates.severity), desc(sql`abs(${anomalyStates.zScore})`), asc(anomalyStates.serverName), asc(anomalyStates.toolName), asc(anomalyStates.metric));
+    .orderBy(
+      asc(anomalyStates.severity),
+      desc(sql`abs(${anomalyStates.zScore})`),
+      asc(anomalyStates.serverName),
+      asc(anomalyStates.toolName),
+      asc(anomalyStates.metric),
+    );
   return rows.map((r) => {
     const { alerted: _alerted, ...record } = toState(r);
     return record;

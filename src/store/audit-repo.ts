@@ -8,7 +8,10 @@ export async function insertAuditRows(db: Db, rows: AuditRow[]): Promise<void> {
   if (rows.length > 0) await db.insert(auditLogs).values(rows).onConflictDoNothing();
 }
 
-export async function listAudit(db: Db, opts: { projectId: string | null; limit: number; offset: number }): Promise<AuditRow[]> {
+export async function listAudit(
+  db: Db,
+  opts: { projectId: string | null; limit: number; offset: number },
+): Promise<AuditRow[]> {
   return db
     .select()
     .from(auditLogs)

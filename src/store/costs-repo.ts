@@ -11,7 +11,11 @@ export async function listAllPricing(db: Db, projectId?: string): Promise<Pricin
     .select()
     .from(modelPricing)
     .where(projectId === undefined ? undefined : eq(modelPricing.projectId, projectId))
-    .orderBy(asc(modelPricing.projectId), asc(modelPricing.modelId), asc(modelPricing.effectiveFrom));
+    .orderBy(
+      asc(modelPricing.projectId),
+      asc(modelPricing.modelId),
+      asc(modelPricing.effectiveFrom),
+    );
 }
 
 /** Adds a dated record; one of the same model and instant is replaced (a correction, not a change). */
@@ -58,12 +62,21 @@ const DAY = 86_400_000;
  * not 720. The service groups them three ways in memory. Token sums are taken as float8 (exact
  * below 2^53): a bigint sum accumulates in numeric, which made the aggregate about twice as slow.
  */
-export async function sumHourlyCosts(db: Db, projectId: string, since: Date, until: Date): Promise<HourlyCostRow[]> {
+export async function sumHourlyCosts(
+  db: Db,
+  projectId: string,
+  since: Date,
+  until: Date,
+): Promise<HourlyCostRow[]> {
   const firstDay = new Date(Math.ceil(since.getTime() / DAY) * DAY).toISOString();
-  const endDay = new Date(Math.max(Math.floor(until.getTime() / DAY) * DAY, Math.ceil(since.getTime() / DAY) * DAY)).toISOString();
+  const endDay = new Date(
+    Math.max(Math.floor(until.getTime() / DAY) * DAY, Math.ceil(since.getTime() / DAY) * DAY),
+  ).toISOString();
   const from = since.toISOString();
   const to = until.toISOString();
-  const { rows } = await execute<HourlyCostRow>(db, sql`
+  const { rows } = await execute<HourlyCostRow>(
+    db,
+    sql`
     select span_type, agent_name, server_name, tool_name, model_id,
            sum(calls) as calls, sum(input_tokens::float8) as input_tokens, sum(output_tokens::float8) as output_tokens,
            sum(cost_usd) as cost_usd, sum(estimated_calls) as estimated_calls
@@ -80,7 +93,8 @@ export async function sumHourlyCosts(db: Db, projectId: string, since: Date, unt
       from span_hourly
       where project_id = ${projectId} and hour >= greatest(${endDay}::timestamptz, ${from}::timestamptz) and hour < ${to}::timestamptz
     ) r
-    group by span_type, agent_name, server_name, tool_name, model_id`);
+    group by span_type, agent_name, server_name, tool_name, model_id`,
+  );
   return rows.map((r) => ({
     ...r,
     calls: Number(r.calls),
@@ -99,13 +113,31 @@ export interface TopSessionRow {
 }
 
 /** The costliest sessions active in the window (last call inside it), from the sessions rollup. */
-export async function topSessionsByCost(db: Db, projectId: string, since: Date, until: Date, limit: number): Promise<TopSessionRow[]> {
-  const { rows } = await execute<{ session_id: string; agent_name: string | null; cost_usd: number; last_call_at: Date | string }>(db, sql`
+export async function topSessionsByCost(
+  db: Db,
+  projectId: string,
+  since: Date,
+  until: Date,
+  limit: number,
+): Promise<TopSessionRow[]> {
+  const { rows } = await execute<{
+    session_id: string;
+    agent_name: string | null;
+    cost_usd: number;
+    last_call_at: Date | string;
+  }>(
+    db,
+    sql`
     select session_id, agent_name, est_cost_usd as cost_usd, last_call_at
     from sessions
     where project_id = ${projectId} and last_call_at >= ${timestamptz(since)} and last_call_at < ${timestamptz(until)}
       and est_cost_usd > 0
     order by est_cost_usd desc, session_id
-    limit ${limit}`);
-  return rows.map((r) => ({ ...r, cost_usd: Number(r.cost_usd), last_call_at: new Date(r.last_call_at) }));
+    limit ${limit}`,
+  );
+  return rows.map((r) => ({
+    ...r,
+    cost_usd: Number(r.cost_usd),
+    last_call_at: new Date(r.last_call_at),
+  }));
 }

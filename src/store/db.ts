@@ -6,7 +6,10 @@ import type * as schema from './schema.ts';
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /** Runs raw SQL and returns rows and the affected-row count, hiding the two drivers' result shapes. */
-export async function execute<T = Record<string, unknown>>(db: Db, query: SQL): Promise<{ rows: T[]; count: number }> {
+export async function execute<T = Record<string, unknown>>(
+  db: Db,
+  query: SQL,
+): Promise<{ rows: T[]; count: number }> {
   const res = (await db.execute(query)) as unknown;
   if (Array.isArray(res)) {
     // postgres.js: a RowList (array) with `count`
@@ -24,12 +27,28 @@ export function timestamptz(t: Date | number): SQL {
   return sql`${new Date(t).toISOString()}::timestamptz`;
 }
 
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P02', '57P03', '53300', '40001', '40P01']);
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '40001',
+  '40P01',
+]);
 
 /** Database errors worth retrying: the connection went away, the server is restarting, or a serialization conflict. */
 export function isTransient(err: unknown): boolean {
   const e = err as { code?: string; cause?: unknown } | null;
   if (!e) return false;
-  if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08')))
+    return true;
   return e.cause !== undefined && e.cause !== err && isTransient(e.cause);
 }

@@ -1,5 +1,11 @@
 import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
-import type { CheckedStatus, DriftChange, DriftEvent, HealthResult, ToolSnapshot } from '../model/health.ts';
+import type {
+  CheckedStatus,
+  DriftChange,
+  DriftEvent,
+  HealthResult,
+  ToolSnapshot,
+} from '../model/health.ts';
 import { execute, type Db } from './db.ts';
 import { fromPg, fromPgText, pgText, toPg } from './pg-text.ts';
 import { driftEvents, healthResults, toolSchemas } from './schema-health.ts';
@@ -76,26 +82,50 @@ export interface Baseline {
 }
 
 /** The previous successful check's schema hash and instructions: the drift baseline (docs/health.md#schema-hash-and-drift). */
-export async function findBaseline(db: Db, projectId: string, serverName: string): Promise<Baseline | null> {
+export async function findBaseline(
+  db: Db,
+  projectId: string,
+  serverName: string,
+): Promise<Baseline | null> {
   const [row] = await db
     .select({ hash: healthResults.schemaHash, instructions: healthResults.instructions })
     .from(healthResults)
-    .where(and(eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName), isNotNull(healthResults.schemaHash)))
+    .where(
+      and(
+        eq(healthResults.projectId, projectId),
+        eq(healthResults.serverName, serverName),
+        isNotNull(healthResults.schemaHash),
+      ),
+    )
     .orderBy(desc(healthResults.checkedAt))
     .limit(1);
-  return row?.hash ? { schemaHash: row.hash, instructions: row.instructions === null ? null : fromPgText(row.instructions) } : null;
+  return row?.hash
+    ? {
+        schemaHash: row.hash,
+        instructions: row.instructions === null ? null : fromPgText(row.instructions),
+      }
+    : null;
 }
 
 /** The tool list stored for a hash; null once retention removed it. */
 export async function findToolSnapshot(db: Db, hash: string): Promise<ToolSnapshot[] | null> {
-  const [row] = await db.select({ tools: toolSchemas.tools }).from(toolSchemas).where(eq(toolSchemas.hash, hash)).limit(1);
+  const [row] = await db
+    .select({ tools: toolSchemas.tools })
+    .from(toolSchemas)
+    .where(eq(toolSchemas.hash, hash))
+    .limit(1);
   return row ? fromPg(row.tools as ToolSnapshot[]) : null;
 }
 
 /** The newest result of each (project, server) asked for; one index probe per server. */
-export async function latestResults(db: Db, keys: readonly { projectId: string; serverName: string }[]): Promise<HealthResult[]> {
+export async function latestResults(
+  db: Db,
+  keys: readonly { projectId: string; serverName: string }[],
+): Promise<HealthResult[]> {
   if (keys.length === 0) return [];
-  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const json = JSON.stringify(
+    keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })),
+  );
   const { rows } = await execute<RawResult>(
     db,
     sql`select r.* from json_to_recordset(${json}::json) as k(project_id text, server_name text)
@@ -108,21 +138,41 @@ export async function latestResults(db: Db, keys: readonly { projectId: string; 
 }
 
 /** Results of one server, newest first; projectId null = every project. */
-export async function listResults(db: Db, projectId: string | null, serverName: string, limit: number): Promise<HealthResult[]> {
+export async function listResults(
+  db: Db,
+  projectId: string | null,
+  serverName: string,
+  limit: number,
+): Promise<HealthResult[]> {
   const rows = await db
     .select()
     .from(healthResults)
-    .where(and(projectId === null ? undefined : eq(healthResults.projectId, projectId), eq(healthResults.serverName, serverName)))
+    .where(
+      and(
+        projectId === null ? undefined : eq(healthResults.projectId, projectId),
+        eq(healthResults.serverName, serverName),
+      ),
+    )
     .orderBy(desc(healthResults.checkedAt))
     .limit(limit);
   return rows.map(fromRow);
 }
 
-export async function listDriftEvents(db: Db, projectId: string | null, serverName: string, limit: number): Promise<DriftEvent[]> {
+export async function listDriftEvents(
+  db: Db,
+  projectId: string | null,
+  serverName: string,
+  limit: number,
+): Promise<DriftEvent[]> {
   const rows = await db
     .select()
     .from(driftEvents)
-    .where(and(projectId === null ? undefined : eq(driftEvents.projectId, projectId), eq(driftEvents.serverName, serverName)))
+    .where(
+      and(
+        projectId === null ? undefined : eq(driftEvents.projectId, projectId),
+        eq(driftEvents.serverName, serverName),
+      ),
+    )
     .orderBy(desc(driftEvents.detectedAt))
     .limit(limit);
   return rows.map((r) => ({
@@ -140,9 +190,18 @@ export async function listDriftEvents(db: Db, projectId: string | null, serverNa
 }
 
 /** Removes results and drift events older than `cutoff`, then snapshots nothing refers to. */
-export async function deleteHealthBefore(db: Db, cutoff: Date): Promise<{ results: number; driftEvents: number; schemas: number }> {
-  const results = await execute(db, sql`delete from health_results where checked_at < ${cutoff.toISOString()}`);
-  const drift = await execute(db, sql`delete from drift_events where detected_at < ${cutoff.toISOString()}`);
+export async function deleteHealthBefore(
+  db: Db,
+  cutoff: Date,
+): Promise<{ results: number; driftEvents: number; schemas: number }> {
+  const results = await execute(
+    db,
+    sql`delete from health_results where checked_at < ${cutoff.toISOString()}`,
+  );
+  const drift = await execute(
+    db,
+    sql`delete from drift_events where detected_at < ${cutoff.toISOString()}`,
+  );
   // An old observation is removed unless it is its server's newest: that one stays the drift baseline.
   await execute(
     db,
@@ -172,7 +231,11 @@ export async function usageByAgent(
   db: Db,
   q: { projectId: string | null; serverName: string; toolName?: string; since: Date },
 ): Promise<{ agents: AgentUsage[]; distinctSessions: number }> {
-  const where: SQL[] = [sql`server_name = ${q.serverName}`, sql`span_type = 'tool_call'`, sql`started_at >= ${q.since.toISOString()}`];
+  const where: SQL[] = [
+    sql`server_name = ${q.serverName}`,
+    sql`span_type = 'tool_call'`,
+    sql`started_at >= ${q.since.toISOString()}`,
+  ];
   if (q.projectId !== null) where.push(sql`project_id = ${q.projectId}`);
   if (q.toolName !== undefined) where.push(sql`tool_name = ${q.toolName}`);
   const cond = sql.join(where, sql` and `);
@@ -183,7 +246,10 @@ export async function usageByAgent(
           max(started_at) as last_called_at
         from spans where ${cond} group by agent_name`,
   );
-  const { rows: total } = await execute<{ n: number }>(db, sql`select count(distinct session_id)::int as n from spans where ${cond}`);
+  const { rows: total } = await execute<{ n: number }>(
+    db,
+    sql`select count(distinct session_id)::int as n from spans where ${cond}`,
+  );
   return {
     agents: rows.map((r) => ({
       agentName: (r.agent_name as string | null) ?? null,
@@ -227,13 +293,18 @@ function fromRaw(r: RawResult): HealthResult {
     serverName: String(r.server_name),
     status: r.status as CheckedStatus,
     latencyMs: r.latency_ms === null || r.latency_ms === undefined ? null : Number(r.latency_ms),
-    toolsCount: r.tools_count === null || r.tools_count === undefined ? null : Number(r.tools_count),
+    toolsCount:
+      r.tools_count === null || r.tools_count === undefined ? null : Number(r.tools_count),
     schemaHash: (r.schema_hash as string | null) ?? null,
     error: typeof r.error === 'string' ? fromPgText(r.error) : null,
     checkedAt: toDate(r.checked_at),
     schemaDrift: r.schema_drift === true || r.schema_drift === 't',
     transport: (r.transport as string | null) ?? null,
-    serverInfo: fromPg(typeof info === 'string' ? (JSON.parse(info) as Record<string, unknown>) : ((info as Record<string, unknown> | null) ?? null)),
+    serverInfo: fromPg(
+      typeof info === 'string'
+        ? (JSON.parse(info) as Record<string, unknown>)
+        : ((info as Record<string, unknown> | null) ?? null),
+    ),
     protocolVersion: typeof r.protocol_version === 'string' ? fromPgText(r.protocol_version) : null,
   };
 }
@@ -247,10 +318,25 @@ function toDate(v: unknown): Date {
 }
 
 /** Catalog servers with a url: configured servers besides the config file's (docs/health.md#configuring-servers). */
-export async function listCatalogEndpoints(db: Db, projectId: string | null): Promise<{ projectId: string; name: string; transport: string | null; url: string }[]> {
+export async function listCatalogEndpoints(
+  db: Db,
+  projectId: string | null,
+): Promise<{ projectId: string; name: string; transport: string | null; url: string }[]> {
   const rows = await db
-    .select({ projectId: servers.projectId, name: servers.name, transport: servers.transport, url: servers.url })
+    .select({
+      projectId: servers.projectId,
+      name: servers.name,
+      transport: servers.transport,
+      url: servers.url,
+    })
     .from(servers)
-    .where(and(isNotNull(servers.url), projectId === null ? undefined : eq(servers.projectId, projectId)));
-  return rows.filter((r): r is typeof r & { url: string } => typeof r.url === 'string' && r.url !== '');
+    .where(
+      and(
+        isNotNull(servers.url),
+        projectId === null ? undefined : eq(servers.projectId, projectId),
+      ),
+    );
+  return rows.filter(
+    (r): r is typeof r & { url: string } => typeof r.url === 'string' && r.url !== '',
+  );
 }

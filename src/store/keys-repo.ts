@@ -29,20 +29,38 @@ export async function listKeys(db: Db, projectId: string | null): Promise<ApiKey
 }
 
 export async function revokeKey(db: Db, id: string): Promise<boolean> {
-  const rows = await db.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id });
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
   return rows.length > 0;
 }
 
-export async function revokeUserKeys(db: Db, userId: string): Promise<{ id: string; hash: string }[]> {
-  return db.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id, hash: apiKeys.keyHash });
+export async function revokeUserKeys(
+  db: Db,
+  userId: string,
+): Promise<{ id: string; hash: string }[]> {
+  return db
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, hash: apiKeys.keyHash });
 }
 
 /** Of these key ids, those no longer usable: revoked, expired or deleted. */
 export async function unusableKeyIds(db: Db, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt }).from(apiKeys).where(inArray(apiKeys.id, ids));
+  const rows = await db
+    .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt })
+    .from(apiKeys)
+    .where(inArray(apiKeys.id, ids));
   const now = Date.now();
-  const usable = new Set(rows.filter((r) => !r.revokedAt && (!r.expiresAt || r.expiresAt.getTime() > now)).map((r) => r.id));
+  const usable = new Set(
+    rows
+      .filter((r) => !r.revokedAt && (!r.expiresAt || r.expiresAt.getTime() > now))
+      .map((r) => r.id),
+  );
   return ids.filter((id) => !usable.has(id));
 }
 
@@ -51,11 +69,19 @@ export async function hasActiveKeys(db: Db): Promise<boolean> {
   const rows = await db
     .select({ id: apiKeys.id })
     .from(apiKeys)
-    .where(and(isNull(apiKeys.revokedAt), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`))
+    .where(
+      and(
+        isNull(apiKeys.revokedAt),
+        sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`,
+      ),
+    )
     .limit(1);
   return rows.length > 0;
 }
 
 export async function touchKey(db: Db, id: string): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, id));
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(eq(apiKeys.id, id));
 }

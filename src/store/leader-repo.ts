@@ -7,7 +7,12 @@ import { jobLeader } from './schema-leader.ts';
  * the same one, recorded by another holder).
  * True = the fence passes (this holder is still the newest leader); false = a newer leader exists.
  */
-export async function recordLeaderToken(db: Db, name: string, token: number, holder: string): Promise<boolean> {
+export async function recordLeaderToken(
+  db: Db,
+  name: string,
+  token: number,
+  holder: string,
+): Promise<boolean> {
   const rows = await db
     .insert(jobLeader)
     .values({ name, token, holder, updatedAt: new Date() })
@@ -24,6 +29,9 @@ export async function recordLeaderToken(db: Db, name: string, token: number, hol
 
 /** The newest recorded leader token of `name` (0 when none). */
 export async function storedLeaderToken(db: Db, name: string): Promise<number> {
-  const rows = await db.select({ token: jobLeader.token }).from(jobLeader).where(eq(jobLeader.name, name));
+  const rows = await db
+    .select({ token: jobLeader.token })
+    .from(jobLeader)
+    .where(eq(jobLeader.name, name));
   return rows[0]?.token ?? 0;
 }

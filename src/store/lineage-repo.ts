@@ -11,7 +11,12 @@ export interface LineageRow {
 }
 
 /** Edges summed over the hourly rollup between two instants (hour resolution). */
-export async function sumLineage(db: Db, projectId: string | null, since: Date, until: Date): Promise<LineageRow[]> {
+export async function sumLineage(
+  db: Db,
+  projectId: string | null,
+  since: Date,
+  until: Date,
+): Promise<LineageRow[]> {
   const project = projectId === null ? sql`true` : sql`project_id = ${projectId}`;
   const { rows } = await execute<LineageRow>(
     db,
@@ -22,5 +27,10 @@ export async function sumLineage(db: Db, projectId: string | null, since: Date, 
         group by edge_type, source, target
         order by edge_type, source, target`,
   );
-  return rows.map((r) => ({ ...r, calls: Number(r.calls), errors: Number(r.errors), latency_sum_ms: Number(r.latency_sum_ms) }));
+  return rows.map((r) => ({
+    ...r,
+    calls: Number(r.calls),
+    errors: Number(r.errors),
+    latency_sum_ms: Number(r.latency_sum_ms),
+  }));
 }

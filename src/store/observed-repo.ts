@@ -17,11 +17,17 @@ export interface Observation {
 }
 
 /** The hash of the server's newest observed tool list: the drift baseline of the next one. */
-export async function findObservedBaseline(db: Db, projectId: string, serverName: string): Promise<string | null> {
+export async function findObservedBaseline(
+  db: Db,
+  projectId: string,
+  serverName: string,
+): Promise<string | null> {
   const [row] = await db
     .select({ hash: observedToolLists.schemaHash })
     .from(observedToolLists)
-    .where(and(eq(observedToolLists.projectId, projectId), eq(observedToolLists.serverName, serverName)))
+    .where(
+      and(eq(observedToolLists.projectId, projectId), eq(observedToolLists.serverName, serverName)),
+    )
     .orderBy(desc(observedToolLists.observedAt))
     .limit(1);
   return row?.hash ?? null;
@@ -32,9 +38,17 @@ export async function findObservedBaseline(db: Db, projectId: string, serverName
  * an agent posts is hostile text like a server's own: characters PostgreSQL refuses are escaped in the
  * tools and changes (pg-text.ts); names with a NUL are refused before (health/observed-tools.ts).
  */
-export async function saveObservation(db: Db, o: Observation, tools: ToolSnapshot[], drift: DriftEvent | null): Promise<void> {
+export async function saveObservation(
+  db: Db,
+  o: Observation,
+  tools: ToolSnapshot[],
+  drift: DriftEvent | null,
+): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.insert(toolSchemas).values({ hash: o.schemaHash, tools: toPg(tools) }).onConflictDoUpdate({ target: toolSchemas.hash, set: { lastSeenAt: sql`now()` } });
+    await tx
+      .insert(toolSchemas)
+      .values({ hash: o.schemaHash, tools: toPg(tools) })
+      .onConflictDoUpdate({ target: toolSchemas.hash, set: { lastSeenAt: sql`now()` } });
     await tx.insert(observedToolLists).values(o);
     if (drift) {
       await tx.insert(driftEvents).values({

@@ -44,7 +44,13 @@ const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizz
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
   return opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, opts.databaseReadUrl, opts.poolSize ?? 10, opts.onWarning ?? (() => {}), opts.migrate ?? true)
+    ? openPostgres(
+        opts.databaseUrl,
+        opts.databaseReadUrl,
+        opts.poolSize ?? 10,
+        opts.onWarning ?? (() => {}),
+        opts.migrate ?? true,
+      )
     : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
 }
 
@@ -55,7 +61,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
  */
 const MIGRATION_LOCK = 0x53505947;
 
-async function openPostgres(url: string, readUrl: string | undefined, max: number, warn: (message: string) => void, runMigrations: boolean): Promise<Store> {
+async function openPostgres(
+  url: string,
+  readUrl: string | undefined,
+  max: number,
+  warn: (message: string) => void,
+  runMigrations: boolean,
+): Promise<Store> {
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const unguard = guardPostgresDriver(warn);
@@ -114,7 +126,13 @@ async function openPostgres(url: string, readUrl: string | undefined, max: numbe
  */
 async function connectPool(url: string, max: number, name?: string): Promise<Sql> {
   const { default: postgres } = await import('postgres');
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10, idle_timeout: 60, ...(name ? { connection: { application_name: name } } : {}) });
+  const client = postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 60,
+    ...(name ? { connection: { application_name: name } } : {}),
+  });
   await client`select 1`.catch(async (err: unknown) => {
     await client.end({ timeout: 1 });
     throw connectError(err, url);
@@ -125,7 +143,9 @@ async function connectPool(url: string, max: number, name?: string): Promise<Sql
 /** drizzle's message is the whole failed statement; the driver's cause says what went wrong. */
 function migrationError(err: unknown): Error {
   const cause = (err as { cause?: unknown }).cause;
-  return new Error(`applying database migrations failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+  return new Error(
+    `applying database migrations failed: ${cause instanceof Error ? cause.message : (err as Error).message}`,
+  );
 }
 
 async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
@@ -144,7 +164,9 @@ async function openPglite(dataDir: string, info: (message: string) => void): Pro
   let client: InstanceType<typeof PGlite> | undefined;
   try {
     if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
-      info(`first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`);
+      info(
+        `first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`,
+      );
       await initPgliteInChild(dir);
     }
     client = await PGlite.create(dir, options);
@@ -175,8 +197,18 @@ async function initPgliteInChild(dir: string): Promise<void> {
   const entry = import.meta.resolve('@electric-sql/pglite');
   const script = `const { PGlite } = await import(${JSON.stringify(entry)}); await (await PGlite.create(${JSON.stringify(dir)})).close();`;
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 }, (err, _out, stderr) =>
-      err ? reject(new Error(`could not initialise the embedded database in ${dir}: ${stderr.trim() || err.message}`)) : resolve(),
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { timeout: 120_000 },
+      (err, _out, stderr) =>
+        err
+          ? reject(
+              new Error(
+                `could not initialise the embedded database in ${dir}: ${stderr.trim() || err.message}`,
+              ),
+            )
+          : resolve(),
     );
   });
 }

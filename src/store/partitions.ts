@@ -24,7 +24,8 @@ async function ddlTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>
   });
 }
 
-export const partitionName = (day: Date): string => `spans_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+export const partitionName = (day: Date): string =>
+  `spans_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 /** The UTC day a partition name stands for, or null for spans_default and foreign tables. */
 export function partitionDay(name: string): Date | null {
@@ -49,10 +50,17 @@ export async function listPartitions(db: Db): Promise<string[]> {
  * returns the names created. Rows the default partition holds in a new day's range move into it in
  * the same transaction (PostgreSQL refuses to add a partition whose rows sit in the default one).
  */
-export async function ensureDayPartitions(db: Db, from: Date, aheadDays: number): Promise<string[]> {
+export async function ensureDayPartitions(
+  db: Db,
+  from: Date,
+  aheadDays: number,
+): Promise<string[]> {
   const existing = new Set(await listPartitions(db));
   const first = startOfDay(from).getTime();
-  const wanted = Array.from({ length: aheadDays + 1 }, (_, i) => new Date(first + i * DAY_MS)).filter((d) => !existing.has(partitionName(d)));
+  const wanted = Array.from(
+    { length: aheadDays + 1 },
+    (_, i) => new Date(first + i * DAY_MS),
+  ).filter((d) => !existing.has(partitionName(d)));
   const created: string[] = [];
   for (const day of wanted) {
     const name = partitionName(day);
@@ -60,12 +68,17 @@ export async function ensureDayPartitions(db: Db, from: Date, aheadDays: number)
     const hi = new Date(day.getTime() + DAY_MS).toISOString();
     const made = await ddlTransaction(db, async (tx) => {
       // Another instance may have made it while this one waited for the lock.
-      const { rows } = await execute<{ n: number }>(tx, sql`select count(*)::int as n from pg_class where relname = ${name} and relkind = 'r'`);
+      const { rows } = await execute<{ n: number }>(
+        tx,
+        sql`select count(*)::int as n from pg_class where relname = ${name} and relkind = 'r'`,
+      );
       if ((rows[0]?.n ?? 0) > 0) return false;
       await tx.execute(sql`create temporary table spans_moving (like spans) on commit drop`);
       await tx.execute(sql`with moved as (delete from spans_default where started_at >= ${lo}::timestamptz and started_at < ${hi}::timestamptz returning *)
                            insert into spans_moving select * from moved`);
-      await tx.execute(sql.raw(`create table "${name}" partition of spans for values from ('${lo}') to ('${hi}')`));
+      await tx.execute(
+        sql.raw(`create table "${name}" partition of spans for values from ('${lo}') to ('${hi}')`),
+      );
       await tx.execute(sql`insert into spans select * from spans_moving`);
       return true;
     });

@@ -20,7 +20,10 @@ const ENCODED_G = /\u{10FFFD}([0-9a-f]{6})/gu;
 /** A string PostgreSQL accepts in text and jsonb; `fromPg` gives the original back. */
 export function pgText(s: string): string {
   if (!REFUSED.test(s)) return s;
-  return s.replace(REFUSED_G, (c) => `${MARK}${(c.codePointAt(0) ?? 0).toString(16).padStart(6, '0')}`);
+  return s.replace(
+    REFUSED_G,
+    (c) => `${MARK}${(c.codePointAt(0) ?? 0).toString(16).padStart(6, '0')}`,
+  );
 }
 
 /** The original of a string `pgText` wrote. */

@@ -10,12 +10,19 @@ let installed = 0;
 let logWarn: (msg: string) => void = () => {};
 
 function isDriverNullSocket(err: unknown): boolean {
-  return err instanceof TypeError && /reading 'write'/.test(err.message) && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '') && /nextWrite/.test(err.stack ?? '');
+  return (
+    err instanceof TypeError &&
+    /reading 'write'/.test(err.message) &&
+    /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '') &&
+    /nextWrite/.test(err.stack ?? '')
+  );
 }
 
 function onUncaught(err: Error): void {
   if (isDriverNullSocket(err)) {
-    logWarn('postgres.js wrote to a closed connection (upstream bug porsager/postgres#1154); ignored');
+    logWarn(
+      'postgres.js wrote to a closed connection (upstream bug porsager/postgres#1154); ignored',
+    );
     return;
   }
   // Not ours to swallow. If nobody else listens, behave as Node would without a listener.

@@ -8,11 +8,17 @@ export type PreventionRow = typeof preventionConfigs.$inferSelect;
 /** The agent_name of a project default (docs/prevention.md#defaults-and-inheritance). */
 export const PROJECT_DEFAULT = '*';
 
-export async function findPreventionRow(db: Db, projectId: string, agentName: string): Promise<PreventionRow | undefined> {
+export async function findPreventionRow(
+  db: Db,
+  projectId: string,
+  agentName: string,
+): Promise<PreventionRow | undefined> {
   const [row] = await db
     .select()
     .from(preventionConfigs)
-    .where(and(eq(preventionConfigs.projectId, projectId), eq(preventionConfigs.agentName, agentName)))
+    .where(
+      and(eq(preventionConfigs.projectId, projectId), eq(preventionConfigs.agentName, agentName)),
+    )
     .limit(1);
   return row;
 }
@@ -23,28 +29,50 @@ export async function listPreventionRows(db: Db, projectId: string): Promise<Pre
     .select()
     .from(preventionConfigs)
     .where(eq(preventionConfigs.projectId, projectId))
-    .orderBy(sql`${preventionConfigs.agentName} <> ${PROJECT_DEFAULT}`, sql`${preventionConfigs.agentName} collate "C"`);
+    .orderBy(
+      sql`${preventionConfigs.agentName} <> ${PROJECT_DEFAULT}`,
+      sql`${preventionConfigs.agentName} collate "C"`,
+    );
 }
 
 /**
  * Creates or replaces the config of (project, agent) in one statement, so two concurrent writers
  * cannot both insert; the row keeps its id and created_at when it already existed.
  */
-export async function upsertPreventionRow(db: Db, row: { id: string; projectId: string; agentName: string; at: Date; config: PreventionConfig }): Promise<PreventionRow> {
+export async function upsertPreventionRow(
+  db: Db,
+  row: { id: string; projectId: string; agentName: string; at: Date; config: PreventionConfig },
+): Promise<PreventionRow> {
   const fields = toColumns(row.config);
   const [stored] = await db
     .insert(preventionConfigs)
-    .values({ id: row.id, projectId: row.projectId, agentName: row.agentName, ...fields, createdAt: row.at, updatedAt: row.at })
-    .onConflictDoUpdate({ target: [preventionConfigs.projectId, preventionConfigs.agentName], set: { ...fields, updatedAt: row.at } })
+    .values({
+      id: row.id,
+      projectId: row.projectId,
+      agentName: row.agentName,
+      ...fields,
+      createdAt: row.at,
+      updatedAt: row.at,
+    })
+    .onConflictDoUpdate({
+      target: [preventionConfigs.projectId, preventionConfigs.agentName],
+      set: { ...fields, updatedAt: row.at },
+    })
     .returning();
   if (!stored) throw new Error('upsert returned no row');
   return stored;
 }
 
-export async function deletePreventionRow(db: Db, projectId: string, agentName: string): Promise<PreventionRow | undefined> {
+export async function deletePreventionRow(
+  db: Db,
+  projectId: string,
+  agentName: string,
+): Promise<PreventionRow | undefined> {
   const [row] = await db
     .delete(preventionConfigs)
-    .where(and(eq(preventionConfigs.projectId, projectId), eq(preventionConfigs.agentName, agentName)))
+    .where(
+      and(eq(preventionConfigs.projectId, projectId), eq(preventionConfigs.agentName, agentName)),
+    )
     .returning();
   return row;
 }

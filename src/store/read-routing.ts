@@ -21,9 +21,16 @@ export function readsFromReplica<T>(fn: () => T): T {
 export const inReadScope = (): boolean => scope.getStore() === true;
 
 /** Builders that always write, and transactions (which may): never sent to the replica. */
-const WRITES = new Set<PropertyKey>(['insert', 'update', 'delete', 'transaction', 'refreshMaterializedView']);
+const WRITES = new Set<PropertyKey>([
+  'insert',
+  'update',
+  'delete',
+  'transaction',
+  'refreshMaterializedView',
+]);
 /** Raw SQL that writes or locks (a read route may record a state, e.g. GET /api/slos/status). */
-const WRITING_SQL = /\b(insert|update|delete|merge|create|drop|alter|truncate|analyze|vacuum|lock|for\s+(no\s+key\s+)?update|for\s+share)\b/i;
+const WRITING_SQL =
+  /\b(insert|update|delete|merge|create|drop|alter|truncate|analyze|vacuum|lock|for\s+(no\s+key\s+)?update|for\s+share)\b/i;
 
 /**
  * A Db that is `replica` inside readsFromReplica and `primary` elsewhere. Inside the scope, writes
@@ -35,7 +42,8 @@ export function routingDb(primary: Db, replica: Db): Db {
     get(_target, prop) {
       const db = inReadScope() && !WRITES.has(prop) ? replica : primary;
       if (prop === 'execute' && db === replica) {
-        return (query: SQL) => (WRITING_SQL.test(sqlText(query)) ? primary : replica).execute(query);
+        return (query: SQL) =>
+          (WRITING_SQL.test(sqlText(query)) ? primary : replica).execute(query);
       }
       const value: unknown = Reflect.get(db, prop, db);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(db) : value;

@@ -170,7 +170,15 @@ from (select count(*)::int as stored from ins) n`;
 
 /** `calls = t.calls + excluded.calls, …` for every measure of span_hourly / span_daily. */
 function addMeasures(alias: string): SQL {
-  const measures = ['calls', 'errors', 'latency_sum_ms', 'input_tokens', 'output_tokens', 'cost_usd', 'estimated_calls'];
+  const measures = [
+    'calls',
+    'errors',
+    'latency_sum_ms',
+    'input_tokens',
+    'output_tokens',
+    'cost_usd',
+    'estimated_calls',
+  ];
   return sql.raw(measures.map((m) => `${m} = ${alias}.${m} + excluded.${m}`).join(',\n    '));
 }
 
@@ -180,7 +188,12 @@ export function rank(tag: HealthTag): SQL {
 }
 
 /** Tags by rank, index 0 unused: array['success', 'success', 'success_with_fallback', …, 'loop_detected'] */
-const BY_RANK = sql.raw(`array['success', ${[...HEALTH_TAGS].reverse().map((t) => `'${t}'`).join(', ')}]`);
+const BY_RANK = sql.raw(
+  `array['success', ${[...HEALTH_TAGS]
+    .reverse()
+    .map((t) => `'${t}'`)
+    .join(', ')}]`,
+);
 
 /** The tag of a rank expression. */
 function tagAt(rankExpr: SQL): SQL {
@@ -193,6 +206,8 @@ function rankOfTag(tagExpr: SQL): SQL {
 }
 
 function tagRankOf(column: string): SQL {
-  const cases = HEALTH_TAGS.map((t) => `when '${t}' then ${HEALTH_TAGS.length - HEALTH_TAGS.indexOf(t)}`).join(' ');
+  const cases = HEALTH_TAGS.map(
+    (t) => `when '${t}' then ${HEALTH_TAGS.length - HEALTH_TAGS.indexOf(t)}`,
+  ).join(' ');
   return sql.raw(`case ${column} ${cases} else 0 end`);
 }

@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -35,7 +44,9 @@ export const alerts = pgTable(
     deliveryAttempts: integer('delivery_attempts').notNull().default(0),
   },
   (t) => [
-    uniqueIndex('alerts_open_dedup_idx').on(t.projectId, t.dedupKey).where(sql`status <> 'resolved'`),
+    uniqueIndex('alerts_open_dedup_idx')
+      .on(t.projectId, t.dedupKey)
+      .where(sql`status <> 'resolved'`),
     index('alerts_newest_idx').on(t.projectId, t.firedAt.desc(), t.id.desc()),
     index('alerts_resolved_idx').on(t.resolvedAt),
   ],
@@ -49,7 +60,10 @@ export const alertDedup = pgTable(
     dedupKey: text('dedup_key').notNull(),
     firedAt: ts('fired_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.dedupKey] }), index('alert_dedup_time_idx').on(t.firedAt)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.dedupKey] }),
+    index('alert_dedup_time_idx').on(t.firedAt),
+  ],
 );
 
 /** Per-project alert config (docs/alerts.md): chat toggles saved so far and the saved webhook (a secret). */

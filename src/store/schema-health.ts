@@ -1,4 +1,13 @@
-import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, boolean } from 'drizzle-orm/pg-core';
+import {
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  boolean,
+} from 'drizzle-orm/pg-core';
 
 /** Tables of the MCP health checker (docs/health.md): results, tool-list snapshots, drift events. */
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });

@@ -44,7 +44,9 @@ export const securityScans = pgTable(
 export const securityFindings = pgTable(
   'security_findings',
   {
-    scanId: text('scan_id').notNull().references(() => securityScans.id, { onDelete: 'cascade' }),
+    scanId: text('scan_id')
+      .notNull()
+      .references(() => securityScans.id, { onDelete: 'cascade' }),
     seq: integer('seq').notNull(),
     severity: text('severity').notNull(),
     category: text('category').notNull(),

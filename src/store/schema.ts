@@ -75,10 +75,16 @@ export const spans = pgTable(
     primaryKey({ columns: [t.projectId, t.spanId, t.startedAt] }),
     index('spans_project_time_idx').on(t.projectId, t.startedAt, t.spanId),
     index('spans_time_idx').on(t.startedAt, t.spanId),
-    index('spans_trace_idx').on(t.traceId, t.startedAt).where(sql`${t.traceId} is not null`),
-    index('spans_session_idx').on(t.projectId, t.sessionId, t.startedAt).where(sql`${t.sessionId} is not null`),
+    index('spans_trace_idx')
+      .on(t.traceId, t.startedAt)
+      .where(sql`${t.traceId} is not null`),
+    index('spans_session_idx')
+      .on(t.projectId, t.sessionId, t.startedAt)
+      .where(sql`${t.sessionId} is not null`),
     // A session without session id is keyed by its trace: the other branch of a session's spans.
-    index('spans_sessionless_trace_idx').on(t.projectId, t.traceId, t.startedAt).where(sql`${t.sessionId} is null`),
+    index('spans_sessionless_trace_idx')
+      .on(t.projectId, t.traceId, t.startedAt)
+      .where(sql`${t.sessionId} is null`),
     index('spans_server_time_idx').on(t.projectId, t.serverName, t.startedAt),
     index('spans_agent_time_idx').on(t.projectId, t.agentName, t.startedAt),
   ],
@@ -114,7 +120,6 @@ export const settings = pgTable('settings', {
   value: jsonb('value').notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
-
 
 /** API keys: only the SHA-256 of the whole key is stored; the key itself is shown once. */
 export const apiKeys = pgTable(
@@ -252,14 +257,26 @@ export const lineageHourly = pgTable(
  * the tool of agent and handoff spans, whose "tool" is a free-text task description that would
  * otherwise give every span its own row.
  */
-export const spanHourly = pgTable('span_hourly', { ...rollupKeys(), hour: ts('hour').notNull(), ...rollupMeasures() }, (t) => [
-  primaryKey({ columns: [t.projectId, t.hour, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] }),
-]);
+export const spanHourly = pgTable(
+  'span_hourly',
+  { ...rollupKeys(), hour: ts('hour').notNull(), ...rollupMeasures() },
+  (t) => [
+    primaryKey({
+      columns: [t.projectId, t.hour, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId],
+    }),
+  ],
+);
 
 /** The same per UTC day, so a 30-day cost breakdown sums 30 days of rows rather than 720 hours. */
-export const spanDaily = pgTable('span_daily', { ...rollupKeys(), day: ts('day').notNull(), ...rollupMeasures() }, (t) => [
-  primaryKey({ columns: [t.projectId, t.day, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId] }),
-]);
+export const spanDaily = pgTable(
+  'span_daily',
+  { ...rollupKeys(), day: ts('day').notNull(), ...rollupMeasures() },
+  (t) => [
+    primaryKey({
+      columns: [t.projectId, t.day, t.spanType, t.agentName, t.serverName, t.toolName, t.modelId],
+    }),
+  ],
+);
 
 function rollupKeys() {
   return {

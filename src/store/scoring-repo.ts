@@ -29,7 +29,11 @@ export interface ScoreInputs extends ServerKey {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScoreInputs[]> {
+export async function loadScoreInputs(
+  db: Db,
+  keys: readonly ServerKey[],
+  now: Date,
+): Promise<ScoreInputs[]> {
   if (keys.length === 0) return [];
   // The planner's default row guesses for the JSON functions make this look expensive enough for
   // JIT, whose compilation alone takes ~200 ms: far more than the query itself.
@@ -57,7 +61,9 @@ export async function loadScoreInputs(db: Db, keys: readonly ServerKey[], now: D
 
 /** The statement behind loadScoreInputs, for EXPLAIN in bench/scorecards.ts. */
 export function scoreInputsStatement(keys: readonly ServerKey[], now: Date): SQL {
-  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const json = JSON.stringify(
+    keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })),
+  );
   const hourNow = Math.floor(now.getTime() / HOUR) * HOUR;
   const iso = (ms: number) => new Date(ms).toISOString();
   const nowIso = now.toISOString();
@@ -134,7 +140,11 @@ function nullableNumber(v: unknown): number | null {
 }
 
 /** The projects where a server name has any scorecard data: catalog, health history, scans. */
-export async function findServerProjects(db: Db, projectId: string | null, serverName: string): Promise<string[]> {
+export async function findServerProjects(
+  db: Db,
+  projectId: string | null,
+  serverName: string,
+): Promise<string[]> {
   const p = projectId === null ? sql`true` : sql`project_id = ${projectId}`;
   const { rows } = await execute<{ project_id: string }>(
     db,

@@ -16,19 +16,42 @@ export interface PinRow {
   pinnedAt: Date;
 }
 
-export async function readPinRows(db: Db, projectId: string, serverName: string): Promise<PinRow[]> {
+export async function readPinRows(
+  db: Db,
+  projectId: string,
+  serverName: string,
+): Promise<PinRow[]> {
   const rows = await db
     .select()
     .from(securityPins)
     .where(and(eq(securityPins.projectId, projectId), eq(securityPins.serverName, serverName)));
-  return rows.map((r) => ({ toolName: fromPgText(r.toolName), hash: r.hash, definition: fromPg(r.definition), pinnedAt: r.pinnedAt }));
+  return rows.map((r) => ({
+    toolName: fromPgText(r.toolName),
+    hash: r.hash,
+    definition: fromPg(r.definition),
+    pinnedAt: r.pinnedAt,
+  }));
 }
 
 /** Adds the rows not pinned yet; existing pins stay as they are. */
-export async function addPinRows(db: Db, projectId: string, serverName: string, rows: readonly PinRow[]): Promise<void> {
+export async function addPinRows(
+  db: Db,
+  projectId: string,
+  serverName: string,
+  rows: readonly PinRow[],
+): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insert(securityPins)
-    .values(rows.map((r) => ({ projectId, serverName, toolName: pgText(r.toolName), hash: r.hash, definition: toPg(r.definition), pinnedAt: r.pinnedAt })))
+    .values(
+      rows.map((r) => ({
+        projectId,
+        serverName,
+        toolName: pgText(r.toolName),
+        hash: r.hash,
+        definition: toPg(r.definition),
+        pinnedAt: r.pinnedAt,
+      })),
+    )
     .onConflictDoNothing();
 }

@@ -48,7 +48,12 @@ export interface StoredScan {
   highCount: number;
   /** critical|high|medium|low|info, or 'none'. */
   highestSeverity: string;
-  findings: (ScanFinding & { location: string | null; evidence: string | null; toolName: string | null; cveId: string | null })[];
+  findings: (ScanFinding & {
+    location: string | null;
+    evidence: string | null;
+    toolName: string | null;
+    cveId: string | null;
+  })[];
 }
 
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
@@ -61,16 +66,23 @@ export async function insertScan(db: Db, scan: NewScan): Promise<StoredScan> {
   const stored = summarise(scan);
   await db.transaction(async (tx) => {
     const { findings, ...row } = stored;
-    await tx.insert(securityScans).values({ ...row, error: row.error === null ? null : pgText(row.error) });
+    await tx
+      .insert(securityScans)
+      .values({ ...row, error: row.error === null ? null : pgText(row.error) });
     if (findings.length === 0) return;
-    await tx.insert(securityFindings).values(findings.map((x, seq) => ({ ...toPg(x), scanId: scan.id, seq })));
+    await tx
+      .insert(securityFindings)
+      .values(findings.map((x, seq) => ({ ...toPg(x), scanId: scan.id, seq })));
   });
   return stored;
 }
 
 function summarise(scan: NewScan): StoredScan {
   const f = scan.findings;
-  const highest = f.reduce<Severity | null>((h, x) => (h === null || RANK[x.severity] > RANK[h] ? x.severity : h), null);
+  const highest = f.reduce<Severity | null>(
+    (h, x) => (h === null || RANK[x.severity] > RANK[h] ? x.severity : h),
+    null,
+  );
   return {
     id: scan.id,
     projectId: scan.projectId,
@@ -99,22 +111,40 @@ function summarise(scan: NewScan): StoredScan {
 
 /** Removes scans older than `cutoff` (their findings go with them). */
 export async function deleteScansBefore(db: Db, cutoff: Date): Promise<number> {
-  const rows = await db.delete(securityScans).where(lt(securityScans.scannedAt, cutoff)).returning({ id: securityScans.id });
+  const rows = await db
+    .delete(securityScans)
+    .where(lt(securityScans.scannedAt, cutoff))
+    .returning({ id: securityScans.id });
   return rows.length;
 }
 
 /** The newest scan of one server; projectId null = every project (an unscoped admin key). */
-export async function latestScan(db: Db, projectId: string | null, serverName: string): Promise<StoredScan | null> {
+export async function latestScan(
+  db: Db,
+  projectId: string | null,
+  serverName: string,
+): Promise<StoredScan | null> {
   const [scan] = await scanHistory(db, projectId, serverName, 1, 0);
   return scan ?? null;
 }
 
 /** Scans of one server, newest first, with their findings; two queries whatever the page size. */
-export async function scanHistory(db: Db, projectId: string | null, serverName: string, limit: number, offset: number): Promise<StoredScan[]> {
+export async function scanHistory(
+  db: Db,
+  projectId: string | null,
+  serverName: string,
+  limit: number,
+  offset: number,
+): Promise<StoredScan[]> {
   const rows = await db
     .select()
     .from(securityScans)
-    .where(and(projectId === null ? undefined : eq(securityScans.projectId, projectId), eq(securityScans.serverName, serverName)))
+    .where(
+      and(
+        projectId === null ? undefined : eq(securityScans.projectId, projectId),
+        eq(securityScans.serverName, serverName),
+      ),
+    )
     .orderBy(desc(securityScans.scannedAt), desc(securityScans.id))
     .limit(limit)
     .offset(offset);
@@ -124,7 +154,9 @@ export async function scanHistory(db: Db, projectId: string | null, serverName: 
 /** The newest scan of each server asked for (GraphQL batches these per request). */
 export async function latestScans(db: Db, keys: readonly ServerKey[]): Promise<StoredScan[]> {
   if (keys.length === 0) return [];
-  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const json = JSON.stringify(
+    keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })),
+  );
   const { rows } = await execute<{ id: string }>(
     db,
     sql`select s.id from json_to_recordset(${json}::json) as k(project_id text, server_name text)
@@ -134,33 +166,51 @@ export async function latestScans(db: Db, keys: readonly ServerKey[]): Promise<S
         ) s`,
   );
   if (rows.length === 0) return [];
-  const scans = await db.select().from(securityScans).where(inArray(securityScans.id, rows.map((r) => r.id)));
+  const scans = await db
+    .select()
+    .from(securityScans)
+    .where(
+      inArray(
+        securityScans.id,
+        rows.map((r) => r.id),
+      ),
+    );
   return withFindings(db, scans);
 }
 
-async function withFindings(db: Db, scans: (typeof securityScans.$inferSelect)[]): Promise<StoredScan[]> {
+async function withFindings(
+  db: Db,
+  scans: (typeof securityScans.$inferSelect)[],
+): Promise<StoredScan[]> {
   if (scans.length === 0) return [];
   const found = await db
     .select()
     .from(securityFindings)
-    .where(inArray(securityFindings.scanId, scans.map((s) => s.id)))
+    .where(
+      inArray(
+        securityFindings.scanId,
+        scans.map((s) => s.id),
+      ),
+    )
     .orderBy(asc(securityFindings.scanId), asc(securityFindings.seq));
   const byScan = new Map<string, StoredScan['findings']>();
   for (const f of found) {
     const list = byScan.get(f.scanId) ?? [];
-    list.push(fromPg({
-      severity: f.severity as Severity,
-      category: f.category,
-      rule: f.rule,
-      kind: f.kind as FindingKind,
-      title: f.title,
-      description: f.description,
-      remediation: f.remediation,
-      toolName: f.toolName,
-      cveId: f.cveId,
-      location: f.location,
-      evidence: f.evidence,
-    }));
+    list.push(
+      fromPg({
+        severity: f.severity as Severity,
+        category: f.category,
+        rule: f.rule,
+        kind: f.kind as FindingKind,
+        title: f.title,
+        description: f.description,
+        remediation: f.remediation,
+        toolName: f.toolName,
+        cveId: f.cveId,
+        location: f.location,
+        evidence: f.evidence,
+      }),
+    );
     byScan.set(f.scanId, list);
   }
   return scans.map((s) => ({
@@ -197,9 +247,15 @@ export interface ScanSummary extends ServerKey {
 }
 
 /** The latest scan at or before `now` of each server asked for, with its findings aggregated in SQL. */
-export async function latestScanSummaries(db: Db, keys: readonly ServerKey[], now: Date): Promise<ScanSummary[]> {
+export async function latestScanSummaries(
+  db: Db,
+  keys: readonly ServerKey[],
+  now: Date,
+): Promise<ScanSummary[]> {
   if (keys.length === 0) return [];
-  const json = JSON.stringify(keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })));
+  const json = JSON.stringify(
+    keys.map((k) => ({ project_id: k.projectId, server_name: k.serverName })),
+  );
   const { rows } = await execute<Record<string, unknown>>(
     db,
     sql`select k.project_id, k.server_name, s.id, s.scanned_at, f.*

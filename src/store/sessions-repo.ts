@@ -6,12 +6,19 @@ import { sessions, spans } from './schema.ts';
 import { SPAN_WITH_MICROS } from './spans-repo.ts';
 
 /** A session's rollup row, with its first and last call's microseconds below the millisecond. */
-export type SessionRow = typeof sessions.$inferSelect & { firstCallUs?: number | string; lastCallUs?: number | string };
+export type SessionRow = typeof sessions.$inferSelect & {
+  firstCallUs?: number | string;
+  lastCallUs?: number | string;
+};
 
 const SESSION_WITH_MICROS = {
   ...getTableColumns(sessions),
-  firstCallUs: sql<number>`(extract(microseconds from ${sessions.firstCallAt})::int % 1000)`.as('first_call_us'),
-  lastCallUs: sql<number>`(extract(microseconds from ${sessions.lastCallAt})::int % 1000)`.as('last_call_us'),
+  firstCallUs: sql<number>`(extract(microseconds from ${sessions.firstCallAt})::int % 1000)`.as(
+    'first_call_us',
+  ),
+  lastCallUs: sql<number>`(extract(microseconds from ${sessions.lastCallAt})::int % 1000)`.as(
+    'last_call_us',
+  ),
 };
 export type SpanRow = typeof spans.$inferSelect & { startedUs: number; endedUs: number };
 
@@ -34,17 +41,33 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     gte(sessions.lastCallAt, f.since),
     f.until === undefined ? undefined : lte(sessions.firstCallAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${isoMicros(f.before.lastCallAt, f.before.micros)}::timestamptz, ${f.before.sessionId})`,
+    f.before === undefined
+      ? undefined
+      : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${isoMicros(f.before.lastCallAt, f.before.micros)}::timestamptz, ${f.before.sessionId})`,
   ];
-  return db.select(SESSION_WITH_MICROS).from(sessions).where(and(...where)).orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId)).limit(f.limit);
+  return db
+    .select(SESSION_WITH_MICROS)
+    .from(sessions)
+    .where(and(...where))
+    .orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId))
+    .limit(f.limit);
 }
 
 /** The session's rollup row; with no project given, the most recent session of that id. */
-export async function findSessionRow(db: Db, projectId: string | null, sessionId: string): Promise<SessionRow | undefined> {
+export async function findSessionRow(
+  db: Db,
+  projectId: string | null,
+  sessionId: string,
+): Promise<SessionRow | undefined> {
   const [row] = await db
     .select(SESSION_WITH_MICROS)
     .from(sessions)
-    .where(and(projectId === null ? undefined : eq(sessions.projectId, projectId), eq(sessions.sessionId, sessionId)))
+    .where(
+      and(
+        projectId === null ? undefined : eq(sessions.projectId, projectId),
+        eq(sessions.sessionId, sessionId),
+      ),
+    )
     .orderBy(desc(sessions.lastCallAt))
     .limit(1);
   return row;
@@ -66,12 +89,19 @@ export function sessionSpansQuery(db: Db, projectId: string, sessionId: string, 
   const byTrace = db
     .select(SPAN_WITH_MICROS)
     .from(spans)
-    .where(and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)))
+    .where(
+      and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)),
+    )
     .orderBy(asc(spans.startedAt), asc(spans.spanId))
     .limit(limit);
   return unionAll(bySession, byTrace).orderBy(asc(spans.startedAt), asc(spans.spanId)).limit(limit);
 }
 
-export async function listSessionSpans(db: Db, projectId: string, sessionId: string, limit: number): Promise<SpanRow[]> {
+export async function listSessionSpans(
+  db: Db,
+  projectId: string,
+  sessionId: string,
+  limit: number,
+): Promise<SpanRow[]> {
   return sessionSpansQuery(db, projectId, sessionId, limit);
 }

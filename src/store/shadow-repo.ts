@@ -18,13 +18,31 @@ export interface UnconfiguredServer {
   lastSeen: Date;
 }
 
-export async function findUnconfiguredServers(db: Db, projectId: string, known: readonly string[], since: Date, until: Date): Promise<UnconfiguredServer[]> {
-  const { rows } = await execute<{ server_name: string; calls: number; last_seen: Date | string }>(db, unconfiguredServersQuery(projectId, known, since, until));
-  return rows.map((r) => ({ serverName: r.server_name, calls: Number(r.calls), lastSeen: new Date(r.last_seen) }));
+export async function findUnconfiguredServers(
+  db: Db,
+  projectId: string,
+  known: readonly string[],
+  since: Date,
+  until: Date,
+): Promise<UnconfiguredServer[]> {
+  const { rows } = await execute<{ server_name: string; calls: number; last_seen: Date | string }>(
+    db,
+    unconfiguredServersQuery(projectId, known, since, until),
+  );
+  return rows.map((r) => ({
+    serverName: r.server_name,
+    calls: Number(r.calls),
+    lastSeen: new Date(r.last_seen),
+  }));
 }
 
 /** The query itself, exported so its plan can be checked (EXPLAIN) against a large table. */
-export function unconfiguredServersQuery(projectId: string, known: readonly string[], since: Date, until: Date): SQL {
+export function unconfiguredServersQuery(
+  projectId: string,
+  known: readonly string[],
+  since: Date,
+  until: Date,
+): SQL {
   return sql`with recursive names(name) as (
           (select s.server_name from spans s where s.project_id = ${projectId} order by s.server_name limit 1)
           union all

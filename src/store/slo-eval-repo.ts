@@ -33,7 +33,12 @@ interface MeasureRow {
  * them; never raw spans. percentile_disc returns an actual duration, not an interpolation;
  * durations are only produced where a latency SLO needs them.
  */
-export async function measureSlos(db: Db, projectId: string, now: Date, agentName?: string): Promise<SloMeasure[]> {
+export async function measureSlos(
+  db: Db,
+  projectId: string,
+  now: Date,
+  agentName?: string,
+): Promise<SloMeasure[]> {
   const at = now.toISOString();
   const agentFilter = agentName === undefined ? sql`` : sql`and s.agent_name = ${agentName}`;
   const { rows } = await execute<MeasureRow>(
@@ -88,9 +93,21 @@ export interface StateUpdate {
  * the background job and a GET), the second sees the first one's status and no transition twice.
  * SLOs deleted meanwhile are simply absent from the result.
  */
-export async function recordStates(db: Db, projectId: string, states: readonly StateUpdate[], now: Date): Promise<Map<string, string | null>> {
+export async function recordStates(
+  db: Db,
+  projectId: string,
+  states: readonly StateUpdate[],
+  now: Date,
+): Promise<Map<string, string | null>> {
   if (states.length === 0) return new Map();
-  const json = JSON.stringify(states.map((s) => ({ slo_id: s.sloId, status: s.status, current_value: s.currentValue, sample_size: s.sampleSize })));
+  const json = JSON.stringify(
+    states.map((s) => ({
+      slo_id: s.sloId,
+      status: s.status,
+      current_value: s.currentValue,
+      sample_size: s.sampleSize,
+    })),
+  );
   const at = now.toISOString();
   const { rows } = await execute<{ slo_id: string; previous: string | null }>(
     db,
@@ -111,6 +128,14 @@ export async function recordStates(db: Db, projectId: string, states: readonly S
  * Puts a status back when the alert for its transition could not be fired or resolved, so the
  * next evaluation sees the transition again; only if nothing else changed the row meanwhile.
  */
-export async function revertState(db: Db, sloId: string, from: string, to: string | null): Promise<void> {
-  await execute(db, sql`update slo_states set status = ${to} where slo_id = ${sloId} and status = ${from}`);
+export async function revertState(
+  db: Db,
+  sloId: string,
+  from: string,
+  to: string | null,
+): Promise<void> {
+  await execute(
+    db,
+    sql`update slo_states set status = ${to} where slo_id = ${sloId} and status = ${from}`,
+  );
 }

@@ -6,15 +6,45 @@ import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
 
 const COLUMNS = [
-  'project_id', 'span_id', 'trace_id', 'parent_span_id', 'session_id', 'span_type', 'server_name',
-  'tool_name', 'agent_name', 'status', 'error', 'started_at', 'ended_at', 'latency_ms', 'input_args',
-  'output_result', 'llm_input', 'llm_output', 'input_tokens', 'output_tokens', 'model_id', 'health_tag', 'cost_usd', 'cost_estimated',
-  'target_agent_name', 'finish_reason', 'cache_read_tokens', 'cache_creation_tokens', 'thinking_tokens', 'lineage_provenance', 'lineage_status', 'schema_version', 'replay_of',
+  'project_id',
+  'span_id',
+  'trace_id',
+  'parent_span_id',
+  'session_id',
+  'span_type',
+  'server_name',
+  'tool_name',
+  'agent_name',
+  'status',
+  'error',
+  'started_at',
+  'ended_at',
+  'latency_ms',
+  'input_args',
+  'output_result',
+  'llm_input',
+  'llm_output',
+  'input_tokens',
+  'output_tokens',
+  'model_id',
+  'health_tag',
+  'cost_usd',
+  'cost_estimated',
+  'target_agent_name',
+  'finish_reason',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'thinking_tokens',
+  'lineage_provenance',
+  'lineage_status',
+  'schema_version',
+  'replay_of',
 ] as const;
 const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
 
 /** How insertSpans names a stored span: its primary key, project, span id and start time (ms). */
-export const storedKey = (projectId: string, spanId: string, startedMs: number): string => `${projectId}\0${spanId}\0${startedMs}`;
+export const storedKey = (projectId: string, spanId: string, startedMs: number): string =>
+  `${projectId}\0${spanId}\0${startedMs}`;
 
 /** Which spans of a batch were new: all of them (the usual case), or those whose storedKey is listed. */
 export type StoredSpans = 'all' | ReadonlySet<string>;
@@ -29,10 +59,17 @@ export type StoredSpans = 'all' | ReadonlySet<string>;
  * `encoded`: the batch as encodeSpans gave it, in parts (the group writer encodes each request
  * when it arrives, so a large group is not encoded in one turn of the event loop).
  */
-export async function insertSpans(db: Db, batch: readonly Span[], encoded: readonly string[] = [encodeSpans(batch)]): Promise<StoredSpans> {
+export async function insertSpans(
+  db: Db,
+  batch: readonly Span[],
+  encoded: readonly string[] = [encodeSpans(batch)],
+): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
   const rowsJson = `[${encoded.join(',')}]`;
-  const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(db, insertWithRollups(COLUMN_LIST, rowsJson, batch.length));
+  const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(
+    db,
+    insertWithRollups(COLUMN_LIST, rowsJson, batch.length),
+  );
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';
   // Both drivers parse json columns; null when nothing was stored.
@@ -54,7 +91,9 @@ function stripNul(v: unknown): unknown {
   if (typeof v === 'string') return v.replaceAll('\0', '');
   if (Array.isArray(v)) return v.map(stripNul);
   if (v && typeof v === 'object' && !(v instanceof Date)) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replaceAll('\0', ''), stripNul(x)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k.replaceAll('\0', ''), stripNul(x)]),
+    );
   }
   return v;
 }
@@ -90,7 +129,9 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     f.since === undefined ? undefined : gte(spans.startedAt, f.since),
     f.until === undefined ? undefined : lte(spans.startedAt, f.until),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
-    f.before === undefined ? undefined : sql`(${spans.startedAt}, ${spans.spanId}) < (${isoMicros(f.before.startedAt, f.before.micros)}::timestamptz, ${f.before.spanId})`,
+    f.before === undefined
+      ? undefined
+      : sql`(${spans.startedAt}, ${spans.spanId}) < (${isoMicros(f.before.startedAt, f.before.micros)}::timestamptz, ${f.before.spanId})`,
   ];
   const rows = await db
     .select(SPAN_WITH_MICROS)
@@ -106,7 +147,9 @@ type Row = typeof spans.$inferSelect & { startedUs?: number | string; endedUs?: 
 /** Every column, plus each time's microseconds below the millisecond (JS Date holds ms). */
 export const SPAN_WITH_MICROS = {
   ...getTableColumns(spans),
-  startedUs: sql<number>`(extract(microseconds from ${spans.startedAt})::int % 1000)`.as('started_us'),
+  startedUs: sql<number>`(extract(microseconds from ${spans.startedAt})::int % 1000)`.as(
+    'started_us',
+  ),
   endedUs: sql<number>`(extract(microseconds from ${spans.endedAt})::int % 1000)`.as('ended_us'),
 };
 
@@ -162,20 +205,34 @@ export interface SpanRetentionOutcome {
  * old rows of the default partition are deleted in chunks; spans in the day holding the cutoff stay
  * until that whole day is past it. Then the rollup rows older than the cutoff go.
  */
-export async function deleteSpansBefore(db: Db, cutoff: Date, chunk = 10_000): Promise<SpanRetentionOutcome> {
+export async function deleteSpansBefore(
+  db: Db,
+  cutoff: Date,
+  chunk = 10_000,
+): Promise<SpanRetentionOutcome> {
   const droppedPartitions = await dropPartitionsBefore(db, cutoff);
   const defaultRowsDeleted = await deleteDefaultBefore(db, cutoff, chunk);
   const iso = cutoff.toISOString();
   await execute(db, sql`delete from sessions where last_call_at < ${iso}::timestamptz`);
   await execute(db, sql`delete from session_tools where last_started_at < ${iso}::timestamptz`);
-  await execute(db, sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
-  await execute(db, sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`);
+  await execute(
+    db,
+    sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`,
+  );
+  await execute(
+    db,
+    sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`,
+  );
   await execute(db, sql`delete from span_daily where day < date_trunc('day', ${iso}::timestamptz)`);
   return { droppedPartitions, defaultRowsDeleted };
 }
 
 /** One span by id within a project (the primary key's prefix); the earliest if a client reused the id. */
-export async function findSpan(db: Db, projectId: string, spanId: string): Promise<Span | undefined> {
+export async function findSpan(
+  db: Db,
+  projectId: string,
+  spanId: string,
+): Promise<Span | undefined> {
   const [row] = await db
     .select()
     .from(spans)

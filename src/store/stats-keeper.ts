@@ -3,7 +3,17 @@ import { sql } from 'drizzle-orm';
 import { execute, type Db } from './db.ts';
 
 /** The tables the read paths plan against; the planner needs current statistics on each. */
-export const HOT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily', 'health_results', 'drift_events', 'audit_logs'] as const;
+export const HOT_TABLES = [
+  'spans',
+  'sessions',
+  'session_tools',
+  'lineage_hourly',
+  'span_hourly',
+  'span_daily',
+  'health_results',
+  'drift_events',
+  'audit_logs',
+] as const;
 
 export interface StatsKeeperOptions {
   /** How often the keeper looks for stale statistics without being asked. */
@@ -25,9 +35,24 @@ export interface StatsKeeperOptions {
  * Columns the reads filter, join or sort spans by. Statistics on the payload columns (arguments,
  * results, LLM text) serve no plan and take half the time of analyzing spans.
  */
-const SPAN_COLUMNS = ['project_id', 'session_id', 'trace_id', 'started_at', 'agent_name', 'server_name', 'tool_name', 'span_type', 'status'];
+const SPAN_COLUMNS = [
+  'project_id',
+  'session_id',
+  'trace_id',
+  'started_at',
+  'agent_name',
+  'server_name',
+  'tool_name',
+  'span_type',
+  'status',
+];
 
-const DEFAULTS: StatsKeeperOptions = { everyMs: 60_000, checkEverySpans: 10_000, minIntervalMs: 60_000, now: Date.now };
+const DEFAULTS: StatsKeeperOptions = {
+  everyMs: 60_000,
+  checkEverySpans: 10_000,
+  minIntervalMs: 60_000,
+  now: Date.now,
+};
 
 interface TableState {
   name: string;
@@ -67,7 +92,11 @@ export class StatsKeeper {
   /** ANALYZE statements run so far and their time (benchmarks report it). */
   readonly analyses = { count: 0, totalMs: 0, maxMs: 0 };
 
-  constructor(private readonly db: Db, private readonly logger?: Logger, opts: Partial<StatsKeeperOptions> = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+    opts: Partial<StatsKeeperOptions> = {},
+  ) {
     this.opts = { ...DEFAULTS, ...opts };
   }
 
@@ -83,7 +112,8 @@ export class StatsKeeper {
   noteWritten(spans: number): void {
     this.written += spans;
     this.spansSinceAnalyze += spans;
-    if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans) void this.check();
+    if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans)
+      void this.check();
   }
 
   /** Looks for stale statistics and analyzes those tables; concurrent calls share one pass. */
@@ -97,7 +127,9 @@ export class StatsKeeper {
       do {
         this.again = false;
         this.written = 0;
-        await this.pass().catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'statistics upkeep failed'));
+        await this.pass().catch((err: unknown) =>
+          this.logger?.warn({ err: (err as Error).message }, 'statistics upkeep failed'),
+        );
       } while (this.again && !this.stopped);
     })().finally(() => {
       this.running = null;
@@ -108,7 +140,9 @@ export class StatsKeeper {
   /** Resolves once `table` has planner statistics (by this keeper or by autovacuum). */
   hasStatistics(table: (typeof HOT_TABLES)[number]): Promise<void> {
     if (!this.unanalyzed.has(table)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.set(table, [...(this.waiters.get(table) ?? []), resolve]));
+    return new Promise((resolve) =>
+      this.waiters.set(table, [...(this.waiters.get(table) ?? []), resolve]),
+    );
   }
 
   async stop(): Promise<void> {
@@ -122,19 +156,28 @@ export class StatsKeeper {
       if (this.stopped) return;
       const never = t.reltuples < 0;
       const mods = t.name === 'spans' ? Math.max(t.mods, this.spansSinceAnalyze) : t.mods;
-      const due = this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
+      const due =
+        this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
       const stale = (never && t.pages) || (due && mods > 50 + 0.1 * Math.max(0, t.reltuples));
       if (stale) {
         this.lastRun.set(t.name, this.opts.now());
         if (t.name === 'spans') this.spansSinceAnalyze = 0;
         const started = performance.now();
-        const columns = t.name === 'spans' ? sql` (${sql.join(SPAN_COLUMNS.map((c) => sql.identifier(c)), sql`, `)})` : sql``;
+        const columns =
+          t.name === 'spans'
+            ? sql` (${sql.join(
+                SPAN_COLUMNS.map((c) => sql.identifier(c)),
+                sql`, `,
+              )})`
+            : sql``;
         const analyze = sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`;
         const target = this.opts.statisticsTarget;
         if (target === undefined) await execute(this.db, analyze);
         else {
           await this.db.transaction(async (tx) => {
-            await tx.execute(sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`));
+            await tx.execute(
+              sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`),
+            );
             await tx.execute(analyze);
           });
         }
@@ -155,8 +198,16 @@ export class StatsKeeper {
    * parent samples every partition and the whole, so it covers them all.
    */
   private async tableStates(): Promise<TableState[]> {
-    const names = sql.join(HOT_TABLES.map((n) => sql`${n}`), sql`, `);
-    const { rows } = await execute<{ name: string; reltuples: number | string; mods: number | string | null; pages: boolean }>(
+    const names = sql.join(
+      HOT_TABLES.map((n) => sql`${n}`),
+      sql`, `,
+    );
+    const { rows } = await execute<{
+      name: string;
+      reltuples: number | string;
+      mods: number | string | null;
+      pages: boolean;
+    }>(
       this.db,
       sql`select t.name,
                  case when bool_and(c.reltuples < 0) or bool_or(c.reltuples < 0 and pg_relation_size(c.oid) > 0) then -1
@@ -169,7 +220,12 @@ export class StatsKeeper {
           left join pg_stat_user_tables s on s.relid = c.oid
           group by t.name`,
     );
-    return rows.map((r) => ({ name: r.name, reltuples: Number(r.reltuples), mods: Number(r.mods ?? 0), pages: r.pages }));
+    return rows.map((r) => ({
+      name: r.name,
+      reltuples: Number(r.reltuples),
+      mods: Number(r.mods ?? 0),
+      pages: r.pages,
+    }));
   }
 
   private markAnalyzed(name: string): void {

@@ -10,7 +10,8 @@ export function storeErrorText(err: unknown): string | null {
   let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null | undefined;
   for (let i = 0; i < 6 && e && typeof e === 'object'; i++, e = e.cause as typeof e) {
     if (typeof e.message === 'string' && e.message.startsWith('Failed query')) sawQuery = true;
-    if (typeof e.code === 'string' && SQLSTATE.test(e.code)) return `database error (SQLSTATE ${e.code})`;
+    if (typeof e.code === 'string' && SQLSTATE.test(e.code))
+      return `database error (SQLSTATE ${e.code})`;
   }
   return sawQuery ? 'database error' : null;
 }

@@ -23,8 +23,16 @@ export async function insertUser(db: Db, row: typeof users.$inferInsert): Promis
   return created as UserRow;
 }
 
-export async function updateUser(db: Db, id: string, patch: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {
-  const [row] = await db.update(users).set({ ...patch, updatedAt: sql`now()` }).where(eq(users.id, id)).returning();
+export async function updateUser(
+  db: Db,
+  id: string,
+  patch: Partial<typeof users.$inferInsert>,
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .update(users)
+    .set({ ...patch, updatedAt: sql`now()` })
+    .where(eq(users.id, id))
+    .returning();
   return row;
 }
 
@@ -45,12 +53,22 @@ export async function findOpenInvite(db: Db, tokenHash: string) {
   const [row] = await db
     .select()
     .from(invites)
-    .where(and(eq(invites.tokenHash, tokenHash), isNull(invites.acceptedAt), gt(invites.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(invites.tokenHash, tokenHash),
+        isNull(invites.acceptedAt),
+        gt(invites.expiresAt, sql`now()`),
+      ),
+    )
     .limit(1);
   return row;
 }
 
 export async function markInviteAccepted(db: Db, id: string): Promise<boolean> {
-  const rows = await db.update(invites).set({ acceptedAt: sql`now()` }).where(and(eq(invites.id, id), isNull(invites.acceptedAt))).returning({ id: invites.id });
+  const rows = await db
+    .update(invites)
+    .set({ acceptedAt: sql`now()` })
+    .where(and(eq(invites.id, id), isNull(invites.acceptedAt)))
+    .returning({ id: invites.id });
   return rows.length > 0;
 }

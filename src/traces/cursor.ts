@@ -6,7 +6,10 @@ export function encodeCursor(time: Date, id: string, micros?: number): string {
   return Buffer.from(`${isoMicros(time, micros)}|${id}`).toString('base64url');
 }
 
-export function decodeCursor(raw: string, issues: ValidationIssue[]): { time: Date; id: string; micros: number } | undefined {
+export function decodeCursor(
+  raw: string,
+  issues: ValidationIssue[],
+): { time: Date; id: string; micros: number } | undefined {
   const text = Buffer.from(raw, 'base64url').toString('utf8');
   const sep = text.indexOf('|');
   const ms = sep > 0 ? Date.parse(text.slice(0, sep)) : Number.NaN;
@@ -14,5 +17,9 @@ export function decodeCursor(raw: string, issues: ValidationIssue[]): { time: Da
     issues.push({ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' });
     return undefined;
   }
-  return { time: new Date(ms), id: text.slice(sep + 1), micros: subMillisecondMicros(text.slice(0, sep)) };
+  return {
+    time: new Date(ms),
+    id: text.slice(sep + 1),
+    micros: subMillisecondMicros(text.slice(0, sep)),
+  };
 }

@@ -11,14 +11,29 @@ import { deleteSpansBefore } from '../store/spans-repo.ts';
  * drop the day partitions entirely older than the retention, delete old rows of the default
  * partition, and the rollup rows older than the retention.
  */
-export function startSpanRetention(db: Db, retention: Config['retention'], logger: Logger): { stop(): Promise<void> } {
+export function startSpanRetention(
+  db: Db,
+  retention: Config['retention'],
+  logger: Logger,
+): { stop(): Promise<void> } {
   return startPeriodic(
     async () => {
       const created = await ensureDayPartitions(db, new Date(), retention.partitionsAheadDays);
       if (created.length > 0) logger.info({ partitions: created }, 'span partitions created');
-      const { droppedPartitions, defaultRowsDeleted } = await deleteSpansBefore(db, new Date(Date.now() - retention.spansDays * 86_400_000));
-      if (droppedPartitions.length > 0) logger.info({ partitions: droppedPartitions, days: retention.spansDays }, 'span retention: old partitions dropped');
-      if (defaultRowsDeleted > 0) logger.info({ spans: defaultRowsDeleted, days: retention.spansDays }, 'span retention: old spans removed from the default partition');
+      const { droppedPartitions, defaultRowsDeleted } = await deleteSpansBefore(
+        db,
+        new Date(Date.now() - retention.spansDays * 86_400_000),
+      );
+      if (droppedPartitions.length > 0)
+        logger.info(
+          { partitions: droppedPartitions, days: retention.spansDays },
+          'span retention: old partitions dropped',
+        );
+      if (defaultRowsDeleted > 0)
+        logger.info(
+          { spans: defaultRowsDeleted, days: retention.spansDays },
+          'span retention: old spans removed from the default partition',
+        );
     },
     3_600_000,
     (err) => logger.error({ err }, 'span retention failed'),

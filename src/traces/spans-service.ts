@@ -62,7 +62,12 @@ export function spanCursor(s: Span): string {
 }
 
 /** One span with its payloads; a project-bound caller finds only its project's spans. */
-export async function getSpan(db: Db, by: Principal, spanId: string, projectId?: string | null): Promise<Span> {
+export async function getSpan(
+  db: Db,
+  by: Principal,
+  spanId: string,
+  projectId?: string | null,
+): Promise<Span> {
   const span = await findSpan(db, scopeProject(by, projectId) ?? DEFAULT_PROJECT, spanId);
   if (!span) throw notFound(`no span ${spanId}`);
   return span;

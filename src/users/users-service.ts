@@ -8,8 +8,16 @@ import { SpyglassError, notFound } from '../errors.ts';
 import type { Invitation, User } from '../model/user.ts';
 import type { Db } from '../store/db.ts';
 import {
-  countActiveAdmins, findOpenInvite, findUser, findUserByEmail, insertInvite, insertUser, listUsers,
-  markInviteAccepted, updateUser, type UserRow,
+  countActiveAdmins,
+  findOpenInvite,
+  findUser,
+  findUserByEmail,
+  insertInvite,
+  insertUser,
+  listUsers,
+  markInviteAccepted,
+  updateUser,
+  type UserRow,
 } from '../store/users-repo.ts';
 
 const INVITE_TTL_MS = 72 * 3600 * 1000;
@@ -17,13 +25,16 @@ const MAX_FAILED_LOGINS = 5;
 const LOCKOUT_MS = 15 * 60 * 1000;
 const MIN_PASSWORD = 12;
 
-
 /**
  * Users, invitations, roles and login checks (docs/auth.md#users). There is always at least one admin.
  * Managing users needs an admin bound to no project, whichever adapter asks.
  */
 export class UsersService {
-  constructor(private readonly db: Db, private readonly keys: KeyService, private readonly audit: AuditLog) {}
+  constructor(
+    private readonly db: Db,
+    private readonly keys: KeyService,
+    private readonly audit: AuditLog,
+  ) {}
 
   async list(by: Principal): Promise<User[]> {
     enforce(by, 'global-admin');
@@ -39,15 +50,30 @@ export class UsersService {
   async invite(by: Principal, email: string, role: unknown = 'viewer'): Promise<Invitation> {
     enforce(by, 'global-admin');
     const normalized = email.trim().toLowerCase();
-    if (!EMAIL.test(email)) throw invalid('email', 'Input should be an e-mail address', 'value_error');
+    if (!EMAIL.test(email))
+      throw invalid('email', 'Input should be an e-mail address', 'value_error');
     const wanted = parseRole(role);
     let user = await findUserByEmail(this.db, normalized);
-    if (user && user.status !== 'invited') throw new SpyglassError('conflict', `a user with that e-mail already exists (${user.status})`);
-    user ??= await insertUser(this.db, { id: randomUUID(), email: normalized, role: wanted, status: 'invited' });
+    if (user && user.status !== 'invited')
+      throw new SpyglassError(
+        'conflict',
+        `a user with that e-mail already exists (${user.status})`,
+      );
+    user ??= await insertUser(this.db, {
+      id: randomUUID(),
+      email: normalized,
+      role: wanted,
+      status: 'invited',
+    });
     if (user.role !== wanted) user = (await updateUser(this.db, user.id, { role: wanted })) ?? user;
     const token = generateToken();
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
-    await insertInvite(this.db, { id: randomUUID(), userId: user.id, tokenHash: sha256(token), expiresAt });
+    await insertInvite(this.db, {
+      id: randomUUID(),
+      userId: user.id,
+      tokenHash: sha256(token),
+      expiresAt,
+    });
     this.audit.record(by, 'user.invited', `user:${maskEmail(normalized)}`);
     return { user: toPublic(user), inviteToken: token, expiresAt };
   }
@@ -55,12 +81,24 @@ export class UsersService {
   async acceptInvite(token: string, password: string): Promise<User> {
     if (password.length < MIN_PASSWORD) {
       throw new SpyglassError('validation', 'weak password', {
-        issues: [{ loc: ['body', 'password'], msg: `Password must have at least ${MIN_PASSWORD} characters`, type: 'string_too_short' }],
+        issues: [
+          {
+            loc: ['body', 'password'],
+            msg: `Password must have at least ${MIN_PASSWORD} characters`,
+            type: 'string_too_short',
+          },
+        ],
       });
     }
     const invite = await findOpenInvite(this.db, sha256(token));
-    if (!invite || !(await markInviteAccepted(this.db, invite.id))) throw new SpyglassError('bad_request', 'invalid or expired invitation');
-    const user = await updateUser(this.db, invite.userId, { passwordHash: await hashPassword(password), status: 'active', failedLogins: 0, lockedUntil: null });
+    if (!invite || !(await markInviteAccepted(this.db, invite.id)))
+      throw new SpyglassError('bad_request', 'invalid or expired invitation');
+    const user = await updateUser(this.db, invite.userId, {
+      passwordHash: await hashPassword(password),
+      status: 'active',
+      failedLogins: 0,
+      lockedUntil: null,
+    });
     if (!user) throw new SpyglassError('bad_request', 'invalid or expired invitation');
     this.audit.record(`user:${maskEmail(user.email)}`, 'user.invite_accepted', `user:${user.id}`);
     return toPublic(user);
@@ -72,21 +110,40 @@ export class UsersService {
     const actor = `user:${maskEmail(email.trim().toLowerCase())}`;
     if (user?.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
       this.audit.record(actor, 'user.login_failed', `user:${user.id}`, 'failure');
-      throw new SpyglassError('locked', 'account locked after repeated failed logins; try again later', {
-        retryAfter: Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000),
-      });
+      throw new SpyglassError(
+        'locked',
+        'account locked after repeated failed logins; try again later',
+        {
+          retryAfter: Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000),
+        },
+      );
     }
     // Hash even without a user, so the answer's timing does not tell which e-mails exist.
-    const ok = (await verifyPassword(password, user?.passwordHash ?? (await this.decoyHash()))) && user?.status === 'active' && user.passwordHash !== null;
+    const ok =
+      (await verifyPassword(password, user?.passwordHash ?? (await this.decoyHash()))) &&
+      user?.status === 'active' &&
+      user.passwordHash !== null;
     if (!user || !ok) {
       if (user) {
         const failed = user.failedLogins + 1;
-        await updateUser(this.db, user.id, { failedLogins: failed, lockedUntil: failed >= MAX_FAILED_LOGINS ? new Date(Date.now() + LOCKOUT_MS) : null });
+        await updateUser(this.db, user.id, {
+          failedLogins: failed,
+          lockedUntil: failed >= MAX_FAILED_LOGINS ? new Date(Date.now() + LOCKOUT_MS) : null,
+        });
       }
-      this.audit.record(actor, 'user.login_failed', user ? `user:${user.id}` : 'user:unknown', 'failure');
+      this.audit.record(
+        actor,
+        'user.login_failed',
+        user ? `user:${user.id}` : 'user:unknown',
+        'failure',
+      );
       throw new SpyglassError('unauthenticated', 'invalid e-mail or password');
     }
-    const updated = await updateUser(this.db, user.id, { failedLogins: 0, lockedUntil: null, lastLoginAt: new Date() });
+    const updated = await updateUser(this.db, user.id, {
+      failedLogins: 0,
+      lockedUntil: null,
+      lastLoginAt: new Date(),
+    });
     this.audit.record(actor, 'user.login', `user:${user.id}`);
     return toPublic(updated ?? user);
   }
@@ -132,13 +189,21 @@ export class UsersService {
 }
 
 function toPublic(u: UserRow): User {
-  return { id: u.id, email: u.email, role: u.role as Role, status: u.status, createdAt: u.createdAt, lastLoginAt: u.lastLoginAt };
+  return {
+    id: u.id,
+    email: u.email,
+    role: u.role as Role,
+    status: u.status,
+    createdAt: u.createdAt,
+    lastLoginAt: u.lastLoginAt,
+  };
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 function parseRole(v: unknown): Role {
-  if (v !== 'admin' && v !== 'viewer') throw invalid('role', "Input should be 'admin' or 'viewer'", 'enum');
+  if (v !== 'admin' && v !== 'viewer')
+    throw invalid('role', "Input should be 'admin' or 'viewer'", 'enum');
   return v;
 }
 

@@ -47,14 +47,26 @@ function setup() {
 describe('agent_failure', () => {
   it('fires once per session across batches, naming the agent, session, tool and tag', async () => {
     const { sink, alerts } = setup();
-    alerts.observe([span('success'), span('tool_failure'), span('tool_failure', { toolName: 'write_file' })]);
+    alerts.observe([
+      span('success'),
+      span('tool_failure'),
+      span('tool_failure', { toolName: 'write_file' }),
+    ]);
     alerts.observe([span('timeout')]);
     await alerts.settled();
     alerts.observe([span('tool_failure')]);
     await alerts.settled();
     expect(sink.fired).toHaveLength(1);
     const a = sink.fired[0];
-    expect(a).toMatchObject({ type: 'agent_failure', severity: 'warning', dedupKey: 'agent_failure:session-1', dedupScope: 'forever', agentName: 'planner', sessionId: 'session-1', serverName: 'filesystem' });
+    expect(a).toMatchObject({
+      type: 'agent_failure',
+      severity: 'warning',
+      dedupKey: 'agent_failure:session-1',
+      dedupScope: 'forever',
+      agentName: 'planner',
+      sessionId: 'session-1',
+      serverName: 'filesystem',
+    });
     expect(a?.title).toContain('planner');
     expect(a?.title).toContain('session-1');
     expect(a?.message).toContain('tool_failure on filesystem/read_file');
@@ -65,19 +77,40 @@ describe('agent_failure', () => {
 
   it('fires for every unhealthy tag, and for none of the healthy ones', async () => {
     const { sink, alerts } = setup();
-    const unhealthy: HealthTag[] = ['tool_failure', 'loop_detected', 'budget_exceeded', 'circuit_breaker_open', 'timeout', 'schema_drift'];
+    const unhealthy: HealthTag[] = [
+      'tool_failure',
+      'loop_detected',
+      'budget_exceeded',
+      'circuit_breaker_open',
+      'timeout',
+      'schema_drift',
+    ];
     const healthy: HealthTag[] = ['success', 'success_with_fallback', 'budget_warning'];
-    alerts.observe([...healthy.map((t) => span(t, { sessionId: `ok-${t}` })), span(null, { sessionId: 'untagged' })]);
+    alerts.observe([
+      ...healthy.map((t) => span(t, { sessionId: `ok-${t}` })),
+      span(null, { sessionId: 'untagged' }),
+    ]);
     alerts.observe(unhealthy.map((t) => span(t, { sessionId: `bad-${t}` })));
     await alerts.settled();
-    expect(sink.fired.filter((f) => f.type === 'agent_failure').map((f) => f.sessionId).sort()).toEqual(unhealthy.map((t) => `bad-${t}`).sort());
+    expect(
+      sink.fired
+        .filter((f) => f.type === 'agent_failure')
+        .map((f) => f.sessionId)
+        .sort(),
+    ).toEqual(unhealthy.map((t) => `bad-${t}`).sort());
   });
 
   it('keys a session by its trace when no session id was sent, and keeps projects apart', async () => {
     const { sink, alerts } = setup();
-    alerts.observe([span('timeout', { sessionId: null, traceId: 't-9' }), span('timeout', { sessionId: null, traceId: 't-9', projectId: 'other' })]);
+    alerts.observe([
+      span('timeout', { sessionId: null, traceId: 't-9' }),
+      span('timeout', { sessionId: null, traceId: 't-9', projectId: 'other' }),
+    ]);
     await alerts.settled();
-    expect(sink.fired.map((f) => `${f.projectId}:${f.dedupKey}`).sort()).toEqual(['default:agent_failure:t-9', 'other:agent_failure:t-9']);
+    expect(sink.fired.map((f) => `${f.projectId}:${f.dedupKey}`).sort()).toEqual([
+      'default:agent_failure:t-9',
+      'other:agent_failure:t-9',
+    ]);
   });
 
   it('describes the most severe tag of the session in the batch', async () => {
@@ -91,7 +124,8 @@ describe('agent_failure', () => {
     const { sink, alerts } = setup();
     const fire = sink.fire.bind(sink);
     let calls = 0;
-    sink.fire = (input: FireInput): Promise<Alert | null> => (++calls === 1 ? Promise.reject(new Error('database gone')) : fire(input));
+    sink.fire = (input: FireInput): Promise<Alert | null> =>
+      ++calls === 1 ? Promise.reject(new Error('database gone')) : fire(input);
     alerts.observe([span('tool_failure')]);
     await alerts.settled();
     expect(sink.fired).toHaveLength(0);
@@ -105,9 +139,15 @@ describe('SDK guard tags', () => {
   it('fire their own type once per session each, budget as critical, loop and breaker as warnings', async () => {
     const { sink, alerts } = setup();
     alerts.observe([span('loop_detected'), span('loop_detected'), span('budget_exceeded')]);
-    alerts.observe([span('circuit_breaker_open'), span('loop_detected'), span('loop_detected', { sessionId: 'session-2' })]);
+    alerts.observe([
+      span('circuit_breaker_open'),
+      span('loop_detected'),
+      span('loop_detected', { sessionId: 'session-2' }),
+    ]);
     await alerts.settled();
-    const guards = sink.fired.filter((f) => f.type !== 'agent_failure').map((f) => [f.type, f.severity, f.sessionId]);
+    const guards = sink.fired
+      .filter((f) => f.type !== 'agent_failure')
+      .map((f) => [f.type, f.severity, f.sessionId]);
     expect(guards.sort()).toEqual(
       [
         ['budget_exceeded', 'critical', 'session-1'],
@@ -116,7 +156,12 @@ describe('SDK guard tags', () => {
         ['loop_detected', 'warning', 'session-2'],
       ].sort(),
     );
-    expect(sink.fired.filter((f) => f.type === 'agent_failure').map((f) => f.sessionId).sort()).toEqual(['session-1', 'session-2']);
+    expect(
+      sink.fired
+        .filter((f) => f.type === 'agent_failure')
+        .map((f) => f.sessionId)
+        .sort(),
+    ).toEqual(['session-1', 'session-2']);
     const loop = sink.fired.find((f) => f.type === 'loop_detected');
     expect(loop?.title).toBe('Agent planner: loop detected in session session-1');
     expect(loop?.dedupKey).toBe('loop_detected:session-1');

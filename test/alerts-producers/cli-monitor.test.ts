@@ -25,7 +25,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const typeOf = (body: any): string | undefined => (body.blocks?.[1]?.fields as { text: string }[] | undefined)?.find((f) => f.text.startsWith('*Type*\n'))?.text.slice(7);
+const typeOf = (body: any): string | undefined =>
+  (body.blocks?.[1]?.fields as { text: string }[] | undefined)
+    ?.find((f) => f.text.startsWith('*Type*\n'))
+    ?.text.slice(7);
 
 describe('spyglass monitor --once', () => {
   it('fires mcp_down once the passes reach alerts.consecutive_failures, and mcp_recovered when the server is back', async () => {
@@ -33,9 +36,20 @@ describe('spyglass monitor --once', () => {
       monitor: { enabled: false },
       network: { allow_private_targets: ['127.0.0.1/32'] },
       alerts: { chat_webhook: receiver.url, consecutive_failures: 2 },
-      servers: [{ name: 'cli-flaky', transport: 'streamable_http', url: mcp.urlOf('cli-flaky'), timeout_seconds: 5 }],
+      servers: [
+        {
+          name: 'cli-flaky',
+          transport: 'streamable_http',
+          url: mcp.urlOf('cli-flaky'),
+          timeout_seconds: 5,
+        },
+      ],
     });
-    const env = { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: join(dir, 'data'), SPYGLASS_LOG_LEVEL: 'error' };
+    const env = {
+      SPYGLASS_CONFIG: config,
+      SPYGLASS_DATA_DIR: join(dir, 'data'),
+      SPYGLASS_LOG_LEVEL: 'error',
+    };
     const pass = async (expectedCode: number) => {
       const r = await runCli(['monitor', '--once', '--json'], env);
       expect(r.code, r.stderr).toBe(expectedCode);

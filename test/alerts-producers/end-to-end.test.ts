@@ -30,12 +30,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function configDoc(servers: string[], monitor: Record<string, unknown> = {}): Record<string, unknown> {
+function configDoc(
+  servers: string[],
+  monitor: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     monitor: { enabled: false, ...monitor },
     network: { allow_private_targets: ['127.0.0.1/32'] },
     alerts: { chat_webhook: receiver.url },
-    servers: servers.map((name) => ({ name, transport: 'streamable_http', url: mcp.urlOf(name), timeout_seconds: 5 })),
+    servers: servers.map((name) => ({
+      name,
+      transport: 'streamable_http',
+      url: mcp.urlOf(name),
+      timeout_seconds: 5,
+    })),
   };
 }
 
@@ -54,32 +62,58 @@ async function start(doc: Record<string, unknown>, dataDir?: string): Promise<Te
 }
 
 async function check(server: TestServer, name: string): Promise<string> {
-  const res = expectStatus(await call(server.httpUrl, 'POST', '/api/health/check', { key: ADMIN, body: { server_name: name } }), 200, `check ${name}`);
+  const res = expectStatus(
+    await call(server.httpUrl, 'POST', '/api/health/check', {
+      key: ADMIN,
+      body: { server_name: name },
+    }),
+    200,
+    `check ${name}`,
+  );
   return res.json[0].status as string;
 }
 
-async function checks(server: TestServer, name: string, n: number, expected: string): Promise<void> {
+async function checks(
+  server: TestServer,
+  name: string,
+  n: number,
+  expected: string,
+): Promise<void> {
   for (let i = 0; i < n; i++) expect(await check(server, name)).toBe(expected);
 }
 
 async function inbox(server: TestServer, query: string): Promise<any[]> {
-  return expectStatus(await call(server.httpUrl, 'GET', `/api/alerts/inbox?limit=200&${query}`, { key: ADMIN }), 200, 'inbox').json as any[];
+  return expectStatus(
+    await call(server.httpUrl, 'GET', `/api/alerts/inbox?limit=200&${query}`, { key: ADMIN }),
+    200,
+    'inbox',
+  ).json as any[];
 }
 
 /** Every alert started has reached the inbox, and every chat delivery has an outcome. */
 async function settle(server: TestServer): Promise<void> {
   await server.services.alertProducers.settled();
-  await eventually(async () => (await inbox(server, 'status=all')).every((a) => a.delivery !== 'pending'), 10_000);
+  await eventually(
+    async () => (await inbox(server, 'status=all')).every((a) => a.delivery !== 'pending'),
+    10_000,
+  );
 }
 
 /** The chat field `*Name*\nvalue` of a Block Kit message. */
 function fact(body: any, name: string): string | undefined {
-  const f = (body.blocks?.[1]?.fields as { text: string }[] | undefined)?.find((x) => x.text.startsWith(`*${name}*\n`));
+  const f = (body.blocks?.[1]?.fields as { text: string }[] | undefined)?.find((x) =>
+    x.text.startsWith(`*${name}*\n`),
+  );
   return f?.text.slice(name.length + 3);
 }
 
 const messages = (type: string, about: { server?: string; session?: string }) =>
-  receiver.bodies.filter((b) => fact(b, 'Type') === type && (about.server === undefined || fact(b, 'Server') === about.server) && (about.session === undefined || fact(b, 'Session') === about.session));
+  receiver.bodies.filter(
+    (b) =>
+      fact(b, 'Type') === type &&
+      (about.server === undefined || fact(b, 'Server') === about.server) &&
+      (about.session === undefined || fact(b, 'Session') === about.session),
+  );
 
 /**
  * One data directory for the whole file (a fresh PGlite database is the slow part of a start);
@@ -99,7 +133,10 @@ describe('alert producers against a running server', () => {
 
   beforeAll(async () => {
     writeTools(driftFile(), [
-      { name: 'read_file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+      {
+        name: 'read_file',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
       { name: 'ping', inputSchema: { type: 'object' } },
     ]);
     mcp.toolsFile('drifty', driftFile());
@@ -128,7 +165,11 @@ describe('alert producers against a running server', () => {
     expect(fact(down[0], 'failures')).toBe('3');
     const firing = await inbox(server, 'type=mcp_down&status=firing');
     expect(firing).toHaveLength(1);
-    expect(firing[0]).toMatchObject({ server_name: 'outage', severity: 'critical', delivery: 'sent' });
+    expect(firing[0]).toMatchObject({
+      server_name: 'outage',
+      severity: 'critical',
+      delivery: 'sent',
+    });
     expect(firing[0].message).toContain('3 failed health checks in a row');
     expect(firing[0].message).toContain('503');
 
@@ -148,7 +189,9 @@ describe('alert producers against a running server', () => {
     const resolved = await inbox(server, 'type=mcp_down&status=resolved');
     expect(resolved.map((a) => a.id)).toEqual([firing[0].id]);
     expect(resolved[0].resolved_at).not.toBeNull();
-    expect(await inbox(server, 'type=mcp_recovered')).toMatchObject([{ severity: 'info', server_name: 'outage' }]);
+    expect(await inbox(server, 'type=mcp_recovered')).toMatchObject([
+      { severity: 'info', server_name: 'outage' },
+    ]);
   });
 
   it('a schema drift fires one schema_drift alert, critical when breaking', async () => {
@@ -174,7 +217,11 @@ describe('alert producers against a running server', () => {
     await settle(server);
     const slow = await inbox(server, 'type=high_latency');
     expect(slow).toHaveLength(1);
-    expect(slow[0]).toMatchObject({ severity: 'warning', server_name: 'slowpoke', status: 'firing' });
+    expect(slow[0]).toMatchObject({
+      severity: 'warning',
+      server_name: 'slowpoke',
+      status: 'firing',
+    });
     expect(messages('high_latency', { server: 'slowpoke' })).toHaveLength(1);
     mcp.cost('slowpoke', 4);
     await checks(server, 'slowpoke', 1, 'up');
@@ -184,31 +231,62 @@ describe('alert producers against a running server', () => {
   });
 
   it('agent_failure fires once per session across batches, and once under concurrent batches', async () => {
-    const failing = (session: string, tag = 'tool_failure') => nativeSpan({ session_id: session, status: 'error', error: 'ENOENT', health_tag: tag });
-    const post = (spans: unknown[]) => call(server.httpUrl, 'POST', '/api/traces/spans', { key: ADMIN, body: spans });
-    for (let i = 0; i < 3; i++) expectStatus(await post([nativeSpan({ session_id: 'sess-a' }), failing('sess-a')]), 202, 'batch');
-    const replies = await Promise.all(Array.from({ length: 6 }, () => post([failing('sess-b'), failing('sess-b', 'loop_detected')])));
+    const failing = (session: string, tag = 'tool_failure') =>
+      nativeSpan({ session_id: session, status: 'error', error: 'ENOENT', health_tag: tag });
+    const post = (spans: unknown[]) =>
+      call(server.httpUrl, 'POST', '/api/traces/spans', { key: ADMIN, body: spans });
+    for (let i = 0; i < 3; i++)
+      expectStatus(
+        await post([nativeSpan({ session_id: 'sess-a' }), failing('sess-a')]),
+        202,
+        'batch',
+      );
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post([failing('sess-b'), failing('sess-b', 'loop_detected')]),
+      ),
+    );
     for (const r of replies) expectStatus(r, 202, 'concurrent batch');
     expectStatus(await post([nativeSpan({ session_id: 'sess-ok' })]), 202, 'healthy batch');
     await settle(server);
 
     const failures = await inbox(server, 'type=agent_failure');
     expect(failures.map((a) => a.session_id).sort()).toEqual(['sess-a', 'sess-b']);
-    expect(failures.find((a) => a.session_id === 'sess-a')?.message).toContain('tool_failure on filesystem/read_file');
+    expect(failures.find((a) => a.session_id === 'sess-a')?.message).toContain(
+      'tool_failure on filesystem/read_file',
+    );
     expect(messages('agent_failure', { session: 'sess-a' })).toHaveLength(1);
     expect(messages('agent_failure', { session: 'sess-b' })).toHaveLength(1);
-    expect(await inbox(server, 'type=loop_detected')).toMatchObject([{ session_id: 'sess-b', severity: 'warning', agent_name: 'planner' }]);
+    expect(await inbox(server, 'type=loop_detected')).toMatchObject([
+      { session_id: 'sess-b', severity: 'warning', agent_name: 'planner' },
+    ]);
     expect(messages('loop_detected', { session: 'sess-b' })).toHaveLength(1);
   });
 
   it('with the mcp_down toggle off the inbox gets the alert and the chat nothing', async () => {
-    expectStatus(await call(server.httpUrl, 'POST', '/api/alerts/config', { key: ADMIN, body: { alert_types: { mcp_down: false } } }), 200, 'config');
+    expectStatus(
+      await call(server.httpUrl, 'POST', '/api/alerts/config', {
+        key: ADMIN,
+        body: { alert_types: { mcp_down: false } },
+      }),
+      200,
+      'config',
+    );
     mcp.fail('muted', true);
     await checks(server, 'muted', 3, 'down');
     await settle(server);
-    expect(await inbox(server, 'type=mcp_down&status=firing')).toMatchObject([{ server_name: 'muted', delivery: 'skipped' }]);
+    expect(await inbox(server, 'type=mcp_down&status=firing')).toMatchObject([
+      { server_name: 'muted', delivery: 'skipped' },
+    ]);
     expect(messages('mcp_down', { server: 'muted' })).toEqual([]);
-    expectStatus(await call(server.httpUrl, 'POST', '/api/alerts/config', { key: ADMIN, body: { alert_types: { mcp_down: true } } }), 200, 'config');
+    expectStatus(
+      await call(server.httpUrl, 'POST', '/api/alerts/config', {
+        key: ADMIN,
+        body: { alert_types: { mcp_down: true } },
+      }),
+      200,
+      'config',
+    );
     mcp.fail('muted', false);
     await checks(server, 'muted', 1, 'up');
     await settle(server);
@@ -239,12 +317,20 @@ describe('alert producers against a running server', () => {
     await checks(server, 'every', 3, 'down');
     await settle(server);
     expect(messages('mcp_down', { server: 'every' })).toHaveLength(3);
-    expect((await inbox(server, 'type=mcp_down&status=firing')).map((a) => a.server_name)).toEqual(['every', 'every', 'every']);
+    expect((await inbox(server, 'type=mcp_down&status=firing')).map((a) => a.server_name)).toEqual([
+      'every',
+      'every',
+      'every',
+    ]);
     mcp.fail('every', false);
     await checks(server, 'every', 1, 'up');
     await settle(server);
     expect(messages('mcp_recovered', { server: 'every' })).toHaveLength(1);
     expect(await inbox(server, 'type=mcp_down')).toEqual([]);
-    expect((await inbox(server, 'type=mcp_down&status=resolved')).filter((a) => a.server_name === 'every')).toHaveLength(3);
+    expect(
+      (await inbox(server, 'type=mcp_down&status=resolved')).filter(
+        (a) => a.server_name === 'every',
+      ),
+    ).toHaveLength(3);
   }, 60_000);
 });

@@ -8,11 +8,23 @@ import type { CheckedStatus, DriftEvent, HealthResult } from '../../src/model/he
 import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /** The monitor producer's rules against a recording sink: the transitions a user sees as alerts. */
-const RULES: MonitorRules = { consecutiveFailures: 3, alertOnEveryFailure: false, latencySpikeMultiplier: 3 };
+const RULES: MonitorRules = {
+  consecutiveFailures: 3,
+  alertOnEveryFailure: false,
+  latencySpikeMultiplier: 3,
+};
 const T0 = Date.parse('2026-11-20T12:00:00Z');
 let clock = T0;
 
-function result(status: CheckedStatus, opts: { latencyMs?: number | null; error?: string | null; server?: string; project?: string } = {}): CheckReport['result'] {
+function result(
+  status: CheckedStatus,
+  opts: {
+    latencyMs?: number | null;
+    error?: string | null;
+    server?: string;
+    project?: string;
+  } = {},
+): CheckReport['result'] {
   clock += 60_000;
   return {
     id: randomUUID(),
@@ -32,12 +44,28 @@ function result(status: CheckedStatus, opts: { latencyMs?: number | null; error?
 }
 
 function report(r: CheckReport['result'], drift: DriftEvent | null = null): CheckReport {
-  return { result: r, drift, outcome: { ok: false, kind: 'refused', error: r.error ?? '', elapsedMs: 1, serverInfo: null, protocolVersion: null } as CheckReport['outcome'] };
+  return {
+    result: r,
+    drift,
+    outcome: {
+      ok: false,
+      kind: 'refused',
+      error: r.error ?? '',
+      elapsedMs: 1,
+      serverInfo: null,
+      protocolVersion: null,
+    } as CheckReport['outcome'],
+  };
 }
 
 function setup(rules: Partial<MonitorRules> = {}, history: HealthResult[] = []) {
   const sink = new RecordingSink();
-  const alerts = new MonitorAlerts({ sink, rules: { ...RULES, ...rules }, history: () => Promise.resolve(history), logger: pino({ level: 'silent' }) });
+  const alerts = new MonitorAlerts({
+    sink,
+    rules: { ...RULES, ...rules },
+    history: () => Promise.resolve(history),
+    logger: pino({ level: 'silent' }),
+  });
   const run = async (...results: CheckReport['result'][]) => {
     for (const r of results) alerts.observe(report(r));
     await alerts.settled();
@@ -53,7 +81,14 @@ describe('mcp_down and mcp_recovered', () => {
     await run(result('down', { error: 'HTTP 503 from server' }));
     expect(sink.fired).toHaveLength(1);
     const down = sink.fired[0];
-    expect(down).toMatchObject({ type: 'mcp_down', severity: 'critical', dedupKey: 'mcp_down:files', dedupScope: 'open', serverName: 'files', projectId: 'default' });
+    expect(down).toMatchObject({
+      type: 'mcp_down',
+      severity: 'critical',
+      dedupKey: 'mcp_down:files',
+      dedupScope: 'open',
+      serverName: 'files',
+      projectId: 'default',
+    });
     expect(down?.message).toContain('3 failed health checks in a row');
     expect(down?.message).toContain('HTTP 503 from server');
 
@@ -64,7 +99,9 @@ describe('mcp_down and mcp_recovered', () => {
     expect(sink.types()).toEqual(['mcp_down', 'mcp_recovered']);
     expect(sink.fired[1]).toMatchObject({ severity: 'info', serverName: 'files' });
     expect(sink.fired[1]?.message).toContain('after 5 failed checks');
-    expect(sink.resolved).toEqual([{ projectId: 'default', dedupKey: 'mcp_down:files', closed: 1 }]);
+    expect(sink.resolved).toEqual([
+      { projectId: 'default', dedupKey: 'mcp_down:files', closed: 1 },
+    ]);
 
     // The next outage is a new transition.
     await run(result('down'), result('down'), result('down'));
@@ -73,7 +110,13 @@ describe('mcp_down and mcp_recovered', () => {
 
   it('does not count degraded checks as failures: they answer, so they end an outage', async () => {
     const { sink, run } = setup();
-    await run(result('down'), result('down'), result('degraded', { error: 'probe failed' }), result('down'), result('down'));
+    await run(
+      result('down'),
+      result('down'),
+      result('degraded', { error: 'probe failed' }),
+      result('down'),
+      result('down'),
+    );
     expect(sink.fired).toEqual([]);
     await run(result('down'));
     expect(sink.types()).toEqual(['mcp_down']);
@@ -90,7 +133,11 @@ describe('mcp_down and mcp_recovered', () => {
 
   it('keeps servers and projects apart', async () => {
     const { sink, run } = setup();
-    await run(result('down', { server: 'a' }), result('down', { server: 'b' }), result('down', { server: 'a', project: 'p2' }));
+    await run(
+      result('down', { server: 'a' }),
+      result('down', { server: 'b' }),
+      result('down', { server: 'a', project: 'p2' }),
+    );
     await run(result('down', { server: 'a' }), result('down', { server: 'a' }));
     expect(sink.fired.map((f) => `${f.projectId}/${f.serverName}`)).toEqual(['default/a']);
   });
@@ -111,14 +158,25 @@ describe('mcp_down and mcp_recovered', () => {
     expect(sink.fired.map((f) => f.fields?.failures)).toEqual([1, 2, 3]);
     await run(result('up'));
     expect(sink.types()).toEqual(['mcp_down', 'mcp_down', 'mcp_down', 'mcp_recovered']);
-    expect(sink.resolved.filter((r) => r.closed === 1).map((r) => r.dedupKey).sort()).toEqual(sink.fired.slice(0, 3).map((f) => f.dedupKey).sort());
+    expect(
+      sink.resolved
+        .filter((r) => r.closed === 1)
+        .map((r) => r.dedupKey)
+        .sort(),
+    ).toEqual(
+      sink.fired
+        .slice(0, 3)
+        .map((f) => f.dedupKey)
+        .sort(),
+    );
   });
 
   it('keeps firing when the sink fails once', async () => {
     const { sink, alerts } = setup({ alertOnEveryFailure: true });
     const fire = sink.fire.bind(sink);
     let calls = 0;
-    sink.fire = (input) => (++calls === 1 ? Promise.reject(new Error('database gone')) : fire(input));
+    sink.fire = (input) =>
+      ++calls === 1 ? Promise.reject(new Error('database gone')) : fire(input);
     for (let i = 0; i < 3; i++) alerts.observe(report(result('down')));
     await alerts.settled();
     expect(sink.fired).toHaveLength(2);
@@ -126,7 +184,8 @@ describe('mcp_down and mcp_recovered', () => {
 });
 
 describe('after a restart (state seeded from stored results)', () => {
-  const stored = (...statuses: CheckedStatus[]): HealthResult[] => statuses.map((s) => result(s)).reverse();
+  const stored = (...statuses: CheckedStatus[]): HealthResult[] =>
+    statuses.map((s) => result(s)).reverse();
 
   it('does not report an outage again that was already long enough to be reported', async () => {
     const history = stored('up', 'down', 'down', 'down');
@@ -164,8 +223,22 @@ describe('schema_drift', () => {
     currentHash: 'h2',
     classification,
     changes: [
-      { change_type: 'param_type_changed', classification, tool_name: 'read_file', param_name: 'path', param_type: 'integer', detail: 'string -> integer' },
-      { change_type: 'tool_added', classification: 'COMPATIBLE', tool_name: 'write_file', param_name: null, param_type: null, detail: null },
+      {
+        change_type: 'param_type_changed',
+        classification,
+        tool_name: 'read_file',
+        param_name: 'path',
+        param_type: 'integer',
+        detail: 'string -> integer',
+      },
+      {
+        change_type: 'tool_added',
+        classification: 'COMPATIBLE',
+        tool_name: 'write_file',
+        param_name: null,
+        param_type: null,
+        detail: null,
+      },
     ],
   });
 
@@ -179,8 +252,15 @@ describe('schema_drift', () => {
       ['schema_drift', 'critical'],
       ['schema_drift', 'warning'],
     ]);
-    expect(sink.fired[0]?.message).toContain('param_type_changed read_file.path (string -> integer)');
-    expect(sink.fired[0]?.fields).toMatchObject({ classification: 'BREAKING', changes: 2, previous_hash: 'h1', current_hash: 'h2' });
+    expect(sink.fired[0]?.message).toContain(
+      'param_type_changed read_file.path (string -> integer)',
+    );
+    expect(sink.fired[0]?.fields).toMatchObject({
+      classification: 'BREAKING',
+      changes: 2,
+      previous_hash: 'h1',
+      current_hash: 'h2',
+    });
   });
 });
 
@@ -193,26 +273,42 @@ describe('high_latency', () => {
     expect(sink.fired).toEqual([]);
     await run(result('up', { latencyMs: 450 }), result('degraded', { latencyMs: 900 }));
     expect(sink.fired).toHaveLength(1);
-    expect(sink.fired[0]).toMatchObject({ type: 'high_latency', severity: 'warning', dedupKey: 'high_latency:files', dedupScope: 'open' });
-    expect(sink.fired[0]?.fields).toMatchObject({ latency_ms: 450, baseline_ms: 100, threshold_ms: 300 });
+    expect(sink.fired[0]).toMatchObject({
+      type: 'high_latency',
+      severity: 'warning',
+      dedupKey: 'high_latency:files',
+      dedupScope: 'open',
+    });
+    expect(sink.fired[0]?.fields).toMatchObject({
+      latency_ms: 450,
+      baseline_ms: 100,
+      threshold_ms: 300,
+    });
     expect(sink.fired[0]?.message).toContain('4.5× its baseline of 100 ms');
     // Down checks have no latency: the slow spell stays open through them.
     await run(result('down'));
     expect(sink.resolved).toEqual([]);
     await run(result('up', { latencyMs: 120 }));
-    expect(sink.resolved).toEqual([{ projectId: 'default', dedupKey: 'high_latency:files', closed: 1 }]);
+    expect(sink.resolved).toEqual([
+      { projectId: 'default', dedupKey: 'high_latency:files', closed: 1 },
+    ]);
     await run(result('up', { latencyMs: 110 }));
     expect(sink.resolved).toHaveLength(1);
   });
 
   it('needs five earlier answering checks before it judges', async () => {
     const { sink, run } = setup();
-    await run(...[10, 10, 10, 10].map((ms) => result('up', { latencyMs: ms })), result('up', { latencyMs: 5000 }));
+    await run(
+      ...[10, 10, 10, 10].map((ms) => result('up', { latencyMs: ms })),
+      result('up', { latencyMs: 5000 }),
+    );
     expect(sink.fired).toEqual([]);
   });
 
   it('after a restart, takes its baseline from stored checks and closes a slow alert left open', async () => {
-    const history = [100, 100, 100, 100, 100].map((ms) => result('up', { latencyMs: ms })).reverse();
+    const history = [100, 100, 100, 100, 100]
+      .map((ms) => result('up', { latencyMs: ms }))
+      .reverse();
     const { sink, run } = setup({}, history);
     await run(result('up', { latencyMs: 100 }));
     expect(sink.resolved.map((r) => r.dedupKey)).toEqual(['high_latency:files']);

@@ -9,7 +9,12 @@ describe('chat delivery: retries and the bounded queue', () => {
   let receiver: Receiver;
   const client = new WebhookClient(createOutboundPolicy(['127.0.0.1/32']), 2000);
   const waits: number[] = [];
-  const retry: RetryPolicy = { attempts: 3, backoffMs: (n) => 1000 * 4 ** (n - 1), maxRetryAfterMs: 30_000, sleep: async (ms) => void waits.push(ms) };
+  const retry: RetryPolicy = {
+    attempts: 3,
+    backoffMs: (n) => 1000 * 4 ** (n - 1),
+    maxRetryAfterMs: 30_000,
+    sleep: async (ms) => void waits.push(ms),
+  };
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -74,6 +79,8 @@ describe('chat delivery: retries and the bounded queue', () => {
   });
 
   it('masks a webhook to scheme, host and the last 4 characters', () => {
-    expect(maskWebhook('https://hooks.slack.com/services/T0/B0/XXXXabcd')).toBe('https://hooks.slack.com/…abcd');
+    expect(maskWebhook('https://hooks.slack.com/services/T0/B0/XXXXabcd')).toBe(
+      'https://hooks.slack.com/…abcd',
+    );
   });
 });

@@ -17,7 +17,9 @@ describe('alert fire, dedup and chat delivery', () => {
     log = captureLog('debug');
     server = await startTestServer({ SPYGLASS_CONFIG: configFile() }, log.logger);
     server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
-    const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: receiver.url } });
+    const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', {
+      body: { chat_webhook: receiver.url },
+    });
     expect(saved.status).toBe(200);
   }, 180_000);
   afterAll(async () => {
@@ -26,7 +28,12 @@ describe('alert fire, dedup and chat delivery', () => {
   });
 
   /** Every delivery so far has its outcome, so a scripted receiver status meets the request meant for it. */
-  const settled = () => eventually(async () => (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.every((a: any) => a.delivery !== 'pending'));
+  const settled = () =>
+    eventually(async () =>
+      (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.every(
+        (a: any) => a.delivery !== 'pending',
+      ),
+    );
   const alertOf = async (id: string) => {
     const r = await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200');
     return (r.json as any[]).find((a) => a.id === id);
@@ -51,19 +58,38 @@ describe('alert fire, dedup and chat delivery', () => {
       const x = await alertOf(fired!.id);
       return x?.delivery === 'sent' ? x : null;
     });
-    expect(a).toMatchObject({ status: 'firing', type: 'mcp_down', severity: 'critical', server_name: 'files', project_id: 'default', delivery_error: null });
+    expect(a).toMatchObject({
+      status: 'firing',
+      type: 'mcp_down',
+      severity: 'critical',
+      server_name: 'files',
+      project_id: 'default',
+      delivery_error: null,
+    });
   });
 
   it('open dedup: one alert while unresolved, concurrent fires included; a new one after resolve', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:dup' }))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:dup' })),
+      ),
+    );
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(await server.services.alerts.resolveKey('default', 'mcp_down:dup')).toBe(1);
-    expect(await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:dup' }))).not.toBeNull();
+    expect(
+      await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:dup' })),
+    ).not.toBeNull();
   });
 
   it('forever dedup: once per key even after resolve, concurrent fires included', async () => {
-    const input = fireInput({ type: 'agent_failure', dedupKey: 'agent_failure:s1', dedupScope: 'forever' });
-    const results = await Promise.all(Array.from({ length: 4 }, () => server.services.alerts.fire(input)));
+    const input = fireInput({
+      type: 'agent_failure',
+      dedupKey: 'agent_failure:s1',
+      dedupScope: 'forever',
+    });
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => server.services.alerts.fire(input)),
+    );
     const first = results.find((r) => r !== null);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     await server.services.alerts.move('default', first!.id, { action: 'resolve' });
@@ -77,7 +103,9 @@ describe('alert fire, dedup and chat delivery', () => {
     const ok = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:retry' }));
     await eventually(async () => (await alertOf(ok!.id))?.delivery === 'sent');
     expect(receiver.bodies.length - start).toBe(3);
-    expect(receiver.bodies.slice(start).every((b) => JSON.stringify(b).includes(ok!.id))).toBe(true);
+    expect(receiver.bodies.slice(start).every((b) => JSON.stringify(b).includes(ok!.id))).toBe(
+      true,
+    );
 
     receiver.script.push(500, 500, 500);
     const bad = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:fail' }));
@@ -89,10 +117,14 @@ describe('alert fire, dedup and chat delivery', () => {
   });
 
   it('toggle off: inbox only, delivery skipped', async () => {
-    const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { alert_types: { high_latency: false } } });
+    const saved = await call(server.httpUrl, 'POST', '/api/alerts/config', {
+      body: { alert_types: { high_latency: false } },
+    });
     expect(saved.json.alert_types.high_latency).toBe(false);
     const before = receiver.bodies.length;
-    const a = await server.services.alerts.fire(fireInput({ type: 'high_latency', severity: 'warning', dedupKey: 'high_latency:files' }));
+    const a = await server.services.alerts.fire(
+      fireInput({ type: 'high_latency', severity: 'warning', dedupKey: 'high_latency:files' }),
+    );
     const x = await eventually(async () => {
       const r = await alertOf(a!.id);
       return r?.delivery === 'skipped' ? r : null;
@@ -108,17 +140,35 @@ describe('alert fire, dedup and chat delivery', () => {
       const sub = ws.subscribe('subscription { alertFired { data } }');
       // The subscription reaches the bus a moment after it is sent: fire until both streams saw one.
       const fired = new Map<string, string>();
-      for (let i = 0; i < 50 && (sub.received.length === 0 || !sse.events.some((e) => e.event === 'alert:fired')); i++) {
-        const a = await server.services.alerts.fire(fireInput({ dedupKey: `mcp_down:live${i}`, serverName: 'live' }));
+      for (
+        let i = 0;
+        i < 50 && (sub.received.length === 0 || !sse.events.some((e) => e.event === 'alert:fired'));
+        i++
+      ) {
+        const a = await server.services.alerts.fire(
+          fireInput({ dedupKey: `mcp_down:live${i}`, serverName: 'live' }),
+        );
         fired.set(a!.id, a!.firedAt.toISOString());
-        await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 200).catch(() => {});
+        await sse
+          .waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 200)
+          .catch(() => {});
       }
       const ev = JSON.parse(sse.events.find((e) => e.event === 'alert:fired')!.data);
-      expect(ev).toMatchObject({ type: 'mcp_down', project_id: 'default', server_name: 'live', status: 'firing', delivery: 'pending' });
+      expect(ev).toMatchObject({
+        type: 'mcp_down',
+        project_id: 'default',
+        server_name: 'live',
+        status: 'firing',
+        delivery: 'pending',
+      });
       expect(ev.fired_at).toBe(fired.get(ev.id));
       await sub.count(1);
       const gqlEvent = sub.received[0].alertFired.data;
-      expect(gqlEvent).toMatchObject({ project_id: 'default', severity: 'critical', server_name: 'live' });
+      expect(gqlEvent).toMatchObject({
+        project_id: 'default',
+        severity: 'critical',
+        server_name: 'live',
+      });
       expect(fired.has(gqlEvent.id)).toBe(true);
     } finally {
       sse.close();
@@ -144,16 +194,24 @@ describe('alert fire, dedup and chat delivery', () => {
         s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
       });
     });
-    await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: `http://127.0.0.1:${closedPort}/hook` } });
+    await call(server.httpUrl, 'POST', '/api/alerts/config', {
+      body: { chat_webhook: `http://127.0.0.1:${closedPort}/hook` },
+    });
     const refused = await call(server.httpUrl, 'POST', '/api/alerts/test');
     expect(refused.json.ok).toBe(false);
     expect(refused.json.error).toMatch(/webhook unreachable/);
-    await call(server.httpUrl, 'POST', '/api/alerts/config', { body: { chat_webhook: receiver.url } });
+    await call(server.httpUrl, 'POST', '/api/alerts/config', {
+      body: { chat_webhook: receiver.url },
+    });
   });
 
   it('the webhook never appears in config responses, logs or the audit log', async () => {
     const cfg = await call(server.httpUrl, 'GET', '/api/alerts/config');
-    expect(cfg.json).toMatchObject({ chat_webhook_configured: true, chat_webhook_source: 'settings', chat_webhook_masked: `http://127.0.0.1:${new URL(receiver.url).port}/…1234` });
+    expect(cfg.json).toMatchObject({
+      chat_webhook_configured: true,
+      chat_webhook_source: 'settings',
+      chat_webhook_masked: `http://127.0.0.1:${new URL(receiver.url).port}/…1234`,
+    });
     expect(cfg.text).not.toContain('/hooks/T000/B000');
     await server.services.audit.flush();
     const audit = await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200');
@@ -167,7 +225,14 @@ describe('alert fire, dedup and chat delivery', () => {
     const scan = (at: string, critical: number) =>
       server.services.bus.publish({
         type: 'security:scan',
-        data: { project_id: 'default', servers: ['files', 'git'], critical_count: critical, high_count: 2, highest_severity: critical ? 'critical' : 'high', scanned_at: at },
+        data: {
+          project_id: 'default',
+          servers: ['files', 'git'],
+          critical_count: critical,
+          high_count: 2,
+          highest_severity: critical ? 'critical' : 'high',
+          scanned_at: at,
+        },
       });
     scan('2026-11-20T10:00:00.000Z', 1);
     scan('2026-11-20T10:00:00.000Z', 1);
@@ -178,9 +243,14 @@ describe('alert fire, dedup and chat delivery', () => {
       return sec.length >= 2 ? sec : null;
     });
     await new Promise((r) => setTimeout(r, 200));
-    const all = (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')).json.filter((a: any) => a.type.startsWith('security_'));
+    const all = (
+      await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=all&limit=200')
+    ).json.filter((a: any) => a.type.startsWith('security_'));
     expect(all).toHaveLength(2);
-    expect(found.map((a: any) => [a.type, a.severity]).sort()).toEqual([['security_critical', 'critical'], ['security_high', 'warning']]);
+    expect(found.map((a: any) => [a.type, a.severity]).sort()).toEqual([
+      ['security_critical', 'critical'],
+      ['security_high', 'warning'],
+    ]);
     expect(all.find((a: any) => a.type === 'security_critical').message).toContain('files, git');
   });
 });

@@ -26,7 +26,12 @@ export async function startReceiver(): Promise<Receiver> {
       bodies.push(JSON.parse(text));
       const status = script.shift() ?? 200;
       // A 429 asks for two minutes, longer than the sender's cap.
-      res.writeHead(status, { 'content-type': 'text/plain', ...(status === 429 ? { 'retry-after': '120' } : {}) }).end(status === 200 ? 'ok' : 'internal secret details');
+      res
+        .writeHead(status, {
+          'content-type': 'text/plain',
+          ...(status === 429 ? { 'retry-after': '120' } : {}),
+        })
+        .end(status === 200 ? 'ok' : 'internal secret details');
       for (const w of waiters) w();
       waiters = [];
     });
@@ -59,7 +64,10 @@ export async function startReceiver(): Promise<Receiver> {
 export function configFile(extra = '', allowLoopback = true): string {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-alerts-'));
   const file = join(dir, 'spyglass.yaml');
-  writeFileSync(file, `${allowLoopback ? "network:\n  allow_private_targets: ['127.0.0.1/32']\n" : ''}${extra}`);
+  writeFileSync(
+    file,
+    `${allowLoopback ? "network:\n  allow_private_targets: ['127.0.0.1/32']\n" : ''}${extra}`,
+  );
   return file;
 }
 
@@ -79,7 +87,10 @@ export function fireInput(over: Partial<FireInput> = {}): FireInput {
 }
 
 /** Polls `fn` until it returns a truthy value (bounded). */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  ms = 5000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();

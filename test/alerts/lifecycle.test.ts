@@ -20,11 +20,19 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
   let offset = 0;
 
   const start = async () => {
-    const config = loadConfig({ SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: String(await freePort()), SPYGLASS_DATA_DIR: dataDir }, dataDir);
+    const config = loadConfig(
+      {
+        SPYGLASS_PORT: '0',
+        SPYGLASS_GRPC_PORT: String(await freePort()),
+        SPYGLASS_DATA_DIR: dataDir,
+      },
+      dataDir,
+    );
     return startServer(config, pino({ level: 'silent' }));
   };
   const get = async (path: string) => (await call(server.httpUrl, 'GET', path)).json;
-  const post = (path: string, body?: unknown) => call(server.httpUrl, 'POST', path, body === undefined ? {} : { body });
+  const post = (path: string, body?: unknown) =>
+    call(server.httpUrl, 'POST', path, body === undefined ? {} : { body });
 
   beforeAll(async () => {
     server = await start();
@@ -40,15 +48,33 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
 
   it('ack lowers needs_attention; illegal moves are 409s that say why', async () => {
     a = (await server.services.alerts.fire(fireInput({ dedupKey: 'k:a', serverName: 'a' })))!.id;
-    b = (await server.services.alerts.fire(fireInput({ dedupKey: 'k:b', serverName: 'b', severity: 'warning' })))!.id;
-    expect(await get('/api/alerts/counts')).toEqual({ firing: 2, acknowledged: 0, snoozed: 0, needs_attention: 2, by_severity: { critical: 1, warning: 1, info: 0 } });
+    b = (await server.services.alerts.fire(
+      fireInput({ dedupKey: 'k:b', serverName: 'b', severity: 'warning' }),
+    ))!.id;
+    expect(await get('/api/alerts/counts')).toEqual({
+      firing: 2,
+      acknowledged: 0,
+      snoozed: 0,
+      needs_attention: 2,
+      by_severity: { critical: 1, warning: 1, info: 0 },
+    });
     const acked = await post(`/api/alerts/${a}/ack`);
     expect(acked.status).toBe(200);
-    expect(acked.json).toMatchObject({ id: a, status: 'acknowledged', acknowledged_at: new Date(base).toISOString() });
-    expect(await get('/api/alerts/counts')).toMatchObject({ firing: 1, acknowledged: 1, needs_attention: 1 });
+    expect(acked.json).toMatchObject({
+      id: a,
+      status: 'acknowledged',
+      acknowledged_at: new Date(base).toISOString(),
+    });
+    expect(await get('/api/alerts/counts')).toMatchObject({
+      firing: 1,
+      acknowledged: 1,
+      needs_attention: 1,
+    });
     const again = await post(`/api/alerts/${a}/ack`);
     expect(again.status).toBe(409);
-    expect(again.json.detail).toBe(`alert ${a} is acknowledged; only a firing alert can be acknowledged`);
+    expect(again.json.detail).toBe(
+      `alert ${a} is acknowledged; only a firing alert can be acknowledged`,
+    );
     expect((await post(`/api/alerts/${a}/snooze`, { minutes: 15 })).status).toBe(409);
   });
 
@@ -59,12 +85,23 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
       expect(r.json.detail[0].loc).toEqual(['body', 'minutes']);
     }
     const snoozed = await post(`/api/alerts/${b}/snooze`, { minutes: 60 });
-    expect(snoozed.json).toMatchObject({ status: 'snoozed', snoozed_until: new Date(base + 60 * MIN).toISOString() });
-    expect(await get('/api/alerts/counts')).toMatchObject({ firing: 0, snoozed: 1, needs_attention: 0 });
+    expect(snoozed.json).toMatchObject({
+      status: 'snoozed',
+      snoozed_until: new Date(base + 60 * MIN).toISOString(),
+    });
+    expect(await get('/api/alerts/counts')).toMatchObject({
+      firing: 0,
+      snoozed: 1,
+      needs_attention: 0,
+    });
     expect((await get('/api/alerts/inbox?status=snoozed')).map((x: any) => x.id)).toEqual([b]);
     offset = 61 * MIN;
     expect((await get('/api/alerts/inbox?status=firing')).map((x: any) => x.id)).toEqual([b]);
-    expect(await get('/api/alerts/counts')).toMatchObject({ firing: 1, snoozed: 0, needs_attention: 1 });
+    expect(await get('/api/alerts/counts')).toMatchObject({
+      firing: 1,
+      snoozed: 0,
+      needs_attention: 1,
+    });
   });
 
   it('a snooze that ends while the server is down is firing after the restart', async () => {

@@ -23,14 +23,19 @@ describe.skipIf(pgAdminUrl === null)('alerts on PostgreSQL', () => {
   afterAll(async () => server?.dispose());
 
   it('lists, pages, snoozes, wakes and prunes alerts', async () => {
-    const a = await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:a', serverName: 'a' }));
+    const a = await server.services.alerts.fire(
+      fireInput({ dedupKey: 'mcp_down:a', serverName: 'a' }),
+    );
     offset += 1000;
     await server.services.alerts.fire(fireInput({ dedupKey: 'mcp_down:b', serverName: 'b' }));
     const page1 = await call(server.httpUrl, 'GET', '/api/alerts/inbox?limit=1');
     expect(page1.status).toBe(200);
     expect(page1.json).toHaveLength(1);
 
-    expect((await call(server.httpUrl, 'POST', `/api/alerts/${a?.id}/snooze`, { body: { minutes: 15 } })).status).toBe(200);
+    expect(
+      (await call(server.httpUrl, 'POST', `/api/alerts/${a?.id}/snooze`, { body: { minutes: 15 } }))
+        .status,
+    ).toBe(200);
     const snoozed = (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=snoozed')).json;
     expect(snoozed.map((x: any) => x.id)).toEqual([a?.id]);
 
@@ -39,7 +44,9 @@ describe.skipIf(pgAdminUrl === null)('alerts on PostgreSQL', () => {
     const firing = (await call(server.httpUrl, 'GET', '/api/alerts/inbox?status=firing')).json;
     expect(firing.map((x: any) => x.id)).toContain(a?.id);
 
-    expect((await call(server.httpUrl, 'POST', `/api/alerts/${a?.id}/resolve`, { body: {} })).status).toBe(200);
+    expect(
+      (await call(server.httpUrl, 'POST', `/api/alerts/${a?.id}/resolve`, { body: {} })).status,
+    ).toBe(200);
     offset += 91 * 24 * 60 * MIN;
     expect(await server.services.alerts.prune(90)).toBe(1);
   });

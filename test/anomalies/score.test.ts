@@ -14,8 +14,16 @@ describe('anomaly scoring', () => {
   it('alerts once per episode, escalates once, and ends below z 2', () => {
     expect(nextEpisode(null, 2.1)).toEqual({ resolve: false, fire: 'warning', alerted: 'warning' });
     expect(nextEpisode('warning', 2.9)).toEqual({ resolve: false, fire: null, alerted: 'warning' });
-    expect(nextEpisode('warning', 3.2)).toEqual({ resolve: true, fire: 'critical', alerted: 'critical' });
-    expect(nextEpisode('critical', 2.2)).toEqual({ resolve: false, fire: null, alerted: 'critical' });
+    expect(nextEpisode('warning', 3.2)).toEqual({
+      resolve: true,
+      fire: 'critical',
+      alerted: 'critical',
+    });
+    expect(nextEpisode('critical', 2.2)).toEqual({
+      resolve: false,
+      fire: null,
+      alerted: 'critical',
+    });
     expect(nextEpisode('critical', 1.9)).toEqual({ resolve: true, fire: null, alerted: null });
     expect(nextEpisode(null, -5)).toEqual({ resolve: false, fire: null, alerted: null }); // an improvement never alerts
     expect(nextEpisode('warning', -5)).toEqual({ resolve: true, fire: null, alerted: null });

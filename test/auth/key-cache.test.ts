@@ -22,7 +22,15 @@ describe('API key lookups under a flood of made-up keys', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     store = await openStore({ dataDir: dir });
     keys = new KeyService(store.db, []);
-    valid = (await keys.create({ name: 'valid', role: 'viewer', projectId: null, expiresAt: null, createdBy: 'test' })).key;
+    valid = (
+      await keys.create({
+        name: 'valid',
+        role: 'viewer',
+        projectId: null,
+        expiresAt: null,
+        createdBy: 'test',
+      })
+    ).key;
     expect((await keys.verify(valid))?.role).toBe('viewer');
     expect(await keys.verify(guessed)).toBeNull();
     // More made-up keys than the cache holds.
@@ -43,7 +51,15 @@ describe('API key lookups under a flood of made-up keys', () => {
   });
 
   it('anything that is not shaped like a key is refused without a lookup', async () => {
-    for (const junk of ['', 'x', 'sg_short', `sg_${'Z'.repeat(64)}`, `${valid} `, `${valid}0`, 'a'.repeat(10_000)]) {
+    for (const junk of [
+      '',
+      'x',
+      'sg_short',
+      `sg_${'Z'.repeat(64)}`,
+      `${valid} `,
+      `${valid}0`,
+      'a'.repeat(10_000),
+    ]) {
       expect(await keys.verify(junk)).toBeNull();
     }
   });

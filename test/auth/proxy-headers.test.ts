@@ -1,6 +1,11 @@
 import { Metadata } from '@grpc/grpc-js';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, call, configFile, createKey, type CreatedKey } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -30,30 +35,48 @@ interface Keys {
 
 /** Creates the first admin key with no key (auth-disabled mode), then an admin and a viewer key. */
 async function firstKeys(base: string): Promise<Keys> {
-  const first = await call(base, 'POST', '/api/auth/api-keys', { body: { name: 'first admin', role: 'admin' } });
+  const first = await call(base, 'POST', '/api/auth/api-keys', {
+    body: { name: 'first admin', role: 'admin' },
+  });
   expect(first.status).toBe(201);
   // From now on auth is on: a keyless request is refused.
   expect((await call(base, 'GET', '/api/settings')).status).toBe(401);
   const boot = first.json.key as string;
-  return { boot, admin: await createKey(base, boot, { role: 'admin' }), viewer: await createKey(base, boot, { role: 'viewer' }) };
+  return {
+    boot,
+    admin: await createKey(base, boot, { role: 'admin' }),
+    viewer: await createKey(base, boot, { role: 'viewer' }),
+  };
 }
 
 /** accept-invite with a made-up token from each address in turn: 400 = reached the handler. */
 async function acceptFrom(base: string, ips: string[]): Promise<number[]> {
   const statuses: number[] = [];
   for (const ip of ips) {
-    const r = await call(base, 'POST', '/api/users/accept-invite', { headers: { 'x-forwarded-for': ip }, body: { token: 'nope', password: 'long enough password' } });
+    const r = await call(base, 'POST', '/api/users/accept-invite', {
+      headers: { 'x-forwarded-for': ip },
+      body: { token: 'nope', password: 'long enough password' },
+    });
     statuses.push(r.status);
   }
   return statuses;
 }
 
-const FIVE_CLIENTS = ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4', '198.51.100.5'];
+const FIVE_CLIENTS = [
+  '198.51.100.1',
+  '198.51.100.2',
+  '198.51.100.3',
+  '198.51.100.4',
+  '198.51.100.5',
+];
 
 async function toolSpans(): Promise<ReadableSpan[]> {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
-  provider.getTracer('proxy').startSpan('tools/call x', { attributes: { 'mcp.server.name': 's', 'mcp.tool.name': 't' } }).end();
+  provider
+    .getTracer('proxy')
+    .startSpan('tools/call x', { attributes: { 'mcp.server.name': 's', 'mcp.tool.name': 't' } })
+    .end();
   await provider.forceFlush();
   return memory.getFinishedSpans();
 }
@@ -80,14 +103,36 @@ describe('from an untrusted address (loopback, with SPYGLASS_TRUSTED_PROXY_CIDRS
   it('a viewer key with X-User-Role: admin still gets 403 on writes', async () => {
     const { viewer } = await getKeys();
     const headers = { 'x-user-role': 'admin', 'x-user-id': EMAIL };
-    expect((await call(base, 'POST', '/api/projects', { key: viewer.key, headers, body: { id: 'p-viewer', name: 'x' } })).status).toBe(403);
-    expect((await call(base, 'PUT', '/api/settings', { key: viewer.key, headers, body: { redact_payloads: true } })).status).toBe(403);
-    expect((await call(base, 'GET', '/api/settings', { key: viewer.key, headers })).status).toBe(200);
+    expect(
+      (
+        await call(base, 'POST', '/api/projects', {
+          key: viewer.key,
+          headers,
+          body: { id: 'p-viewer', name: 'x' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await call(base, 'PUT', '/api/settings', {
+          key: viewer.key,
+          headers,
+          body: { redact_payloads: true },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await call(base, 'GET', '/api/settings', { key: viewer.key, headers })).status).toBe(
+      200,
+    );
   });
 
   it('ignores X-User-Role and X-User-Id entirely: an admin key stays admin and is the audit actor', async () => {
     const { admin, boot } = await getKeys();
-    const r = await call(base, 'POST', '/api/projects', { key: admin.key, headers: { 'x-user-role': 'viewer', 'x-user-id': EMAIL }, body: { id: 'p-untrusted', name: 'x' } });
+    const r = await call(base, 'POST', '/api/projects', {
+      key: admin.key,
+      headers: { 'x-user-role': 'viewer', 'x-user-id': EMAIL },
+      body: { id: 'p-untrusted', name: 'x' },
+    });
     expect(r.status).toBe(201);
     const entry = (await auditLogs(base, boot)).find((e) => e.resource === 'project:p-untrusted');
     expect(entry).toMatchObject({ action: 'project.created', actor: `key:${admin.prefix}` });
@@ -111,22 +156,48 @@ describe('from a trusted proxy (default: loopback)', () => {
   it('X-Forwarded-For is the client: one counter per forwarded address (control for the test above)', async () => {
     expect(keys, 'must run before any key exists').toBeUndefined();
     expect(await acceptFrom(base, FIVE_CLIENTS)).toEqual([400, 400, 400, 400, 400]);
-    expect(await acceptFrom(base, ['203.0.113.9', '203.0.113.9', '203.0.113.9', '203.0.113.9'])).toEqual([400, 400, 400, 429]);
+    expect(
+      await acceptFrom(base, ['203.0.113.9', '203.0.113.9', '203.0.113.9', '203.0.113.9']),
+    ).toEqual([400, 400, 400, 429]);
   });
 
   it('X-User-Role: viewer narrows an admin key to viewer (403 on writes, reads still fine)', async () => {
     const { admin, viewer } = await getKeys();
     const headers = { 'x-user-role': 'viewer' };
-    expect((await call(base, 'POST', '/api/projects', { key: admin.key, headers, body: { id: 'p-narrowed', name: 'x' } })).status).toBe(403);
-    expect((await call(base, 'DELETE', `/api/auth/api-keys/${viewer.id}`, { key: admin.key, headers })).status).toBe(403);
-    expect((await call(base, 'GET', '/api/projects', { key: admin.key, headers })).status).toBe(200);
+    expect(
+      (
+        await call(base, 'POST', '/api/projects', {
+          key: admin.key,
+          headers,
+          body: { id: 'p-narrowed', name: 'x' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await call(base, 'DELETE', `/api/auth/api-keys/${viewer.id}`, { key: admin.key, headers }))
+        .status,
+    ).toBe(403);
+    expect((await call(base, 'GET', '/api/projects', { key: admin.key, headers })).status).toBe(
+      200,
+    );
     // The same key without the header is admin.
-    expect((await call(base, 'POST', '/api/projects', { key: admin.key, body: { id: 'p-not-narrowed', name: 'x' } })).status).toBe(201);
+    expect(
+      (
+        await call(base, 'POST', '/api/projects', {
+          key: admin.key,
+          body: { id: 'p-not-narrowed', name: 'x' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('X-User-Role: admin cannot widen a viewer key', async () => {
     const { viewer } = await getKeys();
-    const r = await call(base, 'POST', '/api/projects', { key: viewer.key, headers: { 'x-user-role': 'admin' }, body: { id: 'p-widened', name: 'x' } });
+    const r = await call(base, 'POST', '/api/projects', {
+      key: viewer.key,
+      headers: { 'x-user-role': 'admin' },
+      body: { id: 'p-widened', name: 'x' },
+    });
     expect(r.status).toBe(403);
   });
 
@@ -137,14 +208,20 @@ describe('from a trusted proxy (default: loopback)', () => {
     metadata.set('x-user-role', 'viewer');
     const exporter = new GrpcExporter({ url: `http://127.0.0.1:${server.grpcPort}`, metadata });
     const spans = await toolSpans();
-    const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve)).finally(() => exporter.shutdown());
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) =>
+      exporter.export(spans, resolve),
+    ).finally(() => exporter.shutdown());
     expect(result.code).not.toBe(0);
     expect(String(result.error?.message)).toMatch(/PERMISSION_DENIED|read-only/);
   });
 
   it('X-User-Id becomes the audit actor, with the e-mail masked', async () => {
     const { admin, boot } = await getKeys();
-    const r = await call(base, 'POST', '/api/projects', { key: admin.key, headers: { 'x-user-id': EMAIL }, body: { id: 'p-by-jane', name: 'x' } });
+    const r = await call(base, 'POST', '/api/projects', {
+      key: admin.key,
+      headers: { 'x-user-id': EMAIL },
+      body: { id: 'p-by-jane', name: 'x' },
+    });
     expect(r.status).toBe(201);
     const res = await call(base, 'GET', '/api/audit/logs', { key: boot });
     const entry = (res.json as any[]).find((e) => e.resource === 'project:p-by-jane');

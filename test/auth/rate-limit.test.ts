@@ -18,7 +18,12 @@ const redisUrl = inject('redisUrl');
 
 const statuses = (replies: Reply[]) => replies.map((r) => r.status);
 
-async function hit(base: string, key: string, n: number, headers: Record<string, string> = {}): Promise<Reply[]> {
+async function hit(
+  base: string,
+  key: string,
+  n: number,
+  headers: Record<string, string> = {},
+): Promise<Reply[]> {
   const out: Reply[] = [];
   for (let i = 0; i < n; i++) out.push(await call(base, 'GET', '/api/settings', { key, headers }));
   return out;
@@ -52,7 +57,13 @@ describe('rate limits (in process)', () => {
     const replies = await hit(base, key, 7);
     expect(statuses(replies)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expect(replies[0]!.headers.get('x-ratelimit-limit')).toBe('5');
-    expect(replies.slice(0, 5).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
+    expect(replies.slice(0, 5).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual([
+      '4',
+      '3',
+      '2',
+      '1',
+      '0',
+    ]);
     expectLimited(replies[5]!, 5);
     // Recovery: the client is told to come back within the one-minute window, not later.
     const reset = Number(replies[5]!.headers.get('x-ratelimit-reset'));
@@ -71,19 +82,36 @@ describe('rate limits (in process)', () => {
     const key = (await createKey(base, boot, { role: 'viewer' })).key;
     const viaHeader = await hit(base, key, 3);
     const viaBearer: Reply[] = [];
-    for (let i = 0; i < 3; i++) viaBearer.push(await call(base, 'GET', '/api/settings', { headers: { authorization: `Bearer ${key}` } }));
-    expect([...statuses(viaHeader), ...statuses(viaBearer)]).toEqual([200, 200, 200, 200, 200, 429]);
+    for (let i = 0; i < 3; i++)
+      viaBearer.push(
+        await call(base, 'GET', '/api/settings', { headers: { authorization: `Bearer ${key}` } }),
+      );
+    expect([...statuses(viaHeader), ...statuses(viaBearer)]).toEqual([
+      200, 200, 200, 200, 200, 429,
+    ]);
   });
 
   it('per-route limits from the config: verify 3, spans 2', async () => {
     const key = (await createKey(base, boot, { role: 'admin' })).key;
     const verify: Reply[] = [];
-    for (let i = 0; i < 4; i++) verify.push(await call(base, 'POST', '/api/users/verify', { key, body: { email: 'nobody@example.com', password: 'x' } }));
+    for (let i = 0; i < 4; i++)
+      verify.push(
+        await call(base, 'POST', '/api/users/verify', {
+          key,
+          body: { email: 'nobody@example.com', password: 'x' },
+        }),
+      );
     expect(statuses(verify)).toEqual([401, 401, 401, 429]); // 401 = wrong password, from the handler
     expectLimited(verify[3]!, 3);
 
     const spans: Reply[] = [];
-    for (let i = 0; i < 3; i++) spans.push(await call(base, 'POST', '/api/traces/spans', { key, body: [nativeSpan({ session_id: 'rl' })] }));
+    for (let i = 0; i < 3; i++)
+      spans.push(
+        await call(base, 'POST', '/api/traces/spans', {
+          key,
+          body: [nativeSpan({ session_id: 'rl' })],
+        }),
+      );
     expect(statuses(spans)).toEqual([202, 202, 429]);
     expectLimited(spans[2]!, 2);
   });
@@ -91,7 +119,13 @@ describe('rate limits (in process)', () => {
   // @fastify/rate-limit's `ctx.after` is the time left in the window; docs/auth.md's text names the window.
   it('the 429 detail names the one-minute window even when the window is not fresh', async () => {
     // Made in process: the boot key has used up its key-creation budget in the tests above.
-    const { key } = await server.services.keys.create({ name: 'window', role: 'viewer', projectId: null, expiresAt: null, createdBy: 'test' });
+    const { key } = await server.services.keys.create({
+      name: 'window',
+      role: 'viewer',
+      projectId: null,
+      expiresAt: null,
+      createdBy: 'test',
+    });
     expect((await call(base, 'GET', '/api/settings', { key })).status).toBe(200);
     // 2.1 s later by the clock the limiter reads (Date only; timers stay real), so ceil(ttl) is ≤ 58 s.
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -102,9 +136,26 @@ describe('rate limits (in process)', () => {
   });
 
   it('counts reads and writes of one path separately', async () => {
-    const { key } = await server.services.keys.create({ name: 'rw', role: 'admin', projectId: null, expiresAt: null, createdBy: 'test' });
-    for (let i = 0; i < 2; i++) await call(base, 'POST', '/api/traces/spans', { key, body: [nativeSpan({ session_id: 'rw' })] });
-    expect((await call(base, 'POST', '/api/traces/spans', { key, body: [nativeSpan({ session_id: 'rw' })] })).status).toBe(429);
+    const { key } = await server.services.keys.create({
+      name: 'rw',
+      role: 'admin',
+      projectId: null,
+      expiresAt: null,
+      createdBy: 'test',
+    });
+    for (let i = 0; i < 2; i++)
+      await call(base, 'POST', '/api/traces/spans', {
+        key,
+        body: [nativeSpan({ session_id: 'rw' })],
+      });
+    expect(
+      (
+        await call(base, 'POST', '/api/traces/spans', {
+          key,
+          body: [nativeSpan({ session_id: 'rw' })],
+        })
+      ).status,
+    ).toBe(429);
     expect((await call(base, 'GET', '/api/traces/spans?session_id=rw', { key })).status).toBe(200);
   });
 
@@ -115,7 +166,11 @@ describe('rate limits (in process)', () => {
   });
 
   it('SPYGLASS_RATE_LIMITS=off turns them off even with the config file', async () => {
-    const off = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_CONFIG: config.path, SPYGLASS_RATE_LIMITS: 'off' });
+    const off = await startTestServer({
+      SPYGLASS_API_KEYS: boot,
+      SPYGLASS_CONFIG: config.path,
+      SPYGLASS_RATE_LIMITS: 'off',
+    });
     try {
       expect(statuses(await hit(off.httpUrl, boot, 8))).toEqual(Array(8).fill(200));
     } finally {
@@ -124,70 +179,100 @@ describe('rate limits (in process)', () => {
   });
 });
 
-describe.runIf(redisUrl !== null)(redisUrl !== null ? 'rate limits shared through Redis' : 'rate limits shared through Redis (SKIPPED: no redis-server in this run; see test/global-setup.ts)', () => {
-  const config = configFile(LIMITS);
-  // Several bootstrap keys, known to both instances; each test takes its own, so counters start at 0.
-  const keys = [bootstrapKey(), bootstrapKey(), bootstrapKey(), bootstrapKey(), bootstrapKey()] as const;
-  let a: TestServer;
-  let b: TestServer;
-  let redis: Redis;
-  const cluster = `t-${randomUUID()}`;
+describe.runIf(redisUrl !== null)(
+  redisUrl !== null
+    ? 'rate limits shared through Redis'
+    : 'rate limits shared through Redis (SKIPPED: no redis-server in this run; see test/global-setup.ts)',
+  () => {
+    const config = configFile(LIMITS);
+    // Several bootstrap keys, known to both instances; each test takes its own, so counters start at 0.
+    const keys = [
+      bootstrapKey(),
+      bootstrapKey(),
+      bootstrapKey(),
+      bootstrapKey(),
+      bootstrapKey(),
+    ] as const;
+    let a: TestServer;
+    let b: TestServer;
+    let redis: Redis;
+    const cluster = `t-${randomUUID()}`;
 
-  beforeAll(async () => {
-    redis = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await redis.connect();
-    // Two independent instances (each its own store and process state), one Redis.
-    const env = { SPYGLASS_API_KEYS: keys.join(','), SPYGLASS_CONFIG: config.path, SPYGLASS_REDIS_URL: redisUrl!, SPYGLASS_CLUSTER_NAME: cluster };
-    [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
-    // The limiter connects to Redis in the background and lets requests through uncounted until it
-    // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
-    for (const s of [a, b]) {
-      let counted = false;
-      for (let i = 0; i < 100 && !counted; i++) {
-        const r = await call(s.httpUrl, 'GET', '/api/settings', { key: keys[3] });
-        counted = Number(r.headers.get('x-ratelimit-reset')) > 0 || r.status === 429;
-        if (!counted) await new Promise((res) => setTimeout(res, 50));
+    beforeAll(async () => {
+      redis = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      // Two independent instances (each its own store and process state), one Redis.
+      const env = {
+        SPYGLASS_API_KEYS: keys.join(','),
+        SPYGLASS_CONFIG: config.path,
+        SPYGLASS_REDIS_URL: redisUrl!,
+        SPYGLASS_CLUSTER_NAME: cluster,
+      };
+      [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+      // The limiter connects to Redis in the background and lets requests through uncounted until it
+      // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
+      for (const s of [a, b]) {
+        let counted = false;
+        for (let i = 0; i < 100 && !counted; i++) {
+          const r = await call(s.httpUrl, 'GET', '/api/settings', { key: keys[3] });
+          counted = Number(r.headers.get('x-ratelimit-reset')) > 0 || r.status === 429;
+          if (!counted) await new Promise((res) => setTimeout(res, 50));
+        }
+        expect(counted, 'the instance never started counting in Redis').toBe(true);
       }
-      expect(counted, 'the instance never started counting in Redis').toBe(true);
-    }
-  });
-  afterAll(async () => {
-    await Promise.all([a?.dispose(), b?.dispose()]);
-    redis?.disconnect();
-    config.remove();
-  });
+    });
+    afterAll(async () => {
+      await Promise.all([a?.dispose(), b?.dispose()]);
+      redis?.disconnect();
+      config.remove();
+    });
 
-  it('two instances share one counter: requests split across both hit 429 at the combined limit', async () => {
-    const key = keys[0];
-    const replies: Reply[] = [];
-    for (const s of [a, b, a, b, a, b, a]) replies.push(await call(s.httpUrl, 'GET', '/api/settings', { key }));
-    expect(statuses(replies)).toEqual([200, 200, 200, 200, 200, 429, 429]);
-    expectLimited(replies[5]!, 5);
+    it('two instances share one counter: requests split across both hit 429 at the combined limit', async () => {
+      const key = keys[0];
+      const replies: Reply[] = [];
+      for (const s of [a, b, a, b, a, b, a])
+        replies.push(await call(s.httpUrl, 'GET', '/api/settings', { key }));
+      expect(statuses(replies)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      expectLimited(replies[5]!, 5);
 
-    // The counter lives in Redis under the cluster's name, expiring within the one-minute window.
-    const counters = (await redis.keys(`${cluster}:rl-*`)).filter((k) => k.includes(sha256(key).slice(0, 24)) && k.includes('/api/settings'));
-    expect(counters).toHaveLength(1);
-    expect(Number(await redis.get(counters[0]!))).toBe(7);
-    const ttl = await redis.pttl(counters[0]!);
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(60_000);
+      // The counter lives in Redis under the cluster's name, expiring within the one-minute window.
+      const counters = (await redis.keys(`${cluster}:rl-*`)).filter(
+        (k) => k.includes(sha256(key).slice(0, 24)) && k.includes('/api/settings'),
+      );
+      expect(counters).toHaveLength(1);
+      expect(Number(await redis.get(counters[0]!))).toBe(7);
+      const ttl = await redis.pttl(counters[0]!);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
 
-    // Once the window's counter is gone (deleted here instead of waiting for its TTL), both accept again.
-    await redis.del(counters[0]!);
-    expect(statuses([await call(a.httpUrl, 'GET', '/api/settings', { key }), await call(b.httpUrl, 'GET', '/api/settings', { key })])).toEqual([200, 200]);
-  });
+      // Once the window's counter is gone (deleted here instead of waiting for its TTL), both accept again.
+      await redis.del(counters[0]!);
+      expect(
+        statuses([
+          await call(a.httpUrl, 'GET', '/api/settings', { key }),
+          await call(b.httpUrl, 'GET', '/api/settings', { key }),
+        ]),
+      ).toEqual([200, 200]);
+    });
 
-  it('span ingest alternated between the instances accepts exactly rate_limits.spans in total', async () => {
-    const replies: Reply[] = [];
-    for (const s of [a, b, a, b]) replies.push(await call(s.httpUrl, 'POST', '/api/traces/spans', { key: keys[4], body: [nativeSpan({ session_id: 'shared-spans' })] }));
-    expect(statuses(replies)).toEqual([202, 202, 429, 429]);
-    expectLimited(replies[2]!, 2);
-  });
+    it('span ingest alternated between the instances accepts exactly rate_limits.spans in total', async () => {
+      const replies: Reply[] = [];
+      for (const s of [a, b, a, b])
+        replies.push(
+          await call(s.httpUrl, 'POST', '/api/traces/spans', {
+            key: keys[4],
+            body: [nativeSpan({ session_id: 'shared-spans' })],
+          }),
+        );
+      expect(statuses(replies)).toEqual([202, 202, 429, 429]);
+      expectLimited(replies[2]!, 2);
+    });
 
-  it('a different key still has its own counter across instances', async () => {
-    expect(statuses(await hit(a.httpUrl, keys[1], 3))).toEqual([200, 200, 200]);
-    expect(statuses(await hit(b.httpUrl, keys[1], 3))).toEqual([200, 200, 429]);
-    expect(statuses(await hit(b.httpUrl, keys[2], 5))).toEqual([200, 200, 200, 200, 200]);
-    expect(statuses(await hit(a.httpUrl, keys[2], 1))).toEqual([429]);
-  });
-});
+    it('a different key still has its own counter across instances', async () => {
+      expect(statuses(await hit(a.httpUrl, keys[1], 3))).toEqual([200, 200, 200]);
+      expect(statuses(await hit(b.httpUrl, keys[1], 3))).toEqual([200, 200, 429]);
+      expect(statuses(await hit(b.httpUrl, keys[2], 5))).toEqual([200, 200, 200, 200, 200]);
+      expect(statuses(await hit(a.httpUrl, keys[2], 1))).toEqual([429]);
+    });
+  },
+);

@@ -26,10 +26,20 @@ beforeAll(async () => {
     monitor: { enabled: false },
     servers: [
       { name: 'drifty', transport: 'streamable_http', url: `${fx.url}/ok/drifty/mcp` },
-      { name: 'gone', transport: 'streamable_http', url: `http://127.0.0.1:${closed}/mcp`, timeout_seconds: 1 },
+      {
+        name: 'gone',
+        transport: 'streamable_http',
+        url: `http://127.0.0.1:${closed}/mcp`,
+        timeout_seconds: 1,
+      },
     ],
   });
-  server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off', ...(pg ? await pg.env() : {}) });
+  server = await startTestServer({
+    SPYGLASS_CONFIG: config,
+    SPYGLASS_API_KEYS: ADMIN,
+    SPYGLASS_RATE_LIMITS: 'off',
+    ...(pg ? await pg.env() : {}),
+  });
 }, 180_000);
 afterAll(async () => {
   await server?.dispose();
@@ -41,7 +51,9 @@ const remote = () => ['--url', server.httpUrl, '--api-key', ADMIN];
 
 describe('spyglass --version', () => {
   it('prints the package version', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
     const r = await runCli(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);
@@ -52,20 +64,35 @@ describe('--url failures say what to do', () => {
   it('a missing scheme', async () => {
     const r = await runCli(['api-key', 'list', '--url', 'localhost:8000']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('spyglass: --url (SPYGLASS_URL) must be a full address starting with http:// or https:// (got "localhost:8000"; for example http://localhost:8000)\n');
+    expect(r.stderr).toBe(
+      'spyglass: --url (SPYGLASS_URL) must be a full address starting with http:// or https:// (got "localhost:8000"; for example http://localhost:8000)\n',
+    );
   });
 
   it('nothing listening', async () => {
     const r = await runCli(['check', '--url', `http://127.0.0.1:${closed}`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`spyglass: nothing is listening at http://127.0.0.1:${closed}; start it with \`spyglass serve\`, or fix --url (SPYGLASS_URL)\n`);
+    expect(r.stderr).toBe(
+      `spyglass: nothing is listening at http://127.0.0.1:${closed}; start it with \`spyglass serve\`, or fix --url (SPYGLASS_URL)\n`,
+    );
   });
 
   it('401 without a key names --api-key and SPYGLASS_API_KEY; a wrong key is called refused', async () => {
-    const none = await runCli(['api-key', 'list', '--url', server.httpUrl], { SPYGLASS_API_KEY: '' });
+    const none = await runCli(['api-key', 'list', '--url', server.httpUrl], {
+      SPYGLASS_API_KEY: '',
+    });
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe(`spyglass: 401: the server at ${server.httpUrl} requires an API key; pass --api-key <key> or set SPYGLASS_API_KEY\n`);
-    const wrong = await runCli(['api-key', 'list', '--url', server.httpUrl, '--api-key', `sg_${'0'.repeat(64)}`]);
+    expect(none.stderr).toBe(
+      `spyglass: 401: the server at ${server.httpUrl} requires an API key; pass --api-key <key> or set SPYGLASS_API_KEY\n`,
+    );
+    const wrong = await runCli([
+      'api-key',
+      'list',
+      '--url',
+      server.httpUrl,
+      '--api-key',
+      `sg_${'0'.repeat(64)}`,
+    ]);
     expect(wrong.stderr).toMatch(/^spyglass: 401: the server refused the API key/);
   });
 });
@@ -76,28 +103,42 @@ describe('spyglass monitor --once --json', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines.map((l) => (JSON.parse(l) as { server_name: string; status: string }).status).sort()).toEqual(['down', 'up']);
+    expect(
+      lines.map((l) => (JSON.parse(l) as { server_name: string; status: string }).status).sort(),
+    ).toEqual(['down', 'up']);
   });
 });
 
 describe('spyglass check', () => {
-  it('lists each drift change in the table, and stdout holds nothing but the table', { timeout: 60_000 }, async () => {
-    await runCli(['check', '--server', 'drifty', ...remote()]); // baseline
-    writeTools(join(dir, 'drifty.json'), [DEFAULT_TOOLS[0]]);
-    const r = await runCli(['check', '--server', 'drifty', ...remote()], { SPYGLASS_LOG_LEVEL: 'debug' });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/│ drifty\s+│ degraded\s+│/);
-    expect(r.stdout).toMatch(/│ BREAKING tool_removed ping\s+│/);
-    for (const line of r.stdout.trimEnd().split('\n')) expect(line).toMatch(/^[┌│├└]/);
-  });
+  it(
+    'lists each drift change in the table, and stdout holds nothing but the table',
+    { timeout: 60_000 },
+    async () => {
+      await runCli(['check', '--server', 'drifty', ...remote()]); // baseline
+      writeTools(join(dir, 'drifty.json'), [DEFAULT_TOOLS[0]]);
+      const r = await runCli(['check', '--server', 'drifty', ...remote()], {
+        SPYGLASS_LOG_LEVEL: 'debug',
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/│ drifty\s+│ degraded\s+│/);
+      expect(r.stdout).toMatch(/│ BREAKING tool_removed ping\s+│/);
+      for (const line of r.stdout.trimEnd().split('\n')) expect(line).toMatch(/^[┌│├└]/);
+    },
+  );
 
   it('with no servers configured says how to add one', { timeout: 180_000 }, async () => {
     const empty = tempDir();
     try {
-      const env = { SPYGLASS_CONFIG: writeConfig(empty, { monitor: { enabled: false } }), SPYGLASS_DATA_DIR: join(empty, 'data'), ...(pg ? await pg.env() : {}) };
+      const env = {
+        SPYGLASS_CONFIG: writeConfig(empty, { monitor: { enabled: false } }),
+        SPYGLASS_DATA_DIR: join(empty, 'data'),
+        ...(pg ? await pg.env() : {}),
+      };
       const r = await runCli(['check'], env);
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain('spyglass: no MCP servers are configured, so there is nothing to check. Add one to spyglass.yaml');
+      expect(r.stderr).toContain(
+        'spyglass: no MCP servers are configured, so there is nothing to check. Add one to spyglass.yaml',
+      );
       expect(r.stderr).toContain('  servers:\n    - name: everything\n      transport: stdio');
       expect(r.stderr).toContain('PUT /api/servers/metadata/<name>');
     } finally {

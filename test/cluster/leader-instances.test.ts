@@ -20,7 +20,9 @@ const dir = mkdtempSync(join(tmpdir(), 'spyglass-lease-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function metric(inst: Instance, name: string): Promise<number> {
-  const res = await fetch(`${inst.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const res = await fetch(`${inst.url}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
   const text = await res.text();
   return text
     .split('\n')
@@ -28,7 +30,11 @@ async function metric(inst: Instance, name: string): Promise<number> {
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-async function eventually(what: string, check: () => Promise<boolean> | boolean, withinMs = 15_000): Promise<void> {
+async function eventually(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  withinMs = 15_000,
+): Promise<void> {
   const until = Date.now() + withinMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`not within ${withinMs} ms: ${what}`);
@@ -36,7 +42,8 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
   }
 }
 
-const inbox = async (inst: Instance, type: string): Promise<any[]> => (await getJson(`${inst.url}/api/alerts/inbox?status=all&type=${type}`)).json as any[];
+const inbox = async (inst: Instance, type: string): Promise<any[]> =>
+  (await getJson(`${inst.url}/api/alerts/inbox?status=all&type=${type}`)).json as any[];
 
 describe.runIf(redisUrl && pgAdminUrl)('two instances, one leader', () => {
   it('only the leader monitors; one outage and one failing session give one alert each; killing the leader moves the monitor', async () => {
@@ -69,32 +76,62 @@ describe.runIf(redisUrl && pgAdminUrl)('two instances, one leader', () => {
     const second = await spawnInstance(env);
     const both = [first, second];
 
-    await eventually('one instance leads and mcp_down fired', async () => both.some((i) => i.output().includes(LEADS)) && (await inbox(first, 'mcp_down')).length > 0);
+    await eventually(
+      'one instance leads and mcp_down fired',
+      async () =>
+        both.some((i) => i.output().includes(LEADS)) && (await inbox(first, 'mcp_down')).length > 0,
+    );
     const leader = both.find((i) => i.output().includes(LEADS))!;
     const follower = both.find((i) => i !== leader)!;
     expect(follower.output()).not.toContain(LEADS);
-    await eventually('the leader ran a few checks', async () => (await metric(leader, 'spyglass_health_checks_total')) >= 3);
+    await eventually(
+      'the leader ran a few checks',
+      async () => (await metric(leader, 'spyglass_health_checks_total')) >= 3,
+    );
     expect(await metric(follower, 'spyglass_health_checks_total')).toBe(0);
-    expect([await metric(leader, 'spyglass_leader'), await metric(follower, 'spyglass_leader')]).toEqual([1, 0]);
+    expect([
+      await metric(leader, 'spyglass_leader'),
+      await metric(follower, 'spyglass_leader'),
+    ]).toEqual([1, 0]);
     expect(await inbox(follower, 'mcp_down')).toHaveLength(1);
 
     // One failing session, ingested through both instances: one agent_failure.
-    const failing = () => nativeSpan({ session_id: 'sess-both', status: 'error', error: 'ENOENT', health_tag: 'tool_failure' });
+    const failing = () =>
+      nativeSpan({
+        session_id: 'sess-both',
+        status: 'error',
+        error: 'ENOENT',
+        health_tag: 'tool_failure',
+      });
     for (const inst of both) {
       expect((await postJson(`${inst.url}/api/traces/spans`, [failing()])).status).toBe(202);
-      await eventually('the span is stored', async () => (await metric(inst, 'spyglass_spans_ingested_total')) >= 1);
+      await eventually(
+        'the span is stored',
+        async () => (await metric(inst, 'spyglass_spans_ingested_total')) >= 1,
+      );
     }
-    await eventually('agent_failure fired', async () => (await inbox(first, 'agent_failure')).length > 0);
+    await eventually(
+      'agent_failure fired',
+      async () => (await inbox(first, 'agent_failure')).length > 0,
+    );
     // Both instances' producers tried: one wrote the alert, the other's attempt was deduplicated.
-    const agentFailures = async (name: string) => (await metric(first, `${name}{type="agent_failure"}`)) + (await metric(second, `${name}{type="agent_failure"}`));
-    await eventually('the other instance tried too', async () => (await agentFailures('spyglass_alerts_deduplicated_total')) >= 1);
+    const agentFailures = async (name: string) =>
+      (await metric(first, `${name}{type="agent_failure"}`)) +
+      (await metric(second, `${name}{type="agent_failure"}`));
+    await eventually(
+      'the other instance tried too',
+      async () => (await agentFailures('spyglass_alerts_deduplicated_total')) >= 1,
+    );
     expect(await agentFailures('spyglass_alerts_fired_total')).toBe(1);
     expect(await inbox(second, 'agent_failure')).toHaveLength(1);
 
     // The leader dies without releasing its lease: the other takes over when it expires.
     await leader.kill();
     await eventually('the other instance leads', () => follower.output().includes(LEADS), 6_000);
-    await eventually('checks continue on the new leader', async () => (await metric(follower, 'spyglass_health_checks_total')) >= 3);
+    await eventually(
+      'checks continue on the new leader',
+      async () => (await metric(follower, 'spyglass_health_checks_total')) >= 3,
+    );
     expect(await inbox(follower, 'mcp_down')).toHaveLength(1);
     await follower.stop();
   }, 60_000);

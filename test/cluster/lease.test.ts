@@ -58,7 +58,10 @@ describe.runIf(redisUrl && pgAdminUrl)('leader lease with fencing', () => {
   async function tickUntil(n: Node, done: () => boolean, boundMs = 5 * LEASE_MS): Promise<void> {
     const until = Date.now() + boundMs;
     while (!done()) {
-      if (Date.now() > until) throw new Error(`${n.id}: condition not reached within ${boundMs} ms; events ${n.events.join(', ')}`);
+      if (Date.now() > until)
+        throw new Error(
+          `${n.id}: condition not reached within ${boundMs} ms; events ${n.events.join(', ')}`,
+        );
       const delay = await n.leadership.tick();
       await new Promise((r) => setTimeout(r, Math.max(10, delay)));
     }
@@ -77,7 +80,9 @@ describe.runIf(redisUrl && pgAdminUrl)('leader lease with fencing', () => {
     }
     expect([a.leadership.leading, b.leadership.leading]).toEqual([true, false]);
     const first = a.leadership.currentToken!;
-    expect(messages(a)).toContain(`leader: this instance runs the background jobs (token ${first})`);
+    expect(messages(a)).toContain(
+      `leader: this instance runs the background jobs (token ${first})`,
+    );
 
     // A pauses (no rounds): its lease runs out and B, trying when it would expire, takes over.
     await tickUntil(b, () => b.leadership.leading);
@@ -107,12 +112,16 @@ describe.runIf(redisUrl && pgAdminUrl)('leader lease with fencing', () => {
     a.redis.disconnect(); // a partition between A and Redis only
     await a.leadership.tick();
     expect(a.leadership.leading).toBe(true);
-    expect(messages(a).some((m) => m.startsWith('leader: cannot renew the lease (redis unavailable)'))).toBe(true);
+    expect(
+      messages(a).some((m) => m.startsWith('leader: cannot renew the lease (redis unavailable)')),
+    ).toBe(true);
 
     await tickUntil(b, () => b.leadership.leading);
     await a.leadership.tick(); // still no Redis, but the database knows B's newer token
     expect(a.leadership.leading).toBe(false);
-    expect(a.events.at(-1)).toBe(`down fenced: a newer leader holds token ${b.leadership.currentToken}`);
+    expect(a.events.at(-1)).toBe(
+      `down fenced: a newer leader holds token ${b.leadership.currentToken}`,
+    );
     await b.leadership.stop();
   });
 
@@ -136,7 +145,11 @@ describe.runIf(redisUrl && pgAdminUrl)('leader lease with fencing', () => {
 
       const again = await startRedis(own.port);
       try {
-        await tickUntil(a, () => messages(a).includes(`leader: lease renewed again (token ${token})`), 10_000);
+        await tickUntil(
+          a,
+          () => messages(a).includes(`leader: lease renewed again (token ${token})`),
+          10_000,
+        );
         await b.leadership.tick();
         expect([a.leadership.leading, b.leadership.leading]).toEqual([true, false]);
 

@@ -5,10 +5,16 @@ import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 describe.runIf(pgAdminUrl !== null)('migrations on PostgreSQL', () => {
   it('instances starting at once on an empty database all come up (the migrator takes an advisory lock)', async () => {
     const databaseUrl = await createPgDatabase();
-    const opened = await Promise.allSettled([1, 2, 3].map(() => openStore({ databaseUrl, dataDir: '', poolSize: 2 })));
+    const opened = await Promise.allSettled(
+      [1, 2, 3].map(() => openStore({ databaseUrl, dataDir: '', poolSize: 2 })),
+    );
     const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     await Promise.all(stores.map((s) => s.close()));
-    expect(opened.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+    expect(
+      opened
+        .filter((o) => o.status === 'rejected')
+        .map((o) => String((o as PromiseRejectedResult).reason)),
+    ).toEqual([]);
   });
 
   it('opens with a pool of one connection (the lock has a session of its own)', async () => {

@@ -31,19 +31,27 @@ interface Stream {
 /** GET /api/live/events; resolves once the stream is either open (`: connected`) or refused. */
 function sse(url: string, key: string): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/live/events`, { headers: { accept: 'text/event-stream', 'x-api-key': key } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      const close = () => res.destroy();
-      res.on('data', (d: string) => {
-        body += d;
-        if (body.includes(': connected')) resolve({ admitted: true, detail: null, close });
-      });
-      res.on('end', () => {
-        const m = /data: (\{.*\})/.exec(body);
-        resolve({ admitted: false, detail: m ? (JSON.parse(m[1] as string) as { detail: string }).detail : body, close });
-      });
-    });
+    const req = request(
+      `${url}/api/live/events`,
+      { headers: { accept: 'text/event-stream', 'x-api-key': key } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        const close = () => res.destroy();
+        res.on('data', (d: string) => {
+          body += d;
+          if (body.includes(': connected')) resolve({ admitted: true, detail: null, close });
+        });
+        res.on('end', () => {
+          const m = /data: (\{.*\})/.exec(body);
+          resolve({
+            admitted: false,
+            detail: m ? (JSON.parse(m[1] as string) as { detail: string }).detail : body,
+            close,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -69,11 +77,14 @@ function socketFrom(url: string, from: string): Conn {
     });
     socket.once('close', () => resolve(received));
   });
-  socket.once('connect', () => socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+  socket.once('connect', () =>
+    socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
+  );
   return { socket, outcome };
 }
 
-const served = async (conns: Conn[]) => (await Promise.all(conns.map((c) => c.outcome))).filter((o) => o === 'served').length;
+const served = async (conns: Conn[]) =>
+  (await Promise.all(conns.map((c) => c.outcome))).filter((o) => o === 'served').length;
 
 describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis', () => {
   let redis: RedisServer;
@@ -85,7 +96,9 @@ describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis'
 
   beforeAll(async () => {
     redis = await startRedis();
-    config = configFile(`live:\n  max_clients_per_key: ${PER_KEY}\nhttp:\n  max_connections_per_address: ${PER_ADDRESS}\n`);
+    config = configFile(
+      `live:\n  max_clients_per_key: ${PER_KEY}\nhttp:\n  max_connections_per_address: ${PER_ADDRESS}\n`,
+    );
     env = {
       SPYGLASS_REDIS_URL: redis.url,
       SPYGLASS_CLUSTER_NAME: `caps-${randomUUID()}`,
@@ -113,25 +126,37 @@ describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis'
     expect([...onA, onB].map((s) => s.admitted)).toEqual([true, true, true]);
 
     const overB = await sse(b.httpUrl, KEYS.shared);
-    expect(overB).toMatchObject({ admitted: false, detail: `too many live clients for this key (max ${PER_KEY})` });
+    expect(overB).toMatchObject({
+      admitted: false,
+      detail: `too many live clients for this key (max ${PER_KEY})`,
+    });
     const overA = await sse(a.httpUrl, KEYS.shared);
     expect(overA.admitted).toBe(false);
-    await expect(openWs(b.httpUrl, { apiKey: KEYS.shared })).rejects.toThrow(`closed before connection_ack: 1013 Try again later: too many live clients for this key (max ${PER_KEY})`);
+    await expect(openWs(b.httpUrl, { apiKey: KEYS.shared })).rejects.toThrow(
+      `closed before connection_ack: 1013 Try again later: too many live clients for this key (max ${PER_KEY})`,
+    );
 
     // A place given back on A can be taken on B.
     onA[0]?.close();
-    await expect.poll(async () => {
-      const s = await sse(b.httpUrl, KEYS.shared);
-      open.push(s);
-      return s.admitted;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const s = await sse(b.httpUrl, KEYS.shared);
+        open.push(s);
+        return s.admitted;
+      })
+      .toBe(true);
     const ws = openWs(a.httpUrl, { apiKey: KEYS.shared });
     await expect(ws).rejects.toThrow('too many live clients for this key');
   });
 
   it('one address holds at most max_connections_per_address sockets across both instances', async () => {
     const from = '127.0.0.2';
-    const first = [socketFrom(a.httpUrl, from), socketFrom(a.httpUrl, from), socketFrom(b.httpUrl, from), socketFrom(b.httpUrl, from)];
+    const first = [
+      socketFrom(a.httpUrl, from),
+      socketFrom(a.httpUrl, from),
+      socketFrom(b.httpUrl, from),
+      socketFrom(b.httpUrl, from),
+    ];
     open.push(...first.map((c) => ({ close: () => c.socket.destroy() })));
     expect(await served(first)).toBe(PER_ADDRESS);
     for (const url of [a.httpUrl, b.httpUrl]) {
@@ -145,17 +170,21 @@ describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis'
     expect(await other.outcome).toBe('served');
     other.socket.destroy();
     first[0]?.socket.destroy();
-    await expect.poll(async () => {
-      const c = socketFrom(b.httpUrl, from);
-      open.push({ close: () => c.socket.destroy() });
-      return c.outcome;
-    }).toBe('served');
+    await expect
+      .poll(async () => {
+        const c = socketFrom(b.httpUrl, from);
+        open.push({ close: () => c.socket.destroy() });
+        return c.outcome;
+      })
+      .toBe('served');
   });
 
   it("a killed instance's places come back after its lease", async () => {
     const holder: Instance = await spawnInstance({ ...env, SPYGLASS_LEASE_SECONDS: '1' });
     const from = '127.0.0.3';
-    const streams = await Promise.all(Array.from({ length: PER_KEY }, () => sse(holder.url, KEYS.crash)));
+    const streams = await Promise.all(
+      Array.from({ length: PER_KEY }, () => sse(holder.url, KEYS.crash)),
+    );
     const sockets = Array.from({ length: PER_ADDRESS }, () => socketFrom(holder.url, from));
     expect(streams.map((s) => s.admitted)).toEqual([true, true, true]);
     expect(await served(sockets)).toBe(sockets.length);
@@ -167,34 +196,56 @@ describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis'
 
     // SIGKILL: the holder gives nothing back.
     await holder.kill();
-    await expect.poll(async () => {
-      const s = await sse(a.httpUrl, KEYS.crash);
-      open.push(s);
-      return s.admitted;
-    }, { timeout: 15_000, interval: 200 }).toBe(true);
-    const more = await Promise.all(Array.from({ length: PER_KEY - 1 }, () => sse(a.httpUrl, KEYS.crash)));
+    await expect
+      .poll(
+        async () => {
+          const s = await sse(a.httpUrl, KEYS.crash);
+          open.push(s);
+          return s.admitted;
+        },
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(true);
+    const more = await Promise.all(
+      Array.from({ length: PER_KEY - 1 }, () => sse(a.httpUrl, KEYS.crash)),
+    );
     open.push(...more);
     expect(more.map((s) => s.admitted)).toEqual([true, true]);
     expect((await sse(b.httpUrl, KEYS.crash)).admitted).toBe(false);
     const back = [a, a, b, b].map((s) => socketFrom(s.httpUrl, from));
     open.push(...back.map((c) => ({ close: () => c.socket.destroy() })));
     expect(await served(back)).toBe(PER_ADDRESS);
-    for (const c of [...streams, ...sockets.map((x) => ({ close: () => x.socket.destroy() }))]) c.close();
+    for (const c of [...streams, ...sockets.map((x) => ({ close: () => x.socket.destroy() }))])
+      c.close();
   }, 90_000);
 
-  it.runIf(pgAdminUrl !== null)('with SPYGLASS_WORKERS=2 the caps are those of one process', async () => {
-    const databaseUrl = await createPgDatabase();
-    const inst = await spawnInstance({ ...env, SPYGLASS_DATABASE_URL: databaseUrl, SPYGLASS_WORKERS: '2', SPYGLASS_CLUSTER_NAME: `caps-${randomUUID()}` }, 90_000);
-    try {
-      // Node's cluster hands connections to the workers in turn, so each worker saw four of them.
-      const streams = await Promise.all(Array.from({ length: 8 }, () => sse(inst.url, KEYS.workers)));
-      expect(streams.filter((s) => s.admitted)).toHaveLength(PER_KEY);
-      for (const s of streams) s.close();
-      const conns = Array.from({ length: 10 }, () => socketFrom(inst.url, '127.0.0.4'));
-      expect(await served(conns)).toBe(PER_ADDRESS);
-      for (const c of conns) c.socket.destroy();
-    } finally {
-      await inst.stop();
-    }
-  }, 150_000);
+  it.runIf(pgAdminUrl !== null)(
+    'with SPYGLASS_WORKERS=2 the caps are those of one process',
+    async () => {
+      const databaseUrl = await createPgDatabase();
+      const inst = await spawnInstance(
+        {
+          ...env,
+          SPYGLASS_DATABASE_URL: databaseUrl,
+          SPYGLASS_WORKERS: '2',
+          SPYGLASS_CLUSTER_NAME: `caps-${randomUUID()}`,
+        },
+        90_000,
+      );
+      try {
+        // Node's cluster hands connections to the workers in turn, so each worker saw four of them.
+        const streams = await Promise.all(
+          Array.from({ length: 8 }, () => sse(inst.url, KEYS.workers)),
+        );
+        expect(streams.filter((s) => s.admitted)).toHaveLength(PER_KEY);
+        for (const s of streams) s.close();
+        const conns = Array.from({ length: 10 }, () => socketFrom(inst.url, '127.0.0.4'));
+        expect(await served(conns)).toBe(PER_ADDRESS);
+        for (const c of conns) c.socket.destroy();
+      } finally {
+        await inst.stop();
+      }
+    },
+    150_000,
+  );
 });

@@ -23,7 +23,8 @@ describe.runIf(findRedisServer() !== null)('shared slots', () => {
     made.push(s);
     return s;
   };
-  const takes = (s: SharedSlots, scope: string, n: number, max: number) => Promise.all(Array.from({ length: n }, () => s.take(scope, max)));
+  const takes = (s: SharedSlots, scope: string, n: number, max: number) =>
+    Promise.all(Array.from({ length: n }, () => s.take(scope, max)));
 
   beforeAll(async () => {
     redis = await startRedis();

@@ -33,21 +33,38 @@ describe('spyglass serve with a broken configuration', () => {
       ].join('\n'),
     );
     const dataDir = join(dir, 'data');
-    const r = await runCli(['serve'], { SPYGLASS_CONFIG: path, SPYGLASS_DATA_DIR: dataDir, SPYGLASS_LOG_LEVEL: 'verbose', SPYGLASS_RATE_LIMITS: 'nope', SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0' });
+    const r = await runCli(['serve'], {
+      SPYGLASS_CONFIG: path,
+      SPYGLASS_DATA_DIR: dataDir,
+      SPYGLASS_LOG_LEVEL: 'verbose',
+      SPYGLASS_RATE_LIMITS: 'nope',
+      SPYGLASS_PORT: '0',
+      SPYGLASS_GRPC_PORT: '0',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('spyglass: invalid configuration:');
     expect(r.stderr).toContain(`${path}: unknown key rate_limit (known top-level keys: `);
-    expect(r.stderr).toContain(`${path}: unknown key monitor.enabeld (known keys of monitor: enabled, `);
+    expect(r.stderr).toContain(
+      `${path}: unknown key monitor.enabeld (known keys of monitor: enabled, `,
+    );
     expect(r.stderr).toContain(`${path}: unknown key servers[0].timout_seconds`);
-    expect(r.stderr).toContain('SPYGLASS_LOG_LEVEL (log_level) must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")');
-    expect(r.stderr).toContain('SPYGLASS_RATE_LIMITS (rate_limits.enabled) must be true or false (got "nope")');
+    expect(r.stderr).toContain(
+      'SPYGLASS_LOG_LEVEL (log_level) must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    );
+    expect(r.stderr).toContain(
+      'SPYGLASS_RATE_LIMITS (rate_limits.enabled) must be true or false (got "nope")',
+    );
     expect(r.stderr).toContain('"10.0.0.0/33" is not an IP address or CIDR');
     expect(r.stderr).not.toMatch(/storage ready|listening|at .*\.js:\d+/);
     expect(existsSync(dataDir)).toBe(false);
   });
 
   it('refuses the same port for HTTP and gRPC', async () => {
-    const r = await runCli(['serve'], { SPYGLASS_PORT: '4999', SPYGLASS_GRPC_PORT: '4999', SPYGLASS_DATA_DIR: join(dir, 'same') });
+    const r = await runCli(['serve'], {
+      SPYGLASS_PORT: '4999',
+      SPYGLASS_GRPC_PORT: '4999',
+      SPYGLASS_DATA_DIR: join(dir, 'same'),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('SPYGLASS_PORT and SPYGLASS_GRPC_PORT are both 4999');
   });
@@ -55,15 +72,23 @@ describe('spyglass serve with a broken configuration', () => {
 
 describe('SPYGLASS_RATE_LIMITS', () => {
   // `false` and `0` used to leave limits on (only `off` was understood).
-  it('=false turns rate limiting off, even with a limit of 1 request a minute in the file', { timeout: 120_000 }, async () => {
-    const server = await startTestServer({ SPYGLASS_CONFIG: config('limits.yaml', 'rate_limits: { default: 1 }\n'), SPYGLASS_RATE_LIMITS: 'false' });
-    try {
-      expect(server.services.config.rateLimits.enabled).toBe(false);
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await call(server.httpUrl, 'GET', '/api/traces/spans')).status);
-      expect(statuses).toEqual([200, 200, 200]);
-    } finally {
-      await server.dispose();
-    }
-  });
+  it(
+    '=false turns rate limiting off, even with a limit of 1 request a minute in the file',
+    { timeout: 120_000 },
+    async () => {
+      const server = await startTestServer({
+        SPYGLASS_CONFIG: config('limits.yaml', 'rate_limits: { default: 1 }\n'),
+        SPYGLASS_RATE_LIMITS: 'false',
+      });
+      try {
+        expect(server.services.config.rateLimits.enabled).toBe(false);
+        const statuses = [];
+        for (let i = 0; i < 3; i++)
+          statuses.push((await call(server.httpUrl, 'GET', '/api/traces/spans')).status);
+        expect(statuses).toEqual([200, 200, 200]);
+      } finally {
+        await server.dispose();
+      }
+    },
+  );
 });

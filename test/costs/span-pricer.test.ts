@@ -8,20 +8,57 @@ import type { PricingRow } from '../../src/store/costs-repo.ts';
 
 const T = Date.UTC(2026, 5, 1);
 const row = (modelId: string, input: number, output: number, from: number): PricingRow => ({
-  projectId: 'p', modelId, provider: 'x', inputPer1mUsd: input, outputPer1mUsd: output, cacheReadPer1mUsd: null, cacheWritePer1mUsd: null, effectiveFrom: new Date(from), updatedAt: new Date(from),
+  projectId: 'p',
+  modelId,
+  provider: 'x',
+  inputPer1mUsd: input,
+  outputPer1mUsd: output,
+  cacheReadPer1mUsd: null,
+  cacheWritePer1mUsd: null,
+  effectiveFrom: new Date(from),
+  updatedAt: new Date(from),
 });
 const book = (table: PriceTable) => ({ table: () => table }) as unknown as PriceBook;
 const span = (over: Partial<Span>): Span => ({
-  spanId: 'id', traceId: null, parentSpanId: null, sessionId: null, projectId: 'p', spanType: 'agent', serverName: 'a', toolName: 't', agentName: null,
-  status: 'success', error: null, startedAt: new Date(T), endedAt: new Date(T), latencyMs: 1, inputArgs: null, outputResult: null, llmInput: null, llmOutput: null,
-  inputTokens: null, outputTokens: null, modelId: null, healthTag: null, costUsd: null, costEstimated: null, ...over,
+  spanId: 'id',
+  traceId: null,
+  parentSpanId: null,
+  sessionId: null,
+  projectId: 'p',
+  spanType: 'agent',
+  serverName: 'a',
+  toolName: 't',
+  agentName: null,
+  status: 'success',
+  error: null,
+  startedAt: new Date(T),
+  endedAt: new Date(T),
+  latencyMs: 1,
+  inputArgs: null,
+  outputResult: null,
+  llmInput: null,
+  llmOutput: null,
+  inputTokens: null,
+  outputTokens: null,
+  modelId: null,
+  healthTag: null,
+  costUsd: null,
+  costEstimated: null,
+  ...over,
 });
 
 describe('price table', () => {
   it('matches the longest model prefix and the latest record from before the span', () => {
-    const table = new PriceTable([row('gpt-4o', 5, 20, T), row('gpt-4o', 7, 30, T + 1000), row('acme', 1, 1, T)]);
+    const table = new PriceTable([
+      row('gpt-4o', 5, 20, T),
+      row('gpt-4o', 7, 30, T + 1000),
+      row('acme', 1, 1, T),
+    ]);
     expect(table.lookup('gpt-4o-mini-2024', T + 5000)?.input).toBe(0.15); // the longer default id wins over the custom gpt-4o
-    expect(table.lookup('OpenAI/GPT-4o-2024-08-06', T - 1)).toMatchObject({ input: 2.5, source: 'default' });
+    expect(table.lookup('OpenAI/GPT-4o-2024-08-06', T - 1)).toMatchObject({
+      input: 2.5,
+      source: 'default',
+    });
     expect(table.lookup('gpt-4o', T)).toMatchObject({ input: 5, source: 'custom' });
     expect(table.lookup('gpt-4o', T + 999)?.input).toBe(5);
     expect(table.lookup('gpt-4o', T + 1000)?.input).toBe(7);
@@ -55,15 +92,37 @@ describe('priceSpans', () => {
       span({ modelId: 'gpt-4o', inputTokens: 1000, outputTokens: 500 }),
       span({ modelId: 'mystery', inputTokens: 1000, outputTokens: null }),
       span({ modelId: null, inputTokens: null, outputTokens: null }),
-      span({ spanType: 'tool_call', serverName: 'github', toolName: 'create_issue', inputTokens: 99, modelId: 'gpt-4o' }),
+      span({
+        spanType: 'tool_call',
+        serverName: 'github',
+        toolName: 'create_issue',
+        inputTokens: 99,
+        modelId: 'gpt-4o',
+      }),
       span({ spanType: 'tool_call', serverName: 'fs', toolName: 'read' }),
     ];
-    priceSpans(spans, book(new PriceTable([])), new ToolCostRules([{ server: 'github', tool: 'create_*', costUsd: 0.01 }]));
-    expect(spans.map((s) => [s.costUsd, s.costEstimated])).toEqual([[0.0075, false], [0.01, true], [null, null], [0.01, false], [0, false]]);
+    priceSpans(
+      spans,
+      book(new PriceTable([])),
+      new ToolCostRules([{ server: 'github', tool: 'create_*', costUsd: 0.01 }]),
+    );
+    expect(spans.map((s) => [s.costUsd, s.costEstimated])).toEqual([
+      [0.0075, false],
+      [0.01, true],
+      [null, null],
+      [0.01, false],
+      [0, false],
+    ]);
   });
 
   it('keeps a batch without models or rules cheap', () => {
-    const spans = Array.from({ length: 100_000 }, (_, i) => span({ spanType: i % 2 ? 'tool_call' : 'handoff', serverName: `s${i % 50}`, toolName: `t${i % 7}` }));
+    const spans = Array.from({ length: 100_000 }, (_, i) =>
+      span({
+        spanType: i % 2 ? 'tool_call' : 'handoff',
+        serverName: `s${i % 50}`,
+        toolName: `t${i % 7}`,
+      }),
+    );
     const rules = new ToolCostRules([]);
     const table = book(new PriceTable([]));
     const start = performance.now();

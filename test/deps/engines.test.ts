@@ -7,17 +7,29 @@ import { describe, expect, it } from 'vitest';
  * every package the lockfile installs for production accepts that Node, and every package,
  * development tools included, accepts the Node running the suite.
  */
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as {
-  packages: Record<string, { version?: string; dev?: boolean; optional?: boolean; engines?: { node?: string } | string[] }>;
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  engines: { node: string };
+};
+const lock = JSON.parse(
+  readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8'),
+) as {
+  packages: Record<
+    string,
+    { version?: string; dev?: boolean; optional?: boolean; engines?: { node?: string } | string[] }
+  >;
 };
 
-function refusing(node: string, include: (p: { dev?: boolean; optional?: boolean }) => boolean): string[] {
+function refusing(
+  node: string,
+  include: (p: { dev?: boolean; optional?: boolean }) => boolean,
+): string[] {
   return Object.entries(lock.packages)
     .filter(([path, p]) => path !== '' && include(p))
     .flatMap(([path, p]) => {
       const wanted = Array.isArray(p.engines) ? undefined : p.engines?.node;
-      return wanted && !semver.satisfies(node, wanted) ? [`${path.replace(/^.*node_modules\//, '')}@${p.version} wants node ${wanted}`] : [];
+      return wanted && !semver.satisfies(node, wanted)
+        ? [`${path.replace(/^.*node_modules\//, '')}@${p.version} wants node ${wanted}`]
+        : [];
     });
 }
 

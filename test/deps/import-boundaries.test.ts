@@ -9,7 +9,11 @@ import { ADAPTERS, BASE, boundaries, SERVICES, STORE } from '../../eslint.bounda
  * config is type-aware and wants real files).
  */
 const root = new URL('../../', import.meta.url).pathname;
-const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: [{ files: ['**/*.ts'] }, ...boundaries] });
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfigFile: true,
+  overrideConfig: [{ files: ['**/*.ts'] }, ...boundaries],
+});
 
 async function problems(filePath: string, source: string): Promise<string[]> {
   const [result] = await eslint.lintText(source, { filePath });
@@ -18,28 +22,90 @@ async function problems(filePath: string, source: string): Promise<string[]> {
 
 describe('import boundaries', () => {
   it.each([
-    ['store imports a service', 'src/store/spans-repo.ts', "import { x } from '../alerts/alert-service.ts';"],
-    ['store imports an adapter', 'src/store/spans-repo.ts', "import { x } from '../rest/routes.ts';"],
-    ['a service imports an adapter', 'src/health/health-service.ts', "import { x } from '../rest/auth-hook.ts';"],
-    ['a nested service file imports an adapter', 'src/alerts/producers/x.ts', "import { x } from '../../graphql/builder.ts';"],
-    ['an adapter imports another adapter', 'src/graphql/spans.ts', "import { x } from '../rest/auth-hook.ts';"],
+    [
+      'store imports a service',
+      'src/store/spans-repo.ts',
+      "import { x } from '../alerts/alert-service.ts';",
+    ],
+    [
+      'store imports an adapter',
+      'src/store/spans-repo.ts',
+      "import { x } from '../rest/routes.ts';",
+    ],
+    [
+      'a service imports an adapter',
+      'src/health/health-service.ts',
+      "import { x } from '../rest/auth-hook.ts';",
+    ],
+    [
+      'a nested service file imports an adapter',
+      'src/alerts/producers/x.ts',
+      "import { x } from '../../graphql/builder.ts';",
+    ],
+    [
+      'an adapter imports another adapter',
+      'src/graphql/spans.ts',
+      "import { x } from '../rest/auth-hook.ts';",
+    ],
     ['the CLI imports REST', 'src/cli/api-key.ts', "import { x } from '../rest/keys-routes.ts';"],
-    ['server code imports the SDK', 'src/costs/price-book.ts', "import { x } from '../../sdk/src/pricing.ts';"],
-    ['a nested server file imports the SDK', 'src/alerts/producers/x.ts', "import { x } from '../../../sdk/src/config.ts';"],
+    [
+      'server code imports the SDK',
+      'src/costs/price-book.ts',
+      "import { x } from '../../sdk/src/pricing.ts';",
+    ],
+    [
+      'a nested server file imports the SDK',
+      'src/alerts/producers/x.ts',
+      "import { x } from '../../../sdk/src/config.ts';",
+    ],
     ['the model imports a service', 'src/model/span.ts', "import { x } from '../sessions/x.ts';"],
-    ['the SDK imports server code', 'sdk/src/spyglass.ts', "import { x } from '../../src/model/span.ts';"],
-    ['a nested SDK file imports server code', 'sdk/src/guards/loop.ts', "import { x } from '../../../src/store/db.ts';"],
+    [
+      'the SDK imports server code',
+      'sdk/src/spyglass.ts',
+      "import { x } from '../../src/model/span.ts';",
+    ],
+    [
+      'a nested SDK file imports server code',
+      'sdk/src/guards/loop.ts',
+      "import { x } from '../../../src/store/db.ts';",
+    ],
   ])('refuses: %s', async (_name, file, source) => {
-    expect(await problems(file, source)).toEqual([expect.stringMatching(/^no-restricted-imports: /)]);
+    expect(await problems(file, source)).toEqual([
+      expect.stringMatching(/^no-restricted-imports: /),
+    ]);
   });
 
   it.each([
-    ['a service imports the store and the model', 'src/health/x.ts', "import { a } from '../store/db.ts';\nimport { b } from '../model/span.ts';"],
-    ['an adapter imports services', 'src/rest/x.ts', "import { a } from '../health/health-service.ts';\nimport { b } from '../auth/x.ts';"],
-    ['an adapter imports its own folder', 'src/graphql/spans.ts', "import { a } from './builder.ts';"],
-    ['packages named like our folders', 'src/health/x.ts', "import { a } from 'graphql';\nimport { b } from '@modelcontextprotocol/sdk/client/index.js';"],
-    ['the SDK imports itself', 'sdk/src/guards/loop.ts', "import { a } from '../config.ts';\nimport { b } from './x.ts';"],
-    ['the composition root imports everything', 'src/app.ts', "import { a } from './rest/x.ts';\nimport { b } from './graphql/y.ts';"],
+    [
+      'a service imports the store and the model',
+      'src/health/x.ts',
+      "import { a } from '../store/db.ts';\nimport { b } from '../model/span.ts';",
+    ],
+    [
+      'an adapter imports services',
+      'src/rest/x.ts',
+      "import { a } from '../health/health-service.ts';\nimport { b } from '../auth/x.ts';",
+    ],
+    [
+      'an adapter imports its own folder',
+      'src/graphql/spans.ts',
+      "import { a } from './builder.ts';",
+    ],
+    [
+      'packages named like our folders',
+      'src/health/x.ts',
+      "import { a } from 'graphql';\nimport { b } from '@modelcontextprotocol/sdk/client/index.js';",
+    ],
+    [
+      'the SDK imports itself',
+      'sdk/src/guards/loop.ts',
+      "import { a } from '../config.ts';\nimport { b } from './x.ts';",
+    ],
+    [
+      'the composition root imports everything',
+      'src/app.ts',
+      "import { a } from './rest/x.ts';\nimport { b } from './graphql/y.ts';",
+    ],
   ])('allows: %s', async (_name, file, source) => {
     expect(await problems(file, source)).toEqual([]);
   });

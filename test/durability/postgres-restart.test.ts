@@ -40,14 +40,27 @@ interface Sent {
   retryAfter: string | undefined;
 }
 
-function postSpans(agent: Agent, port: number, spans: unknown[]): Promise<{ status: number | 'error'; retryAfter: string | undefined }> {
+function postSpans(
+  agent: Agent,
+  port: number,
+  spans: unknown[],
+): Promise<{ status: number | 'error'; retryAfter: string | undefined }> {
   const body = Buffer.from(JSON.stringify(spans));
   return new Promise((res) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/api/traces/spans', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/traces/spans',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
       (r) => {
         r.resume();
-        r.on('end', () => res({ status: r.statusCode ?? 'error', retryAfter: r.headers['retry-after'] }));
+        r.on('end', () =>
+          res({ status: r.statusCode ?? 'error', retryAfter: r.headers['retry-after'] }),
+        );
         r.on('error', () => res({ status: 'error', retryAfter: undefined }));
       },
     );
@@ -60,7 +73,9 @@ async function sessionSpanIds(base: string, sessionId: string): Promise<Set<stri
   const ids = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const res = await getJson(`${base}/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+    const res = await getJson(
+      `${base}/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(res.status).toBe(200);
     for (const s of res.json as { span_id: string }[]) ids.add(s.span_id);
     cursor = res.headers.get('x-next-cursor');
@@ -93,8 +108,17 @@ function startLoad(port: number) {
   const acks: number[] = [];
 
   const send = async (session: string, b: number | string, via: Agent): Promise<Sent> => {
-    const spans = Array.from({ length: BATCH }, (_, i) => nativeSpan({ span_id: `${session}-${b}-${i}`, session_id: session }));
-    const entry: Sent = { session, spanIds: spans.map((s) => s.span_id as string), sentAt: Date.now(), doneAt: 0, status: 'pending', retryAfter: undefined };
+    const spans = Array.from({ length: BATCH }, (_, i) =>
+      nativeSpan({ span_id: `${session}-${b}-${i}`, session_id: session }),
+    );
+    const entry: Sent = {
+      session,
+      spanIds: spans.map((s) => s.span_id as string),
+      sentAt: Date.now(),
+      doneAt: 0,
+      status: 'pending',
+      retryAfter: undefined,
+    };
     sent.push(entry);
     const { status, retryAfter } = await postSpans(via, port, spans);
     Object.assign(entry, { status, retryAfter, doneAt: Date.now() });
@@ -110,9 +134,12 @@ function startLoad(port: number) {
   };
   const client = async (c: number) => {
     const session = `pgdown-${id}-${c}`;
-    for (let b = 0; b < MAX_BATCHES_PER_CLIENT && Date.now() < Math.min(stopAt, hardStop); b++) await send(session, b, agent);
+    for (let b = 0; b < MAX_BATCHES_PER_CLIENT && Date.now() < Math.min(stopAt, hardStop); b++)
+      await send(session, b, agent);
   };
-  const done = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c))).finally(() => agent.destroy());
+  const done = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c))).finally(() =>
+    agent.destroy(),
+  );
   let extra = 0;
 
   return {
@@ -147,11 +174,17 @@ function startLoad(port: number) {
 /** What every test here asserts once the load is over. */
 async function assertOutcome(base: string, sent: Sent[], outage: { start: number; end: number }) {
   // Never a server error or a dropped connection: 202, or 503 with Retry-After.
-  expect(sent.filter((s) => s.status !== 202 && s.status !== 503).map((s) => ({ status: s.status, sentAt: s.sentAt - outage.start }))).toEqual([]);
+  expect(
+    sent
+      .filter((s) => s.status !== 202 && s.status !== 503)
+      .map((s) => ({ status: s.status, sentAt: s.sentAt - outage.start })),
+  ).toEqual([]);
   for (const s of sent.filter((x) => x.status === 503)) expect(s.retryAfter).toMatch(/^\d+$/);
 
   // The outage really hit requests, and the load went on afterwards.
-  expect(sent.filter((s) => s.sentAt <= outage.end && s.doneAt >= outage.start).length).toBeGreaterThan(0);
+  expect(
+    sent.filter((s) => s.sentAt <= outage.end && s.doneAt >= outage.start).length,
+  ).toBeGreaterThan(0);
   expect(sent.some((s) => s.sentAt > outage.end && s.status === 202)).toBe(true);
 
   // Ready again.
@@ -164,11 +197,15 @@ async function assertOutcome(base: string, sent: Sent[], outage: { start: number
 
   // Every acknowledged span is stored; every batch whole or not at all.
   const stored = new Map<string, Set<string>>();
-  for (const session of new Set(sent.map((s) => s.session))) stored.set(session, await sessionSpanIds(base, session));
+  for (const session of new Set(sent.map((s) => s.session)))
+    stored.set(session, await sessionSpanIds(base, session));
   const acked = sent.filter((s) => s.status === 202);
   const missing = acked.flatMap((s) => s.spanIds.filter((id) => !stored.get(s.session)?.has(id)));
-  expect(missing, `${missing.length} of ${acked.length * BATCH} acknowledged spans lost`).toEqual([]);
-  for (const s of sent) expect([0, BATCH]).toContain(s.spanIds.filter((id) => stored.get(s.session)?.has(id)).length);
+  expect(missing, `${missing.length} of ${acked.length * BATCH} acknowledged spans lost`).toEqual(
+    [],
+  );
+  for (const s of sent)
+    expect([0, BATCH]).toContain(s.spanIds.filter((id) => stored.get(s.session)?.has(id)).length);
 }
 
 const summary = (sent: Sent[]) =>
@@ -176,95 +213,109 @@ const summary = (sent: Sent[]) =>
 
 const hasPg = pgAdminUrl !== null && findPgBin() !== null;
 
-describe.runIf(hasPg)(hasPg ? 'PostgreSQL outage under load' : 'PostgreSQL outage under load (skipped: no PostgreSQL in this run)', () => {
-  let cluster: PgCluster;
-  let server: TestServer;
-  let port: number;
+describe.runIf(hasPg)(
+  hasPg
+    ? 'PostgreSQL outage under load'
+    : 'PostgreSQL outage under load (skipped: no PostgreSQL in this run)',
+  () => {
+    let cluster: PgCluster;
+    let server: TestServer;
+    let port: number;
 
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-    // Rate limits off: this is a load test from one client address.
-    server = await startTestServer({ SPYGLASS_DATABASE_URL: await cluster.createDatabase(), SPYGLASS_RATE_LIMITS: 'off' });
-    port = Number(new URL(server.httpUrl).port);
-  });
-  afterAll(async () => {
-    try {
-      await server?.dispose();
-    } finally {
-      await cluster?.stop();
-    }
-  });
-
-  it('restart (fast shutdown, start): keeps every acknowledged span, 202 or 503 + Retry-After, ready again', async () => {
-    const load = startLoad(port);
-    try {
-      await load.acked(CLIENTS * 2); // the load is flowing: an event, not a sleep
-
-      // Watch readiness while the database restarts.
-      const probes: (number | 'error')[] = [];
-      let restarting = true;
-      const watch = (async () => {
-        for (let i = 0; restarting && i < 1000; i++) {
-          probes.push(await readiness(server.httpUrl));
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      })();
-      const start = Date.now();
-      await cluster.restart();
-      const end = Date.now();
-      restarting = false;
-      await watch;
-
-      // Keep the load going for a while once the service commits again (the writer's backoff may
-      // hold it up to ~2 s after the database is back).
-      await load.acked(1, end);
-      load.stopIn(LOAD_AFTER_RECOVERY_MS);
-      await load.done;
-
-      expect(probes).toContain(503);
-      expect(probes.filter((p) => p !== 200 && p !== 503)).toEqual([]);
-      await assertOutcome(server.httpUrl, load.sent, { start, end });
-      console.info(`[postgres-restart] restart took ${end - start} ms; ${summary(load.sent)}; readiness while restarting: ${probes.join(',')}`);
-    } finally {
-      load.stopIn(0);
-      await load.done;
-    }
-  }, 90_000);
-
-  it(`a ${LONG_OUTAGE_MS / 1000} s outage: 202 after the retry or 503 + Retry-After, never 500`, async () => {
-    const bin = findPgBin() as string;
-    const pgCtl = (...args: string[]) => {
-      const argv = [join(bin, 'pg_ctl'), '-D', cluster.dataDir, ...args];
-      return process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', ...argv]) : run(argv[0] as string, argv.slice(1));
-    };
-    const load = startLoad(port);
-    try {
-      await load.acked(CLIENTS * 2);
-      const start = Date.now();
-      await pgCtl('-m', 'fast', '-w', 'stop');
-      // The outage must outlast the service's caches; its length is the point, so this one is a timer.
-      await new Promise((r) => setTimeout(r, LONG_OUTAGE_MS));
-      const duringOutage = await readiness(server.httpUrl);
-      // New requests during the outage: each waits in the writer and gets 202 once the database is
-      // back, or 503 + Retry-After; either way not 500.
-      const fresh = [load.sendFresh(), load.sendFresh()];
-      // `restart` on a stopped cluster starts it with the options of its last start (postmaster.opts).
-      await pgCtl('-w', '-l', join(cluster.dataDir, 'server.log'), 'restart').catch((err: { stderr?: string }) => {
-        throw new Error(`pg_ctl restart failed: ${err.stderr ?? String(err)}`);
+    beforeAll(async () => {
+      cluster = await startPgCluster();
+      // Rate limits off: this is a load test from one client address.
+      server = await startTestServer({
+        SPYGLASS_DATABASE_URL: await cluster.createDatabase(),
+        SPYGLASS_RATE_LIMITS: 'off',
       });
-      const end = Date.now();
+      port = Number(new URL(server.httpUrl).port);
+    });
+    afterAll(async () => {
+      try {
+        await server?.dispose();
+      } finally {
+        await cluster?.stop();
+      }
+    });
 
-      await load.acked(1, end);
-      load.stopIn(LOAD_AFTER_RECOVERY_MS);
-      await load.done;
-      await Promise.all(fresh);
+    it('restart (fast shutdown, start): keeps every acknowledged span, 202 or 503 + Retry-After, ready again', async () => {
+      const load = startLoad(port);
+      try {
+        await load.acked(CLIENTS * 2); // the load is flowing: an event, not a sleep
 
-      expect(duringOutage).toBe(503);
-      await assertOutcome(server.httpUrl, load.sent, { start, end });
-      console.info(`[postgres-outage] outage ${end - start} ms; ${summary(load.sent)}`);
-    } finally {
-      load.stopIn(0);
-      await load.done;
-    }
-  }, 90_000);
-});
+        // Watch readiness while the database restarts.
+        const probes: (number | 'error')[] = [];
+        let restarting = true;
+        const watch = (async () => {
+          for (let i = 0; restarting && i < 1000; i++) {
+            probes.push(await readiness(server.httpUrl));
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        })();
+        const start = Date.now();
+        await cluster.restart();
+        const end = Date.now();
+        restarting = false;
+        await watch;
+
+        // Keep the load going for a while once the service commits again (the writer's backoff may
+        // hold it up to ~2 s after the database is back).
+        await load.acked(1, end);
+        load.stopIn(LOAD_AFTER_RECOVERY_MS);
+        await load.done;
+
+        expect(probes).toContain(503);
+        expect(probes.filter((p) => p !== 200 && p !== 503)).toEqual([]);
+        await assertOutcome(server.httpUrl, load.sent, { start, end });
+        console.info(
+          `[postgres-restart] restart took ${end - start} ms; ${summary(load.sent)}; readiness while restarting: ${probes.join(',')}`,
+        );
+      } finally {
+        load.stopIn(0);
+        await load.done;
+      }
+    }, 90_000);
+
+    it(`a ${LONG_OUTAGE_MS / 1000} s outage: 202 after the retry or 503 + Retry-After, never 500`, async () => {
+      const bin = findPgBin() as string;
+      const pgCtl = (...args: string[]) => {
+        const argv = [join(bin, 'pg_ctl'), '-D', cluster.dataDir, ...args];
+        return process.getuid?.() === 0
+          ? run('runuser', ['-u', 'postgres', '--', ...argv])
+          : run(argv[0] as string, argv.slice(1));
+      };
+      const load = startLoad(port);
+      try {
+        await load.acked(CLIENTS * 2);
+        const start = Date.now();
+        await pgCtl('-m', 'fast', '-w', 'stop');
+        // The outage must outlast the service's caches; its length is the point, so this one is a timer.
+        await new Promise((r) => setTimeout(r, LONG_OUTAGE_MS));
+        const duringOutage = await readiness(server.httpUrl);
+        // New requests during the outage: each waits in the writer and gets 202 once the database is
+        // back, or 503 + Retry-After; either way not 500.
+        const fresh = [load.sendFresh(), load.sendFresh()];
+        // `restart` on a stopped cluster starts it with the options of its last start (postmaster.opts).
+        await pgCtl('-w', '-l', join(cluster.dataDir, 'server.log'), 'restart').catch(
+          (err: { stderr?: string }) => {
+            throw new Error(`pg_ctl restart failed: ${err.stderr ?? String(err)}`);
+          },
+        );
+        const end = Date.now();
+
+        await load.acked(1, end);
+        load.stopIn(LOAD_AFTER_RECOVERY_MS);
+        await load.done;
+        await Promise.all(fresh);
+
+        expect(duringOutage).toBe(503);
+        await assertOutcome(server.httpUrl, load.sent, { start, end });
+        console.info(`[postgres-outage] outage ${end - start} ms; ${summary(load.sent)}`);
+      } finally {
+        load.stopIn(0);
+        await load.done;
+      }
+    }, 90_000);
+  },
+);

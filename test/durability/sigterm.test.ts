@@ -52,7 +52,9 @@ interface Cli {
 /** Starts `spyglass serve` on a free loopback port and resolves once it logs that it is listening. */
 async function startCli(env: Record<string, string>, dataDir: string): Promise<Cli> {
   const port = await freePort();
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('SPYGLASS_') && v !== undefined)) as Record<string, string>;
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => !k.startsWith('SPYGLASS_') && v !== undefined),
+  ) as Record<string, string>;
   const child = spawn(process.execPath, [CLI, 'serve'], {
     cwd: dataDir, // no stray ./spyglass.yaml
     env: {
@@ -80,11 +82,18 @@ async function startCli(env: Record<string, string>, dataDir: string): Promise<C
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exited = new Promise<Exit>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const exited = new Promise<Exit>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
   const logged = (text: string) =>
-    log.includes(text) ? Promise.resolve() : new Promise<void>((res) => waiters.push({ text, resolve: res }));
-  const withTimeout = <T,>(p: Promise<T>, ms: number) =>
-    Promise.race([p, new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), ms).unref())]);
+    log.includes(text)
+      ? Promise.resolve()
+      : new Promise<void>((res) => waiters.push({ text, resolve: res }));
+  const withTimeout = <T>(p: Promise<T>, ms: number) =>
+    Promise.race([
+      p,
+      new Promise<'timeout'>((res) => setTimeout(() => res('timeout'), ms).unref()),
+    ]);
 
   const started = await withTimeout(
     Promise.race([logged('"spyglass listening"').then(() => 'ok' as const), exited]),
@@ -113,7 +122,14 @@ function postSpans(agent: Agent, port: number, spans: unknown[]): Promise<number
   const body = Buffer.from(JSON.stringify(spans));
   return new Promise((res) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/api/traces/spans', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/traces/spans',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
       (r) => {
         r.resume();
         r.on('end', () => res(r.statusCode ?? 'error'));
@@ -130,7 +146,9 @@ async function sessionSpanIds(base: string, sessionId: string): Promise<Set<stri
   const ids = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const res = await getJson(`${base}/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+    const res = await getJson(
+      `${base}/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(res.status).toBe(200);
     for (const s of res.json as { span_id: string }[]) ids.add(s.span_id);
     cursor = res.headers.get('x-next-cursor');
@@ -146,81 +164,109 @@ interface Sent {
 }
 
 describe.each(backends)('$name', ({ name, available, env }) => {
-  describe.runIf(available)(available ? 'SIGTERM under load' : `SIGTERM under load (skipped: no ${name} in this run)`, () => {
-    it('commits every acknowledged span, exits 0, and serves them after a restart', async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-sigterm-'));
-      tempDirs.push(dataDir);
-      const backendEnv = await env();
-      const first = await startCli(backendEnv, dataDir);
-      const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  describe.runIf(available)(
+    available ? 'SIGTERM under load' : `SIGTERM under load (skipped: no ${name} in this run)`,
+    () => {
+      it('commits every acknowledged span, exits 0, and serves them after a restart', async () => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-sigterm-'));
+        tempDirs.push(dataDir);
+        const backendEnv = await env();
+        const first = await startCli(backendEnv, dataDir);
+        const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
 
-      const sent: Sent[] = [];
-      let inFlight = 0;
-      let acknowledged = 0;
-      let onAck: (() => void) | null = null;
-      const deadline = Date.now() + LOAD_MS;
-      const run = randomUUID().slice(0, 8);
+        const sent: Sent[] = [];
+        let inFlight = 0;
+        let acknowledged = 0;
+        let onAck: (() => void) | null = null;
+        const deadline = Date.now() + LOAD_MS;
+        const run = randomUUID().slice(0, 8);
 
-      const client = async (c: number) => {
-        const session = `sigterm-${run}-${c}`;
-        for (let b = 0; b < MAX_BATCHES_PER_CLIENT && Date.now() < deadline; b++) {
-          const spans = Array.from({ length: BATCH }, (_, i) => nativeSpan({ span_id: `${session}-${b}-${i}`, session_id: session, tool_name: `t${b}` }));
-          const entry: Sent = { session, spanIds: spans.map((s) => s.span_id as string), status: 'pending' };
-          sent.push(entry);
-          inFlight++;
-          entry.status = await postSpans(agent, first.port, spans);
-          inFlight--;
-          if (entry.status === 202) {
-            acknowledged++;
-            onAck?.();
+        const client = async (c: number) => {
+          const session = `sigterm-${run}-${c}`;
+          for (let b = 0; b < MAX_BATCHES_PER_CLIENT && Date.now() < deadline; b++) {
+            const spans = Array.from({ length: BATCH }, (_, i) =>
+              nativeSpan({
+                span_id: `${session}-${b}-${i}`,
+                session_id: session,
+                tool_name: `t${b}`,
+              }),
+            );
+            const entry: Sent = {
+              session,
+              spanIds: spans.map((s) => s.span_id as string),
+              status: 'pending',
+            };
+            sent.push(entry);
+            inFlight++;
+            entry.status = await postSpans(agent, first.port, spans);
+            inFlight--;
+            if (entry.status === 202) {
+              acknowledged++;
+              onAck?.();
+            }
+            if (entry.status === 'error') break; // the server is gone
           }
-          if (entry.status === 'error') break; // the server is gone
-        }
-      };
-      const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+        };
+        const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
 
-      try {
-        // Let the load build up (an event, not a sleep): SIGTERM once a few batches per client were acknowledged.
-        await new Promise<void>((res) => {
-          onAck = () => acknowledged >= CLIENTS * 2 && res();
-          void load.then(() => res());
-        });
-        onAck = null;
-        const inFlightAtSignal = inFlight;
-        const exit = await first.terminate();
-        await load;
-        agent.destroy();
-        expect(exit, `spyglass log:\n${first.log()}`).toEqual({ code: 0, signal: null });
-        expect(first.log()).toContain('spyglass stopped');
-
-        expect(inFlightAtSignal, 'SIGTERM should hit a server with requests in flight').toBeGreaterThan(0);
-        const acked = sent.filter((s) => s.status === 202);
-        expect(acked.length).toBeGreaterThanOrEqual(CLIENTS * 2);
-        const refused = sent.filter((s) => s.status !== 202);
-        // Refusals during shutdown are 503 or a closed connection, never a server error.
-        for (const s of refused) expect([503, 'error']).toContain(s.status);
-
-        // Same data, new process: every acknowledged span is there.
-        const second = await startCli(backendEnv, dataDir);
         try {
-          const stored = new Map<string, Set<string>>();
-          for (const session of new Set(sent.map((s) => s.session))) stored.set(session, await sessionSpanIds(second.base, session));
-          const missing = acked.flatMap((s) => s.spanIds.filter((id) => !stored.get(s.session)?.has(id)));
-          expect(missing, `${missing.length} of ${acked.length * BATCH} acknowledged spans lost`).toEqual([]);
-          // A batch is committed whole or not at all, acknowledged or not.
-          for (const s of sent) expect([0, BATCH]).toContain(s.spanIds.filter((id) => stored.get(s.session)?.has(id)).length);
-          console.info(
-            `[sigterm/${name}] ${sent.length} batches, ${acked.length} acknowledged and all stored, ${inFlightAtSignal} in flight at SIGTERM, ` +
-              `refused: ${refused.filter((s) => s.status === 503).length}×503, ${refused.filter((s) => s.status === 'error').length}×connection error`,
-          );
+          // Let the load build up (an event, not a sleep): SIGTERM once a few batches per client were acknowledged.
+          await new Promise<void>((res) => {
+            onAck = () => acknowledged >= CLIENTS * 2 && res();
+            void load.then(() => res());
+          });
+          onAck = null;
+          const inFlightAtSignal = inFlight;
+          const exit = await first.terminate();
+          await load;
+          agent.destroy();
+          expect(exit, `spyglass log:\n${first.log()}`).toEqual({ code: 0, signal: null });
+          expect(first.log()).toContain('spyglass stopped');
+
+          expect(
+            inFlightAtSignal,
+            'SIGTERM should hit a server with requests in flight',
+          ).toBeGreaterThan(0);
+          const acked = sent.filter((s) => s.status === 202);
+          expect(acked.length).toBeGreaterThanOrEqual(CLIENTS * 2);
+          const refused = sent.filter((s) => s.status !== 202);
+          // Refusals during shutdown are 503 or a closed connection, never a server error.
+          for (const s of refused) expect([503, 'error']).toContain(s.status);
+
+          // Same data, new process: every acknowledged span is there.
+          const second = await startCli(backendEnv, dataDir);
+          try {
+            const stored = new Map<string, Set<string>>();
+            for (const session of new Set(sent.map((s) => s.session)))
+              stored.set(session, await sessionSpanIds(second.base, session));
+            const missing = acked.flatMap((s) =>
+              s.spanIds.filter((id) => !stored.get(s.session)?.has(id)),
+            );
+            expect(
+              missing,
+              `${missing.length} of ${acked.length * BATCH} acknowledged spans lost`,
+            ).toEqual([]);
+            // A batch is committed whole or not at all, acknowledged or not.
+            for (const s of sent)
+              expect([0, BATCH]).toContain(
+                s.spanIds.filter((id) => stored.get(s.session)?.has(id)).length,
+              );
+            console.info(
+              `[sigterm/${name}] ${sent.length} batches, ${acked.length} acknowledged and all stored, ${inFlightAtSignal} in flight at SIGTERM, ` +
+                `refused: ${refused.filter((s) => s.status === 503).length}×503, ${refused.filter((s) => s.status === 'error').length}×connection error`,
+            );
+          } finally {
+            expect(await second.terminate(), `spyglass log:\n${second.log()}`).toEqual({
+              code: 0,
+              signal: null,
+            });
+          }
         } finally {
-          expect(await second.terminate(), `spyglass log:\n${second.log()}`).toEqual({ code: 0, signal: null });
+          agent.destroy();
         }
-      } finally {
-        agent.destroy();
-      }
-    }, 90_000);
-  });
+      }, 90_000);
+    },
+  );
 });
 
 describe('SIGTERM with a keep-alive client', () => {
@@ -242,8 +288,16 @@ describe('SIGTERM with a keep-alive client', () => {
       const status = new Promise<number | 'error'>((res) => {
         const req = request(
           {
-            host: '127.0.0.1', port: cli.port, path: '/api/traces/spans', method: 'POST', agent,
-            headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' },
+            host: '127.0.0.1',
+            port: cli.port,
+            path: '/api/traces/spans',
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': body.length,
+              expect: '100-continue',
+            },
           },
           (r) => {
             r.resume();

@@ -42,7 +42,11 @@ const COUNTERPARTS: Record<string, string[]> = {
   'DELETE /api/servers/metadata/:name': ['Mutation.deleteServer'],
   'POST /api/agents/discover': ['Mutation.discoverAgents'],
   'POST /api/servers/discover': ['Mutation.discoverServers'],
-  'GET /api/live/events': ['Subscription.spanNew', 'Subscription.healthCheck', 'Subscription.alertFired'],
+  'GET /api/live/events': [
+    'Subscription.spanNew',
+    'Subscription.healthCheck',
+    'Subscription.alertFired',
+  ],
   'GET /api/health/servers': ['Query.healthServers'],
   'GET /api/health/servers/:name': ['Query.healthServer'],
   'GET /api/health/servers/:name/history': ['Query.healthHistory'],
@@ -97,7 +101,8 @@ const NOT_GRAPHQL: Record<string, string> = {
   'GET /api/status': 'probe',
   'POST /api/traces/otlp': 'OTLP protocol endpoint',
   'POST /v1/traces': 'OTLP protocol endpoint',
-  'POST /api/users/accept-invite': 'public: the invitation token is the credential, /graphql needs a key',
+  'POST /api/users/accept-invite':
+    'public: the invitation token is the credential, /graphql needs a key',
   'POST /api/users/verify': 'public: the password is the credential, /graphql needs a key',
   'GET /graphql': 'GraphQL itself',
   'POST /graphql': 'GraphQL itself',
@@ -105,52 +110,110 @@ const NOT_GRAPHQL: Record<string, string> = {
 };
 
 const rest = (method: string, url: string, body?: unknown, key = ADMIN) =>
-  h.app.inject({ method: method as 'GET', url, headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, payload: body === undefined ? undefined : JSON.stringify(body) });
+  h.app.inject({
+    method: method as 'GET',
+    url,
+    headers: {
+      'x-api-key': key,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   h = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
-  const created = await h.gql('mutation { createApiKey(input: {name: "viewer", role: "viewer"}) { key } }', {}, ADMIN);
+  const created = await h.gql(
+    'mutation { createApiKey(input: {name: "viewer", role: "viewer"}) { key } }',
+    {},
+    ADMIN,
+  );
   viewerKey = created.data.createApiKey.key;
 });
 afterAll(async () => h?.close());
 
 describe('GraphQL parity with REST', () => {
   it('every REST route has a GraphQL counterpart in the schema, or a reason it has none', async () => {
-    const { data } = await h.gql('{ __schema { queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }', {}, ADMIN);
+    const { data } = await h.gql(
+      '{ __schema { queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }',
+      {},
+      ADMIN,
+    );
     const fields = new Set([
       ...data.__schema.queryType.fields.map((f: { name: string }) => `Query.${f.name}`),
       ...data.__schema.mutationType.fields.map((f: { name: string }) => `Mutation.${f.name}`),
-      ...data.__schema.subscriptionType.fields.map((f: { name: string }) => `Subscription.${f.name}`),
+      ...data.__schema.subscriptionType.fields.map(
+        (f: { name: string }) => `Subscription.${f.name}`,
+      ),
     ]);
     const routes = h.app.routeList.map((r) => `${r.method} ${r.url}`);
     expect(routes.filter((r) => !(r in COUNTERPARTS) && !(r in NOT_GRAPHQL))).toEqual([]);
-    expect(Object.values(COUNTERPARTS).flat().filter((f) => !fields.has(f))).toEqual([]);
+    expect(
+      Object.values(COUNTERPARTS)
+        .flat()
+        .filter((f) => !fields.has(f)),
+    ).toEqual([]);
     // The table names no route that is gone.
     expect(Object.keys(COUNTERPARTS).filter((r) => !routes.includes(r))).toEqual([]);
   });
 
   it('manages users and invitations; a viewer cannot', async () => {
-    const invited = await h.gql('mutation { inviteUser(email: "ada@example.com", role: "admin") { inviteToken expiresAt user { id email role status } } }', {}, ADMIN);
+    const invited = await h.gql(
+      'mutation { inviteUser(email: "ada@example.com", role: "admin") { inviteToken expiresAt user { id email role status } } }',
+      {},
+      ADMIN,
+    );
     const { user, inviteToken } = invited.data.inviteUser;
     expect(user).toMatchObject({ email: 'ada@example.com', role: 'admin', status: 'invited' });
     expect(inviteToken).toMatch(/\S{20,}/);
-    expect((await h.gql('{ users { email status } }', {}, ADMIN)).data.users).toContainEqual({ email: 'ada@example.com', status: 'invited' });
-    const changed = await h.gql('mutation($id: String!) { changeUserRole(id: $id, role: "viewer") { role } }', { id: user.id }, ADMIN);
+    expect((await h.gql('{ users { email status } }', {}, ADMIN)).data.users).toContainEqual({
+      email: 'ada@example.com',
+      status: 'invited',
+    });
+    const changed = await h.gql(
+      'mutation($id: String!) { changeUserRole(id: $id, role: "viewer") { role } }',
+      { id: user.id },
+      ADMIN,
+    );
     expect(changed.data.changeUserRole.role).toBe('viewer');
-    const bad = await h.gql('mutation($id: String!) { changeUserRole(id: $id, role: "owner") { role } }', { id: user.id }, ADMIN);
+    const bad = await h.gql(
+      'mutation($id: String!) { changeUserRole(id: $id, role: "owner") { role } }',
+      { id: user.id },
+      ADMIN,
+    );
     expect(bad.errors[0].extensions).toMatchObject({ code: 'VALIDATION', status: 422 });
-    expect((await h.gql('mutation { inviteUser(email: "not-an-email") { inviteToken } }', {}, ADMIN)).errors[0].extensions.code).toBe('VALIDATION');
-    const gone = await h.gql('mutation($id: String!) { deactivateUser(id: $id) { status } }', { id: user.id }, ADMIN);
+    expect(
+      (await h.gql('mutation { inviteUser(email: "not-an-email") { inviteToken } }', {}, ADMIN))
+        .errors[0].extensions.code,
+    ).toBe('VALIDATION');
+    const gone = await h.gql(
+      'mutation($id: String!) { deactivateUser(id: $id) { status } }',
+      { id: user.id },
+      ADMIN,
+    );
     expect(gone.data.deactivateUser.status).toBe('deactivated');
     // The same rules as REST, decided by the service: a viewer neither lists nor invites.
-    expect((await h.gql('{ users { email } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await h.gql('mutation { inviteUser(email: "eve@example.com") { inviteToken } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await h.gql('{ users { email } }', {}, viewerKey)).errors[0].extensions.code).toBe(
+      'FORBIDDEN',
+    );
+    expect(
+      (
+        await h.gql(
+          'mutation { inviteUser(email: "eve@example.com") { inviteToken } }',
+          {},
+          viewerKey,
+        )
+      ).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
     const listed = (await rest('GET', '/api/users')).json() as { email: string; status: string }[];
     expect(listed.find((u) => u.email === 'ada@example.com')?.status).toBe('deactivated');
   });
 
   it('creates an API key shown once, lists it without the secret, revokes it; each change audited', async () => {
-    const created = await h.gql('mutation { createApiKey(input: {name: "ci", role: "admin", expiresInDays: 30}) { key apiKey { id name prefix role expiresAt revokedAt } } }', {}, ADMIN);
+    const created = await h.gql(
+      'mutation { createApiKey(input: {name: "ci", role: "admin", expiresInDays: 30}) { key apiKey { id name prefix role expiresAt revokedAt } } }',
+      {},
+      ADMIN,
+    );
     const { key, apiKey } = created.data.createApiKey;
     expect(key).toMatch(/^sg_[0-9a-f]{64}$/);
     expect(key.startsWith(apiKey.prefix)).toBe(true);
@@ -159,66 +222,169 @@ describe('GraphQL parity with REST', () => {
     const listed = await h.gql('{ apiKeys { id name } }', {}, ADMIN);
     expect(listed.data.apiKeys).toContainEqual({ id: apiKey.id, name: 'ci' });
     expect(JSON.stringify(listed)).not.toContain(key);
-    const revoked = await h.gql('mutation($id: String!) { revokeApiKey(id: $id) { id revokedAt } }', { id: apiKey.id }, ADMIN);
+    const revoked = await h.gql(
+      'mutation($id: String!) { revokeApiKey(id: $id) { id revokedAt } }',
+      { id: apiKey.id },
+      ADMIN,
+    );
     expect(revoked.data.revokeApiKey.revokedAt).not.toBeNull();
     expect((await rest('GET', '/api/auth/api-keys', undefined, key)).statusCode).toBe(401);
-    expect((await h.gql('mutation($id: String!) { revokeApiKey(id: $id) { id } }', { id: apiKey.id }, ADMIN)).errors[0].extensions.code).toBe('CONFLICT');
-    expect((await h.gql('mutation { createApiKey(input: {name: ""}) { key } }', {}, ADMIN)).errors[0].extensions.issues).toEqual([
-      { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
-    ]);
-    expect((await h.gql('mutation { createApiKey(input: {name: "x"}) { key } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (
+        await h.gql(
+          'mutation($id: String!) { revokeApiKey(id: $id) { id } }',
+          { id: apiKey.id },
+          ADMIN,
+        )
+      ).errors[0].extensions.code,
+    ).toBe('CONFLICT');
+    expect(
+      (await h.gql('mutation { createApiKey(input: {name: ""}) { key } }', {}, ADMIN)).errors[0]
+        .extensions.issues,
+    ).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
+    expect(
+      (await h.gql('mutation { createApiKey(input: {name: "x"}) { key } }', {}, viewerKey))
+        .errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
 
-    const audit = await h.gql('{ auditLog(first: 200) { edges { node { action resource result } } pageInfo { hasNextPage } } }', {}, ADMIN);
-    const actions = audit.data.auditLog.edges.map((e: { node: { action: string; resource: string } }) => `${e.node.action} ${e.node.resource}`);
+    const audit = await h.gql(
+      '{ auditLog(first: 200) { edges { node { action resource result } } pageInfo { hasNextPage } } }',
+      {},
+      ADMIN,
+    );
+    const actions = audit.data.auditLog.edges.map(
+      (e: { node: { action: string; resource: string } }) => `${e.node.action} ${e.node.resource}`,
+    );
     expect(actions).toContain(`api_key.created api_key:${apiKey.prefix}`);
     expect(actions).toContain(`api_key.revoked api_key:${apiKey.prefix}`);
-    expect((await h.gql('{ auditLog { edges { cursor } } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (await h.gql('{ auditLog { edges { cursor } } }', {}, viewerKey)).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
   });
 
-  it('pages the audit log by cursor, and a forged cursor is the client\'s error', async () => {
-    const first = await h.gql('{ auditLog(first: 2) { edges { node { eventId } } pageInfo { hasNextPage endCursor } } }', {}, ADMIN);
+  it("pages the audit log by cursor, and a forged cursor is the client's error", async () => {
+    const first = await h.gql(
+      '{ auditLog(first: 2) { edges { node { eventId } } pageInfo { hasNextPage endCursor } } }',
+      {},
+      ADMIN,
+    );
     expect(first.data.auditLog.edges).toHaveLength(2);
     expect(first.data.auditLog.pageInfo.hasNextPage).toBe(true);
-    const next = await h.gql('query($after: String) { auditLog(first: 2, after: $after) { edges { node { eventId } } } }', { after: first.data.auditLog.pageInfo.endCursor }, ADMIN);
-    const ids = (r: any) => r.data.auditLog.edges.map((e: { node: { eventId: string } }) => e.node.eventId);
+    const next = await h.gql(
+      'query($after: String) { auditLog(first: 2, after: $after) { edges { node { eventId } } } }',
+      { after: first.data.auditLog.pageInfo.endCursor },
+      ADMIN,
+    );
+    const ids = (r: any) =>
+      r.data.auditLog.edges.map((e: { node: { eventId: string } }) => e.node.eventId);
     expect(ids(next)).not.toContain(ids(first)[0]);
-    const forged = await h.gql('{ auditLog(first: 2, after: "T2Zmc2V0Q29ubmVjdGlvbjp4") { edges { cursor } } }', {}, ADMIN);
+    const forged = await h.gql(
+      '{ auditLog(first: 2, after: "T2Zmc2V0Q29ubmVjdGlvbjp4") { edges { cursor } } }',
+      {},
+      ADMIN,
+    );
     expect(forged.errors[0].extensions.code).toBe('VALIDATION');
   });
 
   it('updates a project', async () => {
     await h.gql('mutation { createProject(id: "parity", name: "Parity") { id } }', {}, ADMIN);
-    const updated = await h.gql('mutation { updateProject(id: "parity", name: "Renamed", settings: {team: "ml"}) { id name settings } }', {}, ADMIN);
-    expect(updated.data.updateProject).toEqual({ id: 'parity', name: 'Renamed', settings: { team: 'ml' } });
-    expect((await rest('GET', '/api/projects/parity')).json()).toMatchObject({ name: 'Renamed', settings: { team: 'ml' } });
-    expect((await h.gql('mutation { updateProject(id: "parity", name: "x") { id } }', {}, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    const updated = await h.gql(
+      'mutation { updateProject(id: "parity", name: "Renamed", settings: {team: "ml"}) { id name settings } }',
+      {},
+      ADMIN,
+    );
+    expect(updated.data.updateProject).toEqual({
+      id: 'parity',
+      name: 'Renamed',
+      settings: { team: 'ml' },
+    });
+    expect((await rest('GET', '/api/projects/parity')).json()).toMatchObject({
+      name: 'Renamed',
+      settings: { team: 'ml' },
+    });
+    expect(
+      (await h.gql('mutation { updateProject(id: "parity", name: "x") { id } }', {}, viewerKey))
+        .errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
   });
 
   it('ingests a native batch and returns one span with its payloads', async () => {
-    const span = nativeSpan({ span_id: 'gql-ingest-1', session_id: 'gql-ingest', input_args: { path: '/etc/hosts' }, output_result: 'ok' });
-    const res = await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }', { spans: [span] }, ADMIN);
+    const span = nativeSpan({
+      span_id: 'gql-ingest-1',
+      session_id: 'gql-ingest',
+      input_args: { path: '/etc/hosts' },
+      output_result: 'ok',
+    });
+    const res = await h.gql(
+      'mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }',
+      { spans: [span] },
+      ADMIN,
+    );
     expect(res.data.ingestSpans).toEqual({ accepted: 1, duplicates: 0 });
-    const again = await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }', { spans: [span] }, ADMIN);
+    const again = await h.gql(
+      'mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted duplicates } }',
+      { spans: [span] },
+      ADMIN,
+    );
     expect(again.data.ingestSpans).toEqual({ accepted: 0, duplicates: 1 });
-    const one = await h.gql('{ span(spanId: "gql-ingest-1") { spanId sessionId inputArgs outputResult } }', {}, viewerKey);
-    expect(one.data.span).toEqual({ spanId: 'gql-ingest-1', sessionId: 'gql-ingest', inputArgs: { path: '/etc/hosts' }, outputResult: 'ok' });
-    expect((await h.gql('{ span(spanId: "no-such-span") { spanId } }', {}, ADMIN)).errors[0].extensions.code).toBe('NOT_FOUND');
+    const one = await h.gql(
+      '{ span(spanId: "gql-ingest-1") { spanId sessionId inputArgs outputResult } }',
+      {},
+      viewerKey,
+    );
+    expect(one.data.span).toEqual({
+      spanId: 'gql-ingest-1',
+      sessionId: 'gql-ingest',
+      inputArgs: { path: '/etc/hosts' },
+      outputResult: 'ok',
+    });
+    expect(
+      (await h.gql('{ span(spanId: "no-such-span") { spanId } }', {}, ADMIN)).errors[0].extensions
+        .code,
+    ).toBe('NOT_FOUND');
     // Same validation as REST: a bad span is a 422 with every problem.
-    const invalid = await h.gql('mutation { ingestSpans(spans: [{span_id: "x"}]) { accepted } }', {}, ADMIN);
+    const invalid = await h.gql(
+      'mutation { ingestSpans(spans: [{span_id: "x"}]) { accepted } }',
+      {},
+      ADMIN,
+    );
     expect(invalid.errors[0].extensions).toMatchObject({ code: 'VALIDATION', status: 422 });
-    expect((await h.gql('mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted } }', { spans: [span] }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (
+        await h.gql(
+          'mutation($spans: [JSON!]!) { ingestSpans(spans: $spans) { accepted } }',
+          { spans: [span] },
+          viewerKey,
+        )
+      ).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
   });
 
   it('records the tools an agent saw, and the drift between two lists', async () => {
     const record = `mutation($tools: [JSON!]!) { recordObservedTools(serverName: "orders", tools: $tools, agentName: "support") {
       toolsCount agentName drift { classification changes { toolName paramName classification } } } }`;
-    const tool = (required: string[]) => ({ name: 'get_order', inputSchema: { type: 'object', properties: { id: { type: 'string' }, region: { type: 'string' } }, required } });
+    const tool = (required: string[]) => ({
+      name: 'get_order',
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' }, region: { type: 'string' } },
+        required,
+      },
+    });
     const first = await h.gql(record, { tools: [tool(['id'])] }, ADMIN);
-    expect(first.data.recordObservedTools).toEqual({ toolsCount: 1, agentName: 'support', drift: null });
+    expect(first.data.recordObservedTools).toEqual({
+      toolsCount: 1,
+      agentName: 'support',
+      drift: null,
+    });
     const second = await h.gql(record, { tools: [tool(['id', 'region'])] }, ADMIN);
     expect(second.data.recordObservedTools.drift.classification).toBe('BREAKING');
-    expect(second.data.recordObservedTools.drift.changes).toContainEqual(expect.objectContaining({ toolName: 'get_order', paramName: 'region' }));
-    expect((await h.gql(record, { tools: [tool(['id'])] }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(second.data.recordObservedTools.drift.changes).toContainEqual(
+      expect.objectContaining({ toolName: 'get_order', paramName: 'region' }),
+    );
+    expect(
+      (await h.gql(record, { tools: [tool(['id'])] }, viewerKey)).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
   });
 
   it('takes one batch per request: aliases cannot multiply one body', async () => {
@@ -232,11 +398,23 @@ describe('GraphQL parity with REST', () => {
     expect((await rest('GET', '/api/traces/spans?session_id=gql-alias-1')).json()).toEqual([]);
   });
 
-  it('a project-bound key finds only its project\'s spans', async () => {
+  it("a project-bound key finds only its project's spans", async () => {
     await h.gql('mutation { createProject(id: "other", name: "Other") { id } }', {}, ADMIN);
-    const bound = (await h.gql('mutation { createApiKey(input: {name: "bound", role: "admin", projectId: "other"}) { key } }', {}, ADMIN)).data.createApiKey.key;
-    expect((await h.gql('{ span(spanId: "gql-ingest-1") { spanId } }', {}, bound)).errors[0].extensions.code).toBe('NOT_FOUND');
-    expect((await h.gql('{ span(spanId: "gql-ingest-1", projectId: "default") { spanId } }', {}, bound)).errors[0].extensions.code).toBe('FORBIDDEN');
+    const bound = (
+      await h.gql(
+        'mutation { createApiKey(input: {name: "bound", role: "admin", projectId: "other"}) { key } }',
+        {},
+        ADMIN,
+      )
+    ).data.createApiKey.key;
+    expect(
+      (await h.gql('{ span(spanId: "gql-ingest-1") { spanId } }', {}, bound)).errors[0].extensions
+        .code,
+    ).toBe('NOT_FOUND');
+    expect(
+      (await h.gql('{ span(spanId: "gql-ingest-1", projectId: "default") { spanId } }', {}, bound))
+        .errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
   });
 });
 
@@ -262,19 +440,48 @@ describe('Node', () => {
       const listed = await h.gql(sample[type] as string, {}, ADMIN);
       const nodeId = firstNodeId(listed.data);
       expect(nodeId, type).toBeTruthy();
-      const back = await h.gql('query($id: ID!) { node(id: $id) { __typename nodeId } }', { id: nodeId }, ADMIN);
+      const back = await h.gql(
+        'query($id: ID!) { node(id: $id) { __typename nodeId } }',
+        { id: nodeId },
+        ADMIN,
+      );
       expect(back.data.node, type).toEqual({ __typename: type, nodeId });
     }
     // A malformed or unknown id is the client's error, not the server's.
-    expect((await h.gql('{ node(id: "garbage") { nodeId } }', {}, ADMIN)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await h.gql('{ node(id: "garbage") { nodeId } }', {}, ADMIN)).errors[0].extensions.code,
+    ).toBe('BAD_USER_INPUT');
     const unknownType = Buffer.from('Nope:1').toString('base64');
-    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: unknownType }, ADMIN)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: unknownType }, ADMIN))
+        .errors[0].extensions.code,
+    ).toBe('BAD_USER_INPUT');
     const user = (await h.gql('{ users { nodeId } }', {}, ADMIN)).data.users[0].nodeId;
-    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: user }, viewerKey)).errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: user }, viewerKey))
+        .errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
     // A key bound to another project cannot refetch a span of the default project by its global id.
     const span = firstNodeId((await h.gql(sample.Span as string, {}, ADMIN)).data);
-    const bound = (await h.gql('mutation { createApiKey(input: {name: "node-bound", role: "viewer", projectId: "other"}) { key } }', {}, ADMIN)).data.createApiKey.key;
-    expect((await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: span }, bound)).errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await h.gql('query($id: ID!) { node(id: $id) { ... on Span { spanId inputArgs } } }', { id: span }, viewerKey)).data.node.spanId).toBeTruthy();
+    const bound = (
+      await h.gql(
+        'mutation { createApiKey(input: {name: "node-bound", role: "viewer", projectId: "other"}) { key } }',
+        {},
+        ADMIN,
+      )
+    ).data.createApiKey.key;
+    expect(
+      (await h.gql('query($id: ID!) { node(id: $id) { nodeId } }', { id: span }, bound)).errors[0]
+        .extensions.code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (
+        await h.gql(
+          'query($id: ID!) { node(id: $id) { ... on Span { spanId inputArgs } } }',
+          { id: span },
+          viewerKey,
+        )
+      ).data.node.spanId,
+    ).toBeTruthy();
   });
 });

@@ -11,7 +11,11 @@ let config: ReturnType<typeof configFile>;
 
 beforeAll(async () => {
   config = configFile(`http:\n  allowed_origins: ["${DASHBOARD}"]\n`);
-  server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_CONFIG: config.path, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startTestServer({
+    SPYGLASS_API_KEYS: ADMIN,
+    SPYGLASS_CONFIG: config.path,
+    SPYGLASS_RATE_LIMITS: 'off',
+  });
 });
 afterAll(async () => {
   await server?.dispose();
@@ -20,7 +24,11 @@ afterAll(async () => {
 
 const preflight = (origin: string) =>
   call(server.httpUrl, 'OPTIONS', '/graphql', {
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-api-key',
+    },
   });
 
 describe('CORS preflight of /graphql', () => {
@@ -32,9 +40,16 @@ describe('CORS preflight of /graphql', () => {
       expect(res.headers.get('access-control-allow-methods')).toContain('POST');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
     }
-    const withoutKey = await call(server.httpUrl, 'POST', '/graphql', { headers: { origin: DASHBOARD }, body: { query: '{ projects { id } }' } });
+    const withoutKey = await call(server.httpUrl, 'POST', '/graphql', {
+      headers: { origin: DASHBOARD },
+      body: { query: '{ projects { id } }' },
+    });
     expect(withoutKey.status).toBe(401);
-    const withKey = await call(server.httpUrl, 'POST', '/graphql', { key: ADMIN, headers: { origin: DASHBOARD }, body: { query: '{ projects { id } }' } });
+    const withKey = await call(server.httpUrl, 'POST', '/graphql', {
+      key: ADMIN,
+      headers: { origin: DASHBOARD },
+      body: { query: '{ projects { id } }' },
+    });
     expect(withKey.status).toBe(200);
     expect(withKey.headers.get('access-control-allow-origin')).toBe(DASHBOARD);
     expect(withKey.json.data.projects).toEqual(expect.any(Array));
@@ -47,7 +62,9 @@ describe('CORS preflight of /graphql', () => {
   });
 
   it('is only a preflight with the headers a browser sends: a bare OPTIONS still needs a key', async () => {
-    const res = await call(server.httpUrl, 'OPTIONS', '/graphql', { headers: { origin: DASHBOARD } });
+    const res = await call(server.httpUrl, 'OPTIONS', '/graphql', {
+      headers: { origin: DASHBOARD },
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -3,8 +3,19 @@ import { blastSeverity, classifyCheck, readStatus } from '../../src/health/class
 import type { HealthResult } from '../../src/model/health.ts';
 
 const result = (checkedAt: Date | null, status: HealthResult['status'] = 'up'): HealthResult => ({
-  id: 'r', projectId: 'default', serverName: 's', status, latencyMs: 1, toolsCount: 1, schemaHash: 'h', error: null,
-  checkedAt, schemaDrift: false, transport: 'stdio', serverInfo: null, protocolVersion: null,
+  id: 'r',
+  projectId: 'default',
+  serverName: 's',
+  status,
+  latencyMs: 1,
+  toolsCount: 1,
+  schemaHash: 'h',
+  error: null,
+  checkedAt,
+  schemaDrift: false,
+  transport: 'stdio',
+  serverInfo: null,
+  protocolVersion: null,
 });
 
 describe('status rules (spec §3.1)', () => {
@@ -20,7 +31,14 @@ describe('status rules (spec §3.1)', () => {
   it('derives stale once interval + timeout passed without a check, and unknown without one', () => {
     const now = new Date('2026-01-01T00:01:05Z');
     expect(readStatus(result(new Date('2026-01-01T00:00:00Z'), 'down'), now, 60, 5)).toBe('down');
-    expect(readStatus(result(new Date('2026-01-01T00:00:00Z')), new Date('2026-01-01T00:01:05.001Z'), 60, 5)).toBe('stale');
+    expect(
+      readStatus(
+        result(new Date('2026-01-01T00:00:00Z')),
+        new Date('2026-01-01T00:01:05.001Z'),
+        60,
+        5,
+      ),
+    ).toBe('stale');
     expect(readStatus(result(null), now, 60, 5)).toBe('unknown');
   });
 });

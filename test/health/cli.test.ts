@@ -24,7 +24,11 @@ beforeAll(async () => {
       { name: 'gone', transport: 'sse', url: `http://127.0.0.1:${closed}/sse`, timeout_seconds: 1 },
     ],
   });
-  env = { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: join(dir, 'data'), SPYGLASS_LOG_LEVEL: 'error' };
+  env = {
+    SPYGLASS_CONFIG: config,
+    SPYGLASS_DATA_DIR: join(dir, 'data'),
+    SPYGLASS_LOG_LEVEL: 'error',
+  };
 });
 
 afterAll(async () => {
@@ -33,62 +37,90 @@ afterAll(async () => {
 });
 
 describe('spyglass check', () => {
-  it('checks every server; --json adds schema_drift; exit code 1 when one is down', { timeout: 90_000 }, async () => {
-    const r = await runCli(['check', '--json'], env);
-    expect(r.code, r.stderr).toBe(1);
-    const rows = JSON.parse(r.stdout);
-    expect(rows.map((x: any) => [x.server_name, x.status])).toEqual([
-      ['gone', 'down'],
-      ['ok', 'up'],
-    ]);
-    expect(rows[1]).toMatchObject({ schema_drift: false, tools_count: 2, error: null });
-    expect(rows[0].error).toMatch(/^connection refused/);
-  });
+  it(
+    'checks every server; --json adds schema_drift; exit code 1 when one is down',
+    { timeout: 90_000 },
+    async () => {
+      const r = await runCli(['check', '--json'], env);
+      expect(r.code, r.stderr).toBe(1);
+      const rows = JSON.parse(r.stdout);
+      expect(rows.map((x: any) => [x.server_name, x.status])).toEqual([
+        ['gone', 'down'],
+        ['ok', 'up'],
+      ]);
+      expect(rows[1]).toMatchObject({ schema_drift: false, tools_count: 2, error: null });
+      expect(rows[0].error).toMatch(/^connection refused/);
+    },
+  );
 
-  it('--server checks one; exit code 0 when it is up; the table is for people', { timeout: 60_000 }, async () => {
-    const r = await runCli(['check', '--server', 'ok'], env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/│ ok\s+│ up\s+│/);
-    expect((await runCli(['check', '--server', 'nope'], env)).stderr).toMatch(/no configured server named nope/);
-  });
+  it(
+    '--server checks one; exit code 0 when it is up; the table is for people',
+    { timeout: 60_000 },
+    async () => {
+      const r = await runCli(['check', '--server', 'ok'], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/│ ok\s+│ up\s+│/);
+      expect((await runCli(['check', '--server', 'nope'], env)).stderr).toMatch(
+        /no configured server named nope/,
+      );
+    },
+  );
 });
 
 describe('spyglass monitor', () => {
-  it('--once runs one pass and exits non-zero when a server is down', { timeout: 60_000 }, async () => {
-    const r = await runCli(['monitor', '--once', '--json'], env);
-    expect(r.code, r.stderr).toBe(1);
-    // JSON lines, one object per check, like the daemon prints.
-    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).status)).toEqual(['down', 'up']);
-  });
+  it(
+    '--once runs one pass and exits non-zero when a server is down',
+    { timeout: 60_000 },
+    async () => {
+      const r = await runCli(['monitor', '--once', '--json'], env);
+      expect(r.code, r.stderr).toBe(1);
+      // JSON lines, one object per check, like the daemon prints.
+      expect(
+        r.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l).status),
+      ).toEqual(['down', 'up']);
+    },
+  );
 
-  it('runs as a daemon on its interval until SIGTERM, then exits cleanly', { timeout: 60_000 }, async () => {
-    const before = childPids();
-    const child = spawn(process.execPath, [BIN, 'monitor', '--interval', '1', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      const lines = await new Promise<any[]>((resolve, reject) => {
-        let out = '';
-        const seen: any[] = [];
-        child.stdout.on('data', (d: Buffer) => {
-          out += String(d);
-          let nl: number;
-          while ((nl = out.indexOf('\n')) >= 0) {
-            seen.push(JSON.parse(out.slice(0, nl)));
-            out = out.slice(nl + 1);
-          }
-          // Two passes: both servers checked twice, one interval apart.
-          if (seen.filter((l) => l.server_name === 'ok').length >= 2) resolve(seen);
-        });
-        child.once('exit', (code) => reject(new Error(`monitor exited early (${code})`)));
+  it(
+    'runs as a daemon on its interval until SIGTERM, then exits cleanly',
+    { timeout: 60_000 },
+    async () => {
+      const before = childPids();
+      const child = spawn(process.execPath, [BIN, 'monitor', '--interval', '1', '--json'], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      const ok = lines.filter((l) => l.server_name === 'ok');
-      expect(ok.map((l) => l.status)).toEqual(['up', 'up']);
-      expect(Date.parse(ok[1].checked_at) - Date.parse(ok[0].checked_at)).toBeGreaterThanOrEqual(900);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-    expect(childPids()).toEqual(before);
-  });
+      try {
+        const lines = await new Promise<any[]>((resolve, reject) => {
+          let out = '';
+          const seen: any[] = [];
+          child.stdout.on('data', (d: Buffer) => {
+            out += String(d);
+            let nl: number;
+            while ((nl = out.indexOf('\n')) >= 0) {
+              seen.push(JSON.parse(out.slice(0, nl)));
+              out = out.slice(nl + 1);
+            }
+            // Two passes: both servers checked twice, one interval apart.
+            if (seen.filter((l) => l.server_name === 'ok').length >= 2) resolve(seen);
+          });
+          child.once('exit', (code) => reject(new Error(`monitor exited early (${code})`)));
+        });
+        const ok = lines.filter((l) => l.server_name === 'ok');
+        expect(ok.map((l) => l.status)).toEqual(['up', 'up']);
+        expect(Date.parse(ok[1].checked_at) - Date.parse(ok[0].checked_at)).toBeGreaterThanOrEqual(
+          900,
+        );
+        const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      expect(childPids()).toEqual(before);
+    },
+  );
 });

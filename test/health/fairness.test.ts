@@ -36,10 +36,21 @@ beforeAll(async () => {
     monitor: { enabled: false, concurrency: 4 },
     network: { allow_private_targets: ['127.0.0.0/8'] },
   });
-  server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startTestServer({
+    SPYGLASS_CONFIG: config,
+    SPYGLASS_API_KEYS: boot,
+    SPYGLASS_RATE_LIMITS: 'off',
+  });
   for (const p of ['a', 'b']) await createProject(server.httpUrl, boot, p);
   const put = async (project: string, name: string, url: string) =>
-    expectStatus(await call(server.httpUrl, 'PUT', `/api/servers/metadata/${name}?project_id=${project}`, { key: boot, body: { transport: 'streamable_http', url } }), 200, name);
+    expectStatus(
+      await call(server.httpUrl, 'PUT', `/api/servers/metadata/${name}?project_id=${project}`, {
+        key: boot,
+        body: { transport: 'streamable_http', url },
+      }),
+      200,
+      name,
+    );
   const tarpitUrl = `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}/mcp`;
   for (let i = 0; i < 6; i++) await put('b', `tarpit-${i}`, tarpitUrl);
   await put('a', 'fast', `${fx.url}/ok/fast/mcp`);
@@ -58,7 +69,8 @@ describe('health checks are scheduled fairly per project', () => {
     const health = server.services.health;
     const done: string[] = [];
     const off = server.services.bus.subscribe((e: LiveEvent) => {
-      if (e.type === 'health:check') done.push(`${String(e.data.project_id)}/${String(e.data.server_name)}`);
+      if (e.type === 'health:check')
+        done.push(`${String(e.data.project_id)}/${String(e.data.server_name)}`);
     });
     try {
       const firstHeld = once(tarpit, 'connection');

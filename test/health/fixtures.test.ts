@@ -3,12 +3,23 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveStdioGroups } from '../../src/health/stdio-process.ts';
-import { FIXTURE_TOKEN, startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
+import {
+  FIXTURE_TOKEN,
+  startHttpFixtures,
+  type HttpFixtures,
+} from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { DRIFT_CASES } from './drift-cases.ts';
-import { childPids, processesWith, stdioFixture, tempDir, writeConfig, writeTools } from './helpers.ts';
+import {
+  childPids,
+  processesWith,
+  stdioFixture,
+  tempDir,
+  writeConfig,
+  writeTools,
+} from './helpers.ts';
 
 /**
  * Fixture MCP servers written with the SDK (test/fixtures/mcp), checked through the real API:
@@ -28,14 +39,28 @@ beforeAll(async () => {
   writeTools(join(dir, 'stdio-drift.json'), [{ name: 'a', inputSchema: { type: 'object' } }]);
   writeTools(join(dir, 'invalid.json'), [
     { name: 'ok', inputSchema: { type: 'object' } },
-    { name: 'broken', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { x: { type: 'nonsense' } } } },
+    {
+      name: 'broken',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object', properties: { x: { type: 'nonsense' } } },
+    },
   ]);
-  const http = (name: string, path: string, extra: Record<string, unknown> = {}) => ({ name, transport: path.endsWith('/sse') ? 'sse' : 'streamable_http', url: `${fx.url}${path}`, ...extra });
+  const http = (name: string, path: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    transport: path.endsWith('/sse') ? 'sse' : 'streamable_http',
+    url: `${fx.url}${path}`,
+    ...extra,
+  });
   const config = writeConfig(dir, {
     monitor: { enabled: false },
     servers: [
       ...DRIFT_CASES.map((c) => http(`drift-${c.id}`, `/ok/drift-${c.id}/mcp`)),
-      stdioFixture('stdio-drift', 'normal', {}, { FIXTURE_TOOLS_FILE: join(dir, 'stdio-drift.json') }),
+      stdioFixture(
+        'stdio-drift',
+        'normal',
+        {},
+        { FIXTURE_TOOLS_FILE: join(dir, 'stdio-drift.json') },
+      ),
       stdioFixture('hang-stdio', 'hang', { timeout_seconds: 1 }),
       http('hang-http', '/hang/a/mcp', { timeout_seconds: 1 }),
       http('hang-sse', '/hang/b/sse', { timeout_seconds: 1 }),
@@ -44,7 +69,10 @@ beforeAll(async () => {
       http('fail-list-http', '/fail-list/mcp'),
       stdioFixture('fail-list-stdio', 'fail-list'),
       http('fail-probe-http', '/fail-probe/mcp', { health_tool: 'ping' }),
-      stdioFixture('fail-probe-stdio', 'fail-probe', { health_tool: 'read_file', health_tool_args: { path: '/etc/hostname' } }),
+      stdioFixture('fail-probe-stdio', 'fail-probe', {
+        health_tool: 'read_file',
+        health_tool_args: { path: '/etc/hostname' },
+      }),
       http('probe-ok-sse', '/ok/probe/sse', { health_tool: 'ping' }),
       stdioFixture('crash-stdio', 'crash'),
       http('crash-http', '/crash/mcp'),
@@ -56,7 +84,11 @@ beforeAll(async () => {
       http('invalid-schema', '/ok/invalid/mcp'),
     ],
   });
-  server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startTestServer({
+    SPYGLASS_CONFIG: config,
+    SPYGLASS_API_KEYS: ADMIN,
+    SPYGLASS_RATE_LIMITS: 'off',
+  });
 });
 
 afterAll(async () => {
@@ -66,7 +98,14 @@ afterAll(async () => {
 });
 
 async function check(name: string): Promise<any> {
-  const res = expectStatus(await call(server.httpUrl, 'POST', '/api/health/check', { key: ADMIN, body: { server_name: name } }), 200, `check ${name}`);
+  const res = expectStatus(
+    await call(server.httpUrl, 'POST', '/api/health/check', {
+      key: ADMIN,
+      body: { server_name: name },
+    }),
+    200,
+    `check ${name}`,
+  );
   expect(res.json).toHaveLength(1);
   return res.json[0];
 }
@@ -83,11 +122,26 @@ describe('drift between checks, one test per change type', () => {
     expect(second).toMatchObject({ status: 'degraded', schema_drift: true });
     expect(second.error).toMatch(/schema drift/);
     expect(second.drift.changes).toEqual([expect.objectContaining(c.expected)]);
-    expect(second.drift).toMatchObject({ classification: c.expected.classification, previous_hash: first.schema_hash, current_hash: second.schema_hash });
+    expect(second.drift).toMatchObject({
+      classification: c.expected.classification,
+      previous_hash: first.schema_hash,
+      current_hash: second.schema_hash,
+    });
 
-    const history = expectStatus(await call(server.httpUrl, 'GET', `/api/health/servers/${name}/drift-history`, { key: ADMIN }), 200, 'drift history').json;
+    const history = expectStatus(
+      await call(server.httpUrl, 'GET', `/api/health/servers/${name}/drift-history`, {
+        key: ADMIN,
+      }),
+      200,
+      'drift history',
+    ).json;
     expect(history).toHaveLength(1);
-    expect(history[0]).toMatchObject({ id: second.drift.id, server_name: name, previous_hash: first.schema_hash, current_hash: second.schema_hash });
+    expect(history[0]).toMatchObject({
+      id: second.drift.id,
+      server_name: name,
+      previous_hash: first.schema_hash,
+      current_hash: second.schema_hash,
+    });
     expect(history[0].changes).toEqual(second.drift.changes);
   });
 
@@ -98,23 +152,41 @@ describe('drift between checks, one test per change type', () => {
 
   it('works the same over stdio (the fixture reads its tools from a file the test rewrites)', async () => {
     expect(await check('stdio-drift')).toMatchObject({ status: 'up', tools_count: 1 });
-    writeTools(join(dir, 'stdio-drift.json'), [{ name: 'a', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }]);
+    writeTools(join(dir, 'stdio-drift.json'), [
+      { name: 'a', inputSchema: { type: 'object' } },
+      { name: 'b', inputSchema: { type: 'object' } },
+    ]);
     const r = await check('stdio-drift');
     expect(r).toMatchObject({ status: 'degraded', tools_count: 2, schema_drift: true });
-    expect(r.drift.changes).toEqual([expect.objectContaining({ change_type: 'tool_added', classification: 'COMPATIBLE', tool_name: 'b' })]);
+    expect(r.drift.changes).toEqual([
+      expect.objectContaining({
+        change_type: 'tool_added',
+        classification: 'COMPATIBLE',
+        tool_name: 'b',
+      }),
+    ]);
   });
 });
 
 describe('failures', () => {
   // The deadline is what the error names; that nothing outlives it is shown by what is left
   // afterwards (no request still open at the fixture, no stdio process group), not by timing.
-  it.each(['hang-stdio', 'hang-http', 'hang-sse'])('%s: down with a timeout message, leaving nothing open', async (name) => {
-    const r = await check(name);
-    expect(r).toMatchObject({ status: 'down', latency_ms: null, tools_count: null, schema_hash: null });
-    expect(r.error).toMatch(/^timed out after 1000 ms waiting for initialize$/);
-    await expect.poll(() => fx.hanging(), { timeout: 5_000 }).toBe(0);
-    expect(liveStdioGroups()).toEqual([]);
-  }, 20_000);
+  it.each(['hang-stdio', 'hang-http', 'hang-sse'])(
+    '%s: down with a timeout message, leaving nothing open',
+    async (name) => {
+      const r = await check(name);
+      expect(r).toMatchObject({
+        status: 'down',
+        latency_ms: null,
+        tools_count: null,
+        schema_hash: null,
+      });
+      expect(r.error).toMatch(/^timed out after 1000 ms waiting for initialize$/);
+      await expect.poll(() => fx.hanging(), { timeout: 5_000 }).toBe(0);
+      expect(liveStdioGroups()).toEqual([]);
+    },
+    20_000,
+  );
 
   it.each(['refused-http', 'refused-sse'])('%s: a refused connection is down', async (name) => {
     const r = await check(name);
@@ -122,44 +194,64 @@ describe('failures', () => {
     expect(r.error).toMatch(/^connection refused \(127\.0\.0\.1:\d+\)$/);
   });
 
-  it.each(['fail-list-http', 'fail-list-stdio'])('%s: a failing tools/list is down', async (name) => {
-    const r = await check(name);
-    expect(r).toMatchObject({ status: 'down' });
-    expect(r.error).toMatch(/tools\/list failed: .*tool registry unavailable/);
-  });
+  it.each(['fail-list-http', 'fail-list-stdio'])(
+    '%s: a failing tools/list is down',
+    async (name) => {
+      const r = await check(name);
+      expect(r).toMatchObject({ status: 'down' });
+      expect(r.error).toMatch(/tools\/list failed: .*tool registry unavailable/);
+    },
+  );
 
   it.each([
     ['fail-probe-http', 'ping'],
     ['fail-probe-stdio', 'read_file'],
-  ])('%s: a failing probe tool is degraded (MCP answers, the backend does not)', async (name, tool) => {
-    const r = await check(name);
-    expect(r).toMatchObject({ status: 'degraded', tools_count: 2 });
-    expect(r.error).toBe(`health tool ${tool} reported an error: database connection lost`);
-  });
+  ])(
+    '%s: a failing probe tool is degraded (MCP answers, the backend does not)',
+    async (name, tool) => {
+      const r = await check(name);
+      expect(r).toMatchObject({ status: 'degraded', tools_count: 2 });
+      expect(r.error).toBe(`health tool ${tool} reported an error: database connection lost`);
+    },
+  );
 
   it('a passing probe keeps the server up (SSE)', async () => {
-    expect(await check('probe-ok-sse')).toMatchObject({ status: 'up', tools_count: 2, error: null });
+    expect(await check('probe-ok-sse')).toMatchObject({
+      status: 'up',
+      tools_count: 2,
+      error: null,
+    });
   });
 
   it('a stdio server that crashes mid-handshake is down with its exit code and stderr', async () => {
     const r = await check('crash-stdio');
     expect(r).toMatchObject({ status: 'down' });
-    expect(r.error).toBe('server exited during initialize (exit code 3): fatal: config file missing');
+    expect(r.error).toBe(
+      'server exited during initialize (exit code 3): fatal: config file missing',
+    );
   });
 
   it('an HTTP server that drops the connection mid-handshake is down', async () => {
     const r = await check('crash-http');
-    expect(r).toMatchObject({ status: 'down', error: 'connection closed by the server during initialize' });
+    expect(r).toMatchObject({
+      status: 'down',
+      error: 'connection closed by the server during initialize',
+    });
   });
 
   it('a stdio command that does not exist is down', async () => {
-    expect(await check('missing-command')).toMatchObject({ status: 'down', error: 'could not start spyglass-no-such-command: command not found' });
+    expect(await check('missing-command')).toMatchObject({
+      status: 'down',
+      error: 'could not start spyglass-no-such-command: command not found',
+    });
   });
 
   it('an authenticated server: 401 without headers (down, auth error), up with the configured header', async () => {
     const denied = await check('auth-missing');
     expect(denied.status).toBe('down');
-    expect(denied.error).toMatch(/^authentication failed \(HTTP 401\); WWW-Authenticate: Bearer resource_metadata=/);
+    expect(denied.error).toMatch(
+      /^authentication failed \(HTTP 401\); WWW-Authenticate: Bearer resource_metadata=/,
+    );
     expect(await check('auth-ok')).toMatchObject({ status: 'up', tools_count: 2 });
   });
 

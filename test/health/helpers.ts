@@ -8,7 +8,12 @@ import type { LiveEvent } from '../../src/live/bus.ts';
 import type { EventBus } from '../../src/live/bus.ts';
 import { freePort } from '../helpers/free-port.ts';
 
-export const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+export const EVERYTHING = fileURLToPath(
+  new URL(
+    '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    import.meta.url,
+  ),
+);
 const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url));
 const LOOPBACK = fileURLToPath(new URL('../fixtures/mcp/loopback.mjs', import.meta.url));
 
@@ -28,7 +33,12 @@ export function writeTools(path: string, tools: unknown[], instructions?: string
 }
 
 /** A servers[] entry running test/fixtures/mcp/stdio-server.ts in the given mode. */
-export function stdioFixture(name: string, mode: string, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Record<string, unknown> {
+export function stdioFixture(
+  name: string,
+  mode: string,
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Record<string, unknown> {
   return {
     name,
     transport: 'stdio',
@@ -60,7 +70,9 @@ export async function startEverything(mode: 'sse' | 'streamableHttp'): Promise<E
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server-everything ${mode} exited (${code}): ${seen}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`server-everything ${mode} exited (${code}): ${seen}`)),
+    );
   });
   return {
     url: `http://127.0.0.1:${port}${mode === 'sse' ? '/sse' : '/mcp'}`,
@@ -76,12 +88,16 @@ export async function startEverything(mode: 'sse' | 'streamableHttp'): Promise<E
 
 /** Live processes whose parent is this process. */
 export function childPids(): number[] {
-  return allProcesses().filter((p) => p.ppid === process.pid).map((p) => p.pid);
+  return allProcesses()
+    .filter((p) => p.ppid === process.pid)
+    .map((p) => p.pid);
 }
 
 /** Live processes whose command line contains `marker` (catches orphans reparented away from us). */
 export function processesWith(marker: string): number[] {
-  return allProcesses().filter((p) => p.cmdline.includes(marker)).map((p) => p.pid);
+  return allProcesses()
+    .filter((p) => p.cmdline.includes(marker))
+    .map((p) => p.pid);
 }
 
 function allProcesses(): { pid: number; ppid: number; cmdline: string }[] {
@@ -93,7 +109,11 @@ function allProcesses(): { pid: number; ppid: number; cmdline: string }[] {
       // Fields after the parenthesised command: state ppid ...
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (rest[0] === 'Z') continue;
-      out.push({ pid: Number(entry), ppid: Number(rest[1]), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+      out.push({
+        pid: Number(entry),
+        ppid: Number(rest[1]),
+        cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '),
+      });
     } catch {
       // exited while we looked
     }
@@ -106,7 +126,11 @@ export function fdCount(): number {
 }
 
 /** Resolves with the first `count` events matching `pred` (no sleeping: the bus tells us). */
-export function collectEvents(bus: EventBus, pred: (e: LiveEvent) => boolean, count: number): Promise<LiveEvent[]> {
+export function collectEvents(
+  bus: EventBus,
+  pred: (e: LiveEvent) => boolean,
+  count: number,
+): Promise<LiveEvent[]> {
   const seen: LiveEvent[] = [];
   return new Promise((resolve) => {
     const off = bus.subscribe((e) => {
@@ -131,7 +155,11 @@ export interface FixtureProcess {
 /** test/fixtures/mcp/fixture-process.ts: the HTTP fixtures on another core than the checker. */
 export async function startFixtureProcess(toolsDir?: string): Promise<FixtureProcess> {
   const script = fileURLToPath(new URL('../fixtures/mcp/fixture-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...(toolsDir ? [toolsDir] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, ...(toolsDir ? [toolsDir] : [])],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -144,7 +172,8 @@ export async function startFixtureProcess(toolsDir?: string): Promise<FixturePro
   return {
     url,
     pid: child.pid as number,
-    hanging: async () => ((await (await fetch(`${url}/_stats`)).json()) as { hanging: number }).hanging,
+    hanging: async () =>
+      ((await (await fetch(`${url}/_stats`)).json()) as { hanging: number }).hanging,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

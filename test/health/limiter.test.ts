@@ -20,7 +20,14 @@ describe('health-check limiter', () => {
         gates.set(id, g);
         await g.opened;
       });
-    const all = [job('B', 'b1'), job('B', 'b2'), job('B', 'b3'), job('A', 'a1'), job('B', 'b4'), job('C', 'c1')];
+    const all = [
+      job('B', 'b1'),
+      job('B', 'b2'),
+      job('B', 'b3'),
+      job('A', 'a1'),
+      job('B', 'b4'),
+      job('C', 'c1'),
+    ];
     // b1 runs; as each finishes, the next project in line gets the slot.
     for (const id of ['b1', 'b2', 'a1', 'c1', 'b3', 'b4']) {
       await expect.poll(() => started.at(-1)).toBe(id);

@@ -4,7 +4,16 @@ import { liveStdioGroups } from '../../src/health/stdio-process.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { childPids, collectEvents, fdCount, startFixtureProcess, stdioFixture, tempDir, writeConfig, type FixtureProcess } from './helpers.ts';
+import {
+  childPids,
+  collectEvents,
+  fdCount,
+  startFixtureProcess,
+  stdioFixture,
+  tempDir,
+  writeConfig,
+  type FixtureProcess,
+} from './helpers.ts';
 
 const ADMIN = `sg_${'m'.repeat(64)}`;
 let fx: HttpFixtures;
@@ -21,7 +30,11 @@ afterAll(async () => {
 async function serve(doc: Record<string, unknown>): Promise<TestServer> {
   const dir = tempDir();
   dirs.push(dir);
-  return startTestServer({ SPYGLASS_CONFIG: writeConfig(dir, doc), SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+  return startTestServer({
+    SPYGLASS_CONFIG: writeConfig(dir, doc),
+    SPYGLASS_API_KEYS: ADMIN,
+    SPYGLASS_RATE_LIMITS: 'off',
+  });
 }
 
 describe('100 configured servers in one cycle', () => {
@@ -35,10 +48,20 @@ describe('100 configured servers in one cycle', () => {
     const timeout_seconds = TIMEOUT_MS / 1000;
     // Ten servers hang (and sort first, so all ten hold a slot at once); 90 answer, half over SSE.
     const servers = [
-      ...Array.from({ length: 10 }, (_, i) => ({ name: `hang-${i}`, transport: 'streamable_http', url: `${remote.url}/hang/${i}/mcp`, timeout_seconds })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        name: `hang-${i}`,
+        transport: 'streamable_http',
+        url: `${remote.url}/hang/${i}/mcp`,
+        timeout_seconds,
+      })),
       ...Array.from({ length: 90 }, (_, i) => {
         const sse = i % 2 === 1;
-        return { name: `ok-${String(i).padStart(2, '0')}`, transport: sse ? 'sse' : 'streamable_http', url: `${remote.url}/ok/${i}/${sse ? 'sse' : 'mcp'}`, timeout_seconds };
+        return {
+          name: `ok-${String(i).padStart(2, '0')}`,
+          transport: sse ? 'sse' : 'streamable_http',
+          url: `${remote.url}/ok/${i}/${sse ? 'sse' : 'mcp'}`,
+          timeout_seconds,
+        };
       }),
     ];
     server = await serve({ monitor: { enabled: false, concurrency: 32 }, servers });
@@ -50,7 +73,11 @@ describe('100 configured servers in one cycle', () => {
 
   const cycle = async () => {
     const t0 = performance.now();
-    const res = expectStatus(await call(server.httpUrl, 'POST', '/api/health/check', { key: ADMIN }), 200, 'check');
+    const res = expectStatus(
+      await call(server.httpUrl, 'POST', '/api/health/check', { key: ADMIN }),
+      200,
+      'check',
+    );
     return { results: res.json as any[], ms: performance.now() - t0 };
   };
 
@@ -62,8 +89,11 @@ describe('100 configured servers in one cycle', () => {
     const { results, ms } = await cycle();
     expect(results).toHaveLength(100);
     const down = results.filter((r) => r.status === 'down');
-    expect(down.map((r) => r.server_name).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `hang-${i}`));
-    for (const r of down) expect(r.error).toBe(`timed out after ${TIMEOUT_MS} ms waiting for initialize`);
+    expect(down.map((r) => r.server_name).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `hang-${i}`),
+    );
+    for (const r of down)
+      expect(r.error).toBe(`timed out after ${TIMEOUT_MS} ms waiting for initialize`);
     expect(results.filter((r) => r.status === 'up')).toHaveLength(90);
     // Hanging servers hold 10 of the 32 slots for one timeout while the others check the rest: about
     // one timeout, where checking them one after another would take ten (20 s). The bound leaves
@@ -75,11 +105,17 @@ describe('100 configured servers in one cycle', () => {
     await expect.poll(() => remote.hanging(), { timeout: 5000, interval: 50 }).toBe(0); // the checker let go of every hung request
     // Idle keep-alive sockets close within the fixture's 100 ms keep-alive timeout.
     await expect.poll(fdCount, { timeout: 5000, interval: 50 }).toBeLessThanOrEqual(fds);
-    console.log(`100 servers (10 hanging, timeout ${TIMEOUT_MS} ms, concurrency 32): cycle ${ms.toFixed(0)} ms; open fds ${fds} before, ${fdCount()} after`);
+    console.log(
+      `100 servers (10 hanging, timeout ${TIMEOUT_MS} ms, concurrency 32): cycle ${ms.toFixed(0)} ms; open fds ${fds} before, ${fdCount()} after`,
+    );
   });
 
   it('lists them all with their latest status', async () => {
-    const list = expectStatus(await call(server.httpUrl, 'GET', '/api/health/servers', { key: ADMIN }), 200, 'list').json;
+    const list = expectStatus(
+      await call(server.httpUrl, 'GET', '/api/health/servers', { key: ADMIN }),
+      200,
+      'list',
+    ).json;
     expect(list).toHaveLength(100);
     expect(list.filter((r: any) => r.status === 'up')).toHaveLength(90);
   });
@@ -91,19 +127,42 @@ describe('embedded monitor', () => {
       monitor: { health_check_interval_seconds: 1 },
       servers: [
         { name: 'fast', transport: 'streamable_http', url: `${fx.url}/ok/fast/mcp` },
-        { name: 'slow', transport: 'sse', url: `${fx.url}/ok/slow/sse`, health_check_interval_seconds: 3600 },
+        {
+          name: 'slow',
+          transport: 'sse',
+          url: `${fx.url}/ok/slow/sse`,
+          health_check_interval_seconds: 3600,
+        },
       ],
     });
     try {
       const events: string[] = [];
-      const off = server.services.bus.subscribe((e) => e.type === 'health:check' && events.push((e.data as { server_name: string }).server_name));
+      const off = server.services.bus.subscribe(
+        (e) =>
+          e.type === 'health:check' && events.push((e.data as { server_name: string }).server_name),
+      );
       // The first pass may already have happened at start; three more checks of `fast` take ~2-3 s.
-      await collectEvents(server.services.bus, (e) => e.type === 'health:check' && (e.data as { server_name: string }).server_name === 'fast', 3);
+      await collectEvents(
+        server.services.bus,
+        (e) =>
+          e.type === 'health:check' && (e.data as { server_name: string }).server_name === 'fast',
+        3,
+      );
       off();
-      const history = expectStatus(await call(server.httpUrl, 'GET', '/api/health/servers/slow/history', { key: ADMIN }), 200, 'history').json;
+      const history = expectStatus(
+        await call(server.httpUrl, 'GET', '/api/health/servers/slow/history', { key: ADMIN }),
+        200,
+        'history',
+      ).json;
       expect(history).toHaveLength(1);
       expect(events.filter((n) => n === 'slow').length).toBeLessThanOrEqual(1);
-      const fast = expectStatus(await call(server.httpUrl, 'GET', '/api/health/servers/fast/history?limit=100', { key: ADMIN }), 200, 'history').json;
+      const fast = expectStatus(
+        await call(server.httpUrl, 'GET', '/api/health/servers/fast/history?limit=100', {
+          key: ADMIN,
+        }),
+        200,
+        'history',
+      ).json;
       expect(fast.length).toBeGreaterThanOrEqual(3);
       expect(fast.every((r: any) => r.status === 'up')).toBe(true);
     } finally {

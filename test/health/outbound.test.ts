@@ -23,11 +23,25 @@ let internalConnections = 0;
 let p2Admin: string;
 
 const check = async (name: string, project: string, key = p2Admin) => {
-  const r = expectStatus(await call(server.httpUrl, 'POST', '/api/health/check', { key, body: { server_name: name, project_id: project } }), 200, `check ${name}`);
+  const r = expectStatus(
+    await call(server.httpUrl, 'POST', '/api/health/check', {
+      key,
+      body: { server_name: name, project_id: project },
+    }),
+    200,
+    `check ${name}`,
+  );
   return r.json[0] as { status: string; error: string | null; tools_count: number | null };
 };
 const putServer = async (name: string, url: string) =>
-  expectStatus(await call(server.httpUrl, 'PUT', `/api/servers/metadata/${name}?project_id=p2`, { key: p2Admin, body: { transport: 'streamable_http', url } }), 200, `put ${name}`);
+  expectStatus(
+    await call(server.httpUrl, 'PUT', `/api/servers/metadata/${name}?project_id=p2`, {
+      key: p2Admin,
+      body: { transport: 'streamable_http', url },
+    }),
+    200,
+    `put ${name}`,
+  );
 
 beforeAll(async () => {
   dir = tempDir();
@@ -43,11 +57,20 @@ beforeAll(async () => {
     monitor: { enabled: false },
     network: { allow_private_targets: ['127.0.0.1/32'] },
     servers: [
-      { name: 'yaml-internal', transport: 'streamable_http', url: `${internalUrl}/mcp`, timeout_seconds: 5 },
+      {
+        name: 'yaml-internal',
+        transport: 'streamable_http',
+        url: `${internalUrl}/mcp`,
+        timeout_seconds: 5,
+      },
       { name: 'yaml-auth', transport: 'streamable_http', url: `${fx.url}/auth/mcp` },
     ],
   });
-  server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startTestServer({
+    SPYGLASS_CONFIG: config,
+    SPYGLASS_API_KEYS: boot,
+    SPYGLASS_RATE_LIMITS: 'off',
+  });
   await createProject(server.httpUrl, boot, 'p2');
   p2Admin = (await createKey(server.httpUrl, boot, { role: 'admin', project_id: 'p2' })).key;
 });
@@ -62,29 +85,46 @@ afterAll(async () => {
 describe('checks of catalog URLs follow the outbound policy', () => {
   it('a catalog server on an address the operator opened is checked normally', async () => {
     await putServer('fixture', `${fx.url}/ok/fixture/mcp`);
-    expect(await check('fixture', 'p2')).toMatchObject({ status: 'up', tools_count: 2, error: null });
+    expect(await check('fixture', 'p2')).toMatchObject({
+      status: 'up',
+      tools_count: 2,
+      error: null,
+    });
   });
 
   it('an entry whose address is refused is down, names the policy, and no connection is made', async () => {
     // Stored before the policy existed (or by a name that now resolves elsewhere): the check refuses it.
-    await upsertCatalogEntry(server.services.store.db, 'server', 'p2', 'internal', { transport: 'streamable_http', url: `${internalUrl}/mcp` });
+    await upsertCatalogEntry(server.services.store.db, 'server', 'p2', 'internal', {
+      transport: 'streamable_http',
+      url: `${internalUrl}/mcp`,
+    });
     const r = await check('internal', 'p2');
     expect(r.status).toBe('down');
-    expect(r.error).toBe('refused by the outbound URL policy: the host is a loopback address, not listed in network.allow_private_targets');
+    expect(r.error).toBe(
+      'refused by the outbound URL policy: the host is a loopback address, not listed in network.allow_private_targets',
+    );
     expect(internalConnections).toBe(0);
   });
 
   it('a redirect to a refused address is refused, without the answer', async () => {
-    await putServer('redirected', `${fx.url}/redirect/${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`);
+    await putServer(
+      'redirected',
+      `${fx.url}/redirect/${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+    );
     const r = await check('redirected', 'p2');
     expect(r.status).toBe('down');
-    expect(r.error).toMatch(/^refused by the outbound URL policy: redirect refused, the host is a link-local \(cloud metadata\) address/);
+    expect(r.error).toMatch(
+      /^refused by the outbound URL policy: redirect refused, the host is a link-local \(cloud metadata\) address/,
+    );
     expect(r.error).not.toContain('secret redirect body');
   });
 
   it('errors never repeat what the target answered (WWW-Authenticate, JSON-RPC messages)', async () => {
     await putServer('auth', `${fx.url}/auth/mcp`);
-    expect(await check('auth', 'p2')).toMatchObject({ status: 'down', error: 'authentication failed (HTTP 401)' });
+    expect(await check('auth', 'p2')).toMatchObject({
+      status: 'down',
+      error: 'authentication failed (HTTP 401)',
+    });
     await putServer('failing', `${fx.url}/fail-list/mcp`);
     const failing = await check('failing', 'p2');
     expect(failing.status).toBe('down');
@@ -99,6 +139,8 @@ describe('spyglass.yaml servers are trusted as written', () => {
     expect(yamlInternal.status).toBe('down'); // it answers plain text, not MCP; what matters is that it was reached
     expect(internalConnections).toBeGreaterThan(0);
     const auth = await check('yaml-auth', 'default', boot);
-    expect(auth.error).toMatch(/^authentication failed \(HTTP 401\); WWW-Authenticate: Bearer resource_metadata=/);
+    expect(auth.error).toMatch(
+      /^authentication failed \(HTTP 401\); WWW-Authenticate: Bearer resource_metadata=/,
+    );
   });
 });

@@ -24,8 +24,16 @@ export interface CallOptions {
 }
 
 /** One HTTP request to the running server; JSON bodies are serialised with their content type. */
-export async function call(base: string, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...(opts.key ? { 'x-api-key': opts.key } : {}), ...opts.headers };
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = {
+    ...(opts.key ? { 'x-api-key': opts.key } : {}),
+    ...opts.headers,
+  };
   let body: string | undefined;
   if (opts.body !== undefined) {
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
@@ -50,7 +58,8 @@ export async function readReply(res: Response): Promise<Reply> {
 
 /** Fails with the response body when the status is not the expected one. */
 export function expectStatus(r: Reply, status: number, what: string): Reply {
-  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.text}`);
+  if (r.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.text}`);
   return r;
 }
 
@@ -67,18 +76,40 @@ export interface CreatedKey {
 export async function createKey(
   base: string,
   adminKey: string,
-  input: { name?: string; role: 'admin' | 'viewer'; project_id?: string; expires_at?: string; expires_in_days?: number },
+  input: {
+    name?: string;
+    role: 'admin' | 'viewer';
+    project_id?: string;
+    expires_at?: string;
+    expires_in_days?: number;
+  },
 ): Promise<CreatedKey> {
-  const r = await call(base, 'POST', '/api/auth/api-keys', { key: adminKey, body: { name: input.name ?? `${input.role}-key`, ...input } });
+  const r = await call(base, 'POST', '/api/auth/api-keys', {
+    key: adminKey,
+    body: { name: input.name ?? `${input.role}-key`, ...input },
+  });
   return expectStatus(r, 201, `create key ${JSON.stringify(input)}`).json as CreatedKey;
 }
 
-export async function createProject(base: string, adminKey: string, id: string, name = `Project ${id}`): Promise<void> {
-  expectStatus(await call(base, 'POST', '/api/projects', { key: adminKey, body: { id, name } }), 201, `create project ${id}`);
+export async function createProject(
+  base: string,
+  adminKey: string,
+  id: string,
+  name = `Project ${id}`,
+): Promise<void> {
+  expectStatus(
+    await call(base, 'POST', '/api/projects', { key: adminKey, body: { id, name } }),
+    201,
+    `create project ${id}`,
+  );
 }
 
 export async function revokeKey(base: string, adminKey: string, id: string): Promise<void> {
-  expectStatus(await call(base, 'DELETE', `/api/auth/api-keys/${id}`, { key: adminKey }), 200, `revoke key ${id}`);
+  expectStatus(
+    await call(base, 'DELETE', `/api/auth/api-keys/${id}`, { key: adminKey }),
+    200,
+    `revoke key ${id}`,
+  );
 }
 
 export interface AuditEntry {
@@ -91,7 +122,11 @@ export interface AuditEntry {
 }
 
 export async function auditLogs(base: string, key: string, query = ''): Promise<AuditEntry[]> {
-  return expectStatus(await call(base, 'GET', `/api/audit/logs${query}`, { key }), 200, 'audit logs').json as AuditEntry[];
+  return expectStatus(
+    await call(base, 'GET', `/api/audit/logs${query}`, { key }),
+    200,
+    'audit logs',
+  ).json as AuditEntry[];
 }
 
 /** A spyglass.yaml in its own temp dir, for SPYGLASS_CONFIG; remove() deletes it. */
@@ -114,7 +149,12 @@ export interface TwoProjects {
 }
 
 /** Creates two projects and the keys a project-scoping test needs. */
-export async function twoProjects(base: string, bootKey: string, first: string, second: string): Promise<TwoProjects> {
+export async function twoProjects(
+  base: string,
+  bootKey: string,
+  first: string,
+  second: string,
+): Promise<TwoProjects> {
   await createProject(base, bootKey, first);
   await createProject(base, bootKey, second);
   const admin = (await createKey(base, bootKey, { role: 'admin', project_id: first })).key;

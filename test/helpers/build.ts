@@ -6,12 +6,19 @@ import { promisify } from 'node:util';
 const ROOT = join(import.meta.dirname, '../..');
 /** Written after each build this helper runs: its mtime is "the build is at least this new". */
 const STAMP = join(ROOT, 'dist/.built-at');
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json', 'sdk/tsconfig.json', 'package.json', 'sdk/package.json'];
+const CONFIGS = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'sdk/tsconfig.json',
+  'package.json',
+  'sdk/package.json',
+];
 
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && entry.name.endsWith('.ts'))
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
@@ -23,11 +30,18 @@ function newestMtime(dir: string): number {
  * change recompiles only what it touches. Returns whether it built.
  */
 export async function buildIfStale(): Promise<boolean> {
-  const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'sdk/src')), ...CONFIGS.map((f) => statSync(join(ROOT, f)).mtimeMs));
+  const sources = Math.max(
+    newestMtime(join(ROOT, 'src')),
+    newestMtime(join(ROOT, 'sdk/src')),
+    ...CONFIGS.map((f) => statSync(join(ROOT, f)).mtimeMs),
+  );
   if (existsSync(STAMP) && statSync(STAMP).mtimeMs >= sources) return false;
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   for (const project of ['tsconfig.build.json', 'sdk/tsconfig.json']) {
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, project)], { cwd: ROOT, timeout: 300_000 });
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, project)], {
+      cwd: ROOT,
+      timeout: 300_000,
+    });
   }
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return true;

@@ -20,7 +20,11 @@ export interface WsSession {
 }
 
 /** A graphql-ws client on a real socket; resolves once connection_ack arrived, rejects on close. */
-export function openWs(httpUrl: string, connectionParams: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<WsSession> {
+export function openWs(
+  httpUrl: string,
+  connectionParams: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<WsSession> {
   const url = `${httpUrl.replace('http', 'ws')}/graphql`;
   let onClosed!: (e: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (onClosed = r));
@@ -29,7 +33,14 @@ export function openWs(httpUrl: string, connectionParams: Record<string, unknown
       super(address, protocols, { headers });
     }
   }
-  const client = createClient({ url, webSocketImpl: HeaderSocket, connectionParams, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined });
+  const client = createClient({
+    url,
+    webSocketImpl: HeaderSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => undefined,
+  });
   client.on('closed', (e) => {
     const ev = e as { code: number; reason: string | Buffer };
     onClosed({ code: ev.code, reason: String(ev.reason) });
@@ -45,11 +56,17 @@ export function openWs(httpUrl: string, connectionParams: Record<string, unknown
         dispose: () => client.dispose() as Promise<void>,
       });
     });
-    void closed.then((e) => reject(new Error(`closed before connection_ack: ${e.code} ${e.reason}`)));
+    void closed.then((e) =>
+      reject(new Error(`closed before connection_ack: ${e.code} ${e.reason}`)),
+    );
   });
 }
 
-function subscribe(client: Client, query: string, variables?: Record<string, unknown>): Subscription {
+function subscribe(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+): Subscription {
   const received: any[] = [];
   const errors: any[] = [];
   const waiters: (() => void)[] = [];

@@ -22,12 +22,27 @@ export interface InProcessApp {
  * The real app and services on a real store (a copy of the run's migrated PGlite, or PostgreSQL when
  * `SPYGLASS_DATABASE_URL` is given), called with `app.inject()`: no socket, no background jobs.
  */
-export async function startInProcessApp(env: Record<string, string> = {}, logger?: Logger): Promise<InProcessApp> {
+export async function startInProcessApp(
+  env: Record<string, string> = {},
+  logger?: Logger,
+): Promise<InProcessApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inproc-'));
-  if (!env.SPYGLASS_DATABASE_URL) cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
-  const config = loadConfig({ SPYGLASS_DATA_DIR: dataDir, SPYGLASS_GRPC_PORT: '0', ...env }, dataDir);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: true });
-  const services = await createServices(config, store, logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  if (!env.SPYGLASS_DATABASE_URL)
+    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  const config = loadConfig(
+    { SPYGLASS_DATA_DIR: dataDir, SPYGLASS_GRPC_PORT: '0', ...env },
+    dataDir,
+  );
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    migrate: true,
+  });
+  const services = await createServices(
+    config,
+    store,
+    logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  );
   const app = await buildApp(services);
   await app.ready();
   return {

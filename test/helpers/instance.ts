@@ -38,7 +38,10 @@ afterAll(async () => {
  * once GET /api/readiness answers 200 (at most `readyWithinMs`); every instance is killed after the
  * test file.
  */
-export async function spawnInstance(env: Record<string, string>, readyWithinMs = 60_000): Promise<Instance> {
+export async function spawnInstance(
+  env: Record<string, string>,
+  readyWithinMs = 60_000,
+): Promise<Instance> {
   const port = env.SPYGLASS_PORT ? Number(env.SPYGLASS_PORT) : await freePort();
   let grpcPort = env.SPYGLASS_GRPC_PORT ? Number(env.SPYGLASS_GRPC_PORT) : await freePort();
   // freePort() closes its listener, so the next call may hand out the same port again.
@@ -61,7 +64,9 @@ export async function spawnInstance(env: Record<string, string>, readyWithinMs =
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const inst: Instance = {
     url,
@@ -88,7 +93,8 @@ export async function spawnInstance(env: Record<string, string>, readyWithinMs =
   running.add(inst);
   const deadline = Date.now() + readyWithinMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`spyglass serve exited before it was ready:\n${out}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`spyglass serve exited before it was ready:\n${out}`);
     try {
       const res = await fetch(`${url}/api/readiness`, { signal: AbortSignal.timeout(1000) });
       if (res.status === 200) return inst;

@@ -22,7 +22,11 @@ export function captureLog(level = 'info'): CapturedLog {
   return {
     logger,
     get lines() {
-      return raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+      return raw
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, any>);
     },
     text: () => raw.join(''),
   };

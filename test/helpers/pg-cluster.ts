@@ -9,10 +9,13 @@ const run = promisify(execFile);
 
 /** The directory holding initdb/pg_ctl, or null when no PostgreSQL server is installed. */
 export function findPgBin(): string | null {
-  if (process.env.PG_BIN && existsSync(join(process.env.PG_BIN, 'pg_ctl'))) return process.env.PG_BIN;
+  if (process.env.PG_BIN && existsSync(join(process.env.PG_BIN, 'pg_ctl')))
+    return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
@@ -41,9 +44,28 @@ export async function startPgCluster(): Promise<PgCluster> {
     return run(join(bin, cmd), args);
   };
   if (asRoot) await run('chown', ['postgres:postgres', dataDir]);
-  await exec('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale']);
+  await exec('initdb', [
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+  ]);
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=on`;
-  const start = () => exec('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dataDir, 'server.log'), '-w', 'start']);
+  const start = () =>
+    exec('pg_ctl', [
+      '-D',
+      dataDir,
+      '-o',
+      options,
+      '-l',
+      join(dataDir, 'server.log'),
+      '-w',
+      'start',
+    ]);
   await start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let counter = 0;
@@ -68,7 +90,24 @@ export async function startPgCluster(): Promise<PgCluster> {
 
 function psql(bin: string, port: number, command: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', command], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      join(bin, 'psql'),
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        command,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql failed: ${err}`))));

@@ -7,7 +7,8 @@ import { freePort } from './free-port.ts';
 
 /** The redis-server binary (REDIS_SERVER, else the PATH), or null when Redis is not installed. */
 export function findRedisServer(): string | null {
-  if (process.env.REDIS_SERVER && existsSync(process.env.REDIS_SERVER)) return process.env.REDIS_SERVER;
+  if (process.env.REDIS_SERVER && existsSync(process.env.REDIS_SERVER))
+    return process.env.REDIS_SERVER;
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, 'redis-server');
     if (dir && existsSync(candidate)) return candidate;
@@ -34,9 +35,24 @@ export async function startRedis(port?: number): Promise<RedisServer> {
   if (!bin) throw new Error('no redis-server found (apt-get install redis-server)');
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-redis-'));
   port ??= await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    bin,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
@@ -54,7 +70,9 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     await waitForPong(port, child);
   } catch (err) {
     await stop();
-    throw new Error(`redis-server did not start: ${(err as Error).message}\n${log}`, { cause: err });
+    throw new Error(`redis-server did not start: ${(err as Error).message}\n${log}`, {
+      cause: err,
+    });
   }
   return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid ?? 0, stop };
 }

@@ -17,15 +17,27 @@ export interface TestServer extends RunningServer {
  * Starts the real service on 127.0.0.1 with ephemeral ports: PGlite in a temp directory by default,
  * PostgreSQL when `databaseUrl` is given. `logger` lets a test read what the server logs.
  */
-export async function startTestServer(env: Record<string, string> = {}, logger?: Logger): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  logger?: Logger,
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start.
-  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR) cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR)
+    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
   const config = loadConfig(
-    { SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: String(await freePort()), SPYGLASS_DATA_DIR: dataDir, ...env },
+    {
+      SPYGLASS_PORT: '0',
+      SPYGLASS_GRPC_PORT: String(await freePort()),
+      SPYGLASS_DATA_DIR: dataDir,
+      ...env,
+    },
     dataDir,
   );
-  const server = await startServer(config, logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const server = await startServer(
+    config,
+    logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  );
   return {
     ...server,
     dataDir,

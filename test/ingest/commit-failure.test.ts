@@ -16,7 +16,10 @@ describe('a commit the database refuses', () => {
   beforeAll(async () => {
     server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }, log.logger);
     // A rule validation does not know, standing in for any deterministic database refusal.
-    await execute(server.services.store.db, sql`alter table spans add constraint no_forbidden_tool check (tool_name <> 'forbidden')`);
+    await execute(
+      server.services.store.db,
+      sql`alter table spans add constraint no_forbidden_tool check (tool_name <> 'forbidden')`,
+    );
   });
   afterAll(async () => server?.dispose());
 
@@ -29,15 +32,23 @@ describe('a commit the database refuses', () => {
     expect(res.status).toBe(500);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(res.json).toEqual({ detail: 'internal error' });
-    expect((await getJson(`${server.httpUrl}/api/traces/spans?session_id=refused`)).json).toEqual([]);
+    expect((await getJson(`${server.httpUrl}/api/traces/spans?session_id=refused`)).json).toEqual(
+      [],
+    );
 
     const failed = log.lines.find((l) => l.msg === 'group commit failed');
-    expect(failed).toMatchObject({ spans: 2, err: { code: '23514', message: expect.stringContaining('no_forbidden_tool') } });
+    expect(failed).toMatchObject({
+      spans: 2,
+      err: { code: '23514', message: expect.stringContaining('no_forbidden_tool') },
+    });
     expect(log.text()).not.toContain('payload-sss');
     expect(log.text().length).toBeLessThan(20_000);
   });
 
   it('keeps serving other requests', async () => {
-    expect((await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'fine' })])).json).toEqual({ accepted: 1, duplicates: 0 });
+    expect(
+      (await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'fine' })]))
+        .json,
+    ).toEqual({ accepted: 1, duplicates: 0 });
   });
 });

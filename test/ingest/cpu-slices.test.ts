@@ -45,7 +45,7 @@ describe('ingest CPU slices', () => {
     expect(new Set(large.turnOf).size).toBe(3);
   });
 
-  it('lets another tenant\'s small body through before a flooding tenant\'s next large one', async () => {
+  it("lets another tenant's small body through before a flooding tenant's next large one", async () => {
     await nextTurn();
     const order: string[] = [];
     const run = async (name: string, bytes: number, tenant: string) => {

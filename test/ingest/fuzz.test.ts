@@ -22,18 +22,37 @@ const IN_FLIGHT = 16;
 /** Seeded picks over mulberry32. */
 function prng(seed: number) {
   const next = mulberry32(seed);
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T, chance: (p: number) => next() < p };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T,
+    chance: (p: number) => next() < p,
+  };
 }
 type Rng = ReturnType<typeof prng>;
 
-const DIRTY = ['x\ud800', '\udc00y', 'nul\0byte', 'emoji \ud83d\ude80', 'é', '', ' ', '\u202e', 'a'.repeat(300)];
+const DIRTY = [
+  'x\ud800',
+  '\udc00y',
+  'nul\0byte',
+  'emoji \ud83d\ude80',
+  'é',
+  '',
+  ' ',
+  '\u202e',
+  'a'.repeat(300),
+];
 const text = (r: Rng) => (r.chance(0.3) ? r.pick(DIRTY) : `t${r.int(1000)}`);
 const deepArgs = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 
 type Badness = 'tokens' | 'year' | 'deep' | 'wide' | 'latency' | 'nested-attr';
 /** One generated span: `bad` says what was broken on purpose (null: must be stored). */
-interface Gen { id: string; bad: Badness | null; plain: boolean }
+interface Gen {
+  id: string;
+  bad: Badness | null;
+  plain: boolean;
+}
 
 let counter = 0;
 const newId = () => (++counter).toString(16).padStart(16, '0');
@@ -43,15 +62,28 @@ function nativeCase(r: Rng): { body: string; spans: Gen[]; broken: boolean } {
   const items: string[] = [];
   for (let i = 0, n = 1 + r.int(4); i < n; i++) {
     const id = `fz-${newId()}`;
-    const bad: Badness | null = r.chance(0.3) ? r.pick(['tokens', 'year', 'deep', 'wide', 'latency'] as const) : null;
+    const bad: Badness | null = r.chance(0.3)
+      ? r.pick(['tokens', 'year', 'deep', 'wide', 'latency'] as const)
+      : null;
     const start = bad === 'year' ? '0000-01-01T00:00:00Z' : new Date(T0 + r.int(1e6)).toISOString();
     const span: Record<string, unknown> = {
-      span_id: id, session_id: text(r), server_name: bad === 'wide' ? 'é'.repeat(600) : `srv${r.int(5)}${r.chance(0.2) ? r.pick(DIRTY) : ''}` || 's',
-      tool_name: text(r), started_at: start, ended_at: bad === 'year' ? '0000-01-01T00:00:01Z' : start, status: r.pick(['success', 'error', 'timeout']),
-      input_tokens: bad === 'tokens' ? 2 ** 31 + r.int(1e6) : r.int(5000), input_args: { [text(r)]: text(r) }, output_result: text(r),
+      span_id: id,
+      session_id: text(r),
+      server_name:
+        bad === 'wide'
+          ? 'é'.repeat(600)
+          : `srv${r.int(5)}${r.chance(0.2) ? r.pick(DIRTY) : ''}` || 's',
+      tool_name: text(r),
+      started_at: start,
+      ended_at: bad === 'year' ? '0000-01-01T00:00:01Z' : start,
+      status: r.pick(['success', 'error', 'timeout']),
+      input_tokens: bad === 'tokens' ? 2 ** 31 + r.int(1e6) : r.int(5000),
+      input_args: { [text(r)]: text(r) },
+      output_result: text(r),
     };
     let json = JSON.stringify(span);
-    if (bad === 'deep') json = json.replace(/"input_args":\{[^}]*\}/, `"input_args":${deepArgs(33 + r.int(500))}`);
+    if (bad === 'deep')
+      json = json.replace(/"input_args":\{[^}]*\}/, `"input_args":${deepArgs(33 + r.int(500))}`);
     if (bad === 'latency') json = json.replace('"started_at"', '"latency_ms":1e309,"started_at"');
     items.push(json);
     spans.push({ id, bad, plain: false });
@@ -61,7 +93,13 @@ function nativeCase(r: Rng): { body: string; spans: Gen[]; broken: boolean } {
   return { body: broken ? body.slice(0, r.int(body.length)) : body, spans, broken };
 }
 
-interface OtlpSpanSpec { id: string; name: string; attrs: [string, unknown][]; startNs: string | number; endNs: string | number }
+interface OtlpSpanSpec {
+  id: string;
+  name: string;
+  attrs: [string, unknown][];
+  startNs: string | number;
+  endNs: string | number;
+}
 
 function otlpSpans(r: Rng, json: boolean): { specs: OtlpSpanSpec[]; spans: Gen[] } {
   const specs: OtlpSpanSpec[] = [];
@@ -69,17 +107,37 @@ function otlpSpans(r: Rng, json: boolean): { specs: OtlpSpanSpec[]; spans: Gen[]
   for (let i = 0, n = 1 + r.int(5); i < n; i++) {
     const id = newId();
     const plain = r.chance(0.1);
-    const kinds = ['tokens', 'deep', 'wide', ...(json ? (['year', 'nested-attr'] as const) : [])] as const;
+    const kinds = [
+      'tokens',
+      'deep',
+      'wide',
+      ...(json ? (['year', 'nested-attr'] as const) : []),
+    ] as const;
     const bad: Badness | null = !plain && r.chance(0.3) ? r.pick(kinds) : null;
-    const attrs: [string, unknown][] = plain ? [['http.request.method', 'GET']] : [['gen_ai.tool.name', text(r) || 'tool'], ['gen_ai.conversation.id', text(r)]];
-    if (!plain) attrs.push(['mcp.server.name', bad === 'wide' ? 'é'.repeat(600) : `srv${r.int(5)}`]);
+    const attrs: [string, unknown][] = plain
+      ? [['http.request.method', 'GET']]
+      : [
+          ['gen_ai.tool.name', text(r) || 'tool'],
+          ['gen_ai.conversation.id', text(r)],
+        ];
+    if (!plain)
+      attrs.push(['mcp.server.name', bad === 'wide' ? 'é'.repeat(600) : `srv${r.int(5)}`]);
     if (bad === 'tokens') attrs.push(['gen_ai.usage.input_tokens', 2 ** 31 + r.int(1e6)]);
     // Token usage marks an LLM span (docs/ingest.md#otlp-span-selection): plain spans carry none.
     else if (r.chance(0.5) && !plain) attrs.push(['gen_ai.usage.input_tokens', r.int(100_000)]);
-    attrs.push(['gen_ai.tool.call.arguments', bad === 'deep' ? deepArgs(33 + r.int(500)) : JSON.stringify({ [text(r)]: text(r) })]);
+    attrs.push([
+      'gen_ai.tool.call.arguments',
+      bad === 'deep' ? deepArgs(33 + r.int(500)) : JSON.stringify({ [text(r)]: text(r) }),
+    ]);
     if (bad === 'nested-attr') attrs.push(['x.nested', { depth: 40 }]);
     const start = BigInt(T0 + r.int(1e6)) * 1_000_000n;
-    specs.push({ id, name: plain ? 'GET /' : 'execute_tool', attrs, startNs: bad === 'year' ? 1e300 : String(start), endNs: String(start + BigInt(r.int(1e9))) });
+    specs.push({
+      id,
+      name: plain ? 'GET /' : 'execute_tool',
+      attrs,
+      startNs: bad === 'year' ? 1e300 : String(start),
+      endNs: String(start + BigInt(r.int(1e9))),
+    });
     spans.push({ id, bad, plain });
   }
   return { specs, spans };
@@ -87,18 +145,31 @@ function otlpSpans(r: Rng, json: boolean): { specs: OtlpSpanSpec[]; spans: Gen[]
 
 function jsonValue(v: unknown): unknown {
   if (typeof v === 'string') return { stringValue: v };
-  if (typeof v === 'number') return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
   let nested: unknown = { stringValue: 'bottom' };
-  for (let i = 0; i < (v as { depth: number }).depth; i++) nested = { kvlistValue: { values: [{ key: 'k', value: nested }] } };
+  for (let i = 0; i < (v as { depth: number }).depth; i++)
+    nested = { kvlistValue: { values: [{ key: 'k', value: nested }] } };
   return nested;
 }
 
 function otlpJsonBody(specs: OtlpSpanSpec[]): string {
   const spans = specs.map((s) => ({
-    traceId: '0af7651916cd43dd8448eb211c80319c', spanId: s.id, name: s.name, startTimeUnixNano: s.startNs, endTimeUnixNano: s.endNs,
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: s.id,
+    name: s.name,
+    startTimeUnixNano: s.startNs,
+    endTimeUnixNano: s.endNs,
     attributes: s.attrs.map(([key, v]) => ({ key, value: jsonValue(v) })),
   }));
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'fuzz' } }] }, scopeSpans: [{ spans }] }] });
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'fuzz' } }] },
+        scopeSpans: [{ spans }],
+      },
+    ],
+  });
 }
 
 /** ExportTraceServiceRequest with protobufjs's Writer (field numbers of the OTLP proto). */
@@ -107,7 +178,12 @@ function otlpProtoBody(specs: OtlpSpanSpec[]): Buffer {
   w.uint32(18).fork(); // scope_spans
   for (const s of specs) {
     w.uint32(18).fork(); // span
-    w.uint32(10).bytes(Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex')).uint32(18).bytes(Buffer.from(s.id, 'hex')).uint32(42).string(s.name);
+    w.uint32(10)
+      .bytes(Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex'))
+      .uint32(18)
+      .bytes(Buffer.from(s.id, 'hex'))
+      .uint32(42)
+      .string(s.name);
     w.uint32(57).fixed64(String(s.startNs)).uint32(65).fixed64(String(s.endNs));
     for (const [key, v] of s.attrs) {
       w.uint32(74).fork().uint32(10).string(key).uint32(18).fork();
@@ -122,16 +198,26 @@ function otlpProtoBody(specs: OtlpSpanSpec[]): Buffer {
 }
 
 /** Rejected span ids named in partial_success.error_message ("span <hex>: …"). */
-const rejectedIds = (message: string) => new Set([...message.matchAll(/span ([0-9a-f]{16}):/g)].map((m) => m[1] as string));
+const rejectedIds = (message: string) =>
+  new Set([...message.matchAll(/span ([0-9a-f]{16}):/g)].map((m) => m[1] as string));
 
 /** partial_success.error_message of a protobuf ExportTraceServiceResponse ('' when empty). */
-const protoMessage = (bytes: Uint8Array) => (bytes.length === 0 ? '' : (ProtobufTraceSerializer.deserializeResponse(bytes).partialSuccess?.errorMessage ?? ''));
+const protoMessage = (bytes: Uint8Array) =>
+  bytes.length === 0
+    ? ''
+    : (ProtobufTraceSerializer.deserializeResponse(bytes).partialSuccess?.errorMessage ?? '');
 
 describe('ingest fuzzing (seeded, bounded)', () => {
   let server: TestServer;
   let grpc: Client;
   /** `garbage`: the request was cut short on purpose, so none of its spans has to be stored. */
-  const outcomes: { what: string; spans: Gen[]; garbage: boolean; status: number; rejected: Set<string> }[] = [];
+  const outcomes: {
+    what: string;
+    spans: Gen[];
+    garbage: boolean;
+    status: number;
+    rejected: Set<string>;
+  }[] = [];
 
   beforeAll(async () => {
     server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
@@ -146,9 +232,19 @@ describe('ingest fuzzing (seeded, bounded)', () => {
     const what = `seed ${SEED} ${kind} #${n}`;
     if (kind === 'native') {
       const c = nativeCase(r);
-      const res = await fetch(`${server.httpUrl}/api/traces/spans`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: c.body });
+      const res = await fetch(`${server.httpUrl}/api/traces/spans`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: c.body,
+      });
       await res.text();
-      outcomes.push({ what, spans: c.spans, garbage: c.broken, status: res.status, rejected: new Set(res.status === 202 ? [] : c.spans.map((s) => s.id)) });
+      outcomes.push({
+        what,
+        spans: c.spans,
+        garbage: c.broken,
+        status: res.status,
+        rejected: new Set(res.status === 202 ? [] : c.spans.map((s) => s.id)),
+      });
       if (!c.broken && c.spans.every((s) => s.bad === null)) expect(res.status, what).toBe(202);
       if (c.spans.some((s) => s.bad !== null)) expect(res.status, what).toBeGreaterThanOrEqual(400);
       return;
@@ -160,54 +256,95 @@ describe('ingest fuzzing (seeded, bounded)', () => {
       if (garbage) payload = payload.subarray(0, r.int(payload.length));
       const reply = await new Promise<{ code: number; response?: Buffer }>((resolve) => {
         const pass = (b: Buffer) => b;
-        grpc.makeUnaryRequest(TRACE_EXPORT_PATH, pass, pass, payload, new Metadata(), (err, response) => resolve(err ? { code: err.code } : { code: status.OK, ...(response ? { response } : {}) }));
+        grpc.makeUnaryRequest(
+          TRACE_EXPORT_PATH,
+          pass,
+          pass,
+          payload,
+          new Metadata(),
+          (err, response) =>
+            resolve(
+              err ? { code: err.code } : { code: status.OK, ...(response ? { response } : {}) },
+            ),
+        );
       });
       expect([status.OK, status.INVALID_ARGUMENT], what).toContain(reply.code);
       const message = protoMessage(new Uint8Array(reply.response ?? Buffer.alloc(0)));
-      outcomes.push({ what, spans, garbage, status: reply.code === status.OK ? 200 : 400, rejected: reply.code === status.OK ? rejectedIds(message) : new Set(spans.map((s) => s.id)) });
+      outcomes.push({
+        what,
+        spans,
+        garbage,
+        status: reply.code === status.OK ? 200 : 400,
+        rejected: reply.code === status.OK ? rejectedIds(message) : new Set(spans.map((s) => s.id)),
+      });
       return;
     }
     const json = kind === 'otlpJson';
     let body: Buffer = json ? Buffer.from(otlpJsonBody(specs)) : otlpProtoBody(specs);
     if (garbage) body = body.subarray(0, r.int(body.length));
-    const res = await fetch(`${server.httpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': json ? 'application/json' : 'application/x-protobuf' }, body: new Uint8Array(body) });
+    const res = await fetch(`${server.httpUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': json ? 'application/json' : 'application/x-protobuf' },
+      body: new Uint8Array(body),
+    });
     const raw = new Uint8Array(await res.arrayBuffer());
     let rejected = new Set(spans.map((s) => s.id));
     if (res.status === 200) {
-      rejected = rejectedIds(json ? (JSON.parse(Buffer.from(raw).toString()).partialSuccess?.errorMessage ?? '') : protoMessage(raw));
+      rejected = rejectedIds(
+        json
+          ? (JSON.parse(Buffer.from(raw).toString()).partialSuccess?.errorMessage ?? '')
+          : protoMessage(raw),
+      );
     }
     outcomes.push({ what, spans, garbage, status: res.status, rejected });
   }
 
-  it(`survives ${Object.values(CASES).reduce((a, b) => a + b)} generated requests: no 5xx, rejected spans absent, good spans stored`, { timeout: 120_000 }, async () => {
-    const r = prng(SEED);
-    const queue = Object.entries(CASES).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => [kind as keyof typeof CASES, i] as const));
-    // Cases are generated in order from one PRNG, then run a few at a time (group commit).
-    const jobs = queue.map(([kind, i]) => {
-      const caseRng = prng(Math.floor(r.next() * 2 ** 32));
-      return () => runCase(caseRng, kind, i);
-    });
-    for (let i = 0; i < jobs.length; i += IN_FLIGHT) await Promise.all(jobs.slice(i, i + IN_FLIGHT).map((job) => job()));
+  it(
+    `survives ${Object.values(CASES).reduce((a, b) => a + b)} generated requests: no 5xx, rejected spans absent, good spans stored`,
+    { timeout: 120_000 },
+    async () => {
+      const r = prng(SEED);
+      const queue = Object.entries(CASES).flatMap(([kind, n]) =>
+        Array.from({ length: n }, (_, i) => [kind as keyof typeof CASES, i] as const),
+      );
+      // Cases are generated in order from one PRNG, then run a few at a time (group commit).
+      const jobs = queue.map(([kind, i]) => {
+        const caseRng = prng(Math.floor(r.next() * 2 ** 32));
+        return () => runCase(caseRng, kind, i);
+      });
+      for (let i = 0; i < jobs.length; i += IN_FLIGHT)
+        await Promise.all(jobs.slice(i, i + IN_FLIGHT).map((job) => job()));
 
-    for (const o of outcomes) expect(o.status, o.what).toBeLessThan(500);
-    const { rows } = await execute<{ span_id: string }>(server.services.store.db, sql`select span_id from spans`);
-    const stored = new Set(rows.map((row) => row.span_id));
-    let good = 0;
-    let bad = 0;
-    for (const o of outcomes) {
-      for (const s of o.spans) {
-        const wasStored = stored.has(s.id);
-        if (o.rejected.has(s.id) || s.plain) expect(wasStored, `${o.what}: span ${s.id} (${s.bad ?? 'plain'}) must not be stored`).toBe(false);
-        if (s.bad !== null) {
-          bad++;
-          expect(wasStored, `${o.what}: bad span ${s.id} (${s.bad}) was stored`).toBe(false);
-        } else if (!s.plain && !o.garbage && o.status < 300) {
-          good++;
-          expect(wasStored, `${o.what}: good span ${s.id} of an accepted request was not stored`).toBe(true);
+      for (const o of outcomes) expect(o.status, o.what).toBeLessThan(500);
+      const { rows } = await execute<{ span_id: string }>(
+        server.services.store.db,
+        sql`select span_id from spans`,
+      );
+      const stored = new Set(rows.map((row) => row.span_id));
+      let good = 0;
+      let bad = 0;
+      for (const o of outcomes) {
+        for (const s of o.spans) {
+          const wasStored = stored.has(s.id);
+          if (o.rejected.has(s.id) || s.plain)
+            expect(
+              wasStored,
+              `${o.what}: span ${s.id} (${s.bad ?? 'plain'}) must not be stored`,
+            ).toBe(false);
+          if (s.bad !== null) {
+            bad++;
+            expect(wasStored, `${o.what}: bad span ${s.id} (${s.bad}) was stored`).toBe(false);
+          } else if (!s.plain && !o.garbage && o.status < 300) {
+            good++;
+            expect(
+              wasStored,
+              `${o.what}: good span ${s.id} of an accepted request was not stored`,
+            ).toBe(true);
+          }
         }
       }
-    }
-    expect(good).toBeGreaterThan(800);
-    expect(bad).toBeGreaterThan(250);
-  });
+      expect(good).toBeGreaterThan(800);
+      expect(bad).toBeGreaterThan(250);
+    },
+  );
 });

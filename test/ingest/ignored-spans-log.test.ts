@@ -15,7 +15,11 @@ describe('ignored OTLP spans log', () => {
     now += 1;
     notes.ignored('shop', 1);
     notes.ignored('shop', 0);
-    expect(log.lines.map((l) => [l.project_id, l.ignored_spans])).toEqual([['shop', 3], ['billing', 1], ['shop', 7]]);
+    expect(log.lines.map((l) => [l.project_id, l.ignored_spans])).toEqual([
+      ['shop', 3],
+      ['billing', 1],
+      ['shop', 7],
+    ]);
     expect(log.lines[0]).toMatchObject({ level: 30, doc: 'docs/ingest.md#otlp-span-selection' });
   });
 

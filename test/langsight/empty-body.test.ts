@@ -12,7 +12,13 @@ const ADMIN = bootstrapKey();
 describe('Content-Type: application/json with an empty body', () => {
   let server: TestServer;
   const send = async (method: string, path: string, body?: string) =>
-    readReply(await fetch(`${server.httpUrl}${path}`, { method, headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' }, body: body ?? null }));
+    readReply(
+      await fetch(`${server.httpUrl}${path}`, {
+        method,
+        headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+        body: body ?? null,
+      }),
+    );
 
   beforeAll(async () => {
     server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });

@@ -79,7 +79,9 @@ describe('live.delivery_share_percent', () => {
         err = e;
       }
       expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).problems.join('\n')).toContain('live.delivery_share_percent must be an integer from 1 to 50');
+      expect((err as ConfigError).problems.join('\n')).toContain(
+        'live.delivery_share_percent must be an integer from 1 to 50',
+      );
     }
   });
 });

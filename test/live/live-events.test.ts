@@ -15,10 +15,24 @@ const auth = { 'x-api-key': ADMIN };
 beforeAll(async () => {
   const dir = await import('node:fs').then((fs) => fs.mkdtempSync('/tmp/sg-live-'));
   const cfg = `${dir}/spyglass.yaml`;
-  (await import('node:fs')).writeFileSync(cfg, 'live:\n  keepalive_seconds: 1\n  max_clients_per_key: 200\n');
-  server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_CONFIG: cfg, SPYGLASS_METRICS_TOKEN: 'metrics-secret' });
+  (await import('node:fs')).writeFileSync(
+    cfg,
+    'live:\n  keepalive_seconds: 1\n  max_clients_per_key: 200\n',
+  );
+  server = await startTestServer({
+    SPYGLASS_API_KEYS: ADMIN,
+    SPYGLASS_RATE_LIMITS: 'off',
+    SPYGLASS_CONFIG: cfg,
+    SPYGLASS_METRICS_TOKEN: 'metrics-secret',
+  });
   await postJson(`${server.httpUrl}/api/projects`, { id: 'proj-a', name: 'A' }, auth);
-  keyA = (await postJson(`${server.httpUrl}/api/auth/api-keys`, { name: 'a', role: 'admin', project_id: 'proj-a' }, auth)).json.key;
+  keyA = (
+    await postJson(
+      `${server.httpUrl}/api/auth/api-keys`,
+      { name: 'a', role: 'admin', project_id: 'proj-a' },
+      auth,
+    )
+  ).json.key;
 });
 afterAll(async () => server?.dispose());
 
@@ -27,14 +41,29 @@ describe('live events over SSE', () => {
     const sse = await SseClient.open(`${server.httpUrl}/api/live/events`, auth);
     try {
       const sent = Date.now();
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'live-1', tool_name: 'live_tool' })], auth);
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'live-1', tool_name: 'live_tool' })],
+        auth,
+      );
       await sse.waitFor(() => sse.events.some((e) => e.data.includes('live_tool')), 1000);
       expect(Date.now() - sent).toBeLessThan(1000);
       const ev = sse.events.find((e) => e.data.includes('live_tool'));
       expect(ev?.event).toBe('span:new');
-      expect(JSON.parse(ev?.data ?? '{}')).toMatchObject({ session_id: 'live-1', agent_name: 'planner', server_name: 'filesystem', tool_name: 'live_tool', status: 'success', latency_ms: 42.5, project_id: 'default' });
+      expect(JSON.parse(ev?.data ?? '{}')).toMatchObject({
+        session_id: 'live-1',
+        agent_name: 'planner',
+        server_name: 'filesystem',
+        tool_name: 'live_tool',
+        status: 'success',
+        latency_ms: 42.5,
+        project_id: 'default',
+      });
       await sendOtlpMultiAgent(`${server.httpUrl}/v1/traces`, 'live-otlp', Date.now(), auth);
-      await sse.waitFor(() => sse.events.filter((e) => e.data.includes('live-otlp')).length === 6, 1000);
+      await sse.waitFor(
+        () => sse.events.filter((e) => e.data.includes('live-otlp')).length === 6,
+        1000,
+      );
       await sse.waitFor(() => sse.comments.includes('keepalive'), 2500);
     } finally {
       sse.close();
@@ -44,8 +73,14 @@ describe('live events over SSE', () => {
   it('shows a project-bound client only its project', async () => {
     const sse = await SseClient.open(`${server.httpUrl}/api/live/events`, { 'x-api-key': keyA });
     try {
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'other-project' })], auth);
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'mine' })], { 'x-api-key': keyA });
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'other-project' })],
+        auth,
+      );
+      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'mine' })], {
+        'x-api-key': keyA,
+      });
       await sse.waitFor(() => sse.events.some((e) => e.data.includes('"mine"')));
       expect(sse.events.some((e) => e.data.includes('other-project'))).toBe(false);
     } finally {
@@ -55,15 +90,29 @@ describe('live events over SSE', () => {
 
   it('replays what was missed after a reconnect with Last-Event-ID', async () => {
     const first = await SseClient.open(`${server.httpUrl}/api/live/events`, auth);
-    await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'replay-1' })], auth);
+    await postJson(
+      `${server.httpUrl}/api/traces/spans`,
+      [nativeSpan({ session_id: 'replay-1' })],
+      auth,
+    );
     await first.waitFor(() => first.events.some((e) => e.data.includes('replay-1')));
     const lastId = first.events.at(-1)?.id as string;
     first.close();
-    await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'replay-2' }), nativeSpan({ session_id: 'replay-3' })], auth);
-    const again = await SseClient.open(`${server.httpUrl}/api/live/events`, { ...auth, 'last-event-id': lastId });
+    await postJson(
+      `${server.httpUrl}/api/traces/spans`,
+      [nativeSpan({ session_id: 'replay-2' }), nativeSpan({ session_id: 'replay-3' })],
+      auth,
+    );
+    const again = await SseClient.open(`${server.httpUrl}/api/live/events`, {
+      ...auth,
+      'last-event-id': lastId,
+    });
     try {
       await again.waitFor(() => again.events.length >= 2);
-      expect(again.events.map((e) => JSON.parse(e.data).session_id)).toEqual(['replay-2', 'replay-3']);
+      expect(again.events.map((e) => JSON.parse(e.data).session_id)).toEqual([
+        'replay-2',
+        'replay-3',
+      ]);
       expect(Number(again.events[0]?.id)).toBe(Number(lastId) + 1);
     } finally {
       again.close();
@@ -73,17 +122,25 @@ describe('live events over SSE', () => {
   it('refuses the 201st client with an error event and keeps the 200', async () => {
     const clients: SseClient[] = [];
     try {
-      for (let i = 0; i < 200; i++) clients.push(await SseClient.open(`${server.httpUrl}/api/live/events`, auth));
+      for (let i = 0; i < 200; i++)
+        clients.push(await SseClient.open(`${server.httpUrl}/api/live/events`, auth));
       const extra = await SseClient.open(`${server.httpUrl}/api/live/events`, auth);
       await extra.waitFor(() => extra.ended);
-      expect(extra.events).toEqual([{ event: 'error', data: JSON.stringify({ detail: 'too many live clients (max 200)' }) }]);
-      const metrics = await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
+      expect(extra.events).toEqual([
+        { event: 'error', data: JSON.stringify({ detail: 'too many live clients (max 200)' }) },
+      ]);
+      const metrics = await (
+        await fetch(`${server.httpUrl}/metrics`, {
+          headers: { authorization: 'Bearer metrics-secret' },
+        })
+      ).text();
       expect(metrics).toMatch(/^spyglass_active_sse_connections 200$/m);
       expect(clients.every((c) => !c.ended)).toBe(true);
     } finally {
       for (const c of clients) c.close();
       const deadline = Date.now() + 5000;
-      while (server.services.live.clientCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (server.services.live.clientCount > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
     }
   });
 
@@ -94,7 +151,19 @@ describe('live events over SSE', () => {
       const publish = (i: number) =>
         server.services.bus.publish({
           type: 'span:new',
-          data: { session_id: `flood-${i}`, agent_name: 'a', server_name: 's', tool_name: 'x'.repeat(2000), status: 'success', latency_ms: 1, project_id: 'default', span_id: String(i), trace_id: null, span_type: 'tool_call', started_at: new Date().toISOString() },
+          data: {
+            session_id: `flood-${i}`,
+            agent_name: 'a',
+            server_name: 's',
+            tool_name: 'x'.repeat(2000),
+            status: 'success',
+            latency_ms: 1,
+            project_id: 'default',
+            span_id: String(i),
+            trace_id: null,
+            span_type: 'tool_call',
+            started_at: new Date().toISOString(),
+          },
         } satisfies SpanNewEvent);
       // In bursts, as ingest publishes, with the event loop turning between them.
       const burst = async (from: number, to: number) => {
@@ -112,7 +181,9 @@ describe('live events over SSE', () => {
       expect(growth).toBeLessThan(32 * 1024 * 1024);
       slow.res.resume();
       await slow.waitFor(() => slow.events.some((e) => e.data.includes('"flood-29999"')), 10_000);
-      const ids = slow.events.filter((e) => e.data.includes('flood-')).map((e) => Number(JSON.parse(e.data).span_id));
+      const ids = slow.events
+        .filter((e) => e.data.includes('flood-'))
+        .map((e) => Number(JSON.parse(e.data).span_id));
       expect(ids.length).toBeLessThan(30_000);
       // Strictly increasing, ending at the newest: what is missing are runs of older events (the
       // client lagged while its socket was full, and while live delivery's share of the event
@@ -127,16 +198,31 @@ describe('live events over SSE', () => {
 
 describe('live events over GraphQL subscriptions', () => {
   it('delivers spanNew over SSE (graphql-sse distinct connections)', async () => {
-    const query = encodeURIComponent('subscription { spanNew { sessionId toolName status projectId } }');
+    const query = encodeURIComponent(
+      'subscription { spanNew { sessionId toolName status projectId } }',
+    );
     const sse = await SseClient.open(`${server.httpUrl}/graphql?query=${query}`, auth);
     try {
       await new Promise((r) => setTimeout(r, 100));
       const sent = Date.now();
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'gql-live', tool_name: 'gql_tool' })], auth);
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'gql-live', tool_name: 'gql_tool' })],
+        auth,
+      );
       await sse.waitFor(() => sse.events.some((e) => e.data.includes('gql_tool')), 1000);
       expect(Date.now() - sent).toBeLessThan(1000);
       const ev = sse.events.find((e) => e.data.includes('gql_tool'));
-      expect(JSON.parse(ev?.data ?? '{}')).toEqual({ data: { spanNew: { sessionId: 'gql-live', toolName: 'gql_tool', status: 'success', projectId: 'default' } } });
+      expect(JSON.parse(ev?.data ?? '{}')).toEqual({
+        data: {
+          spanNew: {
+            sessionId: 'gql-live',
+            toolName: 'gql_tool',
+            status: 'success',
+            projectId: 'default',
+          },
+        },
+      });
     } finally {
       sse.close();
     }
@@ -144,34 +230,58 @@ describe('live events over GraphQL subscriptions', () => {
 
   it('delivers spanNew over WebSocket, and refuses a socket without a key', async () => {
     const url = server.httpUrl.replace('http', 'ws') + '/graphql';
-    const client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { apiKey: keyA }, retryAttempts: 0, lazy: false });
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { apiKey: keyA },
+      retryAttempts: 0,
+      lazy: false,
+    });
     const received: any[] = [];
     let ready!: () => void;
     const connected = new Promise<void>((r) => (ready = r));
     client.on('connected', () => ready());
     const done = new Promise<void>((resolve, reject) => {
-      client.subscribe({ query: 'subscription { spanNew { sessionId projectId } }' }, {
-        next: (v) => {
-          received.push(v.data);
-          if (received.length === 1) resolve();
+      client.subscribe(
+        { query: 'subscription { spanNew { sessionId projectId } }' },
+        {
+          next: (v) => {
+            received.push(v.data);
+            if (received.length === 1) resolve();
+          },
+          error: reject,
+          complete: () => undefined,
         },
-        error: reject,
-        complete: () => undefined,
-      });
+      );
     });
     try {
       await connected;
       await new Promise((r) => setTimeout(r, 100));
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'ws-other' })], auth);
-      await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ session_id: 'ws-mine' })], { 'x-api-key': keyA });
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'ws-other' })],
+        auth,
+      );
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'ws-mine' })],
+        { 'x-api-key': keyA },
+      );
       await done;
       expect(received).toEqual([{ spanNew: { sessionId: 'ws-mine', projectId: 'proj-a' } }]);
     } finally {
       await client.dispose();
     }
 
-    const anonymous = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
-    const closed = new Promise<number>((r) => anonymous.on('closed', (e) => r((e as { code: number }).code)));
+    const anonymous = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: false,
+    });
+    const closed = new Promise<number>((r) =>
+      anonymous.on('closed', (e) => r((e as { code: number }).code)),
+    );
     expect(await closed).toBe(4403);
     await anonymous.dispose();
   });
@@ -180,11 +290,22 @@ describe('live events over GraphQL subscriptions', () => {
 describe('metrics', () => {
   it('needs the bearer token and normalises path labels', async () => {
     expect((await fetch(`${server.httpUrl}/metrics`)).status).toBe(401);
-    expect((await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-    await fetch(`${server.httpUrl}/api/agents/sessions/0b6c7f4e-6a3e-4b51-9c39-1c2d3e4f5a6b`, { headers: auth });
+    expect(
+      (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer nope' } }))
+        .status,
+    ).toBe(401);
+    await fetch(`${server.httpUrl}/api/agents/sessions/0b6c7f4e-6a3e-4b51-9c39-1c2d3e4f5a6b`, {
+      headers: auth,
+    });
     await fetch(`${server.httpUrl}/api/liveness`);
-    const text = await (await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } })).text();
-    expect(text).toMatch(/spyglass_http_requests_total\{method="GET",path="\/api\/agents\/sessions\/\{id\}",status="404"\} 1/);
+    const text = await (
+      await fetch(`${server.httpUrl}/metrics`, {
+        headers: { authorization: 'Bearer metrics-secret' },
+      })
+    ).text();
+    expect(text).toMatch(
+      /spyglass_http_requests_total\{method="GET",path="\/api\/agents\/sessions\/\{id\}",status="404"\} 1/,
+    );
     expect(text).toMatch(/spyglass_spans_ingested_total \d+/);
     expect(text).toContain('spyglass_http_request_duration_seconds_bucket{le="0.01"');
     expect(text).not.toContain('path="/api/liveness"');

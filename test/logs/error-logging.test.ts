@@ -8,7 +8,12 @@ describe('error logging', () => {
     const store = await openStore({ dataDir: 'memory://' });
     const secret = 'sk-live-payload-that-must-not-reach-the-log';
     try {
-      const err = await store.db.execute(sql`insert into no_such_table (x) values (${secret})`).then(() => null, (e: unknown) => e);
+      const err = await store.db
+        .execute(sql`insert into no_such_table (x) values (${secret})`)
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(Error);
       // The driver does attach the parameters to the error it throws...
       expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).toContain(secret);

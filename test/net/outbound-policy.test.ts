@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch, guardedLookup, OutboundPolicyError } from '../../src/net/guarded-fetch.ts';
+import {
+  createGuardedFetch,
+  guardedLookup,
+  OutboundPolicyError,
+} from '../../src/net/guarded-fetch.ts';
 import { checkOutboundUrl, createOutboundPolicy } from '../../src/net/outbound-policy.ts';
 
 /**
@@ -63,13 +67,23 @@ describe('checkOutboundUrl', () => {
     expect(!r.ok && r.reason).toContain('network.allow_private_targets');
   });
 
-  it.each(['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'not a url', `https://example.com/${'a'.repeat(2100)}`, 'https://user:pw@example.com/'])(
-    'refuses %s whatever its address',
-    (url) => expect(checkOutboundUrl(url, loopbackOpen).ok).toBe(false),
+  it.each([
+    'ftp://example.com/',
+    'file:///etc/passwd',
+    'gopher://example.com/',
+    'not a url',
+    `https://example.com/${'a'.repeat(2100)}`,
+    'https://user:pw@example.com/',
+  ])('refuses %s whatever its address', (url) =>
+    expect(checkOutboundUrl(url, loopbackOpen).ok).toBe(false),
   );
 
   it('accepts public http(s) URLs and hostnames (resolved and checked when connecting)', () => {
-    for (const url of ['https://mcp.example.com/mcp', 'http://93.184.216.34/sse', 'https://[2606:4700::1111]/mcp']) {
+    for (const url of [
+      'https://mcp.example.com/mcp',
+      'http://93.184.216.34/sse',
+      'https://[2606:4700::1111]/mcp',
+    ]) {
       expect(checkOutboundUrl(url, closed)).toMatchObject({ ok: true });
     }
   });
@@ -95,17 +109,25 @@ describe('guarded fetch', () => {
 
   it('refuses before connecting: the loopback listener sees no connection', async () => {
     const before = connections;
-    await expect(createGuardedFetch(closed)(`${base}/hello`)).rejects.toThrow(/^refused by the outbound URL policy: the host is a loopback address/);
+    await expect(createGuardedFetch(closed)(`${base}/hello`)).rejects.toThrow(
+      /^refused by the outbound URL policy: the host is a loopback address/,
+    );
     expect(connections).toBe(before);
   });
 
   it('checks every address a hostname resolves to (the lookup the connection uses)', async () => {
     const lookup = (policy: ReturnType<typeof createOutboundPolicy>) =>
-      new Promise<unknown>((resolve) => guardedLookup(policy)('localhost', { all: true }, (err, addresses) => resolve(err ?? addresses)));
+      new Promise<unknown>((resolve) =>
+        guardedLookup(policy)('localhost', { all: true }, (err, addresses) =>
+          resolve(err ?? addresses),
+        ),
+      );
     const refused = await lookup(closed);
     expect(refused).toBeInstanceOf(OutboundPolicyError);
     expect(String((refused as Error).message)).toMatch(/the host resolves to a loopback address/);
-    expect(await lookup(createOutboundPolicy(['127.0.0.0/8', '::1/128']))).toEqual(expect.arrayContaining([expect.objectContaining({ address: '127.0.0.1' })]));
+    expect(await lookup(createOutboundPolicy(['127.0.0.0/8', '::1/128']))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ address: '127.0.0.1' })]),
+    );
   });
 
   it('reaches an address the operator opened', async () => {
@@ -113,14 +135,24 @@ describe('guarded fetch', () => {
     expect(await res.text()).toBe('hello from loopback');
   });
 
-  it.each(['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[::ffff:a9fe:a9fe]/'])(
+  it.each([
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.0.0.1/',
+    'http://[::ffff:a9fe:a9fe]/',
+  ])(
     'refuses a redirect to %s, followed or handed back, without echoing the answer',
     async (target) => {
       const fetchFn = createGuardedFetch(loopbackOpen);
       const url = `${base}/to/${encodeURIComponent(target)}`;
       for (const redirect of ['follow', 'manual'] as const) {
-        const err = await fetchFn(url, { redirect }).then(() => null, (e: unknown) => e as Error);
-        const policy = err instanceof OutboundPolicyError ? err : ((err as { cause?: unknown } | null)?.cause as Error | undefined);
+        const err = await fetchFn(url, { redirect }).then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        const policy =
+          err instanceof OutboundPolicyError
+            ? err
+            : ((err as { cause?: unknown } | null)?.cause as Error | undefined);
         expect(policy).toBeInstanceOf(OutboundPolicyError);
         expect(String(policy?.message)).toMatch(/^refused by the outbound URL policy/);
         expect(String(policy?.message)).not.toContain('internal answer');

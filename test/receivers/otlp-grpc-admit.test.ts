@@ -1,6 +1,11 @@
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { bootstrapKey, configFile, createKey } from '../helpers/auth.ts';
@@ -15,9 +20,15 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 async function oneToolSpan(): Promise<Buffer> {
   const kept: ReadableSpan[] = [];
-  const keeper: SpanExporter = { export: (spans, done) => (kept.push(...spans), done({ code: 0 })), shutdown: async () => undefined };
+  const keeper: SpanExporter = {
+    export: (spans, done) => (kept.push(...spans), done({ code: 0 })),
+    shutdown: async () => undefined,
+  };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(keeper)] });
-  provider.getTracer('admit').startSpan('mcp.fs.read_file', { attributes: { 'gen_ai.conversation.id': 'admit' } }).end();
+  provider
+    .getTracer('admit')
+    .startSpan('mcp.fs.read_file', { attributes: { 'gen_ai.conversation.id': 'admit' } })
+    .end();
   await provider.shutdown();
   return Buffer.from(ProtobufTraceSerializer.serializeRequest(kept)!);
 }
@@ -30,7 +41,10 @@ describe('OTLP/gRPC admission on the real server', () => {
   let client: Client;
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_CONFIG: config.path }, log.logger);
+    server = await startTestServer(
+      { SPYGLASS_API_KEYS: boot, SPYGLASS_CONFIG: config.path },
+      log.logger,
+    );
     client = new Client(`127.0.0.1:${server.grpcPort}`, credentials.createInsecure());
   });
   afterAll(async () => {
@@ -43,9 +57,14 @@ describe('OTLP/gRPC admission on the real server', () => {
     const md = new Metadata();
     if (key) md.set('x-api-key', key);
     const pass = (b: Buffer) => b;
-    return new Promise<ServiceError | null>((resolve) => client.makeUnaryRequest(TRACE_EXPORT_PATH, pass, pass, payload, md, (err) => resolve(err)));
+    return new Promise<ServiceError | null>((resolve) =>
+      client.makeUnaryRequest(TRACE_EXPORT_PATH, pass, pass, payload, md, (err) => resolve(err)),
+    );
   };
-  const rateWarnings = () => log.lines.filter((l) => l.level === 40 && String(l.msg).startsWith('ingest rate limit exceeded'));
+  const rateWarnings = () =>
+    log.lines.filter(
+      (l) => l.level === 40 && String(l.msg).startsWith('ingest rate limit exceeded'),
+    );
 
   it('refuses an unauthenticated caller before decoding: UNAUTHENTICATED, no decoder message', async () => {
     const err = await exportCall(Buffer.from('definitely not protobuf'));
@@ -64,20 +83,34 @@ describe('OTLP/gRPC admission on the real server', () => {
     expect(pushback).toBeGreaterThan(0);
     expect(pushback).toBeLessThanOrEqual(60_000);
     const details = limited?.metadata.get('grpc-status-details-bin')[0];
-    expect(Buffer.isBuffer(details) && details.includes('type.googleapis.com/google.rpc.RetryInfo')).toBe(true);
+    expect(
+      Buffer.isBuffer(details) && details.includes('type.googleapis.com/google.rpc.RetryInfo'),
+    ).toBe(true);
     expect((await exportCall(payload, boot))?.code).toBe(status.RESOURCE_EXHAUSTED);
 
-    expect(rateWarnings()).toEqual([expect.objectContaining({ transport: 'grpc', who: expect.stringMatching(/^key:[0-9a-f]{24}$/) })]);
+    expect(rateWarnings()).toEqual([
+      expect.objectContaining({
+        transport: 'grpc',
+        who: expect.stringMatching(/^key:[0-9a-f]{24}$/),
+      }),
+    ]);
     expect(log.text()).not.toContain(boot);
   });
 
   it('OTLP/HTTP: a 429 is logged the same way, once per key per minute', async () => {
     const key = (await createKey(server.httpUrl, boot, { role: 'admin' })).key;
     const payload = await oneToolSpan();
-    const post = () => fetch(`${server.httpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': key }, body: new Uint8Array(payload) });
+    const post = () =>
+      fetch(`${server.httpUrl}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'x-api-key': key },
+        body: new Uint8Array(payload),
+      });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await post()).status);
     expect(statuses).toEqual([200, 200, 429, 429]);
-    expect(rateWarnings().filter((w) => w.transport === 'http')).toEqual([expect.objectContaining({ route: '/v1/traces' })]);
+    expect(rateWarnings().filter((w) => w.transport === 'http')).toEqual([
+      expect.objectContaining({ route: '/v1/traces' }),
+    ]);
   });
 });

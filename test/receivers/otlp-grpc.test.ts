@@ -4,16 +4,33 @@ import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpyglassError } from '../../src/errors.ts';
-import { TRACE_EXPORT_PATH, startOtlpGrpcServer, type GrpcReceiver, type GrpcReceiverOptions } from '../../src/receivers/otlp-grpc.ts';
+import {
+  TRACE_EXPORT_PATH,
+  startOtlpGrpcServer,
+  type GrpcReceiver,
+  type GrpcReceiverOptions,
+} from '../../src/receivers/otlp-grpc.ts';
 import type { DecodedExport, ExportOutcome } from '../../src/model/otlp.ts';
 
-type OnExport = (req: DecodedExport, meta: { metadata: Record<string, string>; peer: string }) => Promise<ExportOutcome>;
+type OnExport = (
+  req: DecodedExport,
+  meta: { metadata: Record<string, string>; peer: string },
+) => Promise<ExportOutcome>;
 const admitAll = async () => undefined;
 type ExporterConfig = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>;
-interface Received { req: DecodedExport; metadata: Record<string, string>; peer: string }
+interface Received {
+  req: DecodedExport;
+  metadata: Record<string, string>;
+  peer: string;
+}
 
 const ACCEPTED: ExportOutcome = { rejectedSpans: 0, errorMessage: '' };
 
@@ -39,11 +56,19 @@ async function makeProtobuf(count: number): Promise<Buffer> {
 }
 
 /** A raw unary call with identity serialisers, so the test controls the exact bytes sent. */
-function callExport(client: Client, payload: Buffer): Promise<{ response?: Buffer; error?: ServiceError }> {
+function callExport(
+  client: Client,
+  payload: Buffer,
+): Promise<{ response?: Buffer; error?: ServiceError }> {
   return new Promise((resolve) => {
     const passBuffer = (b: Buffer) => b;
-    client.makeUnaryRequest(TRACE_EXPORT_PATH, passBuffer, passBuffer, payload, new Metadata(), (error, response) =>
-      resolve(error ? { error } : { response: response ?? Buffer.alloc(0) }),
+    client.makeUnaryRequest(
+      TRACE_EXPORT_PATH,
+      passBuffer,
+      passBuffer,
+      payload,
+      new Metadata(),
+      (error, response) => resolve(error ? { error } : { response: response ?? Buffer.alloc(0) }),
     );
   });
 }
@@ -56,7 +81,11 @@ function postGzipFrame(port: number, payload: Buffer): Promise<string> {
   const session = http2.connect(`http://127.0.0.1:${port}`);
   return new Promise<string>((resolve, reject) => {
     const stream = session.request({
-      ':method': 'POST', ':path': TRACE_EXPORT_PATH, 'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': 'gzip',
+      ':method': 'POST',
+      ':path': TRACE_EXPORT_PATH,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'grpc-encoding': 'gzip',
     });
     stream.on('trailers', (trailers) => resolve(String(trailers['grpc-status'])));
     stream.on('error', reject);
@@ -102,7 +131,10 @@ describe('OTLP/gRPC receiver', () => {
   it('receives spans from the real OTLPTraceExporter, with its metadata', async () => {
     const metadata = new Metadata();
     metadata.set('X-Api-Key', 'sk-test-123');
-    await sendSpans(new OTLPTraceExporter({ url: `http://127.0.0.1:${server.port}`, metadata }), ['search', 'fetch']);
+    await sendSpans(new OTLPTraceExporter({ url: `http://127.0.0.1:${server.port}`, metadata }), [
+      'search',
+      'fetch',
+    ]);
 
     expect(received.length).toBeGreaterThan(0); // SimpleSpanProcessor exports span by span
     for (const { req, metadata: md, peer } of received) {
@@ -118,8 +150,13 @@ describe('OTLP/gRPC receiver', () => {
 
   it('accepts gzip-compressed exports', async () => {
     const compression = 'gzip' as ExporterConfig['compression'];
-    await sendSpans(new OTLPTraceExporter({ url: `http://127.0.0.1:${server.port}`, compression }), ['zipped']);
-    expect(received.flatMap((r) => r.req.resourceSpans.flatMap((rs) => rs.spans.map((s) => s.name)))).toEqual(['zipped']);
+    await sendSpans(
+      new OTLPTraceExporter({ url: `http://127.0.0.1:${server.port}`, compression }),
+      ['zipped'],
+    );
+    expect(
+      received.flatMap((r) => r.req.resourceSpans.flatMap((rs) => rs.spans.map((s) => s.name))),
+    ).toEqual(['zipped']);
   });
 
   it('decompresses a gzip-flagged message frame (checked at the HTTP/2 level)', async () => {
@@ -134,7 +171,10 @@ describe('OTLP/gRPC receiver', () => {
     const { response, error } = await callExport(client, await makeProtobuf(3));
     expect(error).toBeUndefined();
     // partial_success { rejected_spans: 2, error_message: "not agent spans" }
-    const inner = Buffer.concat([Buffer.from([0x08, 0x02, 0x12, 15]), Buffer.from('not agent spans')]);
+    const inner = Buffer.concat([
+      Buffer.from([0x08, 0x02, 0x12, 15]),
+      Buffer.from('not agent spans'),
+    ]);
     expect(response).toEqual(Buffer.concat([Buffer.from([0x0a, inner.length]), inner]));
   });
 
@@ -147,18 +187,28 @@ describe('OTLP/gRPC receiver', () => {
     expect(error?.details).toBe('ingest queue full');
     expect(error?.metadata.get('grpc-retry-pushback-ms')).toEqual(['1000']);
     const details = error?.metadata.get('grpc-status-details-bin')[0];
-    expect(Buffer.isBuffer(details) && details.includes('type.googleapis.com/google.rpc.RetryInfo')).toBe(true);
+    expect(
+      Buffer.isBuffer(details) && details.includes('type.googleapis.com/google.rpc.RetryInfo'),
+    ).toBe(true);
   });
 
   it('maps auth errors, and hides unexpected errors behind INTERNAL', async () => {
     const payload = await makeProtobuf(1);
-    behaviour = async () => { throw new SpyglassError('unauthenticated', 'missing API key'); };
+    behaviour = async () => {
+      throw new SpyglassError('unauthenticated', 'missing API key');
+    };
     expect((await callExport(client, payload)).error?.code).toBe(status.UNAUTHENTICATED);
-    behaviour = async () => { throw new SpyglassError('forbidden', 'read-only key'); };
+    behaviour = async () => {
+      throw new SpyglassError('forbidden', 'read-only key');
+    };
     expect((await callExport(client, payload)).error?.code).toBe(status.PERMISSION_DENIED);
-    behaviour = async () => { throw new SpyglassError('rate_limited', 'slow down'); };
+    behaviour = async () => {
+      throw new SpyglassError('rate_limited', 'slow down');
+    };
     expect((await callExport(client, payload)).error?.code).toBe(status.RESOURCE_EXHAUSTED);
-    behaviour = async () => { throw new Error('connection to db at 10.0.0.5 refused'); };
+    behaviour = async () => {
+      throw new Error('connection to db at 10.0.0.5 refused');
+    };
     const { error } = await callExport(client, payload);
     expect(error?.code).toBe(status.INTERNAL);
     expect(error?.details).toBe('internal error');
@@ -194,7 +244,10 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
   it('refuses messages above maxMessageBytes without calling onExport', async () => {
     let calls = 0;
     const server = await startOtlpGrpcServer({
-      host: '127.0.0.1', port: 0, maxMessageBytes: 1024, admit: admitAll,
+      host: '127.0.0.1',
+      port: 0,
+      maxMessageBytes: 1024,
+      admit: admitAll,
       onExport: async () => {
         calls++;
         return ACCEPTED;
@@ -218,7 +271,10 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const server = await startOtlpGrpcServer({
-      host: '127.0.0.1', port: 0, maxMessageBytes: 1024 * 1024, admit: admitAll,
+      host: '127.0.0.1',
+      port: 0,
+      maxMessageBytes: 1024 * 1024,
+      admit: admitAll,
       onExport: async () => {
         arrived();
         await released;
@@ -233,7 +289,9 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
       release();
       expect((await call).error).toBeUndefined();
       await closing;
-      expect((await callExport(client, await makeProtobuf(1))).error?.code).toBe(status.UNAVAILABLE);
+      expect((await callExport(client, await makeProtobuf(1))).error?.code).toBe(
+        status.UNAVAILABLE,
+      );
     } finally {
       client.close();
       await server.close();

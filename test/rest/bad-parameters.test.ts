@@ -12,7 +12,13 @@ const ADMIN = bootstrapKey();
 
 /** Sends and reads at most the head of the answer: a stream must not keep the test waiting. */
 async function send(base: string, method: string, path: string): Promise<Reply> {
-  return readReply(await fetch(`${base}${path}`, { method, headers: { 'x-api-key': ADMIN }, signal: AbortSignal.timeout(15_000) }));
+  return readReply(
+    await fetch(`${base}${path}`, {
+      method,
+      headers: { 'x-api-key': ADMIN },
+      signal: AbortSignal.timeout(15_000),
+    }),
+  );
 }
 
 const fill = (url: string, value: string) => url.replace(/:\w+/g, value);
@@ -36,7 +42,10 @@ describe('hostile parameters on every route', () => {
       for (const value of hostile) {
         const r = await send(base, route.method, fill(route.url, value));
         cells++;
-        if (r.status !== 400 || !String(r.json?.detail).startsWith('path parameter ')) wrong.push(`${route.method} ${route.url} with ${value}: ${r.status} ${r.text.slice(0, 120)}`);
+        if (r.status !== 400 || !String(r.json?.detail).startsWith('path parameter '))
+          wrong.push(
+            `${route.method} ${route.url} with ${value}: ${r.status} ${r.text.slice(0, 120)}`,
+          );
       }
     }
     expect(wrong).toEqual([]);
@@ -49,7 +58,10 @@ describe('hostile parameters on every route', () => {
       for (const value of hostile) {
         for (const name of ['project_id', 'limit', 'since', 'status', 'anything']) {
           const r = await send(base, route.method, `${fill(route.url, 'matrix')}?${name}=${value}`);
-          if (r.status !== 400) wrong.push(`${route.method} ${route.url}?${name}=${value}: ${r.status} ${r.text.slice(0, 120)}`);
+          if (r.status !== 400)
+            wrong.push(
+              `${route.method} ${route.url}?${name}=${value}: ${r.status} ${r.text.slice(0, 120)}`,
+            );
         }
       }
     }
@@ -59,9 +71,17 @@ describe('hostile parameters on every route', () => {
   it('out-of-range numbers in query parameters are 4xx on every route', async () => {
     const wrong: string[] = [];
     for (const route of server.app.routeList) {
-      for (const q of ['limit=1e19', 'offset=1e19', 'hours=1e308', 'limit=-1', 'offset=0x10', 'limit=99999999999999999999']) {
+      for (const q of [
+        'limit=1e19',
+        'offset=1e19',
+        'hours=1e308',
+        'limit=-1',
+        'offset=0x10',
+        'limit=99999999999999999999',
+      ]) {
         const r = await send(base, route.method, `${fill(route.url, 'matrix')}?${q}`);
-        if (r.status >= 500) wrong.push(`${route.method} ${route.url}?${q}: ${r.status} ${r.text.slice(0, 120)}`);
+        if (r.status >= 500)
+          wrong.push(`${route.method} ${route.url}?${q}: ${r.status} ${r.text.slice(0, 120)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -70,20 +90,42 @@ describe('hostile parameters on every route', () => {
   it('the cases from the issue', async () => {
     const project = await send(base, 'GET', '/api/projects/%00');
     expect(project.status).toBe(400);
-    expect(project.json).toEqual({ detail: 'path parameter project_id contains a control character' });
+    expect(project.json).toEqual({
+      detail: 'path parameter project_id contains a control character',
+    });
 
     const audit = await send(base, 'GET', '/api/audit/logs?offset=1e19');
     expect(audit.status).toBe(422);
     expect(audit.json.detail[0].loc).toEqual(['query', 'offset']);
 
-    const key = await call(base, 'POST', '/api/auth/api-keys', { key: ADMIN, body: { name: 'forever', expires_in_days: 1e308 } });
+    const key = await call(base, 'POST', '/api/auth/api-keys', {
+      key: ADMIN,
+      body: { name: 'forever', expires_in_days: 1e308 },
+    });
     expect(key.status).toBe(422);
     expect(key.json.detail[0].loc).toEqual(['body', 'expires_in_days']);
-    const farAway = await call(base, 'POST', '/api/auth/api-keys', { key: ADMIN, body: { name: 'far', expires_at: '+275760-09-13T00:00:00.000Z' } });
+    const farAway = await call(base, 'POST', '/api/auth/api-keys', {
+      key: ADMIN,
+      body: { name: 'far', expires_at: '+275760-09-13T00:00:00.000Z' },
+    });
     expect(farAway.status).toBe(422);
     // A sensible expiry still works, as a number or as the CLI's string.
-    expect((await call(base, 'POST', '/api/auth/api-keys', { key: ADMIN, body: { name: 'year', expires_in_days: 365 } })).status).toBe(201);
-    expect((await call(base, 'POST', '/api/auth/api-keys', { key: ADMIN, body: { name: 'month', expires_in_days: '30' } })).status).toBe(201);
+    expect(
+      (
+        await call(base, 'POST', '/api/auth/api-keys', {
+          key: ADMIN,
+          body: { name: 'year', expires_in_days: 365 },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(base, 'POST', '/api/auth/api-keys', {
+          key: ADMIN,
+          body: { name: 'month', expires_in_days: '30' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('NUL inside JSON bodies of the REST routes is 4xx too', async () => {
@@ -103,9 +145,21 @@ describe('hostile parameters on every route', () => {
   });
 
   it('ordinary parameters still work: tabs and line breaks in a GraphQL GET query, non-ASCII names', async () => {
-    const gql = await send(base, 'GET', `/graphql?query=${encodeURIComponent('{\n\tprojects { id }\n}')}`);
+    const gql = await send(
+      base,
+      'GET',
+      `/graphql?query=${encodeURIComponent('{\n\tprojects { id }\n}')}`,
+    );
     expect(gql.status).toBe(200);
-    expect((await send(base, 'GET', `/api/servers/metadata/${encodeURIComponent('größe-😀')}?project_id=default`)).status).toBe(404);
+    expect(
+      (
+        await send(
+          base,
+          'GET',
+          `/api/servers/metadata/${encodeURIComponent('größe-😀')}?project_id=default`,
+        )
+      ).status,
+    ).toBe(404);
     expect((await send(base, 'GET', '/api/audit/logs?offset=5&limit=10')).status).toBe(200);
   });
 });

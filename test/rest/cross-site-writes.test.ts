@@ -21,7 +21,8 @@ afterAll(async () => {
   config?.remove();
 });
 
-const raw = (method: string, path: string, headers: Record<string, string>, body?: string) => rawRequest(port, method, path, headers, body);
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+  rawRequest(port, method, path, headers, body);
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const writeRoutes = () => server.app.routeList.filter((r) => WRITES.has(r.method));
@@ -34,20 +35,33 @@ describe('state-changing REST requests from a browser on another site', () => {
     for (const r of routes) {
       const path = fill(r.url);
       const foreign = await raw(r.method, path, { origin: 'http://evil.example' });
-      expect(foreign.status, `${r.method} ${r.url} from http://evil.example: ${foreign.body}`).toBe(403);
+      expect(foreign.status, `${r.method} ${r.url} from http://evil.example: ${foreign.body}`).toBe(
+        403,
+      );
       expect(foreign.body, `${r.method} ${r.url}`).toContain('cross-origin request refused');
       const opaque = await raw(r.method, path, { origin: 'null' });
       expect(opaque.status, `${r.method} ${r.url} from an opaque origin`).toBe(403);
       // DNS rebinding: the page's own name now points at 127.0.0.1, so it looks same-origin.
-      const rebound = await raw(r.method, path, { origin: `http://rebind.evil.example:${port}`, host: `rebind.evil.example:${port}` });
+      const rebound = await raw(r.method, path, {
+        origin: `http://rebind.evil.example:${port}`,
+        host: `rebind.evil.example:${port}`,
+      });
       expect(rebound.status, `${r.method} ${r.url} after DNS rebinding`).toBe(403);
     }
   });
 
   it('are refused for the actions the review named, with or without a body', async () => {
-    for (const path of ['/api/security/scan', '/api/health/check', '/api/agents/discover', '/api/servers/discover', '/api/alerts/test']) {
+    for (const path of [
+      '/api/security/scan',
+      '/api/health/check',
+      '/api/agents/discover',
+      '/api/servers/discover',
+      '/api/alerts/test',
+    ]) {
       expect((await raw('POST', path, { origin: 'http://evil.example' })).status, path).toBe(403);
-      expect((await raw('POST', path, { origin: 'http://evil.example' }, '{}')).status, path).toBe(403);
+      expect((await raw('POST', path, { origin: 'http://evil.example' }, '{}')).status, path).toBe(
+        403,
+      );
     }
     // Nothing was discovered or stored by the refused requests.
     const agents = await raw('GET', '/api/agents/metadata', {});
@@ -58,7 +72,12 @@ describe('state-changing REST requests from a browser on another site', () => {
 describe('the same requests from clients that are not browsers, or from allowed pages', () => {
   it('ingest spans without an Origin (SDKs, OTel exporters), from loopback pages and from allowed origins', async () => {
     const send = (headers: Record<string, string>, session: string) =>
-      raw('POST', '/api/traces/spans', headers, JSON.stringify([nativeSpan({ session_id: session })]));
+      raw(
+        'POST',
+        '/api/traces/spans',
+        headers,
+        JSON.stringify([nativeSpan({ session_id: session })]),
+      );
     for (const [headers, session] of [
       [{}, 'no-origin'],
       [{ origin: `http://localhost:${port}` }, 'loopback'],

@@ -28,7 +28,8 @@ function open(port: number): Promise<Client> {
   });
 }
 
-const REQUEST_HEAD = 'POST /api/traces/spans HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+const REQUEST_HEAD =
+  'POST /api/traces/spans HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
 
 describe('slow and idle clients, connections per address', () => {
   const config = configFile(
@@ -38,7 +39,10 @@ describe('slow and idle clients, connections per address', () => {
   let port: number;
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_CONFIG: config.path, SPYGLASS_TRUSTED_PROXY_CIDRS: '192.0.2.0/24' });
+    server = await startTestServer({
+      SPYGLASS_CONFIG: config.path,
+      SPYGLASS_TRUSTED_PROXY_CIDRS: '192.0.2.0/24',
+    });
     port = Number(new URL(server.httpUrl).port);
   });
   afterAll(async () => {
@@ -54,7 +58,9 @@ describe('slow and idle clients, connections per address', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 429 /);
       expect(answer).toContain('{"detail":"too many open connections from this address"}');
       const first = held[0]!;
-      first.socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      first.socket.write(
+        'GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      );
       expect(await first.closed).toMatch(/^HTTP\/1\.1 200 /);
     } finally {
       for (const c of held) c.socket.destroy();

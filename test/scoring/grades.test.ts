@@ -10,22 +10,60 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 /** A server that scores 100 on every dimension but security; `scan` decides security. */
 function inputs(over: Partial<ScoreInputs> = {}): ScoreInputs {
   return {
-    projectId: 'default', serverName: 's', checks7d: 100, downChecks7d: 0, consecutiveFailures: 0, p99Bucket24h: 120, p99Bucket30d: 120,
-    driftCompatible: 0, driftWarning: 0, driftBreaking: 0, calls: 0, failedCalls: 0, callP50Ms: null, callP99Ms: null, ...over,
+    projectId: 'default',
+    serverName: 's',
+    checks7d: 100,
+    downChecks7d: 0,
+    consecutiveFailures: 0,
+    p99Bucket24h: 120,
+    p99Bucket30d: 120,
+    driftCompatible: 0,
+    driftWarning: 0,
+    driftBreaking: 0,
+    calls: 0,
+    failedCalls: 0,
+    callP50Ms: null,
+    callP99Ms: null,
+    ...over,
   };
 }
 
 function scan(over: Partial<ScanSummary> = {}): ScanSummary {
   return {
-    projectId: 'default', serverName: 's', scanId: 'x', scannedAt: NOW,
-    critical: 0, high: 0, medium: 0, low: 0, criticalCves: 0, poisoning: 0, noAuth: 0, ...over,
+    projectId: 'default',
+    serverName: 's',
+    scanId: 'x',
+    scannedAt: NOW,
+    critical: 0,
+    high: 0,
+    medium: 0,
+    low: 0,
+    criticalCves: 0,
+    poisoning: 0,
+    noAuth: 0,
+    ...over,
   };
 }
 
 describe('grade bands', () => {
   it.each([
-    [100, 'A+'], [96, 'A+'], [95.99, 'A'], [95, 'A'], [90, 'A'], [89.99, 'B'], [89, 'B'], [80, 'B'], [79.99, 'C'], [79, 'C'],
-    [65, 'C'], [64.99, 'D'], [64, 'D'], [50, 'D'], [49.99, 'F'], [49, 'F'], [0, 'F'],
+    [100, 'A+'],
+    [96, 'A+'],
+    [95.99, 'A'],
+    [95, 'A'],
+    [90, 'A'],
+    [89.99, 'B'],
+    [89, 'B'],
+    [80, 'B'],
+    [79.99, 'C'],
+    [79, 'C'],
+    [65, 'C'],
+    [64.99, 'D'],
+    [64, 'D'],
+    [50, 'D'],
+    [49.99, 'F'],
+    [49, 'F'],
+    [0, 'F'],
   ])('score %s is %s', (score, grade) => {
     expect(gradeOf(score)).toBe(grade);
   });
@@ -50,7 +88,13 @@ describe('grade bands', () => {
 
   it('never scanned: security 0, so a perfect server scores 75 (C)', () => {
     const card = computeScorecard(inputs(), null, false, NOW);
-    expect(card.dimensions.find((d) => d.name === 'security')).toEqual({ name: 'security', weight: 0.25, rawScore: 0, weightedScore: 0, notes: 'never scanned' });
+    expect(card.dimensions.find((d) => d.name === 'security')).toEqual({
+      name: 'security',
+      weight: 0.25,
+      rawScore: 0,
+      weightedScore: 0,
+      notes: 'never scanned',
+    });
     expect([card.score, card.grade]).toEqual([75, 'C']);
   });
 
@@ -59,9 +103,26 @@ describe('grade bands', () => {
   const slow = { p99Bucket24h: 120 + 23 };
   it.each([
     ['performance 0', inputs(slow), 65, 'C'],
-    ['performance 0, 1 failed call in 40', inputs({ ...slow, calls: 40, failedCalls: 1, callP50Ms: 10, callP99Ms: 10 }), 64, 'D'],
+    [
+      'performance 0, 1 failed call in 40',
+      inputs({ ...slow, calls: 40, failedCalls: 1, callP50Ms: 10, callP99Ms: 10 }),
+      64,
+      'D',
+    ],
     ['performance 0, schema 0', inputs({ ...slow, driftBreaking: 4 }), 50, 'D'],
-    ['performance 0, schema 0, 1 failed call in 40', inputs({ ...slow, driftBreaking: 4, calls: 40, failedCalls: 1, callP50Ms: 10, callP99Ms: 10 }), 49, 'F'],
+    [
+      'performance 0, schema 0, 1 failed call in 40',
+      inputs({
+        ...slow,
+        driftBreaking: 4,
+        calls: 40,
+        failedCalls: 1,
+        callP50Ms: 10,
+        callP99Ms: 10,
+      }),
+      49,
+      'F',
+    ],
   ])('never scanned, %s: score %s, grade %s', (_what, i, score, grade) => {
     const card = computeScorecard(i, null, false, NOW);
     expect(card.score).toBe(score);
@@ -98,22 +159,52 @@ describe('hard caps', () => {
   });
 
   it('combined: the lowest cap wins, the first in spec order on a tie', () => {
-    const all = computeScorecard(inputs({ consecutiveFailures: 12, downChecks7d: 40, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ critical: 1, criticalCves: 1, poisoning: 1, high: 2 }), true, NOW);
+    const all = computeScorecard(
+      inputs({ consecutiveFailures: 12, downChecks7d: 40, p99Bucket24h: 212, p99Bucket30d: 212 }),
+      scan({ critical: 1, criticalCves: 1, poisoning: 1, high: 2 }),
+      true,
+      NOW,
+    );
     expect(all.capApplied?.reason).toBe('consecutive_failures');
     expect(all.grade).toBe('F');
-    const dc = computeScorecard(inputs({ downChecks7d: 20, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), true, NOW);
+    const dc = computeScorecard(
+      inputs({ downChecks7d: 20, p99Bucket24h: 212, p99Bucket30d: 212 }),
+      scan({ high: 1 }),
+      true,
+      NOW,
+    );
     expect([dc.capApplied?.reason, dc.grade]).toEqual(['low_uptime', 'D']);
-    const cb = computeScorecard(inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), true, NOW);
+    const cb = computeScorecard(
+      inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }),
+      scan({ high: 1 }),
+      true,
+      NOW,
+    );
     expect([cb.capApplied?.reason, cb.grade]).toEqual(['no_authentication', 'C']);
-    const bb = computeScorecard(inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ high: 1 }), false, NOW);
+    const bb = computeScorecard(
+      inputs({ p99Bucket24h: 212, p99Bucket30d: 212 }),
+      scan({ high: 1 }),
+      false,
+      NOW,
+    );
     expect([bb.capApplied?.reason, bb.grade]).toEqual(['critical_or_high_finding', 'B']);
   });
 
   it('a cap above the numeric grade does not apply', () => {
     // never scanned and availability 0: score 45, F; the D cap of low uptime changes nothing
-    const card = computeScorecard(inputs({ downChecks7d: 100, p99Bucket24h: 212, p99Bucket30d: 212 }), null, false, NOW);
+    const card = computeScorecard(
+      inputs({ downChecks7d: 100, p99Bucket24h: 212, p99Bucket30d: 212 }),
+      null,
+      false,
+      NOW,
+    );
     expect([card.score, card.grade, card.capApplied]).toEqual([45, 'F', null]);
-    const slowOnly = computeScorecard(inputs({ driftBreaking: 4, p99Bucket24h: 212, p99Bucket30d: 212 }), scan({ medium: 5 }), false, NOW);
+    const slowOnly = computeScorecard(
+      inputs({ driftBreaking: 4, p99Bucket24h: 212, p99Bucket30d: 212 }),
+      scan({ medium: 5 }),
+      false,
+      NOW,
+    );
     expect([slowOnly.score, slowOnly.grade, slowOnly.capApplied]).toEqual([75, 'C', null]);
   });
 });

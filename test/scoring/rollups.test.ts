@@ -54,7 +54,12 @@ async function rawP99(db: Db, from: number, to: number): Promise<number | null> 
 }
 
 /** Rows of a rollup that differ from a fresh aggregation of health_results (both directions). */
-async function drift(db: Db, table: string, unit: 'hour' | 'day', withBucket: boolean): Promise<unknown[]> {
+async function drift(
+  db: Db,
+  table: string,
+  unit: 'hour' | 'day',
+  withBucket: boolean,
+): Promise<unknown[]> {
   const at = sql.raw(`date_trunc('${unit}', checked_at at time zone 'UTC') at time zone 'UTC'`);
   const fresh = withBucket
     ? sql`select * from (select project_id, server_name, ${at} as t, health_hourly_bucket(status, latency_ms) as bucket, count(*)::int as n
@@ -63,8 +68,13 @@ async function drift(db: Db, table: string, unit: 'hour' | 'day', withBucket: bo
           from health_results group by 1, 2, 3`;
   const stored = withBucket
     ? sql.raw(`select project_id, server_name, ${unit} as t, bucket, checks as n from ${table}`)
-    : sql.raw(`select project_id, server_name, ${unit} as t, checks as n, down_checks as down from ${table}`);
-  const { rows } = await execute(db, sql`(${fresh} except all ${stored}) union all (${stored} except all ${fresh})`);
+    : sql.raw(
+        `select project_id, server_name, ${unit} as t, checks as n, down_checks as down from ${table}`,
+      );
+  const { rows } = await execute(
+    db,
+    sql`(${fresh} except all ${stored}) union all (${stored} except all ${fresh})`,
+  );
   return rows;
 }
 
@@ -75,56 +85,91 @@ async function expectRollupsExact(db: Db): Promise<void> {
 }
 
 describe.each(backends)('$name', ({ name, available }) => {
-  describe.runIf(available)(available ? 'health rollups' : `health rollups (skipped: no ${name} in this run)`, () => {
-    let store: Store;
+  describe.runIf(available)(
+    available ? 'health rollups' : `health rollups (skipped: no ${name} in this run)`,
+    () => {
+      let store: Store;
 
-    beforeAll(async () => {
-      store = await openStore(name === 'postgres' ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 2 } : { dataDir: 'memory://' });
-      await loadHistory(store.db);
-    }, 120_000);
+      beforeAll(async () => {
+        store = await openStore(
+          name === 'postgres'
+            ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 2 }
+            : { dataDir: 'memory://' },
+        );
+        await loadHistory(store.db);
+      }, 120_000);
 
-    afterAll(async () => {
-      await store?.close();
-    });
+      afterAll(async () => {
+        await store?.close();
+      });
 
-    it('the 24-hour and 30-day p99 from the rollups equal those of the stored checks at every hour of a day', { timeout: 120_000 }, async () => {
-      await expectRollupsExact(store.db);
-      const seen = new Set<number | null>();
-      for (let h = 0; h < 24; h++) {
-        // half past the hour: the windows are the current hour and the 23 / 719 before it
-        const now = new Date(END.getTime() - DAY + h * HOUR + HOUR / 2);
-        const hourNow = now.getTime() - HOUR / 2;
-        const [inputs] = await loadScoreInputs(store.db, [KEY], now);
-        const expected = [await rawP99(store.db, hourNow - 23 * HOUR, hourNow + HOUR), await rawP99(store.db, hourNow - 719 * HOUR, hourNow + HOUR)];
-        expect([inputs?.p99Bucket24h, inputs?.p99Bucket30d], now.toISOString()).toEqual(expected);
-        seen.add(inputs?.p99Bucket30d ?? null);
-      }
-      // the slow day leaves the window during this day: the comparison covered both outcomes
-      expect(seen.size).toBeGreaterThan(1);
-    });
+      it(
+        'the 24-hour and 30-day p99 from the rollups equal those of the stored checks at every hour of a day',
+        { timeout: 120_000 },
+        async () => {
+          await expectRollupsExact(store.db);
+          const seen = new Set<number | null>();
+          for (let h = 0; h < 24; h++) {
+            // half past the hour: the windows are the current hour and the 23 / 719 before it
+            const now = new Date(END.getTime() - DAY + h * HOUR + HOUR / 2);
+            const hourNow = now.getTime() - HOUR / 2;
+            const [inputs] = await loadScoreInputs(store.db, [KEY], now);
+            const expected = [
+              await rawP99(store.db, hourNow - 23 * HOUR, hourNow + HOUR),
+              await rawP99(store.db, hourNow - 719 * HOUR, hourNow + HOUR),
+            ];
+            expect([inputs?.p99Bucket24h, inputs?.p99Bucket30d], now.toISOString()).toEqual(
+              expected,
+            );
+            seen.add(inputs?.p99Bucket30d ?? null);
+          }
+          // the slow day leaves the window during this day: the comparison covered both outcomes
+          expect(seen.size).toBeGreaterThan(1);
+        },
+      );
 
-    it('retention and other deletes keep every rollup equal to the checks that are left', { timeout: 120_000 }, async () => {
-      // mid-hour on a mid-window day: partial hours and days lose some of their checks
-      const cutoff = new Date(END.getTime() - 20 * DAY - 17 * 60_000);
-      const removed = await deleteHealthBefore(store.db, cutoff);
-      expect(removed.results).toBeGreaterThan(0);
-      await expectRollupsExact(store.db);
-      // the scorecard now sees only what is left
-      const now = new Date(END.getTime() + HOUR / 2);
-      const [inputs] = await loadScoreInputs(store.db, [KEY], now);
-      expect(inputs?.p99Bucket30d).toBe(await rawP99(store.db, now.getTime() - HOUR / 2 - 719 * HOUR, now.getTime() + HOUR / 2));
-      // a delete of scattered checks (every down one) and one that empties whole days
-      await execute(store.db, sql`delete from health_results where status = 'down'`);
-      await execute(store.db, sql`delete from health_results where checked_at >= ${new Date(END.getTime() - 3 * DAY).toISOString()}::timestamptz`);
-      await expectRollupsExact(store.db);
-      const [after] = await loadScoreInputs(store.db, [KEY], now);
-      const { rows: left } = await execute<{ n: number }>(store.db, sql`select count(*)::int as n from health_results where checked_at >= ${new Date(END.getTime() - 167 * HOUR).toISOString()}::timestamptz`);
-      expect(left[0]?.n).toBeGreaterThan(0);
-      expect([after?.checks7d, after?.downChecks7d, after?.p99Bucket24h]).toEqual([left[0]?.n, 0, null]);
-      await execute(store.db, sql`delete from health_results`);
-      await expectRollupsExact(store.db);
-      const { rows } = await execute<{ n: number }>(store.db, sql`select (select count(*) from health_latency_daily)::int + (select count(*) from health_latency_hourly)::int + (select count(*) from health_hourly)::int as n`);
-      expect(rows[0]?.n).toBe(0);
-    });
-  });
+      it(
+        'retention and other deletes keep every rollup equal to the checks that are left',
+        { timeout: 120_000 },
+        async () => {
+          // mid-hour on a mid-window day: partial hours and days lose some of their checks
+          const cutoff = new Date(END.getTime() - 20 * DAY - 17 * 60_000);
+          const removed = await deleteHealthBefore(store.db, cutoff);
+          expect(removed.results).toBeGreaterThan(0);
+          await expectRollupsExact(store.db);
+          // the scorecard now sees only what is left
+          const now = new Date(END.getTime() + HOUR / 2);
+          const [inputs] = await loadScoreInputs(store.db, [KEY], now);
+          expect(inputs?.p99Bucket30d).toBe(
+            await rawP99(store.db, now.getTime() - HOUR / 2 - 719 * HOUR, now.getTime() + HOUR / 2),
+          );
+          // a delete of scattered checks (every down one) and one that empties whole days
+          await execute(store.db, sql`delete from health_results where status = 'down'`);
+          await execute(
+            store.db,
+            sql`delete from health_results where checked_at >= ${new Date(END.getTime() - 3 * DAY).toISOString()}::timestamptz`,
+          );
+          await expectRollupsExact(store.db);
+          const [after] = await loadScoreInputs(store.db, [KEY], now);
+          const { rows: left } = await execute<{ n: number }>(
+            store.db,
+            sql`select count(*)::int as n from health_results where checked_at >= ${new Date(END.getTime() - 167 * HOUR).toISOString()}::timestamptz`,
+          );
+          expect(left[0]?.n).toBeGreaterThan(0);
+          expect([after?.checks7d, after?.downChecks7d, after?.p99Bucket24h]).toEqual([
+            left[0]?.n,
+            0,
+            null,
+          ]);
+          await execute(store.db, sql`delete from health_results`);
+          await expectRollupsExact(store.db);
+          const { rows } = await execute<{ n: number }>(
+            store.db,
+            sql`select (select count(*) from health_latency_daily)::int + (select count(*) from health_latency_hourly)::int + (select count(*) from health_hourly)::int as n`,
+          );
+          expect(rows[0]?.n).toBe(0);
+        },
+      );
+    },
+  );
 });

@@ -3,7 +3,17 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CircuitBreakerOpenError, Spyglass } from '../../sdk/src/index.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { agentName, manualClock, putAgentConfig, refusal, storedSession, storedSpans, toolCalls, startRig, type Rig } from './helpers.ts';
+import {
+  agentName,
+  manualClock,
+  putAgentConfig,
+  refusal,
+  storedSession,
+  storedSpans,
+  toolCalls,
+  startRig,
+  type Rig,
+} from './helpers.ts';
 
 /**
  * docs/sdk.md#circuit-breaker, one test per row: the breaker per agent + server, opened by real failing calls to
@@ -14,7 +24,12 @@ let server: TestServer;
 let mcp: Client;
 let sg: Spyglass;
 const clock = manualClock();
-const BREAKER = { loop_enabled: false, cb_failure_threshold: 3, cb_cooldown_seconds: 30, cb_half_open_max_calls: 2 };
+const BREAKER = {
+  loop_enabled: false,
+  cb_failure_threshold: 3,
+  cb_cooldown_seconds: 30,
+  cb_half_open_max_calls: 2,
+};
 
 let rig: Rig;
 
@@ -28,18 +43,22 @@ afterAll(async () => rig?.dispose());
 function inventory() {
   let ran = 0;
   const call = (outcome: 'ok' | 'fail' | Promise<void>) =>
-    sg.guard({ serverName: 'inventory', toolName: 'reserve', args: { sku: 'A-1', n: ran } }, async () => {
-      ran++;
-      if (outcome === 'fail') throw new Error('inventory database unavailable');
-      if (outcome !== 'ok') await outcome;
-      return 'reserved';
-    });
+    sg.guard(
+      { serverName: 'inventory', toolName: 'reserve', args: { sku: 'A-1', n: ran } },
+      async () => {
+        ran++;
+        if (outcome === 'fail') throw new Error('inventory database unavailable');
+        if (outcome !== 'ok') await outcome;
+        return 'reserved';
+      },
+    );
   return { call, ran: () => ran };
 }
 
 /** Fails the tool threshold times; the breaker is open afterwards. */
 async function open(tool: ReturnType<typeof inventory>): Promise<void> {
-  for (let i = 0; i < BREAKER.cb_failure_threshold; i++) await expect(tool.call('fail')).rejects.toThrow('inventory database unavailable');
+  for (let i = 0; i < BREAKER.cb_failure_threshold; i++)
+    await expect(tool.call('fail')).rejects.toThrow('inventory database unavailable');
 }
 
 async function inSession(agent: string, fn: () => Promise<void>): Promise<string> {
@@ -50,8 +69,10 @@ async function inSession(agent: string, fn: () => Promise<void>): Promise<string
   return sessionId;
 }
 
-const statuses = async (sessionId: string) => toolCalls(await storedSpans(server, sessionId)).map((c) => [c.status, c.health_tag]);
-const tagOf = async (sessionId: string) => (await storedSession(server, sessionId)).session.health_tag;
+const statuses = async (sessionId: string) =>
+  toolCalls(await storedSpans(server, sessionId)).map((c) => [c.status, c.health_tag]);
+const tagOf = async (sessionId: string) =>
+  (await storedSession(server, sessionId)).session.health_tag;
 
 describe('circuit breaker (spec §3.2)', () => {
   it('closed → open after N consecutive failures: calls to that server are blocked at once', async () => {
@@ -60,12 +81,21 @@ describe('circuit breaker (spec §3.2)', () => {
     const failures: unknown[] = [];
     const sessionId = await inSession(agent, async () => {
       // echo without its required argument: server-everything answers an isError result.
-      for (let i = 0; i < 3; i++) failures.push(await mcp.callTool({ name: 'echo', arguments: {} }));
-      err = await refusal(() => mcp.callTool({ name: 'echo', arguments: { message: 'would work' } }), CircuitBreakerOpenError);
+      for (let i = 0; i < 3; i++)
+        failures.push(await mcp.callTool({ name: 'echo', arguments: {} }));
+      err = await refusal(
+        () => mcp.callTool({ name: 'echo', arguments: { message: 'would work' } }),
+        CircuitBreakerOpenError,
+      );
     });
     for (const r of failures) expect(r).toMatchObject({ isError: true });
     expect(err.healthTag).toBe('circuit_breaker_open');
-    expect(err.details).toMatchObject({ guard: 'circuit_breaker', serverName: 'everything', agentName: agent, sessionId });
+    expect(err.details).toMatchObject({
+      guard: 'circuit_breaker',
+      serverName: 'everything',
+      agentName: agent,
+      sessionId,
+    });
     // A trial is allowed cooldown_seconds after the breaker opened (the clock moved a few ms since).
     expect(err.details.retryAt).toBeGreaterThan(clock.peek() + 29_900);
     expect(err.details.retryAt).toBeLessThanOrEqual(clock.peek() + 30_000);
@@ -122,7 +152,12 @@ describe('circuit breaker (spec §3.2)', () => {
       ['error', null],
       ['prevented', 'circuit_breaker_open'],
     ]);
-    expect(calls.slice(4).map(([status]) => status)).toEqual([...Array(7).fill('success'), 'error', 'error', 'success']);
+    expect(calls.slice(4).map(([status]) => status)).toEqual([
+      ...Array(7).fill('success'),
+      'error',
+      'error',
+      'success',
+    ]);
     expect(await tagOf(sessionId)).toBe('circuit_breaker_open');
   });
 
@@ -179,7 +214,9 @@ describe('circuit breaker (spec §3.2)', () => {
     expect(err.healthTag).toBe('circuit_breaker_open');
     expect(tool.ran()).toBe(3 + 2 + 1);
     const calls = await statuses(sessionId);
-    expect(calls.filter(([s]) => s === 'prevented')).toEqual([['prevented', 'circuit_breaker_open']]);
+    expect(calls.filter(([s]) => s === 'prevented')).toEqual([
+      ['prevented', 'circuit_breaker_open'],
+    ]);
     expect(await tagOf(sessionId)).toBe('circuit_breaker_open');
   });
 });

@@ -19,7 +19,12 @@ const CONSTRUCTOR = { loop_detection: { threshold: 2, action: 'terminate' as con
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
   // The default refresh (15 s) never fires within a test: only the fetch at session start counts.
-  sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, prevention: CONSTRUCTOR, logger: { warn: () => {} } });
+  sg = new Spyglass({
+    url: server.httpUrl,
+    flushIntervalMs: 50,
+    prevention: CONSTRUCTOR,
+    logger: { warn: () => {} },
+  });
 });
 afterAll(async () => {
   await sg?.shutdown();
@@ -30,7 +35,8 @@ afterAll(async () => {
 function searchTool(agentSg: Spyglass) {
   let ran = 0;
   return {
-    call: (q: string) => agentSg.guard({ serverName: 'search-api', toolName: 'search', args: { q } }, () => ++ran),
+    call: (q: string) =>
+      agentSg.guard({ serverName: 'search-api', toolName: 'search', args: { q } }, () => ++ran),
     ran: () => ran,
   };
 }
@@ -52,7 +58,11 @@ describe('prevention config from the backend', () => {
 
   it('with nothing stored for the agent, the backend answers 404 and the constructor values apply', async () => {
     const agent = agentName('unconfigured');
-    expectStatus(await call(server.httpUrl, 'GET', `/api/agents/${agent}/prevention-config`), 404, 'GET');
+    expectStatus(
+      await call(server.httpUrl, 'GET', `/api/agents/${agent}/prevention-config`),
+      404,
+      'GET',
+    );
     const search = searchTool(sg);
     let err!: LoopDetectedError;
     await sg.session({ agentName: agent }, async () => {
@@ -65,27 +75,52 @@ describe('prevention config from the backend', () => {
 
   it('editing the config mid-run applies on the next call, without a restart', async () => {
     const agent = agentName('live-edit');
-    await putAgentConfig(server, agent, { loop_enabled: false, loop_threshold: 2, loop_action: 'terminate' });
-    const live = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, configRefreshMs: 100, prevention: CONSTRUCTOR, logger: { warn: () => {} } });
+    await putAgentConfig(server, agent, {
+      loop_enabled: false,
+      loop_threshold: 2,
+      loop_action: 'terminate',
+    });
+    const live = new Spyglass({
+      url: server.httpUrl,
+      flushIntervalMs: 50,
+      configRefreshMs: 100,
+      prevention: CONSTRUCTOR,
+      logger: { warn: () => {} },
+    });
     try {
       const search = searchTool(live);
       let err: unknown;
       await live.session({ agentName: agent }, async () => {
         for (let i = 0; i < 4; i++) await search.call('same'); // loop detection is off
-        const patched = await call(server.httpUrl, 'PATCH', `/api/agents/${agent}/prevention-config`, { body: { loop_enabled: true } });
-        expect(expectStatus(patched, 200, 'PATCH').json).toMatchObject({ loop_enabled: true, loop_threshold: 2 });
+        const patched = await call(
+          server.httpUrl,
+          'PATCH',
+          `/api/agents/${agent}/prevention-config`,
+          { body: { loop_enabled: true } },
+        );
+        expect(expectStatus(patched, 200, 'PATCH').json).toMatchObject({
+          loop_enabled: true,
+          loop_threshold: 2,
+        });
         // The same session keeps calling; within a few refreshes the repetition is stopped.
-        err = await eventually(async () => {
-          try {
-            await search.call('same');
-            return false;
-          } catch (e) {
-            return e;
-          }
-        }, 5000, 'the edited config to apply');
+        err = await eventually(
+          async () => {
+            try {
+              await search.call('same');
+              return false;
+            } catch (e) {
+              return e;
+            }
+          },
+          5000,
+          'the edited config to apply',
+        );
       });
       expect(err).toBeInstanceOf(LoopDetectedError);
-      expect((err as LoopDetectedError).details).toMatchObject({ guard: 'loop_repetition', limit: 2 });
+      expect((err as LoopDetectedError).details).toMatchObject({
+        guard: 'loop_repetition',
+        limit: 2,
+      });
     } finally {
       await live.shutdown();
     }
@@ -94,7 +129,13 @@ describe('prevention config from the backend', () => {
   it('deleting an override falls back to the project default on the next run', async () => {
     const agent = agentName('fallback');
     const steps = (n: number) => ({ max_steps: n, loop_enabled: false });
-    expectStatus(await call(server.httpUrl, 'PUT', '/api/projects/default/prevention-config', { body: steps(2) }), 200, 'PUT default');
+    expectStatus(
+      await call(server.httpUrl, 'PUT', '/api/projects/default/prevention-config', {
+        body: steps(2),
+      }),
+      200,
+      'PUT default',
+    );
     try {
       await putAgentConfig(server, agent, steps(4));
       const search = searchTool(sg);
@@ -113,7 +154,11 @@ describe('prevention config from the backend', () => {
       // With the override: 4 steps per session.
       expect((await run())?.details).toMatchObject({ guard: 'max_steps', limit: 4 });
       expect(search.ran()).toBe(4);
-      expectStatus(await call(server.httpUrl, 'DELETE', `/api/agents/${agent}/prevention-config`), 204, 'DELETE override');
+      expectStatus(
+        await call(server.httpUrl, 'DELETE', `/api/agents/${agent}/prevention-config`),
+        204,
+        'DELETE override',
+      );
       // The next run reads the project default: 2 steps.
       expect((await run())?.details).toMatchObject({ guard: 'max_steps', limit: 2 });
       expect(search.ran()).toBe(4 + 2);

@@ -19,8 +19,16 @@ afterAll(async () => server?.dispose());
 
 describe('examples/mcp-agent.mjs', () => {
   it('drives server-everything over stdio and is stopped by loop detection', async () => {
-    const env = { ...process.env, SPYGLASS_URL: server.httpUrl, SPYGLASS_API_KEY: '', NODE_OPTIONS: '' };
-    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env, timeout: 20_000 });
+    const env = {
+      ...process.env,
+      SPYGLASS_URL: server.httpUrl,
+      SPYGLASS_API_KEY: '',
+      NODE_OPTIONS: '',
+    };
+    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
+      env,
+      timeout: 20_000,
+    });
     expect(stdout).toContain('get-sum  → The sum of 19.99 and 5.01 is 25.');
     expect(stdout).toContain('echo #2  → Echo: are we there yet?');
     expect(stdout).not.toContain('echo #3');
@@ -32,18 +40,36 @@ describe('examples/mcp-agent.mjs', () => {
     expect((await storedSession(server, sessionId)).session.health_tag).toBe('loop_detected');
     const calls = toolCalls(await storedSpans(server, sessionId));
     // Sorted: the example runs on the real clock, and spans of one millisecond tie on the server.
-    expect(calls.map((c) => `${c.tool_name} ${c.status} ${c.health_tag}`).sort()).toEqual(['echo prevented loop_detected', 'echo success null', 'echo success null', 'get-sum success null']);
+    expect(calls.map((c) => `${c.tool_name} ${c.status} ${c.health_tag}`).sort()).toEqual([
+      'echo prevented loop_detected',
+      'echo success null',
+      'echo success null',
+      'get-sum success null',
+    ]);
   });
 
   it('with auth on and no key, says the key is missing and which variable sets it (the server answered)', async () => {
     const key = 'sk-example-auth-0123456789abcdef0123';
     const authed = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_API_KEYS: key });
     try {
-      const env = { ...process.env, SPYGLASS_URL: authed.httpUrl, SPYGLASS_API_KEY: '', NODE_OPTIONS: '' };
-      const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env, timeout: 20_000 });
-      expect(stdout).toContain(`server   → ${authed.httpUrl} requires an API key (auth is on): set SPYGLASS_API_KEY`);
+      const env = {
+        ...process.env,
+        SPYGLASS_URL: authed.httpUrl,
+        SPYGLASS_API_KEY: '',
+        NODE_OPTIONS: '',
+      };
+      const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
+        env,
+        timeout: 20_000,
+      });
+      expect(stdout).toContain(
+        `server   → ${authed.httpUrl} requires an API key (auth is on): set SPYGLASS_API_KEY`,
+      );
       expect(stdout).not.toContain('not reachable');
-      const withKey = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { ...env, SPYGLASS_API_KEY: key }, timeout: 20_000 });
+      const withKey = await promisify(execFile)(process.execPath, [EXAMPLE], {
+        env: { ...env, SPYGLASS_API_KEY: key },
+        timeout: 20_000,
+      });
       // The curl line it prints carries the key (by its variable, not its value).
       expect(withKey.stdout).toContain('curl -s -H "x-api-key: $SPYGLASS_API_KEY" ');
       expect(withKey.stdout).not.toContain(key);

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetExceededError, GraphLoopError, Spyglass, type Session } from '../../sdk/src/index.ts';
+import {
+  BudgetExceededError,
+  GraphLoopError,
+  Spyglass,
+  type Session,
+} from '../../sdk/src/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentName, refusal, storedSession, storedSpans } from './helpers.ts';
 
@@ -13,7 +18,12 @@ let sg: Spyglass;
 
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
-  sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, graph: { maxNodeIterations: 3, maxCostUsd: 0.01 }, logger: { warn: () => {} } });
+  sg = new Spyglass({
+    url: server.httpUrl,
+    flushIntervalMs: 50,
+    graph: { maxNodeIterations: 3, maxCostUsd: 0.01 },
+    logger: { warn: () => {} },
+  });
 });
 afterAll(async () => {
   await sg?.shutdown();
@@ -21,7 +31,10 @@ afterAll(async () => {
 });
 
 /** Runs a graph agent's session; returns its id and what the session threw, once its spans are in. */
-async function graphSession(agent: string, fn: (s: Session) => Promise<void>): Promise<{ sessionId: string; thrown: unknown }> {
+async function graphSession(
+  agent: string,
+  fn: (s: Session) => Promise<void>,
+): Promise<{ sessionId: string; thrown: unknown }> {
   const sessionId = randomUUID();
   let thrown: unknown;
   await sg.session({ agentName: agent, sessionId }, fn).catch((err: unknown) => {
@@ -43,13 +56,20 @@ describe('graph limits (spec §2.9, client options)', () => {
       }
       err = await refusal(() => s.node('plan', () => ran.push('plan')), GraphLoopError);
       // The session is over: another node is refused too.
-      expect(await refusal(() => s.node('review', () => ran.push('review')), GraphLoopError)).toBe(err);
+      expect(await refusal(() => s.node('review', () => ran.push('review')), GraphLoopError)).toBe(
+        err,
+      );
       throw err;
     });
     expect(thrown).toBe(err);
     expect(ran).toEqual(['plan', 'act', 'plan', 'act', 'plan', 'act']);
     expect(err.healthTag).toBe('loop_detected');
-    expect(err.details).toMatchObject({ guard: 'graph_node_iterations', limit: 3, sessionId, agentName: agent });
+    expect(err.details).toMatchObject({
+      guard: 'graph_node_iterations',
+      limit: 3,
+      sessionId,
+      agentName: agent,
+    });
 
     const spans = await storedSpans(server, sessionId);
     const prevented = spans.filter((s) => s.status === 'prevented');
@@ -78,7 +98,11 @@ describe('graph limits (spec §2.9, client options)', () => {
 
     const spans = await storedSpans(server, sessionId);
     expect(spans.find((s) => s.tool_name === 'think')?.status).toBe('success');
-    expect(spans.find((s) => s.tool_name === 'act')).toMatchObject({ status: 'prevented', health_tag: 'budget_exceeded', error: err.message });
+    expect(spans.find((s) => s.tool_name === 'act')).toMatchObject({
+      status: 'prevented',
+      health_tag: 'budget_exceeded',
+      error: err.message,
+    });
     expect((await storedSession(server, sessionId)).session.health_tag).toBe('budget_exceeded');
   });
 });

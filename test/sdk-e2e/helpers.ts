@@ -13,12 +13,23 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * What the SDK end-to-end tests share: the real server-everything over stdio, a clock the test
  * moves, a logger that remembers, and read-backs of what the running Spyglass server stored.
  */
-export const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+export const EVERYTHING = fileURLToPath(
+  new URL(
+    '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    import.meta.url,
+  ),
+);
 
 /** server-everything spawned over stdio with a connected MCP client (close() ends the process). */
 export async function connectEverything(): Promise<Client> {
   const client = new Client({ name: 'spyglass-sdk-e2e', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+      stderr: 'ignore',
+    }),
+  );
   return client;
 }
 
@@ -33,8 +44,16 @@ export interface Rig {
 
 /** A running Spyglass server, server-everything over stdio and an SDK instance reporting to the server. */
 export async function startRig(opts: { clock: () => number; logger?: SdkLogger }): Promise<Rig> {
-  const [server, client] = await Promise.all([startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }), connectEverything()]);
-  const sg = new Spyglass({ url: server.httpUrl, flushIntervalMs: 50, clock: opts.clock, logger: opts.logger ?? { warn: () => {} } });
+  const [server, client] = await Promise.all([
+    startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }),
+    connectEverything(),
+  ]);
+  const sg = new Spyglass({
+    url: server.httpUrl,
+    flushIntervalMs: 50,
+    clock: opts.clock,
+    logger: opts.logger ?? { warn: () => {} },
+  });
   const mcp = sg.wrapMcp(client, { serverName: 'everything' });
   const dispose = async (): Promise<void> => {
     await sg.shutdown();
@@ -80,13 +99,28 @@ export function agentName(what: string): string {
 }
 
 /** PUT (replace) an agent override of the prevention config in the flat shape; returns the stored config. */
-export async function putAgentConfig(server: TestServer, agent: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const res = await call(server.httpUrl, 'PUT', `/api/agents/${encodeURIComponent(agent)}/prevention-config`, { body });
-  return expectStatus(res, 200, `PUT prevention config of ${agent}`).json as Record<string, unknown>;
+export async function putAgentConfig(
+  server: TestServer,
+  agent: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const res = await call(
+    server.httpUrl,
+    'PUT',
+    `/api/agents/${encodeURIComponent(agent)}/prevention-config`,
+    { body },
+  );
+  return expectStatus(res, 200, `PUT prevention config of ${agent}`).json as Record<
+    string,
+    unknown
+  >;
 }
 
 /** The thrown value of a call that must fail, checked to be the given PreventionError subclass. */
-export async function refusal<E extends PreventionError>(run: () => Promise<unknown>, kind: abstract new (...args: never[]) => E): Promise<E> {
+export async function refusal<E extends PreventionError>(
+  run: () => Promise<unknown>,
+  kind: abstract new (...args: never[]) => E,
+): Promise<E> {
   let thrown: unknown;
   try {
     await run();
@@ -98,13 +132,22 @@ export async function refusal<E extends PreventionError>(run: () => Promise<unkn
 }
 
 export interface StoredSession {
-  session: { session_id: string; health_tag: string; tool_calls: number; failed_calls: number } & Record<string, unknown>;
+  session: {
+    session_id: string;
+    health_tag: string;
+    tool_calls: number;
+    failed_calls: number;
+  } & Record<string, unknown>;
   spans: unknown[];
 }
 
 /** GET /api/agents/sessions/{id}: the session row (with its health_tag) and its span tree. */
 export async function storedSession(server: TestServer, sessionId: string): Promise<StoredSession> {
-  const res = await call(server.httpUrl, 'GET', `/api/agents/sessions/${encodeURIComponent(sessionId)}`);
+  const res = await call(
+    server.httpUrl,
+    'GET',
+    `/api/agents/sessions/${encodeURIComponent(sessionId)}`,
+  );
   return expectStatus(res, 200, `session ${sessionId}`).json as StoredSession;
 }
 
@@ -129,23 +172,40 @@ export interface StoredSpan {
 
 /** GET /api/traces/spans?session_id=…, oldest first (the API answers newest first). */
 export async function storedSpans(server: TestServer, sessionId: string): Promise<StoredSpan[]> {
-  const res = await call(server.httpUrl, 'GET', `/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000`);
+  const res = await call(
+    server.httpUrl,
+    'GET',
+    `/api/traces/spans?session_id=${encodeURIComponent(sessionId)}&limit=1000`,
+  );
   const spans = expectStatus(res, 200, `spans of ${sessionId}`).json as StoredSpan[];
   return spans.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
 
-export const toolCalls = (spans: StoredSpan[]): StoredSpan[] => spans.filter((s) => s.span_type === 'tool_call');
+export const toolCalls = (spans: StoredSpan[]): StoredSpan[] =>
+  spans.filter((s) => s.span_type === 'tool_call');
 
 /** Alerts of a type for one session, once the server's alert producers have handed them over. */
-export async function inboxAlerts(server: TestServer, type: string, sessionId: string): Promise<Record<string, unknown>[]> {
+export async function inboxAlerts(
+  server: TestServer,
+  type: string,
+  sessionId: string,
+): Promise<Record<string, unknown>[]> {
   await server.services.alertProducers.settled();
-  const res = await call(server.httpUrl, 'GET', `/api/alerts/inbox?status=all&limit=200&type=${type}`);
+  const res = await call(
+    server.httpUrl,
+    'GET',
+    `/api/alerts/inbox?status=all&limit=200&type=${type}`,
+  );
   const alerts = expectStatus(res, 200, 'inbox').json as Record<string, unknown>[];
   return alerts.filter((a) => a.session_id === sessionId);
 }
 
 /** Polls until fn answers truthy; fails after `ms`. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  ms = 5000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();

@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoopDetectedError, Spyglass } from '../../sdk/src/index.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectEverything, eventually, manualClock, recordingLogger, refusal, storedSession, storedSpans, toolCalls } from './helpers.ts';
+import {
+  connectEverything,
+  eventually,
+  manualClock,
+  recordingLogger,
+  refusal,
+  storedSession,
+  storedSpans,
+  toolCalls,
+} from './helpers.ts';
 
 /**
  * Backend unreachable (issue #11): the constructor's prevention values apply, the agent's calls
@@ -35,42 +44,59 @@ afterAll(async () => {
 });
 
 describe('backend unreachable', () => {
-  it('applies the constructor defaults, leaves the agent unaffected, and delivers the spans later', { timeout: 60_000 }, async () => {
-    const mcp = sg.wrapMcp(client, { serverName: 'everything' });
-    const sessionId = randomUUID();
-    const answers: unknown[] = [];
-    let err!: LoopDetectedError;
-    const started = Date.now();
-    await sg.session({ agentName: 'offline-agent', sessionId }, async () => {
-      for (const m of ['a', 'b', 'x', 'x']) answers.push(await mcp.callTool({ name: 'echo', arguments: { message: m } }));
-      err = await refusal(() => mcp.callTool({ name: 'echo', arguments: { message: 'x' } }), LoopDetectedError);
-    });
-    // Nothing waited on the dead backend for long (connection refused answers at once).
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(answers).toEqual(['a', 'b', 'x', 'x'].map((m) => ({ content: [{ type: 'text', text: `Echo: ${m}` }] })));
-    expect(err.details).toMatchObject({ guard: 'loop_repetition', limit: 3 });
-    // flush() gives up on a dead backend instead of hanging; the spans stay buffered.
-    await sg.flush();
-    expect(sg.stats()).toMatchObject({ sent: 0, dropped: 0 });
-    expect(sg.stats().buffered).toBeGreaterThanOrEqual(6);
-    expect(logger.warnings.length).toBeGreaterThan(0);
+  it(
+    'applies the constructor defaults, leaves the agent unaffected, and delivers the spans later',
+    { timeout: 60_000 },
+    async () => {
+      const mcp = sg.wrapMcp(client, { serverName: 'everything' });
+      const sessionId = randomUUID();
+      const answers: unknown[] = [];
+      let err!: LoopDetectedError;
+      const started = Date.now();
+      await sg.session({ agentName: 'offline-agent', sessionId }, async () => {
+        for (const m of ['a', 'b', 'x', 'x'])
+          answers.push(await mcp.callTool({ name: 'echo', arguments: { message: m } }));
+        err = await refusal(
+          () => mcp.callTool({ name: 'echo', arguments: { message: 'x' } }),
+          LoopDetectedError,
+        );
+      });
+      // Nothing waited on the dead backend for long (connection refused answers at once).
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(answers).toEqual(
+        ['a', 'b', 'x', 'x'].map((m) => ({ content: [{ type: 'text', text: `Echo: ${m}` }] })),
+      );
+      expect(err.details).toMatchObject({ guard: 'loop_repetition', limit: 3 });
+      // flush() gives up on a dead backend instead of hanging; the spans stay buffered.
+      await sg.flush();
+      expect(sg.stats()).toMatchObject({ sent: 0, dropped: 0 });
+      expect(sg.stats().buffered).toBeGreaterThanOrEqual(6);
+      expect(logger.warnings.length).toBeGreaterThan(0);
 
-    // The backend comes up on that port; the buffered spans arrive without any call from the agent.
-    server = await startTestServer({ SPYGLASS_PORT: String(port), SPYGLASS_RATE_LIMITS: 'off' });
-    const spans = await eventually(async () => {
-      const got = await storedSpans(server!, sessionId);
-      return got.length >= 6 && got;
-    }, 45_000, 'buffered spans delivered');
-    expect(toolCalls(spans).map((s) => [s.status, s.health_tag])).toEqual([
-      ['success', null],
-      ['success', null],
-      ['success', null],
-      ['success', null],
-      ['prevented', 'loop_detected'],
-    ]);
-    expect(spans.find((s) => s.span_type === 'agent')).toMatchObject({ agent_name: 'offline-agent', server_name: 'offline-agent' });
-    expect((await storedSession(server, sessionId)).session.health_tag).toBe('loop_detected');
-    expect(sg.stats()).toMatchObject({ buffered: 0, dropped: 0 });
-    expect(sg.stats().sent).toBeGreaterThanOrEqual(6);
-  });
+      // The backend comes up on that port; the buffered spans arrive without any call from the agent.
+      server = await startTestServer({ SPYGLASS_PORT: String(port), SPYGLASS_RATE_LIMITS: 'off' });
+      const spans = await eventually(
+        async () => {
+          const got = await storedSpans(server!, sessionId);
+          return got.length >= 6 && got;
+        },
+        45_000,
+        'buffered spans delivered',
+      );
+      expect(toolCalls(spans).map((s) => [s.status, s.health_tag])).toEqual([
+        ['success', null],
+        ['success', null],
+        ['success', null],
+        ['success', null],
+        ['prevented', 'loop_detected'],
+      ]);
+      expect(spans.find((s) => s.span_type === 'agent')).toMatchObject({
+        agent_name: 'offline-agent',
+        server_name: 'offline-agent',
+      });
+      expect((await storedSession(server, sessionId)).session.health_tag).toBe('loop_detected');
+      expect(sg.stats()).toMatchObject({ buffered: 0, dropped: 0 });
+      expect(sg.stats().sent).toBeGreaterThanOrEqual(6);
+    },
+  );
 });

@@ -17,13 +17,20 @@ interface Seen {
 }
 
 const servers: Server[] = [];
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void): Promise<{ url: string; seen: Seen[] }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void,
+): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const s = { method: req.method ?? '', url: req.url ?? '', apiKey: req.headers['x-api-key'] as string | undefined, body };
+      const s = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        apiKey: req.headers['x-api-key'] as string | undefined,
+        body,
+      };
       seen.push(s);
       handler(req, res, s);
     });
@@ -48,19 +55,32 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-const noConfig = (res: ServerResponse) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"none"}');
+const noConfig = (res: ServerResponse) =>
+  res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"none"}');
 
 describe('redirects', () => {
   it('a backend that redirects to another origin never receives the key or the spans there', async () => {
     const elsewhere = await serve((_req, res) => res.writeHead(202).end('{}'));
-    const redirecting = await serve((req, res) => res.writeHead(307, { location: `${elsewhere.url}${req.url}` }).end());
+    const redirecting = await serve((req, res) =>
+      res.writeHead(307, { location: `${elsewhere.url}${req.url}` }).end(),
+    );
     const warned: string[] = [];
-    const sg = new Spyglass({ url: redirecting.url, apiKey: 'sk-secret', agentName: 'redir', flushIntervalMs: 3_600_000, logger: { warn: (m) => warned.push(m) } });
-    await sg.session({ agentName: 'redir' }, () => sg.guard({ serverName: 'calc', toolName: 'add' }, () => 3));
+    const sg = new Spyglass({
+      url: redirecting.url,
+      apiKey: 'sk-secret',
+      agentName: 'redir',
+      flushIntervalMs: 3_600_000,
+      logger: { warn: (m) => warned.push(m) },
+    });
+    await sg.session({ agentName: 'redir' }, () =>
+      sg.guard({ serverName: 'calc', toolName: 'add' }, () => 3),
+    );
     await sg.shutdown();
 
     // The config read and the span batch both reached the redirecting backend, and nothing else.
-    expect(new Set(redirecting.seen.map((s) => `${s.method} ${s.apiKey}`))).toEqual(new Set(['GET sk-secret', 'POST sk-secret']));
+    expect(new Set(redirecting.seen.map((s) => `${s.method} ${s.apiKey}`))).toEqual(
+      new Set(['GET sk-secret', 'POST sk-secret']),
+    );
     expect(elsewhere.seen).toEqual([]);
     expect(sg.stats()).toMatchObject({ sent: 0, buffered: 0, dropped: 2 });
     expect(warned.join('\n')).toContain('does not follow redirects');
@@ -89,11 +109,18 @@ describe('answer sizes', () => {
       pump();
     });
     const warned: string[] = [];
-    const sg = new Spyglass({ url: backend.url, agentName: 'big', prevention: { loop_detection: { threshold: 2, action: 'terminate' } }, logger: { warn: (m) => warned.push(m) } });
+    const sg = new Spyglass({
+      url: backend.url,
+      agentName: 'big',
+      prevention: { loop_detection: { threshold: 2, action: 'terminate' } },
+      logger: { warn: (m) => warned.push(m) },
+    });
     await sg.session({ agentName: 'big' }, async () => {
       await sg.guard({ serverName: 'calc', toolName: 'same' }, () => 1);
       // The constructor's threshold of 2 stops the second identical call.
-      await expect(sg.guard({ serverName: 'calc', toolName: 'same' }, () => 1)).rejects.toThrow(/loop/i);
+      await expect(sg.guard({ serverName: 'calc', toolName: 'same' }, () => 1)).rejects.toThrow(
+        /loop/i,
+      );
     });
     await sg.shutdown();
     await vi.waitFor(() => expect(closedEarly).toBe(true));
@@ -103,11 +130,18 @@ describe('answer sizes', () => {
   it('refuses an answer whose Content-Length is over the cap without reading it', async () => {
     const backend = await serve((req, res) => {
       if (req.method !== 'GET') return void res.writeHead(202).end('{}');
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_RESPONSE_BYTES + 1) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(MAX_RESPONSE_BYTES + 1),
+      });
       res.write('{"loop_threshold": 99');
     });
     const warned: string[] = [];
-    const sg = new Spyglass({ url: backend.url, agentName: 'cl', logger: { warn: (m) => warned.push(m) } });
+    const sg = new Spyglass({
+      url: backend.url,
+      agentName: 'cl',
+      logger: { warn: (m) => warned.push(m) },
+    });
     await sg.session({ agentName: 'cl' }, () => undefined);
     await sg.shutdown();
     expect(warned.join('\n')).toContain(`${MAX_RESPONSE_BYTES + 1} bytes`);
@@ -121,8 +155,16 @@ describe('a backend that never answers', () => {
       if (req.method === 'GET') return noConfig(res);
       arrived.push(req); // never answered
     });
-    const sg = new Spyglass({ url: backend.url, agentName: 'hang', flushTimeoutMs: 1000, flushIntervalMs: 3_600_000, logger: { warn: () => undefined } });
-    await sg.session({ agentName: 'hang' }, () => sg.guard({ serverName: 'calc', toolName: 'add' }, () => 3));
+    const sg = new Spyglass({
+      url: backend.url,
+      agentName: 'hang',
+      flushTimeoutMs: 1000,
+      flushIntervalMs: 3_600_000,
+      logger: { warn: () => undefined },
+    });
+    await sg.session({ agentName: 'hang' }, () =>
+      sg.guard({ serverName: 'calc', toolName: 'add' }, () => 3),
+    );
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let done = false;
@@ -144,7 +186,13 @@ describe('a backend that never answers', () => {
       if (req.method === 'GET') return noConfig(res);
       arrived.push(req);
     });
-    const sg = new Spyglass({ url: backend.url, agentName: 'hang2', flushTimeoutMs: 500, flushIntervalMs: 3_600_000, logger: { warn: () => undefined } });
+    const sg = new Spyglass({
+      url: backend.url,
+      agentName: 'hang2',
+      flushTimeoutMs: 500,
+      flushIntervalMs: 3_600_000,
+      logger: { warn: () => undefined },
+    });
     await sg.guard({ serverName: 'calc', toolName: 'add' }, () => 3);
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

@@ -8,7 +8,8 @@ const asked: string[] = [];
 const backend = createServer((req, res) => {
   const m = /^\/api\/agents\/([^/]+)\/prevention-config/.exec(req.url ?? '');
   req.resume();
-  if (!m) return void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":0}');
+  if (!m)
+    return void res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":0}');
   const agent = decodeURIComponent(m[1]!);
   asked.push(agent);
   const a = answers.get(agent) ?? { status: 404, body: { detail: 'not found' } };
@@ -22,14 +23,25 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => backend.close(() => r())));
 
-const stored = (fields: Record<string, unknown>) => ({ status: 200, body: { ...DEFAULT_PREVENTION, id: 'cfg-1', agent_name: '*', is_agent_override: false, updated_at: new Date().toISOString(), ...fields } });
+const stored = (fields: Record<string, unknown>) => ({
+  status: 200,
+  body: {
+    ...DEFAULT_PREVENTION,
+    id: 'cfg-1',
+    agent_name: '*',
+    is_agent_override: false,
+    updated_at: new Date().toISOString(),
+    ...fields,
+  },
+});
 
 /** How many identical calls a session of `agent` gets through before a loop stops it (0: none stopped in 6). */
 async function callsAllowed(sg: Spyglass, agent: string): Promise<number> {
   let done = 0;
   try {
     await sg.session({ agentName: agent }, async () => {
-      for (; done < 6; done++) await sg.guard({ serverName: 's', toolName: 'same', args: { q: 1 } }, () => 'x');
+      for (; done < 6; done++)
+        await sg.guard({ serverName: 's', toolName: 'same', args: { q: 1 } }, () => 'x');
     });
     return 0;
   } catch (err) {
@@ -40,11 +52,25 @@ async function callsAllowed(sg: Spyglass, agent: string): Promise<number> {
 
 describe('prevention config from the backend', () => {
   const warnings: string[] = [];
-  const options = () => ({ url, flushIntervalMs: 60_000, logger: { warn: (m: string) => warnings.push(m) }, prevention: { loop_detection: { threshold: 2, action: 'terminate' as const } } });
+  const options = () => ({
+    url,
+    flushIntervalMs: 60_000,
+    logger: { warn: (m: string) => warnings.push(m) },
+    prevention: { loop_detection: { threshold: 2, action: 'terminate' as const } },
+  });
 
   it('a stored config wins over the constructor; nothing stored or no answer → the constructor', async () => {
     answers.set('stored', stored({ loop_threshold: 4, loop_action: 'terminate' }));
-    answers.set('unset', { ...stored({}), body: { ...DEFAULT_PREVENTION, id: null, agent_name: 'unset', is_agent_override: false, updated_at: null } });
+    answers.set('unset', {
+      ...stored({}),
+      body: {
+        ...DEFAULT_PREVENTION,
+        id: null,
+        agent_name: 'unset',
+        is_agent_override: false,
+        updated_at: null,
+      },
+    });
     const sg = new Spyglass(options());
     expect(await callsAllowed(sg, 'stored')).toBe(3);
     expect(await callsAllowed(sg, 'unset')).toBe(1);
@@ -74,17 +100,28 @@ describe('prevention config from the backend', () => {
     answers.set('gone', stored({ loop_threshold: 4, loop_action: 'terminate' }));
     const sg = new Spyglass(options());
     expect(await callsAllowed(sg, 'gone')).toBe(3);
-    answers.set('gone', { status: 404, body: { detail: 'no prevention config stored for agent gone nor as project default\'s default' } });
+    answers.set('gone', {
+      status: 404,
+      body: {
+        detail: "no prevention config stored for agent gone nor as project default's default",
+      },
+    });
     expect(await callsAllowed(sg, 'gone')).toBe(1);
     expect(warnings).toEqual([]);
     await sg.shutdown();
   });
 
   it('rejects invalid constructor values at once, naming the field', () => {
-    expect(() => new Spyglass({ prevention: { loop_detection: { threshold: 0 } } })).toThrow(/prevention\.loop_detection\.threshold/);
-    expect(() => new Spyglass({ prevention: { budget: { soft_alert_threshold_usd: 5 } } })).toThrow(/budget\.soft_alert_threshold_usd/);
+    expect(() => new Spyglass({ prevention: { loop_detection: { threshold: 0 } } })).toThrow(
+      /prevention\.loop_detection\.threshold/,
+    );
+    expect(() => new Spyglass({ prevention: { budget: { soft_alert_threshold_usd: 5 } } })).toThrow(
+      /budget\.soft_alert_threshold_usd/,
+    );
     expect(() => new Spyglass({ flushIntervalMs: -1 })).toThrow(/flushIntervalMs/);
     expect(() => new Spyglass({ url: 'ftp://x' })).toThrow(TypeError);
-    expect(() => new Spyglass({ graph: { maxNodeIterations: 1.5 } })).toThrow(/graph\.maxNodeIterations/);
+    expect(() => new Spyglass({ graph: { maxNodeIterations: 1.5 } })).toThrow(
+      /graph\.maxNodeIterations/,
+    );
   });
 });

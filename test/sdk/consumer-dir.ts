@@ -9,6 +9,9 @@ export function consumerDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'spyglass-sdk-consumer-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(ROOT, 'sdk'), join(dir, 'node_modules/spyglass-agent-sdk'), 'dir');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
   return dir;
 }

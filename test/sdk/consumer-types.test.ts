@@ -66,9 +66,27 @@ void [tags, defaults];
 
 describe('a TypeScript consumer of spyglass-agent-sdk', () => {
   it('compiles with tsc (strict, NodeNext) against the shipped declarations', async () => {
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noUncheckedIndexedAccess: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: [], skipLibCheck: false }, files: ['consumer.ts'] }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          noEmit: true,
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['consumer.ts'],
+      }),
+    );
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
-    const result = await promisify(execFile)(process.execPath, [TSC, '-p', dir], { cwd: dir, timeout: 120_000 }).then(
+    const result = await promisify(execFile)(process.execPath, [TSC, '-p', dir], {
+      cwd: dir,
+      timeout: 120_000,
+    }).then(
       () => ({ ok: true, out: '' }),
       (err: { stdout?: string }) => ({ ok: false, out: err.stdout ?? String(err) }),
     );
@@ -77,9 +95,34 @@ describe('a TypeScript consumer of spyglass-agent-sdk', () => {
   });
 
   it('fails to compile a misuse (the check is real)', async () => {
-    writeFileSync(join(dir, 'bad.ts'), `import { Spyglass } from 'spyglass-agent-sdk';\nnew Spyglass({ flushIntervalMs: 'soon' });\n`);
-    writeFileSync(join(dir, 'tsconfig.bad.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: [] }, files: ['bad.ts'] }));
-    const failed = await promisify(execFile)(process.execPath, [TSC, '-p', join(dir, 'tsconfig.bad.json')], { cwd: dir, timeout: 120_000 }).then(() => '', (err: { stdout?: string }) => err.stdout ?? '');
-    expect(failed).toContain("bad.ts(2,16): error TS2322: Type 'string' is not assignable to type 'number'");
+    writeFileSync(
+      join(dir, 'bad.ts'),
+      `import { Spyglass } from 'spyglass-agent-sdk';\nnew Spyglass({ flushIntervalMs: 'soon' });\n`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.bad.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          noEmit: true,
+          types: [],
+        },
+        files: ['bad.ts'],
+      }),
+    );
+    const failed = await promisify(execFile)(
+      process.execPath,
+      [TSC, '-p', join(dir, 'tsconfig.bad.json')],
+      { cwd: dir, timeout: 120_000 },
+    ).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? '',
+    );
+    expect(failed).toContain(
+      "bad.ts(2,16): error TS2322: Type 'string' is not assignable to type 'number'",
+    );
   });
 });

@@ -1,11 +1,23 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICES as SERVER_PRICES, DEFAULT_PRICES_AS_OF as SERVER_AS_OF, normalizeModelId as serverNormalize, prefixMatches as serverPrefix, UNKNOWN_MODEL_PRICE as SERVER_UNKNOWN } from '../../src/costs/default-prices.ts';
+import {
+  DEFAULT_PRICES as SERVER_PRICES,
+  DEFAULT_PRICES_AS_OF as SERVER_AS_OF,
+  normalizeModelId as serverNormalize,
+  prefixMatches as serverPrefix,
+  UNKNOWN_MODEL_PRICE as SERVER_UNKNOWN,
+} from '../../src/costs/default-prices.ts';
 import { HEALTH_TAGS as SERVER_TAGS } from '../../src/model/health-tags.ts';
 import * as server from '../../src/model/prevention-config.ts';
 import * as sdk from '../../sdk/src/config.ts';
-import { DEFAULT_PRICES as SDK_PRICES, DEFAULT_PRICES_AS_OF as SDK_AS_OF, normalizeModelId as sdkNormalize, prefixMatches as sdkPrefix, UNKNOWN_MODEL_PRICE as SDK_UNKNOWN } from '../../sdk/src/pricing.ts';
+import {
+  DEFAULT_PRICES as SDK_PRICES,
+  DEFAULT_PRICES_AS_OF as SDK_AS_OF,
+  normalizeModelId as sdkNormalize,
+  prefixMatches as sdkPrefix,
+  UNKNOWN_MODEL_PRICE as SDK_UNKNOWN,
+} from '../../sdk/src/pricing.ts';
 import { HEALTH_TAGS as SDK_TAGS } from '../../sdk/src/tags.ts';
 
 /**
@@ -34,27 +46,39 @@ describe('the wire shapes the server and the SDK share', () => {
       { max_wall_time_s: Number.NaN, cb_failure_threshold: 1e20, cb_half_open_max_calls: 3 },
     ];
     for (const f of flat) {
-      expect(sdk.validatePrevention(sdk.withDefaults(f))).toEqual(server.validatePrevention(server.withDefaults(f)));
+      expect(sdk.validatePrevention(sdk.withDefaults(f))).toEqual(
+        server.validatePrevention(server.withDefaults(f)),
+      );
     }
     const nested: Record<string, unknown>[] = [
       { loop_detection: { enabled: false, threshold: 3, action: 'terminate', max_steps: 10 } },
-      { budget: { max_cost_usd: 2, soft_alert_threshold_usd: 1.5, max_wall_time_seconds: 60 }, circuit_breaker: { open_after_failures: 0 } },
+      {
+        budget: { max_cost_usd: 2, soft_alert_threshold_usd: 1.5, max_wall_time_seconds: 60 },
+        circuit_breaker: { open_after_failures: 0 },
+      },
       { loop_detection: 'no', budget: { unknown: 1 } },
     ];
     for (const n of nested) {
       expect(sdk.isNestedShape(n)).toBe(server.isNestedShape(n));
       expect(sdk.flattenNested(n)).toEqual(server.flattenNested(n));
     }
-    for (const field of server.PREVENTION_FIELDS) expect(sdk.nestedFieldName(field)).toBe(server.nestedFieldName(field));
+    for (const field of server.PREVENTION_FIELDS)
+      expect(sdk.nestedFieldName(field)).toBe(server.nestedFieldName(field));
   });
 
   it('default prices: the same table, date, unknown-model price and model-id matching', () => {
     expect(SDK_PRICES).toEqual(SERVER_PRICES);
     expect(SDK_AS_OF).toBe(SERVER_AS_OF);
     expect(SDK_UNKNOWN).toEqual(SERVER_UNKNOWN);
-    for (const id of ['OpenAI/GPT-4o-2024-08-06', 'anthropic/claude-sonnet-4-5@20250929', 'gpt-4o', 'mistral-large-latest']) {
+    for (const id of [
+      'OpenAI/GPT-4o-2024-08-06',
+      'anthropic/claude-sonnet-4-5@20250929',
+      'gpt-4o',
+      'mistral-large-latest',
+    ]) {
       expect(sdkNormalize(id)).toBe(serverNormalize(id));
-      for (const key of Object.keys(SERVER_PRICES)) expect(sdkPrefix(sdkNormalize(id), key)).toBe(serverPrefix(serverNormalize(id), key));
+      for (const key of Object.keys(SERVER_PRICES))
+        expect(sdkPrefix(sdkNormalize(id), key)).toBe(serverPrefix(serverNormalize(id), key));
     }
   });
 });
@@ -67,7 +91,9 @@ describe('the package boundary', () => {
       .filter((e) => e.isFile() && e.name.endsWith('.ts'))
       .flatMap((e) => {
         const file = join(e.parentPath, e.name);
-        return [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => ({
+        return [
+          ...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g),
+        ].map((m) => ({
           file: relative(ROOT, file),
           spec: m[1]!,
           target: m[1]!.startsWith('.') ? relative(ROOT, resolve(e.parentPath, m[1]!)) : m[1]!,
@@ -75,12 +101,16 @@ describe('the package boundary', () => {
       });
 
   it('the server imports nothing of the SDK package', () => {
-    const bad = imports('src').filter((i) => i.target.startsWith('sdk/') || i.target.startsWith('spyglass-agent-sdk'));
+    const bad = imports('src').filter(
+      (i) => i.target.startsWith('sdk/') || i.target.startsWith('spyglass-agent-sdk'),
+    );
     expect(bad).toEqual([]);
   });
 
   it('the SDK imports nothing of the server', () => {
-    const bad = imports('sdk/src').filter((i) => i.spec.startsWith('.') && !i.target.startsWith('sdk/src/'));
+    const bad = imports('sdk/src').filter(
+      (i) => i.spec.startsWith('.') && !i.target.startsWith('sdk/src/'),
+    );
     expect(bad).toEqual([]);
     expect(imports('sdk/src').length).toBeGreaterThan(20);
   });

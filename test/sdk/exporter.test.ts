@@ -22,22 +22,31 @@ interface Received {
   spans: { span_id: string; tool_name: string }[];
 }
 /** A tiny backend that answers each POST with the next reply of a script, recording arrival times. */
-async function scriptedBackend(replies: { status: number; headers?: Record<string, string> }[]): Promise<{ url: string; received: Received[]; server: Server }> {
+async function scriptedBackend(
+  replies: { status: number; headers?: Record<string, string> }[],
+): Promise<{ url: string; received: Received[]; server: Server }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const at = Date.now();
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      if (req.url?.startsWith('/api/traces/spans')) received.push({ at, spans: JSON.parse(body) as Received['spans'] });
+      if (req.url?.startsWith('/api/traces/spans'))
+        received.push({ at, spans: JSON.parse(body) as Received['spans'] });
       else return void res.writeHead(404).end('{}');
       const reply = replies[Math.min(received.length - 1, replies.length - 1)]!;
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(reply.status === 202 ? '{"accepted":1}' : '{"detail":"no"}');
+      res
+        .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+        .end(reply.status === 202 ? '{"accepted":1}' : '{"detail":"no"}');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
-  return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, received, server };
+  return {
+    url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
+    received,
+    server,
+  };
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -56,16 +65,23 @@ describe('span export', () => {
     const warned: string[] = [];
     const sg = new Spyglass({ url, flushIntervalMs: 50, logger: { warn: (m) => warned.push(m) } });
     const small = new Spyglass({ url, flushIntervalMs: 50, maxBufferedSpans: 5, logger: quiet });
-    cleanups.push(() => sg.shutdown(), () => small.shutdown());
+    cleanups.push(
+      () => sg.shutdown(),
+      () => small.shutdown(),
+    );
 
     const sessionId = `down-${Date.now()}`;
     const results = await sg.session({ agentName: 'offline', sessionId }, async () => {
       const out: number[] = [];
-      for (let i = 0; i < 3; i++) out.push(await sg.guard({ serverName: 'calc', toolName: 'square', args: { i } }, () => i * i));
+      for (let i = 0; i < 3; i++)
+        out.push(
+          await sg.guard({ serverName: 'calc', toolName: 'square', args: { i } }, () => i * i),
+        );
       return out;
     });
     expect(results).toEqual([0, 1, 4]);
-    for (let i = 0; i < 8; i++) await small.guard({ serverName: 'calc', toolName: `t${i}`, args: {} }, () => i);
+    for (let i = 0; i < 8; i++)
+      await small.guard({ serverName: 'calc', toolName: `t${i}`, args: {} }, () => i);
     expect(small.stats()).toMatchObject({ buffered: 5, dropped: 3, sent: 0 });
     await sg.flush(); // bounded: one failed attempt, then it returns
     expect(sg.stats()).toMatchObject({ buffered: 4, sent: 0 });
@@ -75,14 +91,24 @@ describe('span export', () => {
     backend = await startTestServer({ SPYGLASS_PORT: String(port), SPYGLASS_RATE_LIMITS: 'off' });
     await until(() => sg.stats().sent === 4 && small.stats().sent === 5, 40_000);
     const stored = await getJson(`${url}/api/traces/spans?session_id=${sessionId}`);
-    expect((stored.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual(['session', 'square', 'square', 'square']);
+    expect((stored.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual([
+      'session',
+      'square',
+      'square',
+      'square',
+    ]);
     const kept = await getJson(`${url}/api/traces/spans?server_name=calc&limit=1000`);
-    const names = (kept.json as { tool_name: string }[]).map((s) => s.tool_name).filter((n) => n.startsWith('t'));
+    const names = (kept.json as { tool_name: string }[])
+      .map((s) => s.tool_name)
+      .filter((n) => n.startsWith('t'));
     expect(names.sort()).toEqual(['t3', 't4', 't5', 't6', 't7']);
   });
 
   it('honours Retry-After on a 429 before sending again', async () => {
-    const fixture = await scriptedBackend([{ status: 429, headers: { 'retry-after': '1' } }, { status: 202 }]);
+    const fixture = await scriptedBackend([
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 202 },
+    ]);
     cleanups.push(() => new Promise<void>((r) => fixture.server.close(() => r())));
     const sg = new Spyglass({ url: fixture.url, flushIntervalMs: 20, logger: quiet });
     cleanups.push(() => sg.shutdown());
@@ -99,14 +125,21 @@ describe('span export', () => {
     const fixture = await scriptedBackend([{ status: 422 }]);
     cleanups.push(() => new Promise<void>((r) => fixture.server.close(() => r())));
     const warned: string[] = [];
-    const sg = new Spyglass({ url: fixture.url, flushIntervalMs: 20, logger: { warn: (m) => warned.push(m) } });
+    const sg = new Spyglass({
+      url: fixture.url,
+      flushIntervalMs: 20,
+      logger: { warn: (m) => warned.push(m) },
+    });
     cleanups.push(() => sg.shutdown());
     await sg.guard({ serverName: 'calc', toolName: 'first', args: {} }, () => 1);
     await until(() => sg.stats().dropped === 1, 5000);
     // A later span is sent on its own: the refused one was not queued again.
     await sg.guard({ serverName: 'calc', toolName: 'second', args: {} }, () => 2);
     await until(() => fixture.received.length >= 2, 5000);
-    expect(fixture.received.map((r) => r.spans.map((s) => s.tool_name))).toEqual([['first'], ['second']]);
+    expect(fixture.received.map((r) => r.spans.map((s) => s.tool_name))).toEqual([
+      ['first'],
+      ['second'],
+    ]);
     expect(sg.stats()).toMatchObject({ failedAttempts: 0, sent: 0 });
     expect(warned.some((w) => w.includes('HTTP 422'))).toBe(true);
   });

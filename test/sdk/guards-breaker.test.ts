@@ -4,7 +4,12 @@ import { CircuitBreakerOpenError } from '../../sdk/src/errors.ts';
 import { CircuitBreakers, MAX_BREAKERS, type Verdict } from '../../sdk/src/guards/index.ts';
 
 // docs/sdk.md#circuit-breaker: closed → open → half-open → closed / open, per agent + server.
-const CFG: PreventionConfig = { ...DEFAULT_PREVENTION, cb_failure_threshold: 3, cb_cooldown_seconds: 30, cb_half_open_max_calls: 2 };
+const CFG: PreventionConfig = {
+  ...DEFAULT_PREVENTION,
+  cb_failure_threshold: 3,
+  cb_cooldown_seconds: 30,
+  cb_half_open_max_calls: 2,
+};
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 function setup() {
@@ -34,8 +39,16 @@ describe('circuit breaker', () => {
     expect(cb.state('a', 'everything')).toBe('open');
     const err = refused(cb.before('a', 'everything', 'sess-9', CFG));
     expect(err.healthTag).toBe('circuit_breaker_open');
-    expect(err.details).toMatchObject({ guard: 'circuit_breaker', sessionId: 'sess-9', agentName: 'a', serverName: 'everything', retryAt: T0 + 30_000 });
-    expect(err.message).toBe('Circuit breaker open: calls from agent a to server everything are blocked after 3 consecutive failures; a trial call is allowed after 2026-01-01T00:00:30.000Z');
+    expect(err.details).toMatchObject({
+      guard: 'circuit_breaker',
+      sessionId: 'sess-9',
+      agentName: 'a',
+      serverName: 'everything',
+      retryAt: T0 + 30_000,
+    });
+    expect(err.message).toBe(
+      'Circuit breaker open: calls from agent a to server everything are blocked after 3 consecutive failures; a trial call is allowed after 2026-01-01T00:00:30.000Z',
+    );
   });
 
   it('below the threshold a closed breaker lets every call through', () => {
@@ -74,7 +87,9 @@ describe('circuit breaker', () => {
     expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(true);
     expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(true);
     const err = refused(cb.before('a', 'everything', 's', CFG));
-    expect(err.message).toBe('Circuit breaker half-open: server everything is being tested with 2 trial calls from agent a; further calls are refused until they succeed');
+    expect(err.message).toBe(
+      'Circuit breaker half-open: server everything is being tested with 2 trial calls from agent a; further calls are refused until they succeed',
+    );
   });
 
   it('half-open → closed when the trial calls succeed', () => {
@@ -99,7 +114,9 @@ describe('circuit breaker', () => {
     expect(cb.state('a', 'everything')).toBe('open');
     const err = refused(cb.before('a', 'everything', 's', CFG));
     expect(err.details.retryAt).toBe(T0 + 65_000);
-    expect(err.message).toBe('Circuit breaker open: calls from agent a to server everything are blocked after a trial call failed; a trial call is allowed after 2026-01-01T00:01:05.000Z');
+    expect(err.message).toBe(
+      'Circuit breaker open: calls from agent a to server everything are blocked after a trial call failed; a trial call is allowed after 2026-01-01T00:01:05.000Z',
+    );
     advance(29_999);
     expect(cb.before('a', 'everything', 's', CFG).allowed).toBe(false);
     advance(1);
@@ -123,7 +140,9 @@ describe('circuit breaker', () => {
     const { cb, fail, advance } = setup();
     fail(3);
     advance(30_000);
-    expect(cb.before('a', 'everything', 's', { ...CFG, cb_cooldown_seconds: 60 }).allowed).toBe(false);
+    expect(cb.before('a', 'everything', 's', { ...CFG, cb_cooldown_seconds: 60 }).allowed).toBe(
+      false,
+    );
   });
 
   it(`keeps at most ${MAX_BREAKERS} breakers, dropping the least recently changed`, () => {

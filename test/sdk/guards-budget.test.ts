@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PREVENTION, type PreventionConfig } from '../../sdk/src/config.ts';
 import { BudgetExceededError, GraphLoopError, type PreventionError } from '../../sdk/src/errors.ts';
-import { SessionGuard, type CallIdentity, type GraphLimits, type Verdict } from '../../sdk/src/guards/index.ts';
+import {
+  SessionGuard,
+  type CallIdentity,
+  type GraphLimits,
+  type Verdict,
+} from '../../sdk/src/guards/index.ts';
 
 // docs/sdk.md#guards, budget and graph rows: max_steps, max cost, soft alert, wall time, node iterations, graph cost.
 const BASE: PreventionConfig = { ...DEFAULT_PREVENTION, loop_enabled: false };
 const NO_GRAPH: GraphLimits = { maxNodeIterations: 0, maxCostUsd: null };
-const call = (toolName = 'echo', args: unknown = {}): CallIdentity => ({ agentName: 'writer', serverName: 'everything', toolName, args });
+const call = (toolName = 'echo', args: unknown = {}): CallIdentity => ({
+  agentName: 'writer',
+  serverName: 'everything',
+  toolName,
+  args,
+});
 
 function setup(start = 1_000_000) {
   let now = start;
@@ -23,11 +33,20 @@ describe('session budget guards', () => {
   it('max_steps: at the cap the next call is blocked and the session terminated', () => {
     const { guard } = setup();
     const cfg = { ...BASE, max_steps: 3 };
-    for (let i = 0; i < 3; i++) expect(guard.beforeCall(call('echo', { i }), cfg).allowed).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect(guard.beforeCall(call('echo', { i }), cfg).allowed).toBe(true);
     const err = blocked(guard.beforeCall(call('echo', { i: 3 }), cfg));
     expect(err).toBeInstanceOf(BudgetExceededError);
-    expect(err.details).toMatchObject({ guard: 'max_steps', limit: 3, observed: 3, toolName: 'echo', serverName: 'everything' });
-    expect(err.message).toBe('Step limit reached: 3 tool calls made, max_steps is 3; session terminated');
+    expect(err.details).toMatchObject({
+      guard: 'max_steps',
+      limit: 3,
+      observed: 3,
+      toolName: 'echo',
+      serverName: 'everything',
+    });
+    expect(err.message).toBe(
+      'Step limit reached: 3 tool calls made, max_steps is 3; session terminated',
+    );
     expect(guard.steps).toBe(3);
     expect(guard.tag).toBe('budget_exceeded');
     // Even with the limit lifted, a terminated session stays terminated.
@@ -45,7 +64,9 @@ describe('session budget guards', () => {
     const err = guard.terminated;
     expect(err).toBeInstanceOf(BudgetExceededError);
     expect(err?.details).toMatchObject({ guard: 'max_cost', limit: 1 });
-    expect(err?.message).toBe('Budget exceeded: the session has cost $1, reaching max_cost_usd $1; session terminated');
+    expect(err?.message).toBe(
+      'Budget exceeded: the session has cost $1, reaching max_cost_usd $1; session terminated',
+    );
     expect(blocked(guard.beforeCall(call(), cfg))).toBe(err);
     expect(guard.tag).toBe('budget_exceeded');
   });
@@ -55,7 +76,10 @@ describe('session budget guards', () => {
     const cfg = { ...BASE, max_cost_usd: 0.05 };
     guard.beforeCall(call('create_issue'), cfg);
     expect(guard.afterCall(call('create_issue'), { ok: true }, 0.05, cfg)).toBe('budget_exceeded');
-    expect(guard.terminated?.details).toMatchObject({ guard: 'max_cost', toolName: 'create_issue' });
+    expect(guard.terminated?.details).toMatchObject({
+      guard: 'max_cost',
+      toolName: 'create_issue',
+    });
   });
 
   it('soft alert: crossing the threshold tags budget_warning once and execution continues', () => {
@@ -91,23 +115,32 @@ describe('session budget guards', () => {
     const err = blocked(guard.beforeCall(call(), cfg));
     expect(err).toBeInstanceOf(BudgetExceededError);
     expect(err.details).toMatchObject({ guard: 'max_wall_time', limit: 60, observed: 60 });
-    expect(err.message).toBe('Wall time exceeded: the session has run 60 s, above max_wall_time_s 60; session terminated');
+    expect(err.message).toBe(
+      'Wall time exceeded: the session has run 60 s, above max_wall_time_s 60; session terminated',
+    );
     expect(guard.tag).toBe('budget_exceeded');
   });
 
   it('config changes between calls apply at once: lowered step, cost and wall time limits', () => {
     const steps = setup().guard;
     for (let i = 0; i < 4; i++) steps.beforeCall(call('echo', { i }), BASE);
-    expect(blocked(steps.beforeCall(call(), { ...BASE, max_steps: 2 })).details).toMatchObject({ guard: 'max_steps', observed: 4 });
+    expect(blocked(steps.beforeCall(call(), { ...BASE, max_steps: 2 })).details).toMatchObject({
+      guard: 'max_steps',
+      observed: 4,
+    });
 
     const cost = setup().guard;
     cost.afterCall(call(), { ok: true }, 3, BASE);
-    expect(blocked(cost.beforeCall(call(), { ...BASE, max_cost_usd: 2 })).details.guard).toBe('max_cost');
+    expect(blocked(cost.beforeCall(call(), { ...BASE, max_cost_usd: 2 })).details.guard).toBe(
+      'max_cost',
+    );
 
     const wall = setup();
     wall.advance(120_000);
     expect(wall.guard.beforeCall(call(), BASE).allowed).toBe(true);
-    expect(blocked(wall.guard.beforeCall(call(), { ...BASE, max_wall_time_s: 100 })).details.guard).toBe('max_wall_time');
+    expect(
+      blocked(wall.guard.beforeCall(call(), { ...BASE, max_wall_time_s: 100 })).details.guard,
+    ).toBe('max_wall_time');
   });
 
   it('noteTag: a breaker refusal reported by the runtime counts toward the session tag by severity', () => {
@@ -131,7 +164,9 @@ describe('graph guards', () => {
     expect(err).toBeInstanceOf(GraphLoopError);
     expect(err.healthTag).toBe('loop_detected');
     expect(err.details).toMatchObject({ guard: 'graph_node_iterations', limit: 10, observed: 11 });
-    expect(err.message).toBe('Graph loop: node plan would run 11 times in this session, above maxNodeIterations 10; session terminated');
+    expect(err.message).toBe(
+      'Graph loop: node plan would run 11 times in this session, above maxNodeIterations 10; session terminated',
+    );
     expect(guard.tag).toBe('loop_detected');
     expect(blocked(guard.beforeCall(call(), BASE))).toBe(err);
   });

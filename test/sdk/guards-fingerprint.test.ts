@@ -7,7 +7,9 @@ const fp = callFingerprint;
 describe('call fingerprints', () => {
   it('floats equal to 6 decimals are the same call, at the top level and nested in arrays and objects', () => {
     expect(fp('t', 1.0000001)).toBe(fp('t', 1.0000002));
-    expect(fp('t', { a: [1.0000001, { b: 0.1 + 0.2 }] })).toBe(fp('t', { a: [1.0000002, { b: 0.3 }] }));
+    expect(fp('t', { a: [1.0000001, { b: 0.1 + 0.2 }] })).toBe(
+      fp('t', { a: [1.0000002, { b: 0.3 }] }),
+    );
     expect(fp('t', { x: -3.14159265 })).toBe(fp('t', { x: -3.1415927 }));
     expect(fp('t', { x: 1.000001 })).not.toBe(fp('t', { x: 1.000002 }));
   });
@@ -34,7 +36,11 @@ describe('call fingerprints', () => {
     a.self = a;
     expect(fp('t', a)).toBe(fp('t', a));
     expect(fp('t', { n: 10n })).not.toBe(fp('t', { n: 11n }));
-    const hostile = { get boom(): never { throw new Error('no'); } };
+    const hostile = {
+      get boom(): never {
+        throw new Error('no');
+      },
+    };
     expect(fp('t', hostile)).toBe(fp('t', hostile));
     let deep: unknown = 0;
     for (let i = 0; i < 10_000; i++) deep = [deep];

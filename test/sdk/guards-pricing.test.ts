@@ -12,11 +12,17 @@ describe('LLM cost', () => {
   it('matches a dated or provider-prefixed id by its longest known prefix', () => {
     expect(llmCostUsd('gpt-4o-2024-08-06', M, 0)).toEqual({ usd: 2.5, estimated: false });
     expect(llmCostUsd('gpt-4o-mini-2024-07-18', M, 0)).toEqual({ usd: 0.15, estimated: false });
-    expect(llmCostUsd('anthropic/Claude-Sonnet-4-5-20250929', 0, M)).toEqual({ usd: 15, estimated: false });
+    expect(llmCostUsd('anthropic/Claude-Sonnet-4-5-20250929', 0, M)).toEqual({
+      usd: 15,
+      estimated: false,
+    });
   });
 
   it("the caller's table overrides and extends the defaults", () => {
-    const models = { 'gpt-4o': { inputPer1M: 1, outputPer1M: 2 }, 'my-llm': { inputPer1M: 0.5, outputPer1M: 0.5 } };
+    const models = {
+      'gpt-4o': { inputPer1M: 1, outputPer1M: 2 },
+      'my-llm': { inputPer1M: 0.5, outputPer1M: 0.5 },
+    };
     expect(llmCostUsd('gpt-4o-2024-08-06', M, M, models)).toEqual({ usd: 3, estimated: false });
     expect(llmCostUsd('my-llm-v2', 2 * M, 0, models)).toEqual({ usd: 1, estimated: false });
     // Entries the caller did not override keep their default price.
@@ -33,7 +39,9 @@ describe('LLM cost', () => {
 
   it('ignores malformed token counts and prices instead of producing NaN', () => {
     expect(llmCostUsd('gpt-4o', Number.NaN, -5)).toEqual({ usd: 0, estimated: false });
-    expect(llmCostUsd('gpt-4o', M, 0, { 'gpt-4o': { inputPer1M: Number.NaN, outputPer1M: 1 } }).usd).toBe(2.5);
+    expect(
+      llmCostUsd('gpt-4o', M, 0, { 'gpt-4o': { inputPer1M: Number.NaN, outputPer1M: 1 } }).usd,
+    ).toBe(2.5);
   });
 });
 

@@ -9,13 +9,20 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
  * `slow` answers after 500 ms.
  */
 export async function mcpPair(): Promise<{ client: Client; close: () => Promise<void> }> {
-  const server = new Server({ name: 'sdk-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: 'sdk-test', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: ['echo', 'fail', 'boom', 'slow'].map((name) => ({ name, inputSchema: { type: 'object' as const, properties: { message: { type: 'string' } } } })),
+    tools: ['echo', 'fail', 'boom', 'slow'].map((name) => ({
+      name,
+      inputSchema: { type: 'object' as const, properties: { message: { type: 'string' } } },
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const message = String(req.params.arguments?.message ?? '');
-    if (req.params.name === 'fail') return { isError: true, content: [{ type: 'text', text: `cannot do ${message}` }] };
+    if (req.params.name === 'fail')
+      return { isError: true, content: [{ type: 'text', text: `cannot do ${message}` }] };
     if (req.params.name === 'boom') throw new Error('tool crashed');
     if (req.params.name === 'slow') await new Promise((r) => setTimeout(r, 500));
     return { content: [{ type: 'text', text: `Echo: ${message}` }] };

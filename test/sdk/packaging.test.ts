@@ -14,14 +14,17 @@ const run = promisify(execFile);
 /** Every module specifier of a compiled file: static imports and re-exports, `import type` and dynamic import(). */
 function specifiers(source: string): string[] {
   const out: string[] = [];
-  for (const m of source.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"`]([^'"`]+)['"`]\s*\)/gm)) {
+  for (const m of source.matchAll(
+    /(?:^|[\s;}])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|import\(\s*['"`]([^'"`]+)['"`]\s*\)/gm,
+  )) {
     out.push((m[1] ?? m[2] ?? m[3])!);
   }
   return out;
 }
 
 /** Module specifiers of static imports and re-exports only (no import()). */
-const staticImports = (source: string): string[] => specifiers(source.replace(/import\(\s*['"`][^'"`]+['"`]\s*\)/g, ''));
+const staticImports = (source: string): string[] =>
+  specifiers(source.replace(/import\(\s*['"`][^'"`]+['"`]\s*\)/g, ''));
 
 let server: TestServer;
 let dir: string;
@@ -36,7 +39,9 @@ afterAll(async () => {
 
 describe('the published SDK (spyglass-agent-sdk)', () => {
   it('loads only its own files, node: built-ins and MCP types', () => {
-    const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /\.(js|d\.ts)$/.test(e.name));
+    const files = readdirSync(DIST, { recursive: true, withFileTypes: true }).filter(
+      (e) => e.isFile() && /\.(js|d\.ts)$/.test(e.name),
+    );
     expect(files.length).toBeGreaterThan(10);
     const outside: string[] = [];
     const dynamicIoredis: string[] = [];
@@ -45,10 +50,15 @@ describe('the published SDK (spyglass-agent-sdk)', () => {
       const source = readFileSync(path, 'utf8');
       for (const spec of specifiers(source)) {
         if (spec.startsWith('.')) {
-          if (relative(DIST, resolve(dirname(path), spec)).startsWith('..')) outside.push(`${f.name}: ${spec}`);
+          if (relative(DIST, resolve(dirname(path), spec)).startsWith('..'))
+            outside.push(`${f.name}: ${spec}`);
         } else if (spec.startsWith('node:')) {
           if (!builtinModules.includes(spec.slice(5))) outside.push(`${f.name}: ${spec}`);
-        } else if (spec === 'ioredis' && f.name.endsWith('.js') && !staticImports(source).includes('ioredis')) {
+        } else if (
+          spec === 'ioredis' &&
+          f.name.endsWith('.js') &&
+          !staticImports(source).includes('ioredis')
+        ) {
           // Shared breakers load ioredis with import() only when the option is used (a dependency of the package).
           dynamicIoredis.push(f.name);
         } else if (!(f.name.endsWith('.d.ts') && spec.startsWith('@modelcontextprotocol/sdk/'))) {
@@ -77,11 +87,31 @@ const loaded = Object.keys(await import('node:module').then((m) => m.createRequi
 console.log(JSON.stringify({ id, stats: sg.stats(), tags: HEALTH_TAGS.length, loops: DEFAULT_PREVENTION.loop_threshold, error: typeof PreventionError, loaded }));
 `,
     );
-    const { stdout } = await run(process.execPath, ['agent.mjs'], { cwd: dir, env: { PATH: process.env.PATH ?? '', SPYGLASS_URL: server.httpUrl }, timeout: 30_000 });
-    const out = JSON.parse(stdout.trim()) as { id: string; stats: { sent: number; buffered: number }; tags: number; loops: number; error: string; loaded: string[] };
-    expect(out).toMatchObject({ stats: { sent: 2, buffered: 0 }, tags: 9, loops: 5, error: 'function', loaded: [] });
+    const { stdout } = await run(process.execPath, ['agent.mjs'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', SPYGLASS_URL: server.httpUrl },
+      timeout: 30_000,
+    });
+    const out = JSON.parse(stdout.trim()) as {
+      id: string;
+      stats: { sent: number; buffered: number };
+      tags: number;
+      loops: number;
+      error: string;
+      loaded: string[];
+    };
+    expect(out).toMatchObject({
+      stats: { sent: 2, buffered: 0 },
+      tags: 9,
+      loops: 5,
+      error: 'function',
+      loaded: [],
+    });
     const spans = await getJson(`${server.httpUrl}/api/traces/spans?session_id=${out.id}`);
-    expect((spans.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual(['add', 'session']);
+    expect((spans.json as { tool_name: string }[]).map((s) => s.tool_name).sort()).toEqual([
+      'add',
+      'session',
+    ]);
   });
   it('sends buffered spans when a plain Node program just ends (beforeExit), without flush or shutdown', async () => {
     writeFileSync(
@@ -91,7 +121,11 @@ const sg = new Spyglass({ agentName: 'exits', flushIntervalMs: 3_600_000 });
 await sg.guard({ serverName: 'calc', toolName: 'exit-add', args: {} }, () => 3);
 `,
     );
-    await run(process.execPath, ['exits.mjs'], { cwd: dir, env: { PATH: process.env.PATH ?? '', SPYGLASS_URL: server.httpUrl }, timeout: 30_000 });
+    await run(process.execPath, ['exits.mjs'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', SPYGLASS_URL: server.httpUrl },
+      timeout: 30_000,
+    });
     const spans = await getJson(`${server.httpUrl}/api/traces/spans?tool_name=exit-add`);
     expect(spans.json).toHaveLength(1);
   });

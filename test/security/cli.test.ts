@@ -18,7 +18,9 @@ import { configCheck, toolDescriptionCheck, useRegistry } from './helpers.ts';
  * --json, --fail-on exit codes, usage errors), and locally from spyglass.yaml (the table).
  */
 const ADMIN = `sg_${'9'.repeat(63)}a`;
-const SCHEMA = JSON.parse(readFileSync(new URL('../fixtures/sarif/sarif-schema-2.1.0.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const SCHEMA = JSON.parse(
+  readFileSync(new URL('../fixtures/sarif/sarif-schema-2.1.0.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
 let dir: string;
 let config: string;
 let fx: HttpFixtures;
@@ -33,12 +35,31 @@ describe('spyglass scan', () => {
       network: { allow_private_targets: ['127.0.0.0/8'] },
       servers: [
         { name: 'alpha', transport: 'streamable_http', url: `${fx.url}/ok/alpha/mcp` },
-        { name: 'down', transport: 'streamable_http', url: `http://127.0.0.1:${await freePort()}/mcp`, timeout_seconds: 2 },
+        {
+          name: 'down',
+          transport: 'streamable_http',
+          url: `http://127.0.0.1:${await freePort()}/mcp`,
+          timeout_seconds: 2,
+        },
       ],
     });
-    server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
-    expectStatus(await call(server.httpUrl, 'PUT', '/api/servers/metadata/cat?project_id=default', { key: ADMIN, body: { transport: 'sse', url: `${fx.url}/ok/cat/sse` } }), 200, 'catalog');
-    useRegistry(server.services, { checks: [toolDescriptionCheck, configCheck], projectChecks: [] });
+    server = await startTestServer({
+      SPYGLASS_CONFIG: config,
+      SPYGLASS_API_KEYS: ADMIN,
+      SPYGLASS_RATE_LIMITS: 'off',
+    });
+    expectStatus(
+      await call(server.httpUrl, 'PUT', '/api/servers/metadata/cat?project_id=default', {
+        key: ADMIN,
+        body: { transport: 'sse', url: `${fx.url}/ok/cat/sse` },
+      }),
+      200,
+      'catalog',
+    );
+    useRegistry(server.services, {
+      checks: [toolDescriptionCheck, configCheck],
+      projectChecks: [],
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -47,7 +68,12 @@ describe('spyglass scan', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const remote = (...args: string[]) => runCli(['scan', '--url', server.httpUrl, '--api-key', ADMIN, ...args], { SPYGLASS_CONFIG: config }, dir);
+  const remote = (...args: string[]) =>
+    runCli(
+      ['scan', '--url', server.httpUrl, '--api-key', ADMIN, ...args],
+      { SPYGLASS_CONFIG: config },
+      dir,
+    );
 
   it('--sarif is valid SARIF 2.1.0 pointing at the spyglass.yaml entry; --fail-on high exits 1', async () => {
     const r = await remote('--sarif', '--fail-on', 'high');
@@ -71,14 +97,26 @@ describe('spyglass scan', () => {
     });
     const lines = readFileSync(config, 'utf8').split('\n');
     const alphaLine = lines.findIndex((l) => l.includes('- name: alpha')) + 1;
-    const alphaTool = run.results.find((x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'alpha/read_file');
+    const alphaTool = run.results.find(
+      (x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'alpha/read_file',
+    );
     expect(alphaTool).toMatchObject({ ruleId: 'test.tool-seen', level: 'error' });
-    expect(alphaTool.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'spyglass.yaml' }, region: { startLine: alphaLine } });
-    const plain = run.results.find((x: any) => x.ruleId === 'test.plain-http' && x.locations[0].logicalLocations[0].name === 'down');
+    expect(alphaTool.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'spyglass.yaml' },
+      region: { startLine: alphaLine },
+    });
+    const plain = run.results.find(
+      (x: any) =>
+        x.ruleId === 'test.plain-http' && x.locations[0].logicalLocations[0].name === 'down',
+    );
     expect(plain.level).toBe('warning');
-    expect(plain.locations[0].physicalLocation.region.startLine).toBe(lines.findIndex((l) => l.includes('- name: down')) + 1);
+    expect(plain.locations[0].physicalLocation.region.startLine).toBe(
+      lines.findIndex((l) => l.includes('- name: down')) + 1,
+    );
     // A catalog server has no line in the config file: only its logical location.
-    const cat = run.results.find((x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'cat/ping');
+    const cat = run.results.find(
+      (x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'cat/ping',
+    );
     expect(cat.locations[0].physicalLocation).toBeUndefined();
     expect(run.invocations[0].toolExecutionNotifications[0].message.text).toMatch(/^down: /);
   }, 60_000);
@@ -88,8 +126,19 @@ describe('spyglass scan', () => {
     expect(r.code).toBe(0);
     const scans = JSON.parse(r.stdout);
     expect(scans).toHaveLength(1);
-    expect(scans[0]).toMatchObject({ server_name: 'alpha', project_id: 'default', error: null, findings_count: 3, high_count: 2, highest_severity: 'high' });
-    expect(scans[0].findings[0]).toMatchObject({ rule: 'test.tool-seen', owasp_title: 'Tool Poisoning', location: 'tools.read_file.description' });
+    expect(scans[0]).toMatchObject({
+      server_name: 'alpha',
+      project_id: 'default',
+      error: null,
+      findings_count: 3,
+      high_count: 2,
+      highest_severity: 'high',
+    });
+    expect(scans[0].findings[0]).toMatchObject({
+      rule: 'test.tool-seen',
+      owasp_title: 'Tool Poisoning',
+      location: 'tools.read_file.description',
+    });
   }, 60_000);
 
   it('usage errors exit 2 before scanning', async () => {
@@ -104,7 +153,11 @@ describe('spyglass scan', () => {
   it('scans locally from spyglass.yaml and prints a table', async () => {
     const data = mkdtempSync(join(tmpdir(), 'spyglass-scan-cli-'));
     try {
-      const r = await runCli(['scan', '--server', 'alpha'], { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: data, SPYGLASS_URL: '' }, dir);
+      const r = await runCli(
+        ['scan', '--server', 'alpha'],
+        { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: data, SPYGLASS_URL: '' },
+        dir,
+      );
       // The only thing on stderr is the embedded database's first-start note.
       expect(r.stderr).not.toMatch(/error|failed/i);
       expect(r.code).toBe(0);

@@ -26,11 +26,19 @@ describe('scan concurrency and the exposure call site', () => {
       monitor: { enabled: false },
       security: { concurrency: 2 },
       servers: [
-        ...['a', 'b', 'c', 'd'].map((n) => ({ name: n, transport: 'streamable_http', url: `${fx.url}/ok/${n}/mcp` })),
+        ...['a', 'b', 'c', 'd'].map((n) => ({
+          name: n,
+          transport: 'streamable_http',
+          url: `${fx.url}/ok/${n}/mcp`,
+        })),
         stdioFixture('local', 'normal'),
       ],
     });
-    server = await startTestServer({ SPYGLASS_CONFIG: config, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+    server = await startTestServer({
+      SPYGLASS_CONFIG: config,
+      SPYGLASS_API_KEYS: ADMIN,
+      SPYGLASS_RATE_LIMITS: 'off',
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -53,14 +61,40 @@ describe('scan concurrency and the exposure call site', () => {
         if (held.length === 2 || asked.length === 4) held.splice(0).forEach((r) => r());
       });
       inFlight--;
-      return { unauthenticated: true, oauthMetadata: false, foreignOriginAccepted: null, allowOriginStar: null, sessionIdInUrl: null };
+      return {
+        unauthenticated: true,
+        oauthMetadata: false,
+        foreignOriginAccepted: null,
+        allowOriginStar: null,
+        sessionIdInUrl: null,
+      };
     };
     useRegistry(server.services, {
-      checks: [({ observation }) => (observation.http?.unauthenticated ? [{ severity: 'high', category: 'OWASP-MCP-07', rule: 'test.open', kind: 'no_auth', title: 'No authentication', description: 'd', remediation: 'r', location: 'transport' }] : [])],
+      checks: [
+        ({ observation }) =>
+          observation.http?.unauthenticated
+            ? [
+                {
+                  severity: 'high',
+                  category: 'OWASP-MCP-07',
+                  rule: 'test.open',
+                  kind: 'no_auth',
+                  title: 'No authentication',
+                  description: 'd',
+                  remediation: 'r',
+                  location: 'transport',
+                },
+              ]
+            : [],
+      ],
       projectChecks: [],
       exposure,
     });
-    const scans = expectStatus(await call(server.httpUrl, 'POST', '/api/security/scan', { key: ADMIN, body: {} }), 200, 'scan').json as { server_name: string; error: string | null; findings: { rule: string }[] }[];
+    const scans = expectStatus(
+      await call(server.httpUrl, 'POST', '/api/security/scan', { key: ADMIN, body: {} }),
+      200,
+      'scan',
+    ).json as { server_name: string; error: string | null; findings: { rule: string }[] }[];
     expect(most).toBe(2);
     expect(asked.sort()).toEqual(['a', 'b', 'c', 'd']);
     expect(scans.map((s) => [s.server_name, s.error, s.findings.map((f) => f.rule)])).toEqual([

@@ -25,21 +25,60 @@ export const toolDescriptionCheck: Check = function toolDescriptionCheck({ obser
 /** Works from the config alone, so it reports on servers that are down too. */
 export const configCheck: Check = function configCheck({ target }) {
   return target.url?.startsWith('http://')
-    ? [{ severity: 'medium', category: 'OWASP-MCP-07', rule: 'test.plain-http', kind: 'owasp', title: 'Plain HTTP', description: `${target.name} is reached over http://`, remediation: 'Use https.', location: 'url', evidence: null }]
+    ? [
+        {
+          severity: 'medium',
+          category: 'OWASP-MCP-07',
+          rule: 'test.plain-http',
+          kind: 'owasp',
+          title: 'Plain HTTP',
+          description: `${target.name} is reached over http://`,
+          remediation: 'Use https.',
+          location: 'url',
+          evidence: null,
+        },
+      ]
     : [];
 };
 
 /** Trust on first use, as the real nextPin will: what was pinned stays, new tools are added. */
-export function firstSeenPin(pin: Pin | null, obs: { tools: Record<string, unknown>[]; instructions: string | null; serverInfo: Record<string, unknown> | null }, now: Date): Pin {
-  const next: Pin = pin ? { ...pin, tools: new Map(pin.tools) } : { serverInfo: obs.serverInfo, instructions: obs.instructions, instructionsPinnedAt: now, tools: new Map() };
+export function firstSeenPin(
+  pin: Pin | null,
+  obs: {
+    tools: Record<string, unknown>[];
+    instructions: string | null;
+    serverInfo: Record<string, unknown> | null;
+  },
+  now: Date,
+): Pin {
+  const next: Pin = pin
+    ? { ...pin, tools: new Map(pin.tools) }
+    : {
+        serverInfo: obs.serverInfo,
+        instructions: obs.instructions,
+        instructionsPinnedAt: now,
+        tools: new Map(),
+      };
   for (const t of obs.tools) {
     const name = String(t.name);
-    if (!next.tools.has(name)) next.tools.set(name, { hash: `hash-of-${name}`, definition: { name, description: t.description }, pinnedAt: now });
+    if (!next.tools.has(name))
+      next.tools.set(name, {
+        hash: `hash-of-${name}`,
+        definition: { name, description: t.description },
+        pinnedAt: now,
+      });
   }
   return next;
 }
 
 /** Replaces the server's scan service with one running `registry` (the adapters read services.security per request). */
 export function useRegistry(s: Services, registry: CheckRegistry): void {
-  s.security = new ScanService({ config: s.config, db: s.store.db, bus: s.bus, logger: s.logger, health: s.health, registry });
+  s.security = new ScanService({
+    config: s.config,
+    db: s.store.db,
+    bus: s.bus,
+    logger: s.logger,
+    health: s.health,
+    registry,
+  });
 }

@@ -16,21 +16,36 @@ import { renderSession } from '../../src/cli/sessions.ts';
  */
 const HOSTILE = fileURLToPath(new URL('../fixtures/mcp/hostile-server.ts', import.meta.url));
 /** What a terminal acts on: C0 controls except newline (ESC, BEL, CR, NUL…), DEL, C1, bidi, zero-width. */
-const RAW = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
+const RAW =
+  /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 /** ESCAPE_NAME as the tables show it: every part visible, nothing executed. */
-const SHOWN_NAME = 'wipe\\u{1B}[2J\\u{1B}[8mhidden\\u{1B}]8;;https://evil.example/\\u{7}click\\u{1B}]8;;\\u{7}\\u{7}\\u{202E}txt.exe';
+const SHOWN_NAME =
+  'wipe\\u{1B}[2J\\u{1B}[8mhidden\\u{1B}]8;;https://evil.example/\\u{7}click\\u{1B}]8;;\\u{7}\\u{7}\\u{202E}txt.exe';
 
 let dir: string;
 let env: Record<string, string>;
 const config = (clean: boolean) =>
   writeConfig(dir, {
     monitor: { enabled: false },
-    servers: [{ name: 'hostile', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', HOSTILE], env: clean ? { HOSTILE_CLEAN: '1' } : {}, timeout_seconds: 30 }],
+    servers: [
+      {
+        name: 'hostile',
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['--import', 'tsx', HOSTILE],
+        env: clean ? { HOSTILE_CLEAN: '1' } : {},
+        timeout_seconds: 30,
+      },
+    ],
   });
 
 beforeAll(() => {
   dir = tempDir();
-  env = { SPYGLASS_CONFIG: join(dir, 'spyglass.yaml'), SPYGLASS_DATA_DIR: join(dir, 'data'), SPYGLASS_LOG_LEVEL: 'error' };
+  env = {
+    SPYGLASS_CONFIG: join(dir, 'spyglass.yaml'),
+    SPYGLASS_DATA_DIR: join(dir, 'data'),
+    SPYGLASS_LOG_LEVEL: 'error',
+  };
   // The run's migrated embedded database (test/global-setup.ts), not an initdb per test.
   cpSync(inject('pgliteTemplate'), join(dir, 'data', 'pglite'), { recursive: true });
 });
@@ -42,48 +57,64 @@ function expectNothingRaw(r: { stdout: string; stderr: string }): void {
 }
 
 describe('the CLI and a hostile MCP server', () => {
-  it('check, scan, scan --json, scan --sarif and scorecard print its text escaped and complete', { timeout: 420_000 }, async () => {
-    config(true);
-    expect((await runCli(['check'], env)).code).toBe(0);
-    // The NUL-bearing tool list appears: the drift lines name the new tool, escaped.
-    config(false);
-    const check = await runCli(['check'], env);
-    expectNothingRaw(check);
-    expect(check.stdout).toContain('nul\\u{0}name');
+  it(
+    'check, scan, scan --json, scan --sarif and scorecard print its text escaped and complete',
+    { timeout: 420_000 },
+    async () => {
+      config(true);
+      expect((await runCli(['check'], env)).code).toBe(0);
+      // The NUL-bearing tool list appears: the drift lines name the new tool, escaped.
+      config(false);
+      const check = await runCli(['check'], env);
+      expectNothingRaw(check);
+      expect(check.stdout).toContain('nul\\u{0}name');
 
-    const scan = await runCli(['scan'], env);
-    expectNothingRaw(scan);
-    expect(scan.stdout).toContain(SHOWN_NAME);
-    expect(scan.stdout).toMatch(/poisoning\.ansi/);
+      const scan = await runCli(['scan'], env);
+      expectNothingRaw(scan);
+      expect(scan.stdout).toContain(SHOWN_NAME);
+      expect(scan.stdout).toMatch(/poisoning\.ansi/);
 
-    const json = await runCli(['scan', '--json'], env);
-    expectNothingRaw(json);
-    const [found] = JSON.parse(json.stdout);
-    // Lossless: the JSON escapes parse back to the names the server sent.
-    const tools = new Set(found.findings.map((f: any) => f.tool_name));
-    expect(tools).toContain(ESCAPE_NAME);
-    expect(tools).toContain(NUL_NAME);
+      const json = await runCli(['scan', '--json'], env);
+      expectNothingRaw(json);
+      const [found] = JSON.parse(json.stdout);
+      // Lossless: the JSON escapes parse back to the names the server sent.
+      const tools = new Set(found.findings.map((f: any) => f.tool_name));
+      expect(tools).toContain(ESCAPE_NAME);
+      expect(tools).toContain(NUL_NAME);
 
-    const sarif = await runCli(['scan', '--sarif'], env);
-    expectNothingRaw(sarif);
-    const results = JSON.parse(sarif.stdout).runs[0].results as any[];
-    const names = results.flatMap((x) => x.locations[0].logicalLocations.flatMap((l: any) => [l.name, l.fullyQualifiedName]));
-    expect(names).toContain(SHOWN_NAME);
-    expect(names).toContain(`hostile/${SHOWN_NAME}`);
-    for (const n of names) expect(RAW.test(n), n).toBe(false);
-    for (const x of results) expect(RAW.test(x.message.text), x.message.text).toBe(false);
+      const sarif = await runCli(['scan', '--sarif'], env);
+      expectNothingRaw(sarif);
+      const results = JSON.parse(sarif.stdout).runs[0].results as any[];
+      const names = results.flatMap((x) =>
+        x.locations[0].logicalLocations.flatMap((l: any) => [l.name, l.fullyQualifiedName]),
+      );
+      expect(names).toContain(SHOWN_NAME);
+      expect(names).toContain(`hostile/${SHOWN_NAME}`);
+      for (const n of names) expect(RAW.test(n), n).toBe(false);
+      for (const x of results) expect(RAW.test(x.message.text), x.message.text).toBe(false);
 
-    const card = await runCli(['scorecard', '--server', 'hostile'], env);
-    expectNothingRaw(card);
-    expect(card.stdout).toMatch(/│ hostile\s+│ F\s+│/);
-  });
+      const card = await runCli(['scorecard', '--server', 'hostile'], env);
+      expectNothingRaw(card);
+      expect(card.stdout).toMatch(/│ hostile\s+│ F\s+│/);
+    },
+  );
 
   it('every table cell and session line escapes what it quotes', async () => {
     const out: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
     try {
-      printRows([{ tool: ESCAPE_NAME, nested: { name: ESCAPE_NAME }, drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']) }], ['tool', 'nested', 'drift'], false);
+      printRows(
+        [
+          {
+            tool: ESCAPE_NAME,
+            nested: { name: ESCAPE_NAME },
+            drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']),
+          },
+        ],
+        ['tool', 'nested', 'drift'],
+        false,
+      );
       printRows([{ tool: ESCAPE_NAME }], ['tool'], true);
     } finally {
       process.stdout.write = write;
@@ -92,12 +123,34 @@ describe('the CLI and a hostile MCP server', () => {
     expect(out[0]).toContain(SHOWN_NAME);
     expect(JSON.parse(out[1] as string)).toEqual([{ tool: ESCAPE_NAME }]);
 
-    const span = { span_type: 'tool_call', server_name: `srv\r${ESCAPE_NAME}`, tool_name: ESCAPE_NAME, status: 'error', error: `boom\u001b[2J\nforged line`, health_tag: null, latency_ms: 5, children: [] };
-    const session = { session_id: 's\u202E1', agent_name: ESCAPE_NAME, health_tag: 'healthy', tool_calls: 1, failed_calls: 1, duration_ms: 5, input_tokens: 0, output_tokens: 0, est_cost_usd: 0, servers_used: [ESCAPE_NAME] };
+    const span = {
+      span_type: 'tool_call',
+      server_name: `srv\r${ESCAPE_NAME}`,
+      tool_name: ESCAPE_NAME,
+      status: 'error',
+      error: `boom\u001b[2J\nforged line`,
+      health_tag: null,
+      latency_ms: 5,
+      children: [],
+    };
+    const session = {
+      session_id: 's\u202E1',
+      agent_name: ESCAPE_NAME,
+      health_tag: 'healthy',
+      tool_calls: 1,
+      failed_calls: 1,
+      duration_ms: 5,
+      input_tokens: 0,
+      output_tokens: 0,
+      est_cost_usd: 0,
+      servers_used: [ESCAPE_NAME],
+    };
     const text = renderSession(session as never, [span as never], false);
     expect(RAW.exec(text)?.[0]).toBeUndefined();
     // One line per node: a newline in an error cannot forge another line of the tree.
     expect(text.split('\n')).toHaveLength(5);
-    expect(text).toContain(`✗ srv\\r${SHOWN_NAME}.${SHOWN_NAME}  5 ms  (boom\\u{1B}[2J\\nforged line)`);
+    expect(text).toContain(
+      `✗ srv\\r${SHOWN_NAME}.${SHOWN_NAME}  5 ms  (boom\\u{1B}[2J\\nforged line)`,
+    );
   });
 });

@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextPin, poisoningCheck, rugPullCheck, shadowingCheck } from '../../src/security/poisoning/index.ts';
+import {
+  nextPin,
+  poisoningCheck,
+  rugPullCheck,
+  shadowingCheck,
+} from '../../src/security/poisoning/index.ts';
 import type { CheckTarget } from '../../src/model/health.ts';
 import type { Observation } from '../../src/security/types.ts';
 import { asPeer, context, observeOk, referenceTarget } from '../fixtures/mcp/poison/targets.ts';
@@ -41,19 +46,24 @@ describe('reference servers', () => {
     expect(seen.get('sequential-thinking')?.tools.length).toBe(1);
   });
 
-  it.each(['everything', 'memory', 'filesystem', 'sequential-thinking'])('%s: no OWASP-MCP-03 finding from any rule', (name) => {
-    const obs = seen.get(name) as Observation;
-    const peers = [...seen].filter(([n]) => n !== name).map(([n, o]) => asPeer(n, o));
-    const target = targets.find((t) => t.name === name) as CheckTarget;
-    const ctx = context(target, obs, { peers, pin: nextPin(null, obs, new Date()) });
-    const findings = [...poisoningCheck(ctx), ...shadowingCheck(ctx), ...rugPullCheck(ctx)];
-    expect(findings, JSON.stringify(findings, null, 1)).toEqual([]);
-  });
+  it.each(['everything', 'memory', 'filesystem', 'sequential-thinking'])(
+    '%s: no OWASP-MCP-03 finding from any rule',
+    (name) => {
+      const obs = seen.get(name) as Observation;
+      const peers = [...seen].filter(([n]) => n !== name).map(([n, o]) => asPeer(n, o));
+      const target = targets.find((t) => t.name === name) as CheckTarget;
+      const ctx = context(target, obs, { peers, pin: nextPin(null, obs, new Date()) });
+      const findings = [...poisoningCheck(ctx), ...shadowingCheck(ctx), ...rugPullCheck(ctx)];
+      expect(findings, JSON.stringify(findings, null, 1)).toEqual([]);
+    },
+  );
 
   it('server-everything pinned on one run is unchanged on the next (no rug pull across restarts)', async () => {
     const first = seen.get('everything') as Observation;
     const target = targets[0] as CheckTarget;
     const again = await observeOk(target);
-    expect(rugPullCheck(context(target, again, { pin: nextPin(null, first, new Date()) }))).toEqual([]);
+    expect(rugPullCheck(context(target, again, { pin: nextPin(null, first, new Date()) }))).toEqual(
+      [],
+    );
   });
 });

@@ -11,7 +11,12 @@ import { userAdvisory } from '../fixtures/osv/records.ts';
 /** The check on a real observation: the installed server-filesystem devDependency, started and listed. */
 let dir: string;
 let observation: Observation;
-const target = () => stdio(process.execPath, ['node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', dir], { timeoutSeconds: 20 });
+const target = () =>
+  stdio(
+    process.execPath,
+    ['node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', dir],
+    { timeoutSeconds: 20 },
+  );
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spyglass-supply-real-'));
@@ -34,7 +39,14 @@ describe('supply chain check on a running server', () => {
     const advisory = userAdvisory('LOCAL-2026-1', {
       aliases: ['CVE-2026-99999'],
       database_specific: { severity: 'HIGH' },
-      affected: [{ package: { ecosystem: 'npm', name: '@modelcontextprotocol/server-filesystem' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2026.1.0' }, { fixed: '2026.09.01' }] }] }],
+      affected: [
+        {
+          package: { ecosystem: 'npm', name: '@modelcontextprotocol/server-filesystem' },
+          ranges: [
+            { type: 'ECOSYSTEM', events: [{ introduced: '2026.1.0' }, { fixed: '2026.09.01' }] },
+          ],
+        },
+      ],
     });
     await writeFile(file, JSON.stringify(advisory));
     const db = await loadAdvisories({ advisoriesPath: file });
@@ -43,9 +55,11 @@ describe('supply chain check on a running server', () => {
         rule: 'supply.cve',
         severity: 'high',
         cveId: 'CVE-2026-99999',
-        title: '@modelcontextprotocol/server-filesystem@2026.8.31 is affected by CVE-2026-99999 (LOCAL-2026-1)',
+        title:
+          '@modelcontextprotocol/server-filesystem@2026.8.31 is affected by CVE-2026-99999 (LOCAL-2026-1)',
         location: 'args[0]',
-        remediation: 'Upgrade @modelcontextprotocol/server-filesystem to 2026.09.01 or later and pin that version in the launch command.',
+        remediation:
+          'Upgrade @modelcontextprotocol/server-filesystem to 2026.09.01 or later and pin that version in the launch command.',
       }),
     ]);
   });

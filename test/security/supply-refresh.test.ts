@@ -4,7 +4,13 @@ import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedFetch } from '../../src/net/guarded-fetch.ts';
 import { createOutboundPolicy } from '../../src/net/outbound-policy.ts';
-import { advisoriesFor, createAdvisoryRefresher, loadAdvisories, refreshAdvisories, type AdvisoryDb } from '../../src/security/supply/index.ts';
+import {
+  advisoriesFor,
+  createAdvisoryRefresher,
+  loadAdvisories,
+  refreshAdvisories,
+  type AdvisoryDb,
+} from '../../src/security/supply/index.ts';
 import { userAdvisory } from '../fixtures/osv/records.ts';
 
 // A local OSV mirror: /all.zip, /one.json, /broken.zip, /fail (500), /big (too large), /hang (never ends).
@@ -12,15 +18,23 @@ let server: Server;
 let base: string;
 let shipped: AdvisoryDb;
 let hits = 0;
-const zip = zipSync({ 'USER-R1.json': strToU8(JSON.stringify(userAdvisory('USER-R1'))), 'USER-R2.json': strToU8(JSON.stringify(userAdvisory('USER-R2'))) });
+const zip = zipSync({
+  'USER-R1.json': strToU8(JSON.stringify(userAdvisory('USER-R1'))),
+  'USER-R2.json': strToU8(JSON.stringify(userAdvisory('USER-R2'))),
+});
 
 beforeAll(async () => {
   shipped = await loadAdvisories({ advisoriesPath: undefined });
   server = createServer((req, res) => {
     hits += 1;
-    if (req.url === '/all.zip') return res.writeHead(200, { 'content-type': 'application/zip' }).end(zip);
-    if (req.url === '/one.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(userAdvisory('USER-R3')));
-    if (req.url === '/broken.zip') return res.writeHead(200).end(Buffer.from('PK\u0003\u0004not really'));
+    if (req.url === '/all.zip')
+      return res.writeHead(200, { 'content-type': 'application/zip' }).end(zip);
+    if (req.url === '/one.json')
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(userAdvisory('USER-R3')));
+    if (req.url === '/broken.zip')
+      return res.writeHead(200).end(Buffer.from('PK\u0003\u0004not really'));
     if (req.url === '/hang') return res.writeHead(200).write('['); // never finishes
     if (req.url === '/big') return res.writeHead(200).end(Buffer.alloc(64 * 1024, 32));
     res.writeHead(500).end('internal details the error must not echo');
@@ -34,45 +48,90 @@ afterAll(async () => {
 });
 
 const allowLoopback = () => createGuardedFetch(createOutboundPolicy(['127.0.0.0/8']));
-const names = (db: AdvisoryDb) => advisoriesFor(db, 'npm', 'acme-mcp').map((a) => a.record.id).sort();
+const names = (db: AdvisoryDb) =>
+  advisoriesFor(db, 'npm', 'acme-mcp')
+    .map((a) => a.record.id)
+    .sort();
 
 describe('refreshAdvisories', () => {
   it('applies an OSV zip from the URL over the current set when the policy allows the address', async () => {
-    const outcome = await refreshAdvisories(`${base}/all.zip`, allowLoopback(), shipped, { timeoutMs: 10_000 });
+    const outcome = await refreshAdvisories(`${base}/all.zip`, allowLoopback(), shipped, {
+      timeoutMs: 10_000,
+    });
     expect(outcome).toMatchObject({ status: 'updated', records: 2 });
     expect(names(outcome.db)).toEqual(['USER-R1', 'USER-R2']);
     expect(advisoriesFor(outcome.db, 'npm', 'mcp-remote')).toHaveLength(1); // the shipped records stay
-    const json = await refreshAdvisories(`${base}/one.json`, allowLoopback(), outcome.db, { timeoutMs: 10_000 });
+    const json = await refreshAdvisories(`${base}/one.json`, allowLoopback(), outcome.db, {
+      timeoutMs: 10_000,
+    });
     expect(names(json.db)).toEqual(['USER-R1', 'USER-R2', 'USER-R3']);
   });
 
   it('refuses a loopback URL without network.allow_private_targets, before connecting', async () => {
     const before = hits;
-    const outcome = await refreshAdvisories(`${base}/all.zip`, createGuardedFetch(createOutboundPolicy([])), shipped, { timeoutMs: 10_000 });
+    const outcome = await refreshAdvisories(
+      `${base}/all.zip`,
+      createGuardedFetch(createOutboundPolicy([])),
+      shipped,
+      { timeoutMs: 10_000 },
+    );
     expect(outcome.status).toBe('failed');
-    expect(outcome).toMatchObject({ error: expect.stringContaining('refused by the outbound URL policy: the host is a loopback address') as unknown });
+    expect(outcome).toMatchObject({
+      error: expect.stringContaining(
+        'refused by the outbound URL policy: the host is a loopback address',
+      ) as unknown,
+    });
     expect(outcome.db).toBe(shipped);
     expect(hits).toBe(before);
   });
 
   it('keeps the last good set on an HTTP error, a broken zip and an oversized download', async () => {
-    const fail = await refreshAdvisories(`${base}/fail`, allowLoopback(), shipped, { timeoutMs: 10_000 });
-    expect(fail).toEqual({ status: 'failed', db: shipped, error: `advisory refresh from ${base}/fail failed: the server answered HTTP 500` });
-    const broken = await refreshAdvisories(`${base}/broken.zip`, allowLoopback(), shipped, { timeoutMs: 10_000 });
-    expect(broken).toMatchObject({ status: 'failed', db: shipped, error: expect.stringContaining('not a readable zip') as unknown });
-    const big = await refreshAdvisories(`${base}/big`, allowLoopback(), shipped, { timeoutMs: 10_000, maxBytes: 1024 });
-    expect(big).toMatchObject({ status: 'failed', db: shipped, error: expect.stringContaining('more than the limit of 1024') as unknown });
+    const fail = await refreshAdvisories(`${base}/fail`, allowLoopback(), shipped, {
+      timeoutMs: 10_000,
+    });
+    expect(fail).toEqual({
+      status: 'failed',
+      db: shipped,
+      error: `advisory refresh from ${base}/fail failed: the server answered HTTP 500`,
+    });
+    const broken = await refreshAdvisories(`${base}/broken.zip`, allowLoopback(), shipped, {
+      timeoutMs: 10_000,
+    });
+    expect(broken).toMatchObject({
+      status: 'failed',
+      db: shipped,
+      error: expect.stringContaining('not a readable zip') as unknown,
+    });
+    const big = await refreshAdvisories(`${base}/big`, allowLoopback(), shipped, {
+      timeoutMs: 10_000,
+      maxBytes: 1024,
+    });
+    expect(big).toMatchObject({
+      status: 'failed',
+      db: shipped,
+      error: expect.stringContaining('more than the limit of 1024') as unknown,
+    });
   });
 
   it('gives up on a download that does not finish in time', async () => {
-    const slow = await refreshAdvisories(`${base}/hang`, allowLoopback(), shipped, { timeoutMs: 300 });
-    expect(slow).toEqual({ status: 'failed', db: shipped, error: `advisory refresh from ${base}/hang failed: timed out` });
+    const slow = await refreshAdvisories(`${base}/hang`, allowLoopback(), shipped, {
+      timeoutMs: 300,
+    });
+    expect(slow).toEqual({
+      status: 'failed',
+      db: shipped,
+      error: `advisory refresh from ${base}/hang failed: timed out`,
+    });
   });
 });
 
 describe('createAdvisoryRefresher', () => {
   it('does nothing without advisories_url', async () => {
-    const r = createAdvisoryRefresher({ advisoriesUrl: undefined, advisoriesRefreshHours: 24 }, allowLoopback(), shipped);
+    const r = createAdvisoryRefresher(
+      { advisoriesUrl: undefined, advisoriesRefreshHours: 24 },
+      allowLoopback(),
+      shipped,
+    );
     expect(await r.refreshIfDue(new Date())).toBeNull();
     expect(r.current()).toBe(shipped);
   });
@@ -86,7 +145,9 @@ describe('createAdvisoryRefresher', () => {
     expect(names(refreshed)).toEqual(['USER-R1', 'USER-R2']);
     expect(await r.refreshIfDue(new Date(t0.getTime() + 5 * 3_600_000))).toBeNull();
     cfg.advisoriesUrl = `${base}/fail`;
-    expect(await r.refreshIfDue(new Date(t0.getTime() + 6 * 3_600_000))).toMatchObject({ status: 'failed' });
+    expect(await r.refreshIfDue(new Date(t0.getTime() + 6 * 3_600_000))).toMatchObject({
+      status: 'failed',
+    });
     expect(r.current()).toBe(refreshed);
   });
 });

@@ -20,7 +20,8 @@ const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', i
 const GH = `ghp_${'A1b2C3d4E5'.repeat(3)}Zz9Yy8`;
 const AWS = 'AKIAIOSFODNN7EXAMPLE';
 const SK = `sk-proj-${'x7Y8z9W0'.repeat(4)}`;
-const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+const JWT =
+  'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 let dir: string;
 let tools: Observation;
 
@@ -28,26 +29,79 @@ beforeAll(async () => {
   dir = tempDir();
   const file = join(dir, 'tools.json');
   writeFileSync(file, JSON.stringify({ tools: SURFACE_TOOLS }));
-  tools = await observe({ projectId: 'default', name: 'fixture', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', STDIO_FIXTURE], env: { FIXTURE_TOOLS_FILE: file }, timeoutSeconds: 20, source: 'config' });
+  tools = await observe({
+    projectId: 'default',
+    name: 'fixture',
+    transport: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', STDIO_FIXTURE],
+    env: { FIXTURE_TOOLS_FILE: file },
+    timeoutSeconds: 20,
+    source: 'config',
+  });
   expect(tools.reachable, tools.error ?? '').toBe(true);
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const unreachable: Observation = { reachable: false, error: 'not contacted', serverInfo: null, protocolVersion: null, instructions: null, capabilities: null, tools: [], prompts: null, resources: null, http: null };
+const unreachable: Observation = {
+  reachable: false,
+  error: 'not contacted',
+  serverInfo: null,
+  protocolVersion: null,
+  instructions: null,
+  capabilities: null,
+  tools: [],
+  prompts: null,
+  resources: null,
+  http: null,
+};
 
 function run(over: Partial<CheckTarget>, observation: Observation = unreachable): Finding[] {
-  const target: CheckTarget = { projectId: 'default', name: 's', transport: 'stdio', command: 'npx', timeoutSeconds: 5, source: 'config', ...over };
-  return surfaceChecks.flatMap((c) => c({ target, observation, peers: [], pin: null, now: new Date() }));
+  const target: CheckTarget = {
+    projectId: 'default',
+    name: 's',
+    transport: 'stdio',
+    command: 'npx',
+    timeoutSeconds: 5,
+    source: 'config',
+    ...over,
+  };
+  return surfaceChecks.flatMap((c) =>
+    c({ target, observation, peers: [], pin: null, now: new Date() }),
+  );
 }
 const rules = (fs: Finding[]) => fs.map((f) => f.rule).filter((r) => r !== 'auth.none');
 const byRule = (fs: Finding[], rule: string) => fs.filter((f) => f.rule === rule);
 
 describe('OWASP-MCP-01 secrets', () => {
   it('credential literals and credential flags in stdio args, masked', () => {
-    const found = byRule(run({ args: ['-y', 'server-github', `--token=${GH}`, '--github-token', GH, '--header', `Bearer ${JWT}`, '--api-key', 'q9w8e7r6t5y4u3i2', `https://api.example.com/v1?apiKey=${SK}`] }), 'secrets.args');
-    expect(found.map((f) => f.location)).toEqual(['args[2]', 'args[4]', 'args[6]', 'args[8]', 'args[9]']);
-    for (const f of found) expect(f).toMatchObject({ severity: 'high', category: 'OWASP-MCP-01', kind: 'owasp' });
+    const found = byRule(
+      run({
+        args: [
+          '-y',
+          'server-github',
+          `--token=${GH}`,
+          '--github-token',
+          GH,
+          '--header',
+          `Bearer ${JWT}`,
+          '--api-key',
+          'q9w8e7r6t5y4u3i2',
+          `https://api.example.com/v1?apiKey=${SK}`,
+        ],
+      }),
+      'secrets.args',
+    );
+    expect(found.map((f) => f.location)).toEqual([
+      'args[2]',
+      'args[4]',
+      'args[6]',
+      'args[8]',
+      'args[9]',
+    ]);
+    for (const f of found)
+      expect(f).toMatchObject({ severity: 'high', category: 'OWASP-MCP-01', kind: 'owasp' });
     expect(found[0]?.evidence).toBe(`ghp_…${GH.slice(-4)}`);
     expect(found[2]?.evidence).toBe(`Bearer eyJ…${JWT.slice(-4)}`);
     const all = JSON.stringify(found);
@@ -55,35 +109,93 @@ describe('OWASP-MCP-01 secrets', () => {
   });
 
   it('provider keys in env values; placeholders, empty values and ordinary settings are not secrets', () => {
-    const found = run({ env: { GITHUB_TOKEN: GH, AWS_ACCESS_KEY_ID: AWS, SLACK: 'xoxb-123456789012-abcdefABCDEF', KEY: '-----BEGIN RSA PRIVATE KEY-----\nMIIE...', OPENAI_API_KEY: '${OPENAI_API_KEY}', OTHER: '<token>', EMPTY: '', DEBUG: '1', HOME_URL: 'https://example.com' } });
+    const found = run({
+      env: {
+        GITHUB_TOKEN: GH,
+        AWS_ACCESS_KEY_ID: AWS,
+        SLACK: 'xoxb-123456789012-abcdefABCDEF',
+        KEY: '-----BEGIN RSA PRIVATE KEY-----\nMIIE...',
+        OPENAI_API_KEY: '${OPENAI_API_KEY}',
+        OTHER: '<token>',
+        EMPTY: '',
+        DEBUG: '1',
+        HOME_URL: 'https://example.com',
+      },
+    });
     const env = byRule(found, 'secrets.env');
-    expect(env.map((f) => f.location).sort()).toEqual(['env.AWS_ACCESS_KEY_ID', 'env.GITHUB_TOKEN', 'env.KEY', 'env.SLACK']);
+    expect(env.map((f) => f.location).sort()).toEqual([
+      'env.AWS_ACCESS_KEY_ID',
+      'env.GITHUB_TOKEN',
+      'env.KEY',
+      'env.SLACK',
+    ]);
     expect(env.every((f) => f.severity === 'medium')).toBe(true);
     expect(env.find((f) => f.location === 'env.AWS_ACCESS_KEY_ID')?.evidence).toBe('AKIA…MPLE');
-    expect(env.find((f) => f.location === 'env.KEY')?.evidence).toBe('-----BEGIN RSA PRIVATE KEY-----');
-    expect(rules(run({ args: ['--token-file', './token.txt', '--api-key', '${API_KEY}', '--key', '/etc/ssl/server.key'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}', API_KEY: 'your-api-key', SECRET: '' } }))).toEqual([]);
+    expect(env.find((f) => f.location === 'env.KEY')?.evidence).toBe(
+      '-----BEGIN RSA PRIVATE KEY-----',
+    );
+    expect(
+      rules(
+        run({
+          args: [
+            '--token-file',
+            './token.txt',
+            '--api-key',
+            '${API_KEY}',
+            '--key',
+            '/etc/ssl/server.key',
+          ],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN}', API_KEY: 'your-api-key', SECRET: '' },
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('credentials in the server URL: userinfo and key-like query parameters, not placeholders', () => {
     const remote = (url: string) => run({ transport: 'streamable_http', command: undefined, url });
-    expect(byRule(remote('https://bob:hunter2-long-password@mcp.example.com/mcp'), 'secrets.url')).toEqual([expect.objectContaining({ severity: 'high', location: 'url', evidence: 'hu…rd' })]);
-    expect(byRule(remote(`https://mcp.example.com/mcp?token=${SK}`), 'secrets.url')[0]?.evidence).toBe(`sk-proj-…${SK.slice(-4)}`);
-    expect(byRule(remote('https://mcp.example.com/mcp?api_key=${KEY}&page=2'), 'secrets.url')).toEqual([]);
+    expect(
+      byRule(remote('https://bob:hunter2-long-password@mcp.example.com/mcp'), 'secrets.url'),
+    ).toEqual([expect.objectContaining({ severity: 'high', location: 'url', evidence: 'hu…rd' })]);
+    expect(
+      byRule(remote(`https://mcp.example.com/mcp?token=${SK}`), 'secrets.url')[0]?.evidence,
+    ).toBe(`sk-proj-…${SK.slice(-4)}`);
+    expect(
+      byRule(remote('https://mcp.example.com/mcp?api_key=${KEY}&page=2'), 'secrets.url'),
+    ).toEqual([]);
   });
 
   it('credential headers over plain http:// to another host; not over https or to loopback', () => {
-    const headers = { Authorization: 'Bearer abcdefghijklmnop1234', 'X-GitHub-Token': 'k-1234567890abcdef', Accept: 'application/json' };
-    const plain = byRule(run({ transport: 'streamable_http', url: 'http://mcp.internal.example:8080/mcp', headers }), 'secrets.headers');
+    const headers = {
+      Authorization: 'Bearer abcdefghijklmnop1234',
+      'X-GitHub-Token': 'k-1234567890abcdef',
+      Accept: 'application/json',
+    };
+    const plain = byRule(
+      run({ transport: 'streamable_http', url: 'http://mcp.internal.example:8080/mcp', headers }),
+      'secrets.headers',
+    );
     expect(plain.map((f) => [f.location, f.severity, f.evidence])).toEqual([
       ['headers.Authorization', 'high', 'Bearer ab…34'],
       ['headers.X-GitHub-Token', 'high', 'k-…ef'],
     ]);
-    expect(byRule(run({ transport: 'streamable_http', url: 'https://mcp.internal.example/mcp', headers }), 'secrets.headers')).toEqual([]);
-    expect(byRule(run({ transport: 'streamable_http', url: 'http://localhost:3000/mcp', headers }), 'secrets.headers')).toEqual([]);
+    expect(
+      byRule(
+        run({ transport: 'streamable_http', url: 'https://mcp.internal.example/mcp', headers }),
+        'secrets.headers',
+      ),
+    ).toEqual([]);
+    expect(
+      byRule(
+        run({ transport: 'streamable_http', url: 'http://localhost:3000/mcp', headers }),
+        'secrets.headers',
+      ),
+    ).toEqual([]);
   });
 
   it('a tool that says it returns environment variables; one that sets them is fine', () => {
-    expect(byRule(run({}, tools), 'secrets.env-dump')).toEqual([expect.objectContaining({ toolName: 'dump_config', severity: 'high' })]);
+    expect(byRule(run({}, tools), 'secrets.env-dump')).toEqual([
+      expect.objectContaining({ toolName: 'dump_config', severity: 'high' }),
+    ]);
   });
 });
 
@@ -114,37 +226,107 @@ describe('OWASP-MCP-02 capability surface and OWASP-MCP-05 execution surface (re
 
 describe('OWASP-MCP-07 transport and authentication', () => {
   it('plaintext to a remote host is high; loopback http and https are not flagged', () => {
-    expect(byRule(run({ transport: 'streamable_http', url: 'http://mcp.example.com/mcp' }), 'transport.plaintext')).toEqual([expect.objectContaining({ severity: 'high', evidence: 'http://mcp.example.com' })]);
-    for (const url of ['http://127.0.0.1:3000/mcp', 'http://localhost/mcp', 'http://[::1]:8080/sse', 'https://mcp.example.com/mcp']) {
-      expect(byRule(run({ transport: 'streamable_http', url }), 'transport.plaintext'), url).toEqual([]);
+    expect(
+      byRule(
+        run({ transport: 'streamable_http', url: 'http://mcp.example.com/mcp' }),
+        'transport.plaintext',
+      ),
+    ).toEqual([expect.objectContaining({ severity: 'high', evidence: 'http://mcp.example.com' })]);
+    for (const url of [
+      'http://127.0.0.1:3000/mcp',
+      'http://localhost/mcp',
+      'http://[::1]:8080/sse',
+      'https://mcp.example.com/mcp',
+    ]) {
+      expect(
+        byRule(run({ transport: 'streamable_http', url }), 'transport.plaintext'),
+        url,
+      ).toEqual([]);
     }
   });
 
   it('auth.none once per server without credentials: high only for a remote server that answered without them', () => {
-    const exposed: Observation = { ...tools, http: { unauthenticated: true, oauthMetadata: true, foreignOriginAccepted: false, allowOriginStar: false, sessionIdInUrl: null } };
-    const remote = byRule(run({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp' }, exposed), 'auth.none');
-    expect(remote).toEqual([expect.objectContaining({ kind: 'no_auth', severity: 'high', category: 'OWASP-MCP-07' })]);
+    const exposed: Observation = {
+      ...tools,
+      http: {
+        unauthenticated: true,
+        oauthMetadata: true,
+        foreignOriginAccepted: false,
+        allowOriginStar: false,
+        sessionIdInUrl: null,
+      },
+    };
+    const remote = byRule(
+      run({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp' }, exposed),
+      'auth.none',
+    );
+    expect(remote).toEqual([
+      expect.objectContaining({ kind: 'no_auth', severity: 'high', category: 'OWASP-MCP-07' }),
+    ]);
     expect(remote[0]?.description).toContain('OAuth protected-resource metadata');
-    expect(byRule(run({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp' }), 'auth.none')[0]?.severity).toBe('medium');
-    expect(byRule(run({ transport: 'streamable_http', url: 'http://127.0.0.1:9/mcp' }, exposed), 'auth.none')[0]?.severity).toBe('medium');
+    expect(
+      byRule(
+        run({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp' }),
+        'auth.none',
+      )[0]?.severity,
+    ).toBe('medium');
+    expect(
+      byRule(
+        run({ transport: 'streamable_http', url: 'http://127.0.0.1:9/mcp' }, exposed),
+        'auth.none',
+      )[0]?.severity,
+    ).toBe('medium');
     expect(byRule(run({ env: { DEBUG: '1' } }), 'auth.none')[0]?.severity).toBe('medium');
     expect(byRule(run({ env: { GITHUB_TOKEN: 'configured' } }), 'auth.none')).toEqual([]);
-    expect(byRule(run({ transport: 'sse', url: 'https://mcp.example.com/sse', headers: { Authorization: 'Bearer t' } }, exposed), 'auth.none')).toEqual([]);
+    expect(
+      byRule(
+        run(
+          {
+            transport: 'sse',
+            url: 'https://mcp.example.com/sse',
+            headers: { Authorization: 'Bearer t' },
+          },
+          exposed,
+        ),
+        'auth.none',
+      ),
+    ).toEqual([]);
   });
 
   it('DNS rebinding: medium for a remote server; the legacy SSE session in the URL is low', () => {
-    const http = { unauthenticated: false, oauthMetadata: false, foreignOriginAccepted: true, allowOriginStar: false, sessionIdInUrl: true };
-    const found = run({ transport: 'sse', url: 'https://mcp.example.com/sse', headers: { Authorization: 'Bearer t' } }, { ...unreachable, http });
-    expect(byRule(found, 'transport.dns-rebinding')).toEqual([expect.objectContaining({ severity: 'medium' })]);
-    expect(byRule(found, 'transport.sse-session-in-url')).toEqual([expect.objectContaining({ severity: 'low', category: 'OWASP-MCP-07' })]);
+    const http = {
+      unauthenticated: false,
+      oauthMetadata: false,
+      foreignOriginAccepted: true,
+      allowOriginStar: false,
+      sessionIdInUrl: true,
+    };
+    const found = run(
+      {
+        transport: 'sse',
+        url: 'https://mcp.example.com/sse',
+        headers: { Authorization: 'Bearer t' },
+      },
+      { ...unreachable, http },
+    );
+    expect(byRule(found, 'transport.dns-rebinding')).toEqual([
+      expect.objectContaining({ severity: 'medium' }),
+    ]);
+    expect(byRule(found, 'transport.sse-session-in-url')).toEqual([
+      expect.objectContaining({ severity: 'low', category: 'OWASP-MCP-07' }),
+    ]);
   });
 });
 
 describe('documentation', () => {
   it('docs/security.md lists exactly the rules implemented, with their category and kind', () => {
     const doc = securityDocSection('Secrets, capability surface');
-    const rows = [...doc.matchAll(/^\| `([a-z.-]+)` \| (OWASP-MCP-\d\d) \| [^|]+ \| \**([a-z_]+)\** \|/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-    const implemented = [...SURFACE_RULES, SHADOW_RULE].map((r) => `${r.id} ${r.category} ${r.kind}`);
+    const rows = [
+      ...doc.matchAll(/^\| `([a-z.-]+)` \| (OWASP-MCP-\d\d) \| [^|]+ \| \**([a-z_]+)\** \|/gm),
+    ].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+    const implemented = [...SURFACE_RULES, SHADOW_RULE].map(
+      (r) => `${r.id} ${r.category} ${r.kind}`,
+    );
     expect(rows.sort()).toEqual(implemented.sort());
   });
 });

@@ -35,7 +35,12 @@ describe('spyglass serve with a port already taken', () => {
     const grpc = await hold();
     const http = await freePort();
     const dataDir = join(dir, 'grpc');
-    const r = await runCli(['serve'], { SPYGLASS_PORT: String(http), SPYGLASS_GRPC_PORT: String(grpc), SPYGLASS_DATA_DIR: dataDir, SPYGLASS_LOG_LEVEL: 'info' });
+    const r = await runCli(['serve'], {
+      SPYGLASS_PORT: String(http),
+      SPYGLASS_GRPC_PORT: String(grpc),
+      SPYGLASS_DATA_DIR: dataDir,
+      SPYGLASS_LOG_LEVEL: 'info',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`spyglass: OTLP/gRPC port 127.0.0.1:${grpc} is already in use`);
     expect(r.stderr).toContain('set SPYGLASS_GRPC_PORT to a free port');
@@ -45,9 +50,15 @@ describe('spyglass serve with a port already taken', () => {
 
   it('reports both ports at once when both are taken', async () => {
     const [http, grpc] = [await hold(), await hold()];
-    const r = await runCli(['serve'], { SPYGLASS_PORT: String(http), SPYGLASS_GRPC_PORT: String(grpc), SPYGLASS_DATA_DIR: join(dir, 'both') });
+    const r = await runCli(['serve'], {
+      SPYGLASS_PORT: String(http),
+      SPYGLASS_GRPC_PORT: String(grpc),
+      SPYGLASS_DATA_DIR: join(dir, 'both'),
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`HTTP port 127.0.0.1:${http} is already in use; set SPYGLASS_PORT to a free port`);
+    expect(r.stderr).toContain(
+      `HTTP port 127.0.0.1:${http} is already in use; set SPYGLASS_PORT to a free port`,
+    );
     expect(r.stderr).toContain(`OTLP/gRPC port 127.0.0.1:${grpc} is already in use`);
   });
 });

@@ -27,37 +27,68 @@ afterAll(async () => {
 });
 
 describe('spyglass serve start-up messages', () => {
-  it('names the config file, announces the first-start database creation and counts monitored servers', { timeout: 180_000 }, async () => {
-    const config = writeConfig(dir, { servers: [{ name: 'gone', transport: 'streamable_http', url: `http://127.0.0.1:${await freePort()}/mcp`, timeout_seconds: 1 }] });
-    const env = { ...process.env, SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: join(dir, 'data'), SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_LOG_LEVEL: 'info' };
-    const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const messages: string[] = [];
-    try {
-      await new Promise<void>((resolve, reject) => {
-        let buf = '';
-        child.stderr.on('data', (d: Buffer) => {
-          buf += String(d);
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            messages.push((JSON.parse(buf.slice(0, nl)) as { msg: string }).msg);
-            buf = buf.slice(nl + 1);
-          }
-          if (messages.some((m) => m.startsWith('MCP server gone is down'))) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${messages.join('\n')}`)));
+  it(
+    'names the config file, announces the first-start database creation and counts monitored servers',
+    { timeout: 180_000 },
+    async () => {
+      const config = writeConfig(dir, {
+        servers: [
+          {
+            name: 'gone',
+            transport: 'streamable_http',
+            url: `http://127.0.0.1:${await freePort()}/mcp`,
+            timeout_seconds: 1,
+          },
+        ],
       });
-    } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-    const at = (prefix: string) => messages.findIndex((m) => m.startsWith(prefix));
-    expect(messages[at('config: ')]).toBe(`config: read ${config}`);
-    expect(messages[at('first start: ')]).toBe(`first start: creating the embedded database in ${join(dir, 'data', 'pglite')} (this takes about 10 seconds, once)`);
-    expect(messages[at('health monitor: ')]).toBe('health monitor: 1 MCP server(s) monitored (1 from the config file, 0 from the catalog)');
-    expect(at('config: ')).toBeLessThan(at('first start: '));
-    expect(at('first start: ')).toBeLessThan(at('storage ready'));
-    expect(messages[at('MCP server gone is down')]).toMatch(/^MCP server gone is down: connection refused/);
-  });
+      const env = {
+        ...process.env,
+        SPYGLASS_CONFIG: config,
+        SPYGLASS_DATA_DIR: join(dir, 'data'),
+        SPYGLASS_PORT: '0',
+        SPYGLASS_GRPC_PORT: '0',
+        SPYGLASS_LOG_LEVEL: 'info',
+      };
+      const child = spawn(process.execPath, [BIN, 'serve'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const messages: string[] = [];
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let buf = '';
+          child.stderr.on('data', (d: Buffer) => {
+            buf += String(d);
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              messages.push((JSON.parse(buf.slice(0, nl)) as { msg: string }).msg);
+              buf = buf.slice(nl + 1);
+            }
+            if (messages.some((m) => m.startsWith('MCP server gone is down'))) resolve();
+          });
+          child.once('exit', (code) =>
+            reject(new Error(`serve exited (${code}): ${messages.join('\n')}`)),
+          );
+        });
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      const at = (prefix: string) => messages.findIndex((m) => m.startsWith(prefix));
+      expect(messages[at('config: ')]).toBe(`config: read ${config}`);
+      expect(messages[at('first start: ')]).toBe(
+        `first start: creating the embedded database in ${join(dir, 'data', 'pglite')} (this takes about 10 seconds, once)`,
+      );
+      expect(messages[at('health monitor: ')]).toBe(
+        'health monitor: 1 MCP server(s) monitored (1 from the config file, 0 from the catalog)',
+      );
+      expect(at('config: ')).toBeLessThan(at('first start: '));
+      expect(at('first start: ')).toBeLessThan(at('storage ready'));
+      expect(messages[at('MCP server gone is down')]).toMatch(
+        /^MCP server gone is down: connection refused/,
+      );
+    },
+  );
 });
 
 describe('the health monitor log', () => {
@@ -81,7 +112,17 @@ describe('the health monitor log', () => {
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const port = (proxy.address() as { port: number }).port;
-    const config = writeConfig(join(dir), { monitor: { enabled: false }, servers: [{ name: 'flaky', transport: 'streamable_http', url: `http://127.0.0.1:${port}/ok/flaky/mcp`, timeout_seconds: 10 }] });
+    const config = writeConfig(join(dir), {
+      monitor: { enabled: false },
+      servers: [
+        {
+          name: 'flaky',
+          transport: 'streamable_http',
+          url: `http://127.0.0.1:${port}/ok/flaky/mcp`,
+          timeout_seconds: 10,
+        },
+      ],
+    });
     server = await startTestServer({ SPYGLASS_CONFIG: config });
   }, 180_000);
   afterAll(async () => {
@@ -90,40 +131,49 @@ describe('the health monitor log', () => {
     await new Promise((r) => proxy?.close(r));
   });
 
-  it('says once that a server went down and once that it came back, not on every check', { timeout: 60_000 }, async () => {
-    const lines: { msg: string; level: number }[] = [];
-    const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string; level: number }) });
-    const statuses: string[] = [];
-    const errors: (string | null)[] = [];
-    let monitor: HealthMonitor | undefined;
-    await new Promise<void>((resolve) => {
-      monitor = new HealthMonitor(server.services.health, {
-        intervalSeconds: 1,
-        logger,
-        onReport: (r) => {
-          statuses.push(r.result.status);
-          errors.push(r.result.error);
-          // A check may start before the previous one is reported, so each phase waits for its status.
-          const downs = statuses.filter((x) => x === 'down').length;
-          if (up && downs === 0 && r.result.status === 'up') {
-            up = false;
-            for (const s of open) s.destroy();
-          } else if (!up && downs >= 2) {
-            up = true;
-          } else if (up && downs >= 2 && r.result.status === 'up') {
-            resolve();
-          }
-        },
+  it(
+    'says once that a server went down and once that it came back, not on every check',
+    { timeout: 60_000 },
+    async () => {
+      const lines: { msg: string; level: number }[] = [];
+      const logger = pino(
+        { level: 'info' },
+        { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string; level: number }) },
+      );
+      const statuses: string[] = [];
+      const errors: (string | null)[] = [];
+      let monitor: HealthMonitor | undefined;
+      await new Promise<void>((resolve) => {
+        monitor = new HealthMonitor(server.services.health, {
+          intervalSeconds: 1,
+          logger,
+          onReport: (r) => {
+            statuses.push(r.result.status);
+            errors.push(r.result.error);
+            // A check may start before the previous one is reported, so each phase waits for its status.
+            const downs = statuses.filter((x) => x === 'down').length;
+            if (up && downs === 0 && r.result.status === 'up') {
+              up = false;
+              for (const s of open) s.destroy();
+            } else if (!up && downs >= 2) {
+              up = true;
+            } else if (up && downs >= 2 && r.result.status === 'up') {
+              resolve();
+            }
+          },
+        });
+        monitor.start();
       });
-      monitor.start();
-    });
-    await monitor?.stop();
-    // Up, down at least twice in a row, up again.
-    expect(statuses.join(' '), errors.join('; ')).toMatch(/^(up )+down down (down )*(up )*up$/);
-    const transitions = lines.filter((l) => /^MCP server flaky/.test(l.msg)).map((l) => [l.level, l.msg.replace(/: .*/, '')]);
-    expect(transitions).toEqual([
-      [40, 'MCP server flaky is down'],
-      [30, 'MCP server flaky is back (up)'],
-    ]);
-  });
+      await monitor?.stop();
+      // Up, down at least twice in a row, up again.
+      expect(statuses.join(' '), errors.join('; ')).toMatch(/^(up )+down down (down )*(up )*up$/);
+      const transitions = lines
+        .filter((l) => /^MCP server flaky/.test(l.msg))
+        .map((l) => [l.level, l.msg.replace(/: .*/, '')]);
+      expect(transitions).toEqual([
+        [40, 'MCP server flaky is down'],
+        [30, 'MCP server flaky is back (up)'],
+      ]);
+    },
+  );
 });

@@ -12,7 +12,12 @@ function withUrl(change: (u: URL) => void): string {
 }
 
 async function serve(databaseUrl: string) {
-  const r = await runCli(['serve'], { SPYGLASS_DATABASE_URL: databaseUrl, SPYGLASS_PORT: '0', SPYGLASS_GRPC_PORT: '0', SPYGLASS_LOG_LEVEL: 'warn' });
+  const r = await runCli(['serve'], {
+    SPYGLASS_DATABASE_URL: databaseUrl,
+    SPYGLASS_PORT: '0',
+    SPYGLASS_GRPC_PORT: '0',
+    SPYGLASS_LOG_LEVEL: 'warn',
+  });
   expect(r.code).toBe(1);
   expect(r.stderr).not.toMatch(/Failed query|CREATE SCHEMA/);
   expect(r.stderr).not.toContain('hunter2-secret');
@@ -22,20 +27,30 @@ async function serve(databaseUrl: string) {
 describe('PostgreSQL connection failures', () => {
   it('a refused port names host and port and asks whether PostgreSQL runs', async () => {
     const port = await freePort();
-    const stderr = await serve(withUrl((u) => ((u.hostname = '127.0.0.1'), (u.port = String(port)), (u.pathname = '/spyglass'))));
-    expect(stderr).toContain(`cannot connect to PostgreSQL at 127.0.0.1:${port} (database "spyglass"`);
+    const stderr = await serve(
+      withUrl(
+        (u) => ((u.hostname = '127.0.0.1'), (u.port = String(port)), (u.pathname = '/spyglass')),
+      ),
+    );
+    expect(stderr).toContain(
+      `cannot connect to PostgreSQL at 127.0.0.1:${port} (database "spyglass"`,
+    );
     expect(stderr).toMatch(/connection refused; nothing is listening there/);
   });
 
   it('an unknown host is named', async () => {
     const stderr = await serve(withUrl((u) => (u.hostname = 'spyglass-db.invalid')));
-    expect(stderr).toMatch(/cannot connect to PostgreSQL at spyglass-db\.invalid:\d+ .*unknown host "spyglass-db\.invalid"/);
+    expect(stderr).toMatch(
+      /cannot connect to PostgreSQL at spyglass-db\.invalid:\d+ .*unknown host "spyglass-db\.invalid"/,
+    );
   });
 
   describe.runIf(pgAdminUrl !== null)('on a running server', () => {
     it('an unknown database is named, with how to create it', async () => {
       const stderr = await serve(withUrl((u) => (u.pathname = '/no_such_db')));
-      expect(stderr).toMatch(/cannot connect to PostgreSQL at [\w.]+:\d+ \(database "no_such_db", user "postgres"\): database "no_such_db" does not exist; create it \(createdb no_such_db\)/);
+      expect(stderr).toMatch(
+        /cannot connect to PostgreSQL at [\w.]+:\d+ \(database "no_such_db", user "postgres"\): database "no_such_db" does not exist; create it \(createdb no_such_db\)/,
+      );
     });
 
     it('a refused user is named (the same branch as a wrong password)', async () => {

@@ -34,7 +34,11 @@ describe.runIf(pgAdminUrl !== null)('migration 0017 on a database with spans', (
     const client = postgres(url, { max: 1, onnotice: () => {} });
     try {
       await migrate(drizzle(client), { migrationsFolder: folder });
-      const starts = { recent: today - 3 * DAY + 1000, old: today - 500 * DAY, later: today + 30 * DAY };
+      const starts = {
+        recent: today - 3 * DAY + 1000,
+        old: today - 500 * DAY,
+        later: today + 30 * DAY,
+      };
       for (const [id, t] of Object.entries(starts)) {
         const iso = new Date(t).toISOString();
         await client`insert into spans (project_id, span_id, span_type, server_name, tool_name, status, started_at, ended_at, latency_ms)
@@ -47,14 +51,20 @@ describe.runIf(pgAdminUrl !== null)('migration 0017 on a database with spans', (
 
     const store = await openStore({ databaseUrl: url, dataDir: 'memory://' });
     try {
-      const { rows } = await execute<{ span_id: string; part: string }>(store.db, sql`select span_id, tableoid::regclass::text as part from spans order by span_id`);
+      const { rows } = await execute<{ span_id: string; part: string }>(
+        store.db,
+        sql`select span_id, tableoid::regclass::text as part from spans order by span_id`,
+      );
       expect(Object.fromEntries(rows.map((r) => [r.span_id, r.part]))).toEqual({
         recent: partitionName(new Date(today - 3 * DAY)),
         old: 'spans_default',
         later: 'spans_default',
       });
       // Today .. today+7 exist for the spans arriving next.
-      const { rows: parts } = await execute<{ n: number }>(store.db, sql`select count(*)::int as n from pg_class where relname = ${partitionName(new Date(today + 7 * DAY))}`);
+      const { rows: parts } = await execute<{ n: number }>(
+        store.db,
+        sql`select count(*)::int as n from pg_class where relname = ${partitionName(new Date(today + 7 * DAY))}`,
+      );
       expect(parts[0]?.n).toBe(1);
     } finally {
       await store.close();

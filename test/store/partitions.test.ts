@@ -9,8 +9,12 @@ import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
 const DAY = 86_400_000;
 const today = new Date(Math.floor(Date.now() / DAY) * DAY);
-const dayAt = (offset: number, hour = 12): Date => new Date(today.getTime() + offset * DAY + hour * 3_600_000);
-const at = (d: Date) => ({ started_at: d.toISOString(), ended_at: new Date(d.getTime() + 5).toISOString() });
+const dayAt = (offset: number, hour = 12): Date =>
+  new Date(today.getTime() + offset * DAY + hour * 3_600_000);
+const at = (d: Date) => ({
+  started_at: d.toISOString(),
+  ended_at: new Date(d.getTime() + 5).toISOString(),
+});
 
 describe.each(backends.filter((b) => b.available))('span partitions on $name', (backend) => {
   let server: TestServer;
@@ -27,32 +31,57 @@ describe.each(backends.filter((b) => b.available))('span partitions on $name', (
   };
   /** Where each stored span of a trace lives, by span id. */
   async function placement(traceId: string): Promise<Map<string, string>> {
-    const { rows } = await execute<{ span_id: string; part: string }>(db(), sql`select span_id, tableoid::regclass::text as part from spans where trace_id = ${traceId}`);
+    const { rows } = await execute<{ span_id: string; part: string }>(
+      db(),
+      sql`select span_id, tableoid::regclass::text as part from spans where trace_id = ${traceId}`,
+    );
     return new Map(rows.map((r) => [r.span_id, r.part]));
   }
 
   it('stores spans of three days in three day partitions, and retention drops the oldest whole', async () => {
     // The server made today .. today+7 at start; the two days before come from the same job.
-    expect(await ensureDayPartitions(db(), dayAt(-2), 1)).toEqual([partitionName(dayAt(-2)), partitionName(dayAt(-1))]);
-    const spans = [-2, -1, 0].map((d) => nativeSpan({ trace_id: 'three-days', session_id: 'three-days', ...at(dayAt(d, 0)) }));
+    expect(await ensureDayPartitions(db(), dayAt(-2), 1)).toEqual([
+      partitionName(dayAt(-2)),
+      partitionName(dayAt(-1)),
+    ]);
+    const spans = [-2, -1, 0].map((d) =>
+      nativeSpan({ trace_id: 'three-days', session_id: 'three-days', ...at(dayAt(d, 0)) }),
+    );
     await post(spans);
     const where = await placement('three-days');
-    expect(spans.map((s) => where.get(s.span_id as string))).toEqual([-2, -1, 0].map((d) => partitionName(dayAt(d))));
+    expect(spans.map((s) => where.get(s.span_id as string))).toEqual(
+      [-2, -1, 0].map((d) => partitionName(dayAt(d))),
+    );
 
     // Retention of "everything before yesterday": the day before yesterday goes, as a partition.
     const outcome = await deleteSpansBefore(db(), dayAt(-1, 0));
     expect(outcome.droppedPartitions).toEqual([partitionName(dayAt(-2))]);
-    expect([...(await placement('three-days')).values()].sort()).toEqual([partitionName(dayAt(-1)), partitionName(dayAt(0))]);
-    const listed = (await getJson(`${server.httpUrl}/api/traces/spans?trace_id=three-days`)).json as { span_id: string }[];
-    expect(listed.map((s) => s.span_id).sort()).toEqual([spans[1]?.span_id, spans[2]?.span_id].sort());
+    expect([...(await placement('three-days')).values()].sort()).toEqual([
+      partitionName(dayAt(-1)),
+      partitionName(dayAt(0)),
+    ]);
+    const listed = (await getJson(`${server.httpUrl}/api/traces/spans?trace_id=three-days`))
+      .json as { span_id: string }[];
+    expect(listed.map((s) => s.span_id).sort()).toEqual(
+      [spans[1]?.span_id, spans[2]?.span_id].sort(),
+    );
   });
 
   it('keeps times outside every day partition in the default one, readable through the API', async () => {
-    const far = [nativeSpan({ trace_id: 'far', ...at(new Date('2999-06-01T00:00:00Z')) }), nativeSpan({ trace_id: 'far', ...at(new Date('1990-06-01T00:00:00Z')) })];
+    const far = [
+      nativeSpan({ trace_id: 'far', ...at(new Date('2999-06-01T00:00:00Z')) }),
+      nativeSpan({ trace_id: 'far', ...at(new Date('1990-06-01T00:00:00Z')) }),
+    ];
     await post(far);
     expect([...(await placement('far')).values()]).toEqual(['spans_default', 'spans_default']);
-    const listed = (await getJson(`${server.httpUrl}/api/traces/spans?trace_id=far`)).json as { span_id: string; started_at: string }[];
-    expect(listed.map((s) => s.started_at)).toEqual(['2999-06-01T00:00:00.000Z', '1990-06-01T00:00:00.000Z']);
+    const listed = (await getJson(`${server.httpUrl}/api/traces/spans?trace_id=far`)).json as {
+      span_id: string;
+      started_at: string;
+    }[];
+    expect(listed.map((s) => s.started_at)).toEqual([
+      '2999-06-01T00:00:00.000Z',
+      '1990-06-01T00:00:00.000Z',
+    ]);
   });
 
   it('moves default-partition rows into a day partition created later for their day', async () => {
@@ -71,7 +100,10 @@ describe.each(backends.filter((b) => b.available))('span partitions on $name', (
     // The documented exception: the key includes the start time (the partition key).
     const moved = { ...batch[0], ...at(dayAt(0, 1)) };
     expect(await post([moved])).toEqual({ accepted: 1, duplicates: 0 });
-    const { rows } = await execute<{ n: number }>(db(), sql`select count(*)::int as n from spans where trace_id = 'retried'`);
+    const { rows } = await execute<{ n: number }>(
+      db(),
+      sql`select count(*)::int as n from spans where trace_id = 'retried'`,
+    );
     expect(rows[0]?.n).toBe(4);
   });
 });

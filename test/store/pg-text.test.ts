@@ -7,7 +7,20 @@ const REFUSED = /\u0000|[\uD800-\uDFFF]/u;
 
 /** Strings from the characters that matter here: NUL, both surrogate halves, the marker, hex digits, plain text. */
 function randomString(next: () => number): string {
-  const parts = ['\u0000', '\uD800', '\uDC00', '\u{10FFFD}', '\u{1F600}', '0', 'a', 'f', '00', '0000', ' ', 'é'];
+  const parts = [
+    '\u0000',
+    '\uD800',
+    '\uDC00',
+    '\u{10FFFD}',
+    '\u{1F600}',
+    '0',
+    'a',
+    'f',
+    '00',
+    '0000',
+    ' ',
+    'é',
+  ];
   let s = '';
   const n = Math.floor(next() * 12);
   for (let i = 0; i < n; i++) s += parts[Math.floor(next() * parts.length)];
@@ -29,7 +42,11 @@ describe('pg-text: server text PostgreSQL would refuse', () => {
     const plain = { name: 'read_file', inputSchema: { properties: { path: { type: 'string' } } } };
     expect(toPg(plain)).toBe(plain);
     expect(pgText('Reads a file 😀')).toBe('Reads a file 😀');
-    const hostile = { name: 'x', list: ['a\u0000b', 1, null], nested: { 'key\u0000': { deeper: '\uD800' } } };
+    const hostile = {
+      name: 'x',
+      list: ['a\u0000b', 1, null],
+      nested: { 'key\u0000': { deeper: '\uD800' } },
+    };
     const stored = toPg(hostile);
     expect(JSON.stringify(stored)).not.toMatch(/\\u0000|\\ud800/);
     expect(Object.keys(stored.nested)).toHaveLength(1);

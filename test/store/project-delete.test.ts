@@ -36,25 +36,64 @@ function reads(p: string): [string, string][] {
     ['health of a server', `/api/health/servers/filesystem?project_id=${p}`],
     ['health history', `/api/health/servers/filesystem/history?project_id=${p}`],
     ['drift history', `/api/health/servers/filesystem/drift-history?project_id=${p}`],
-    ['drift impact', `/api/health/servers/filesystem/drift-impact?tool_name=read_file&project_id=${p}`],
+    [
+      'drift impact',
+      `/api/health/servers/filesystem/drift-impact?tool_name=read_file&project_id=${p}`,
+    ],
     ['blast radius', `/api/health/servers/filesystem/blast-radius?project_id=${p}`],
     ['scorecard', `/api/health/servers/filesystem/scorecard?project_id=${p}`],
     ['security scan', `/api/security/servers/filesystem?project_id=${p}`],
     ['security history', `/api/security/servers/filesystem/history?project_id=${p}`],
-    ['gql spans', `{ spans(filter: { projectId: "${p}", since: "${decodeURIComponent(since)}" }) { edges { node { spanId sessionId traceId } } } }`],
-    ['gql sessions', `{ sessions(projectId: "${p}", since: "${decodeURIComponent(since)}") { edges { node { sessionId spanCount } } } }`],
-    ['gql session', `{ session(projectId: "${p}", sessionId: "del-s1") { session { sessionId spanCount } } }`],
-    ['gql lineage', `{ lineage(projectId: "${p}", since: "${decodeURIComponent(since)}") { nodes { id calls } edges { source target calls } } }`],
+    [
+      'gql spans',
+      `{ spans(filter: { projectId: "${p}", since: "${decodeURIComponent(since)}" }) { edges { node { spanId sessionId traceId } } } }`,
+    ],
+    [
+      'gql sessions',
+      `{ sessions(projectId: "${p}", since: "${decodeURIComponent(since)}") { edges { node { sessionId spanCount } } } }`,
+    ],
+    [
+      'gql session',
+      `{ session(projectId: "${p}", sessionId: "del-s1") { session { sessionId spanCount } } }`,
+    ],
+    [
+      'gql lineage',
+      `{ lineage(projectId: "${p}", since: "${decodeURIComponent(since)}") { nodes { id calls } edges { source target calls } } }`,
+    ],
     ['gql agents', `{ agents(projectId: "${p}") { name description } }`],
     ['gql servers', `{ servers(projectId: "${p}") { name url } }`],
-    ['gql health', `{ healthServers(projectId: "${p}") { serverName status schemaHash securityScan { findingsCount } } }`],
-    ['gql security scan', `{ securityScan(projectId: "${p}", name: "filesystem") { findingsCount highestSeverity } }`],
-    ['gql health of a server', `{ healthServer(projectId: "${p}", name: "filesystem") { status schemaHash } }`],
-    ['gql health history', `{ healthHistory(projectId: "${p}", name: "filesystem") { status schemaHash } }`],
-    ['gql drift history', `{ driftHistory(projectId: "${p}", name: "filesystem") { classification currentHash } }`],
-    ['gql drift impact', `{ driftImpact(projectId: "${p}", name: "filesystem", toolName: "read_file") { totalSessions consumers { agentName } } }`],
-    ['gql scorecard', `{ scorecard(projectId: "${p}", name: "filesystem") { grade score dimensions { name rawScore } } }`],
-    ['gql blast radius', `{ blastRadius(projectId: "${p}", name: "filesystem") { totalCalls totalSessions affectedAgents { agentName } } }`],
+    [
+      'gql health',
+      `{ healthServers(projectId: "${p}") { serverName status schemaHash securityScan { findingsCount } } }`,
+    ],
+    [
+      'gql security scan',
+      `{ securityScan(projectId: "${p}", name: "filesystem") { findingsCount highestSeverity } }`,
+    ],
+    [
+      'gql health of a server',
+      `{ healthServer(projectId: "${p}", name: "filesystem") { status schemaHash } }`,
+    ],
+    [
+      'gql health history',
+      `{ healthHistory(projectId: "${p}", name: "filesystem") { status schemaHash } }`,
+    ],
+    [
+      'gql drift history',
+      `{ driftHistory(projectId: "${p}", name: "filesystem") { classification currentHash } }`,
+    ],
+    [
+      'gql drift impact',
+      `{ driftImpact(projectId: "${p}", name: "filesystem", toolName: "read_file") { totalSessions consumers { agentName } } }`,
+    ],
+    [
+      'gql scorecard',
+      `{ scorecard(projectId: "${p}", name: "filesystem") { grade score dimensions { name rawScore } } }`,
+    ],
+    [
+      'gql blast radius',
+      `{ blastRadius(projectId: "${p}", name: "filesystem") { totalCalls totalSessions affectedAgents { agentName } } }`,
+    ],
   ];
 }
 
@@ -71,7 +110,11 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
       const r = target.startsWith('/')
         ? await call(server.httpUrl, 'GET', target, { key })
         : await call(server.httpUrl, 'POST', '/graphql', { key, body: { query: target } });
-      out[label] = JSON.parse(JSON.stringify({ status: r.status, body: r.json }).replaceAll(p, 'P').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T'));
+      out[label] = JSON.parse(
+        JSON.stringify({ status: r.status, body: r.json })
+          .replaceAll(p, 'P')
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T'),
+      );
     }
     return out;
   }
@@ -79,14 +122,27 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
   /** The audit entries a key bound to `p` is shown, as action and resource. */
   async function auditOf(p: string): Promise<string[]> {
     const key = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: p })).key;
-    const entries = expectStatus(await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key }), 200, 'audit').json as { action: string; resource: string }[];
-    return entries.map((e) => `${e.action} ${e.resource.replaceAll(p, 'P').replace(/^api_key:.*/, 'api_key:K')}`);
+    const entries = expectStatus(
+      await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key }),
+      200,
+      'audit',
+    ).json as { action: string; resource: string }[];
+    return entries.map(
+      (e) => `${e.action} ${e.resource.replaceAll(p, 'P').replace(/^api_key:.*/, 'api_key:K')}`,
+    );
   }
 
   beforeAll(async () => {
     // The catalog server's URL is a loopback address: allowed here, as the outbound policy requires.
-    config = configFile('monitor:\n  enabled: false\nnetwork:\n  allow_private_targets: [127.0.0.0/8]\n');
-    server = await startTestServer({ ...(await backend.env()), SPYGLASS_CONFIG: config.path, SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+    config = configFile(
+      'monitor:\n  enabled: false\nnetwork:\n  allow_private_targets: [127.0.0.0/8]\n',
+    );
+    server = await startTestServer({
+      ...(await backend.env()),
+      SPYGLASS_CONFIG: config.path,
+      SPYGLASS_API_KEYS: ADMIN,
+      SPYGLASS_RATE_LIMITS: 'off',
+    });
     await createProject(server.httpUrl, ADMIN, P);
     await createProject(server.httpUrl, ADMIN, FRESH);
     const key = await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: P });
@@ -95,31 +151,102 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     // Spans (a session, a session keyed by its trace, a handoff for the lineage), written by P's key.
     const spans = [
       nativeSpan({ session_id: 'del-s1', trace_id: 'del-t1', status: 'error', error: 'boom' }),
-      nativeSpan({ session_id: 'del-s1', trace_id: 'del-t1', span_type: 'handoff', server_name: 'researcher', tool_name: 'handoff' }),
+      nativeSpan({
+        session_id: 'del-s1',
+        trace_id: 'del-t1',
+        span_type: 'handoff',
+        server_name: 'researcher',
+        tool_name: 'handoff',
+      }),
       nativeSpan({ session_id: null, trace_id: 'del-t2' }),
     ];
-    expectStatus(await call(server.httpUrl, 'POST', '/api/traces/spans', { key: oldKey, body: spans }), 202, 'ingest');
+    expectStatus(
+      await call(server.httpUrl, 'POST', '/api/traces/spans', { key: oldKey, body: spans }),
+      202,
+      'ingest',
+    );
     // Catalog entries, edited by hand; the server has a URL, so health lists it.
-    expectStatus(await call(server.httpUrl, 'PUT', `/api/agents/metadata/planner?project_id=${P}`, { key: ADMIN, body: { description: 'plans' } }), 200, 'agent');
-    expectStatus(await call(server.httpUrl, 'PUT', `/api/servers/metadata/filesystem?project_id=${P}`, { key: ADMIN, body: { transport: 'sse', url: 'http://127.0.0.1:9/sse' } }), 200, 'server');
+    expectStatus(
+      await call(server.httpUrl, 'PUT', `/api/agents/metadata/planner?project_id=${P}`, {
+        key: ADMIN,
+        body: { description: 'plans' },
+      }),
+      200,
+      'agent',
+    );
+    expectStatus(
+      await call(server.httpUrl, 'PUT', `/api/servers/metadata/filesystem?project_id=${P}`, {
+        key: ADMIN,
+        body: { transport: 'sse', url: 'http://127.0.0.1:9/sse' },
+      }),
+      200,
+      'server',
+    );
     // Health results and a drift event, as the checker stores them.
     const result = (hash: string, drift: boolean) => ({
-      id: randomUUID(), projectId: P, serverName: 'filesystem', status: 'up' as const, latencyMs: 3, toolsCount: 1, schemaHash: hash, error: null,
-      checkedAt: new Date(), schemaDrift: drift, transport: 'sse', serverInfo: null, protocolVersion: '2025-11-25',
+      id: randomUUID(),
+      projectId: P,
+      serverName: 'filesystem',
+      status: 'up' as const,
+      latencyMs: 3,
+      toolsCount: 1,
+      schemaHash: hash,
+      error: null,
+      checkedAt: new Date(),
+      schemaDrift: drift,
+      transport: 'sse',
+      serverInfo: null,
+      protocolVersion: '2025-11-25',
     });
-    await saveCheck(server.services.store.db, { result: result(HASH_A, false), instructions: null, tools: [], drift: null });
+    await saveCheck(server.services.store.db, {
+      result: result(HASH_A, false),
+      instructions: null,
+      tools: [],
+      drift: null,
+    });
     const second = result(HASH_B, true);
     await saveCheck(server.services.store.db, {
-      result: second, instructions: null, tools: [],
-      drift: { id: randomUUID(), projectId: P, serverName: 'filesystem', detectedAt: new Date(), previousHash: HASH_A, currentHash: HASH_B, classification: 'BREAKING', changes: [] },
+      result: second,
+      instructions: null,
+      tools: [],
+      drift: {
+        id: randomUUID(),
+        projectId: P,
+        serverName: 'filesystem',
+        detectedAt: new Date(),
+        previousHash: HASH_A,
+        currentHash: HASH_B,
+        classification: 'BREAKING',
+        changes: [],
+      },
     });
     // A security scan with a finding (the scorecard reads the latest one).
     await insertScan(server.services.store.db, {
-      id: randomUUID(), projectId: P, serverName: 'filesystem', scannedAt: new Date(),
-      findings: [{ severity: 'high', category: 'OWASP-MCP-07', rule: 'plaintext-transport', kind: 'owasp', title: 'plaintext', description: 'http', remediation: 'https' }],
+      id: randomUUID(),
+      projectId: P,
+      serverName: 'filesystem',
+      scannedAt: new Date(),
+      findings: [
+        {
+          severity: 'high',
+          category: 'OWASP-MCP-07',
+          rule: 'plaintext-transport',
+          kind: 'owasp',
+          title: 'plaintext',
+          description: 'http',
+          remediation: 'https',
+        },
+      ],
     });
     // Project settings and an audit entry of the project.
-    expectStatus(await call(server.httpUrl, 'PATCH', `/api/projects/${P}`, { key: ADMIN, body: { settings: { team: 'old' } } }), 200, 'patch');
+    expectStatus(
+      await call(server.httpUrl, 'PATCH', `/api/projects/${P}`, {
+        key: ADMIN,
+        body: { settings: { team: 'old' } },
+      }),
+      200,
+      'patch',
+    );
     // A PGlite server runs initdb first: slow on a busy machine.
   }, 180_000);
   afterAll(async () => {
@@ -133,23 +260,52 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     // The reads do see the project's data while it exists (each differs from an empty project's).
     for (const [label] of reads(P)) expect(before[label], label).not.toEqual(pristine[label]);
 
-    expectStatus(await call(server.httpUrl, 'DELETE', `/api/projects/${P}`, { key: ADMIN }), 204, 'delete');
-    expectStatus(await call(server.httpUrl, 'POST', '/api/projects', { key: ADMIN, body: { id: P, name: 'Reborn' } }), 201, 'recreate');
+    expectStatus(
+      await call(server.httpUrl, 'DELETE', `/api/projects/${P}`, { key: ADMIN }),
+      204,
+      'delete',
+    );
+    expectStatus(
+      await call(server.httpUrl, 'POST', '/api/projects', {
+        key: ADMIN,
+        body: { id: P, name: 'Reborn' },
+      }),
+      201,
+      'recreate',
+    );
 
     expect(await snapshot(P)).toEqual(pristine);
-    const project = expectStatus(await call(server.httpUrl, 'GET', `/api/projects/${P}`, { key: ADMIN }), 200, 'project').json;
+    const project = expectStatus(
+      await call(server.httpUrl, 'GET', `/api/projects/${P}`, { key: ADMIN }),
+      200,
+      'project',
+    ).json;
     expect(project).toMatchObject({ id: P, name: 'Reborn', settings: {} });
     expect(await auditOf(P)).toEqual(await auditOf(FRESH));
   });
 
   it('removes the keys bound to it: no longer listed, and refused', async () => {
-    const keys = expectStatus(await call(server.httpUrl, 'GET', '/api/auth/api-keys', { key: ADMIN }), 200, 'keys').json as { id: string }[];
+    const keys = expectStatus(
+      await call(server.httpUrl, 'GET', '/api/auth/api-keys', { key: ADMIN }),
+      200,
+      'keys',
+    ).json as { id: string }[];
     expect(keys.map((k) => k.id)).not.toContain(oldKeyId);
-    expect((await call(server.httpUrl, 'GET', `/api/agents/sessions?project_id=${P}`, { key: oldKey })).status).toBe(401);
+    expect(
+      (await call(server.httpUrl, 'GET', `/api/agents/sessions?project_id=${P}`, { key: oldKey }))
+        .status,
+    ).toBe(401);
   });
 
-  it('keeps the record of the deletion in the instance-wide audit log, after the deleted project\'s own entries went with it', async () => {
-    const entries = expectStatus(await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key: ADMIN }), 200, 'audit').json as { action: string; resource: string }[];
-    expect(entries.filter((e) => e.resource === `project:${P}`).map((e) => e.action)).toEqual(['project.created', 'project.deleted']);
+  it("keeps the record of the deletion in the instance-wide audit log, after the deleted project's own entries went with it", async () => {
+    const entries = expectStatus(
+      await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key: ADMIN }),
+      200,
+      'audit',
+    ).json as { action: string; resource: string }[];
+    expect(entries.filter((e) => e.resource === `project:${P}`).map((e) => e.action)).toEqual([
+      'project.created',
+      'project.deleted',
+    ]);
   });
 });

@@ -18,13 +18,21 @@ describe.runIf(pgAdminUrl !== null)('read replica', () => {
     const url = await createPgDatabase();
     const { default: postgres } = await import('postgres');
     admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create role ${role} login password 'ro' ; alter role ${role} set default_transaction_read_only = on`);
+    await admin.unsafe(
+      `create role ${role} login password 'ro' ; alter role ${role} set default_transaction_read_only = on`,
+    );
     // Tables the server's migrations create next (as the admin) are readable by the role.
-    await admin.unsafe(`alter default privileges in schema public grant select on tables to ${role}; grant usage on schema public to ${role}`);
+    await admin.unsafe(
+      `alter default privileges in schema public grant select on tables to ${role}; grant usage on schema public to ${role}`,
+    );
     const readUrl = new URL(url);
     readUrl.username = role;
     readUrl.password = 'ro';
-    server = await startTestServer({ SPYGLASS_DATABASE_URL: url, SPYGLASS_DATABASE_READ_URL: readUrl.toString(), SPYGLASS_RATE_LIMITS: 'off' });
+    server = await startTestServer({
+      SPYGLASS_DATABASE_URL: url,
+      SPYGLASS_DATABASE_READ_URL: readUrl.toString(),
+      SPYGLASS_RATE_LIMITS: 'off',
+    });
   }, 120_000);
   afterAll(async () => {
     await server?.dispose();
@@ -33,7 +41,9 @@ describe.runIf(pgAdminUrl !== null)('read replica', () => {
 
   /** The last statement each read-pool connection ran. */
   async function readPoolQueries(): Promise<string[]> {
-    const rows = await admin<{ query: string }[]>`select query from pg_stat_activity where application_name = 'spyglass-read' and usename = ${role}`;
+    const rows = await admin<
+      { query: string }[]
+    >`select query from pg_stat_activity where application_name = 'spyglass-read' and usename = ${role}`;
     return rows.map((r) => r.query);
   }
 
@@ -44,26 +54,50 @@ describe.runIf(pgAdminUrl !== null)('read replica', () => {
     const listed = await getJson(`${server.httpUrl}/api/traces/spans?trace_id=replica-t`);
     expect(listed.status).toBe(200);
     expect(listed.json).toHaveLength(3);
-    expect((await readPoolQueries()).some((q) => /from "spans"/i.test(q) && q.includes('trace_id'))).toBe(true);
+    expect(
+      (await readPoolQueries()).some((q) => /from "spans"/i.test(q) && q.includes('trace_id')),
+    ).toBe(true);
 
-    const gql = await postJson(`${server.httpUrl}/graphql`, { query: '{ spans(filter: { traceId: "replica-t" }) { edges { node { spanId } } } }' });
+    const gql = await postJson(`${server.httpUrl}/graphql`, {
+      query: '{ spans(filter: { traceId: "replica-t" }) { edges { node { spanId } } } }',
+    });
     expect(gql.status).toBe(200);
     expect(gql.json.data.spans.edges).toHaveLength(3);
 
     // Ingest after the reads still goes to the primary (the read role could not write it).
-    expect((await postJson(`${server.httpUrl}/api/traces/spans`, [nativeSpan({ trace_id: 'replica-t' })])).status).toBe(202);
-    expect((await getJson(`${server.httpUrl}/api/traces/spans?trace_id=replica-t`)).json).toHaveLength(4);
+    expect(
+      (
+        await postJson(`${server.httpUrl}/api/traces/spans`, [
+          nativeSpan({ trace_id: 'replica-t' }),
+        ])
+      ).status,
+    ).toBe(202);
+    expect(
+      (await getJson(`${server.httpUrl}/api/traces/spans?trace_id=replica-t`)).json,
+    ).toHaveLength(4);
     expect((await getJson(`${server.httpUrl}/api/readiness`)).status).toBe(200);
   });
 
   it('a read route that also records state (GET /api/slos/status) writes it through the primary', async () => {
-    expect((await postJson(`${server.httpUrl}/api/slos`, { agent_name: 'planner', metric: 'success_rate', threshold: 99 })).status).toBe(201);
+    expect(
+      (
+        await postJson(`${server.httpUrl}/api/slos`, {
+          agent_name: 'planner',
+          metric: 'success_rate',
+          threshold: 99,
+        })
+      ).status,
+    ).toBe(201);
     const status = await getJson(`${server.httpUrl}/api/slos/status`);
     expect(status.status).toBe(200);
     expect(status.json).toHaveLength(1);
-    const gql = await postJson(`${server.httpUrl}/graphql`, { query: '{ sloStatus { sloId status } }' });
+    const gql = await postJson(`${server.httpUrl}/graphql`, {
+      query: '{ sloStatus { sloId status } }',
+    });
     expect(gql.json.errors).toBeUndefined();
-    const [row] = await admin<{ n: number }[]>`select count(*)::int as n from slo_states where evaluated_at is not null`;
+    const [row] = await admin<
+      { n: number }[]
+    >`select count(*)::int as n from slo_states where evaluated_at is not null`;
     expect(row?.n).toBe(1);
   });
 });

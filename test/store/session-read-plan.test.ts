@@ -40,20 +40,35 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
     await server.services.stats.stop();
     if (backend.name === 'postgres') {
       // Autovacuum works on each day partition (the partitioned parent has none).
-      for (const p of await listPartitions(server.services.store.db)) await execute(server.services.store.db, sql`alter table ${sql.identifier(p)} set (autovacuum_enabled = false)`);
+      for (const p of await listPartitions(server.services.store.db))
+        await execute(
+          server.services.store.db,
+          sql`alter table ${sql.identifier(p)} set (autovacuum_enabled = false)`,
+        );
     }
     const t0 = Date.now() - 3_600_000;
     const spans: Record<string, unknown>[] = [];
     for (let s = 0; s < SESSIONS; s++) {
       for (let i = 0; i < PER_SESSION; i++) {
         const start = new Date(t0 + s * 1000 + i * 10);
-        const at = { started_at: start.toISOString(), ended_at: new Date(start.getTime() + 5).toISOString() };
+        const at = {
+          started_at: start.toISOString(),
+          ended_at: new Date(start.getTime() + 5).toISOString(),
+        };
         // Every tenth session carries no session id: it is keyed by its trace id.
-        spans.push(nativeSpan(s % 10 === 0 ? { session_id: null, trace_id: `plan-t${s}`, ...at } : { session_id: `plan-s${s}`, trace_id: `plan-t${s}`, ...at }));
+        spans.push(
+          nativeSpan(
+            s % 10 === 0
+              ? { session_id: null, trace_id: `plan-t${s}`, ...at }
+              : { session_id: `plan-s${s}`, trace_id: `plan-t${s}`, ...at },
+          ),
+        );
       }
     }
     for (let i = 0; i < spans.length; i += 600) {
-      expect((await postJson(`${server.httpUrl}/api/traces/spans`, spans.slice(i, i + 600))).status).toBe(202);
+      expect(
+        (await postJson(`${server.httpUrl}/api/traces/spans`, spans.slice(i, i + 600))).status,
+      ).toBe(202);
     }
     // A PGlite server runs initdb first: slow on a busy machine.
   }, 180_000);
@@ -70,7 +85,10 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
   }
 
   async function reltuples(): Promise<number> {
-    const { rows } = await execute<{ reltuples: number | string }>(server.services.store.db, sql`select reltuples from pg_class where oid = to_regclass('spans')`);
+    const { rows } = await execute<{ reltuples: number | string }>(
+      server.services.store.db,
+      sql`select reltuples from pg_class where oid = to_regclass('spans')`,
+    );
     return Number(rows[0]?.reltuples);
   }
 
@@ -87,24 +105,31 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
           where c.relname like 'spans%'`,
     );
     const info = new Map(rows.map((r) => [r.name, r]));
-    const scans = all.filter((n) => n['Node Type'] === 'Seq Scan' && !info.get(n['Relation Name'] ?? '')?.empty);
+    const scans = all.filter(
+      (n) => n['Node Type'] === 'Seq Scan' && !info.get(n['Relation Name'] ?? '')?.empty,
+    );
     expect(scans).toEqual([]);
     const parentIndex = (name: string) => info.get(name)?.parent ?? name;
-    const indexes = new Set(all.flatMap((n) => (n['Index Name'] ? [parentIndex(n['Index Name'])] : [])));
+    const indexes = new Set(
+      all.flatMap((n) => (n['Index Name'] ? [parentIndex(n['Index Name'])] : [])),
+    );
     expect([...indexes].sort()).toEqual(['spans_session_idx', 'spans_sessionless_trace_idx']);
-    for (const n of all.filter((x) => x['Index Name'])) expect(n['Index Cond']).toMatch(/session_id|trace_id/);
+    for (const n of all.filter((x) => x['Index Name']))
+      expect(n['Index Cond']).toMatch(/session_id|trace_id/);
   }
 
   it('reads a session from the two session indexes even before any statistics exist', async () => {
     expect(await reltuples()).toBeLessThan(0);
-    for (const id of ['plan-s77', 'plan-t70']) await expectOnlySessionIndexes(await explainSession(id));
+    for (const id of ['plan-s77', 'plan-t70'])
+      await expectOnlySessionIndexes(await explainSession(id));
   });
 
   it('gathers statistics by itself (nobody runs ANALYZE) and still reads from the session indexes', async () => {
     server.services.stats.start();
     await server.services.stats.hasStatistics('spans');
     expect(await reltuples()).toBeGreaterThan(0);
-    for (const id of ['plan-s77', 'plan-t70']) await expectOnlySessionIndexes(await explainSession(id));
+    for (const id of ['plan-s77', 'plan-t70'])
+      await expectOnlySessionIndexes(await explainSession(id));
   });
 
   it('returns every span of a session, whether keyed by session id or by trace id', async () => {
@@ -124,14 +149,30 @@ describe('statistics upkeep', () => {
     const store = await openStore({ dataDir: 'memory://' });
     try {
       let now = 1_000_000;
-      const keeper = new StatsKeeper(store.db, undefined, { now: () => now, minIntervalMs: 60_000 });
-      const groups = generateSpans({ spans: 3000, treeSessions: 1, end: new Date(), groupSize: 1000 }).groups;
+      const keeper = new StatsKeeper(store.db, undefined, {
+        now: () => now,
+        minIntervalMs: 60_000,
+      });
+      const groups = generateSpans({
+        spans: 3000,
+        treeSessions: 1,
+        end: new Date(),
+        groupSize: 1000,
+      }).groups;
       const spanRuns = () => keeper.analyses.count;
       // Spans with no statistics yet: the first write starts an analysis.
       await insertSpans(store.db, groups.next().value as never);
       keeper.noteWritten(1000);
       // Every table the insert filled gets its first analysis; count once they all have.
-      for (const table of ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily'] as const) await keeper.hasStatistics(table);
+      for (const table of [
+        'spans',
+        'sessions',
+        'session_tools',
+        'lineage_hourly',
+        'span_hourly',
+        'span_daily',
+      ] as const)
+        await keeper.hasStatistics(table);
       const first = spanRuns();
       expect(first).toBeGreaterThan(0);
       // Doubling the table is well past the 10 % rule, but the interval has not passed.

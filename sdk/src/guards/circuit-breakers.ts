@@ -37,7 +37,12 @@ export class CircuitBreakers implements CircuitBreakersApi {
 
   constructor(private readonly clock: Clock) {}
 
-  before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Verdict {
+  before(
+    agentName: string,
+    serverName: string,
+    sessionId: string,
+    config: PreventionConfig,
+  ): Verdict {
     if (!config.cb_enabled || this.breakers.size === 0) return ALLOWED;
     const key = keyOf(agentName, serverName);
     const b = this.breakers.get(key);
@@ -50,7 +55,16 @@ export class CircuitBreakers implements CircuitBreakersApi {
     }
     if (b.state === 'open') {
       const retryAt = b.openedAt + b.cooldownMs;
-      if (now < retryAt) return openRefusal(agentName, serverName, sessionId, config, b.failures, b.reopened, retryAt);
+      if (now < retryAt)
+        return openRefusal(
+          agentName,
+          serverName,
+          sessionId,
+          config,
+          b.failures,
+          b.reopened,
+          retryAt,
+        );
       b.state = 'half_open';
       b.trials = b.trialSuccesses = 0;
     }
@@ -72,7 +86,15 @@ export class CircuitBreakers implements CircuitBreakersApi {
     const b = this.breakers.get(key);
     if (b === undefined) {
       if (ok) return;
-      const fresh: Breaker = { state: 'closed', failures: 1, openedAt: 0, cooldownMs: config.cb_cooldown_seconds * 1000, trials: 0, trialSuccesses: 0, reopened: false };
+      const fresh: Breaker = {
+        state: 'closed',
+        failures: 1,
+        openedAt: 0,
+        cooldownMs: config.cb_cooldown_seconds * 1000,
+        trials: 0,
+        trialSuccesses: 0,
+        reopened: false,
+      };
       this.remember(key, fresh);
       if (fresh.failures >= config.cb_failure_threshold) this.open(key, fresh, this.clock());
       return;
@@ -124,16 +146,51 @@ export class CircuitBreakers implements CircuitBreakersApi {
 }
 
 /** The refusal of an open breaker (also built by the shared breakers, so both read the same). */
-export function openRefusal(agentName: string, serverName: string, sessionId: string, config: PreventionConfig, failures: number, reopened: boolean, retryAt: number): Verdict {
+export function openRefusal(
+  agentName: string,
+  serverName: string,
+  sessionId: string,
+  config: PreventionConfig,
+  failures: number,
+  reopened: boolean,
+  retryAt: number,
+): Verdict {
   const why = reopened ? 'a trial call failed' : `${failures} consecutive failures`;
   const message = `Circuit breaker open: calls from agent ${agentName} to server ${serverName} are blocked after ${why}; a trial call is allowed after ${new Date(retryAt).toISOString()}`;
-  return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_failure_threshold, observed: failures, retryAt }) };
+  return {
+    allowed: false,
+    error: new CircuitBreakerOpenError(message, {
+      guard: 'circuit_breaker',
+      sessionId,
+      agentName,
+      serverName,
+      limit: config.cb_failure_threshold,
+      observed: failures,
+      retryAt,
+    }),
+  };
 }
 
 /** The refusal of a half-open breaker whose trial slots are all taken. */
-export function halfOpenRefusal(agentName: string, serverName: string, sessionId: string, config: PreventionConfig, trials: number): Verdict {
+export function halfOpenRefusal(
+  agentName: string,
+  serverName: string,
+  sessionId: string,
+  config: PreventionConfig,
+  trials: number,
+): Verdict {
   const message = `Circuit breaker half-open: server ${serverName} is being tested with ${config.cb_half_open_max_calls} trial calls from agent ${agentName}; further calls are refused until they succeed`;
-  return { allowed: false, error: new CircuitBreakerOpenError(message, { guard: 'circuit_breaker', sessionId, agentName, serverName, limit: config.cb_half_open_max_calls, observed: trials }) };
+  return {
+    allowed: false,
+    error: new CircuitBreakerOpenError(message, {
+      guard: 'circuit_breaker',
+      sessionId,
+      agentName,
+      serverName,
+      limit: config.cb_half_open_max_calls,
+      observed: trials,
+    }),
+  };
 }
 
 // Agent and server names are free text; the NUL separator keeps `a/b`+`c` apart from `a`+`b/c`.

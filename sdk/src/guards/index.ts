@@ -5,4 +5,13 @@
 export { CircuitBreakers, halfOpenRefusal, MAX_BREAKERS, openRefusal } from './circuit-breakers.ts';
 export { callFingerprint } from './fingerprint.ts';
 export { SessionGuard, type SessionGuardOptions } from './session-guard.ts';
-export type { BreakerState, CallIdentity, CallOutcome, CircuitBreakersApi, Clock, GraphLimits, SessionGuardApi, Verdict } from './types.ts';
+export type {
+  BreakerState,
+  CallIdentity,
+  CallOutcome,
+  CircuitBreakersApi,
+  Clock,
+  GraphLimits,
+  SessionGuardApi,
+  Verdict,
+} from './types.ts';

@@ -16,7 +16,10 @@
  */
 import type { GuardName } from '../errors.ts';
 
-export type LoopGuard = Extract<GuardName, 'loop_repetition' | 'loop_ping_pong' | 'loop_retry_without_progress'>;
+export type LoopGuard = Extract<
+  GuardName,
+  'loop_repetition' | 'loop_ping_pong' | 'loop_retry_without_progress'
+>;
 
 export interface LoopHit {
   guard: LoopGuard;
@@ -29,7 +32,8 @@ export interface LoopHit {
 }
 
 /** Error texts are compared whole but quoted shortened in messages. */
-const quote = (text: string): string => JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}...` : text);
+const quote = (text: string): string =>
+  JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}...` : text);
 
 export class LoopHistory {
   private last: string | null = null;
@@ -70,14 +74,29 @@ export class LoopHistory {
     if (this.repeatRun >= repeatLimit) {
       const first = !this.repeatWarned;
       this.repeatWarned = true;
-      return { guard: 'loop_repetition', message: `Loop detected: ${toolName} called ${this.repeatRun} times in a row with the same arguments (threshold ${repeatLimit})`, limit: repeatLimit, observed: this.repeatRun, first };
+      return {
+        guard: 'loop_repetition',
+        message: `Loop detected: ${toolName} called ${this.repeatRun} times in a row with the same arguments (threshold ${repeatLimit})`,
+        limit: repeatLimit,
+        observed: this.repeatRun,
+        first,
+      };
     }
     const altLimit = Math.max(threshold, 4);
     if (this.altRun >= altLimit) {
       const first = !this.altWarned;
       this.altWarned = true;
-      const pair = this.previousTool === toolName ? `${toolName} with two sets of arguments` : `${this.previousTool} and ${toolName}`;
-      return { guard: 'loop_ping_pong', message: `Loop detected: ${pair} called alternately ${this.altRun} times in a row (threshold ${altLimit})`, limit: altLimit, observed: this.altRun, first };
+      const pair =
+        this.previousTool === toolName
+          ? `${toolName} with two sets of arguments`
+          : `${this.previousTool} and ${toolName}`;
+      return {
+        guard: 'loop_ping_pong',
+        message: `Loop detected: ${pair} called alternately ${this.altRun} times in a row (threshold ${altLimit})`,
+        limit: altLimit,
+        observed: this.altRun,
+        first,
+      };
     }
     if (this.failRun >= threshold && toolKey === this.failKey) {
       const first = !this.failWarned;

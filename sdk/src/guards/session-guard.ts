@@ -18,11 +18,24 @@
  *   node executions are counted per node name for the session's life.
  */
 import { softAlertUsd, type PreventionConfig } from '../config.ts';
-import { BudgetExceededError, GraphLoopError, LoopDetectedError, type PreventionDetails, type PreventionError } from '../errors.ts';
+import {
+  BudgetExceededError,
+  GraphLoopError,
+  LoopDetectedError,
+  type PreventionDetails,
+  type PreventionError,
+} from '../errors.ts';
 import { worseTag, type HealthTag } from '../tags.ts';
 import { callFingerprint } from './fingerprint.ts';
 import { LoopHistory } from './loop-history.ts';
-import type { CallIdentity, CallOutcome, Clock, GraphLimits, SessionGuardApi, Verdict } from './types.ts';
+import type {
+  CallIdentity,
+  CallOutcome,
+  Clock,
+  GraphLimits,
+  SessionGuardApi,
+  Verdict,
+} from './types.ts';
 
 export interface SessionGuardOptions {
   sessionId: string;
@@ -34,7 +47,10 @@ const ALLOWED: Verdict = Object.freeze({ allowed: true, healthTag: null, warning
 const TERMINATED = 'session terminated';
 
 type Where = Pick<PreventionDetails, 'serverName' | 'toolName'>;
-const at = (call: CallIdentity): Where => ({ serverName: call.serverName, toolName: call.toolName });
+const at = (call: CallIdentity): Where => ({
+  serverName: call.serverName,
+  toolName: call.toolName,
+});
 const usd = (n: number): string => `$${Math.round(n * 10_000) / 10_000}`;
 
 export class SessionGuard implements SessionGuardApi {
@@ -85,11 +101,21 @@ export class SessionGuard implements SessionGuardApi {
       const elapsed = this.clock() - this.startedAt;
       if (elapsed > config.max_wall_time_s * 1000) {
         const s = Math.round(elapsed / 100) / 10;
-        return this.stop(new BudgetExceededError(`Wall time exceeded: the session has run ${s} s, above max_wall_time_s ${config.max_wall_time_s}; ${TERMINATED}`, this.details('max_wall_time', at(call), config.max_wall_time_s, s)));
+        return this.stop(
+          new BudgetExceededError(
+            `Wall time exceeded: the session has run ${s} s, above max_wall_time_s ${config.max_wall_time_s}; ${TERMINATED}`,
+            this.details('max_wall_time', at(call), config.max_wall_time_s, s),
+          ),
+        );
       }
     }
     if (config.max_steps !== null && this.stepCount >= config.max_steps) {
-      return this.stop(new BudgetExceededError(`Step limit reached: ${this.stepCount} tool calls made, max_steps is ${config.max_steps}; ${TERMINATED}`, this.details('max_steps', at(call), config.max_steps, this.stepCount)));
+      return this.stop(
+        new BudgetExceededError(
+          `Step limit reached: ${this.stepCount} tool calls made, max_steps is ${config.max_steps}; ${TERMINATED}`,
+          this.details('max_steps', at(call), config.max_steps, this.stepCount),
+        ),
+      );
     }
     if (config.max_cost_usd !== null && this.totalCost >= config.max_cost_usd) {
       return this.stop(this.costError(config.max_cost_usd, at(call)));
@@ -100,24 +126,53 @@ export class SessionGuard implements SessionGuardApi {
       return ALLOWED;
     }
     const toolKey = `${call.serverName}/${call.toolName}`;
-    const hit = this.loops.observe(callFingerprint(toolKey, call.args), toolKey, call.toolName, config.loop_threshold);
+    const hit = this.loops.observe(
+      callFingerprint(toolKey, call.args),
+      toolKey,
+      call.toolName,
+      config.loop_threshold,
+    );
     if (hit === null) {
       this.stepCount++;
       return ALLOWED;
     }
     if (config.loop_action === 'terminate') {
-      return this.stop(new LoopDetectedError(`${hit.message}; ${TERMINATED}`, this.details(hit.guard, at(call), hit.limit, hit.observed)));
+      return this.stop(
+        new LoopDetectedError(
+          `${hit.message}; ${TERMINATED}`,
+          this.details(hit.guard, at(call), hit.limit, hit.observed),
+        ),
+      );
     }
     this.stepCount++;
     this.noteTag('loop_detected');
-    return { allowed: true, healthTag: 'loop_detected', warning: hit.first ? `${hit.message}; the call proceeds (loop_action warn)` : null };
+    return {
+      allowed: true,
+      healthTag: 'loop_detected',
+      warning: hit.first ? `${hit.message}; the call proceeds (loop_action warn)` : null,
+    };
   }
 
-  afterCall(call: CallIdentity, outcome: CallOutcome, costUsd: number, config: PreventionConfig): HealthTag | null {
+  afterCall(
+    call: CallIdentity,
+    outcome: CallOutcome,
+    costUsd: number,
+    config: PreventionConfig,
+  ): HealthTag | null {
     let tag: HealthTag | null = null;
     if (config.loop_enabled) {
-      const failures = this.loops.recordOutcome(`${call.serverName}/${call.toolName}`, outcome.ok, outcome.error);
-      if (!outcome.ok && failures >= config.loop_threshold && config.loop_action === 'warn' && this.terminatedBy === null) tag = 'loop_detected';
+      const failures = this.loops.recordOutcome(
+        `${call.serverName}/${call.toolName}`,
+        outcome.ok,
+        outcome.error,
+      );
+      if (
+        !outcome.ok &&
+        failures >= config.loop_threshold &&
+        config.loop_action === 'warn' &&
+        this.terminatedBy === null
+      )
+        tag = 'loop_detected';
     }
     tag = worseTag(tag, this.addCost(costUsd, config, call));
     this.noteTag(tag);
@@ -126,7 +181,8 @@ export class SessionGuard implements SessionGuardApi {
 
   addLlmCost(costUsd: number, config: PreventionConfig, graph: GraphLimits): HealthTag | null {
     if (Number.isFinite(costUsd) && costUsd > 0) this.llmCost += costUsd;
-    if (graph.maxCostUsd !== null && this.llmCost > graph.maxCostUsd && this.graphCostOver === null) this.graphCostOver = graph.maxCostUsd;
+    if (graph.maxCostUsd !== null && this.llmCost > graph.maxCostUsd && this.graphCostOver === null)
+      this.graphCostOver = graph.maxCostUsd;
     const tag = this.addCost(costUsd, config, null);
     this.noteTag(tag);
     return tag;
@@ -136,18 +192,32 @@ export class SessionGuard implements SessionGuardApi {
     if (this.terminatedBy !== null) return { allowed: false, error: this.terminatedBy };
     if (this.graphCostOver !== null) {
       const limit = this.graphCostOver;
-      return this.stop(new BudgetExceededError(`Graph cost limit exceeded: LLM cost ${usd(this.llmCost)} is above the graph's maxCostUsd ${usd(limit)}; node ${node} not started, ${TERMINATED}`, this.details('graph_cost', {}, limit, this.llmCost)));
+      return this.stop(
+        new BudgetExceededError(
+          `Graph cost limit exceeded: LLM cost ${usd(this.llmCost)} is above the graph's maxCostUsd ${usd(limit)}; node ${node} not started, ${TERMINATED}`,
+          this.details('graph_cost', {}, limit, this.llmCost),
+        ),
+      );
     }
     const runs = (this.nodeRuns.get(node) ?? 0) + 1;
     if (graph.maxNodeIterations > 0 && runs > graph.maxNodeIterations) {
-      return this.stop(new GraphLoopError(`Graph loop: node ${node} would run ${runs} times in this session, above maxNodeIterations ${graph.maxNodeIterations}; ${TERMINATED}`, this.details('graph_node_iterations', {}, graph.maxNodeIterations, runs)));
+      return this.stop(
+        new GraphLoopError(
+          `Graph loop: node ${node} would run ${runs} times in this session, above maxNodeIterations ${graph.maxNodeIterations}; ${TERMINATED}`,
+          this.details('graph_node_iterations', {}, graph.maxNodeIterations, runs),
+        ),
+      );
     }
     this.nodeRuns.set(node, runs);
     return ALLOWED;
   }
 
   /** Adds a cost and answers the budget tag it earns: budget_exceeded (terminating) or budget_warning once. */
-  private addCost(costUsd: number, config: PreventionConfig, call: CallIdentity | null): HealthTag | null {
+  private addCost(
+    costUsd: number,
+    config: PreventionConfig,
+    call: CallIdentity | null,
+  ): HealthTag | null {
     if (Number.isFinite(costUsd) && costUsd > 0) this.totalCost += costUsd;
     if (this.terminatedBy !== null) return null;
     if (config.max_cost_usd !== null && this.totalCost >= config.max_cost_usd) {
@@ -164,11 +234,26 @@ export class SessionGuard implements SessionGuardApi {
   }
 
   private costError(limit: number, where: Where): BudgetExceededError {
-    return new BudgetExceededError(`Budget exceeded: the session has cost ${usd(this.totalCost)}, reaching max_cost_usd ${usd(limit)}; ${TERMINATED}`, this.details('max_cost', where, limit, this.totalCost));
+    return new BudgetExceededError(
+      `Budget exceeded: the session has cost ${usd(this.totalCost)}, reaching max_cost_usd ${usd(limit)}; ${TERMINATED}`,
+      this.details('max_cost', where, limit, this.totalCost),
+    );
   }
 
-  private details(guard: PreventionDetails['guard'], where: Where, limit: number, observed: number): PreventionDetails {
-    return { guard, sessionId: this.sessionId, agentName: this.agentName, ...where, limit, observed };
+  private details(
+    guard: PreventionDetails['guard'],
+    where: Where,
+    limit: number,
+    observed: number,
+  ): PreventionDetails {
+    return {
+      guard,
+      sessionId: this.sessionId,
+      agentName: this.agentName,
+      ...where,
+      limit,
+      observed,
+    };
   }
 
   private stop(error: PreventionError): Verdict {

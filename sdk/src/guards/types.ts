@@ -65,7 +65,12 @@ export interface SessionGuardApi {
    * budget_exceeded when max_cost_usd is reached (the session is then terminated), loop_detected
    * when this failure completes a retry-without-progress pattern under `warn`.
    */
-  afterCall(call: CallIdentity, outcome: CallOutcome, costUsd: number, config: PreventionConfig): HealthTag | null;
+  afterCall(
+    call: CallIdentity,
+    outcome: CallOutcome,
+    costUsd: number,
+    config: PreventionConfig,
+  ): HealthTag | null;
   /** Adds an LLM call's cost; same tag rules as afterCall's cost part; sets the graph cost flag. */
   addLlmCost(costUsd: number, config: PreventionConfig, graph: GraphLimits): HealthTag | null;
   /** Node iteration limit and the graph cost flag; counts the execution when allowed. */
@@ -86,7 +91,12 @@ export interface CircuitBreakersApi {
    * Ask it last, right before the call runs, and report every admitted call to after() (errors and
    * timeouts included): an admitted trial that never reports keeps its slot taken.
    */
-  before(agentName: string, serverName: string, sessionId: string, config: PreventionConfig): Verdict;
+  before(
+    agentName: string,
+    serverName: string,
+    sessionId: string,
+    config: PreventionConfig,
+  ): Verdict;
   /** Feeds a call's result: failures count toward opening, trial results close or reopen. */
   after(agentName: string, serverName: string, ok: boolean, config: PreventionConfig): void;
   state(agentName: string, serverName: string): BreakerState;

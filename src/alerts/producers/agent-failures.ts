@@ -10,14 +10,26 @@ import type { AlertSink, FireInput, Severity } from '../../model/alert.ts';
  * for good (scope `forever`); a bounded memory of keys already fired spares it the repeats of a
  * session that keeps failing, and makes concurrent batches of one session fire once in-process.
  */
-export const FAILURE_TAGS: ReadonlySet<HealthTag> = new Set<HealthTag>(['tool_failure', 'loop_detected', 'budget_exceeded', 'circuit_breaker_open', 'timeout', 'schema_drift']);
+export const FAILURE_TAGS: ReadonlySet<HealthTag> = new Set<HealthTag>([
+  'tool_failure',
+  'loop_detected',
+  'budget_exceeded',
+  'circuit_breaker_open',
+  'timeout',
+  'schema_drift',
+]);
 
 type GuardTag = 'loop_detected' | 'budget_exceeded' | 'circuit_breaker_open' | 'budget_warning';
 /**
  * A budget overrun costs money: critical. A loop or an open breaker was contained, and a soft
  * budget threshold is a heads-up before the hard limit: warning.
  */
-export const GUARD_SEVERITY: Readonly<Record<GuardTag, Severity>> = { loop_detected: 'warning', budget_exceeded: 'critical', circuit_breaker_open: 'warning', budget_warning: 'warning' };
+export const GUARD_SEVERITY: Readonly<Record<GuardTag, Severity>> = {
+  loop_detected: 'warning',
+  budget_exceeded: 'critical',
+  circuit_breaker_open: 'warning',
+  budget_warning: 'warning',
+};
 
 const REMEMBERED_KEYS = 10_000;
 const MAX_ERROR_CHARS = 200;
@@ -32,7 +44,9 @@ export class AgentFailureAlerts {
   /** Called after a batch is committed; returns at once, the alerts go out in the background. */
   observe(spans: readonly Span[]): void {
     let hits: Span[] | undefined;
-    for (const s of spans) if (s.healthTag !== null && (FAILURE_TAGS.has(s.healthTag) || isGuard(s.healthTag))) (hits ??= []).push(s);
+    for (const s of spans)
+      if (s.healthTag !== null && (FAILURE_TAGS.has(s.healthTag) || isGuard(s.healthTag)))
+        (hits ??= []).push(s);
     if (hits) for (const input of alertsFor(hits)) this.fire(input);
   }
 
@@ -53,7 +67,10 @@ export class AgentFailureAlerts {
     const p = this.deps.sink.fire(input).catch((err: unknown) => {
       // Not fired: a later batch of the session may try again.
       this.fired.delete(key);
-      this.deps.logger.error({ err, alert: input.dedupKey, project: input.projectId }, 'agent failure alert failed');
+      this.deps.logger.error(
+        { err, alert: input.dedupKey, project: input.projectId },
+        'agent failure alert failed',
+      );
     });
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
@@ -79,7 +96,8 @@ export function alertsFor(hits: readonly Span[]): FireInput[] {
     const session = sessionOf(s);
     const k = `${s.projectId}\u0000${session}`;
     const seen = worst.get(k);
-    if (s.healthTag !== null && FAILURE_TAGS.has(s.healthTag) && (!seen || rank(s) < rank(seen))) worst.set(k, s);
+    if (s.healthTag !== null && FAILURE_TAGS.has(s.healthTag) && (!seen || rank(s) < rank(seen)))
+      worst.set(k, s);
     if (isGuard(s.healthTag)) {
       const g = `${k}\u0000${s.healthTag}`;
       if (!guards.has(g)) guards.set(g, s);
@@ -114,7 +132,12 @@ function guardAlert(s: Span): FireInput {
   };
 }
 
-function base(s: Span): Pick<FireInput, 'projectId' | 'serverName' | 'agentName' | 'sessionId' | 'dedupScope' | 'fields'> {
+function base(
+  s: Span,
+): Pick<
+  FireInput,
+  'projectId' | 'serverName' | 'agentName' | 'sessionId' | 'dedupScope' | 'fields'
+> {
   return {
     projectId: s.projectId,
     serverName: s.serverName,
@@ -122,7 +145,13 @@ function base(s: Span): Pick<FireInput, 'projectId' | 'serverName' | 'agentName'
     sessionId: s.sessionId,
     dedupScope: 'forever',
     // The chat shows at most 10 facts, five of them type, project, server, agent and session.
-    fields: { health_tag: s.healthTag, tool_name: s.toolName, status: s.status, trace_id: s.traceId, span_id: s.spanId },
+    fields: {
+      health_tag: s.healthTag,
+      tool_name: s.toolName,
+      status: s.status,
+      trace_id: s.traceId,
+      span_id: s.spanId,
+    },
   };
 }
 
@@ -137,12 +166,18 @@ function agentOf(s: Span): string {
 
 function errorOf(s: Span): string {
   if (!s.error) return '.';
-  const e = s.error.length > MAX_ERROR_CHARS ? `${s.error.slice(0, MAX_ERROR_CHARS - 1)}…` : s.error;
+  const e =
+    s.error.length > MAX_ERROR_CHARS ? `${s.error.slice(0, MAX_ERROR_CHARS - 1)}…` : s.error;
   return `: ${e}`;
 }
 
 function isGuard(tag: HealthTag | null): tag is GuardTag {
-  return tag === 'loop_detected' || tag === 'budget_exceeded' || tag === 'circuit_breaker_open' || tag === 'budget_warning';
+  return (
+    tag === 'loop_detected' ||
+    tag === 'budget_exceeded' ||
+    tag === 'circuit_breaker_open' ||
+    tag === 'budget_warning'
+  );
 }
 
 /** HEALTH_TAGS is ordered most severe first. */

@@ -3,7 +3,14 @@ import type { CheckReport } from '../../health/checker.ts';
 import { targetKey } from '../../health/targets.ts';
 import type { HealthResult } from '../../model/health.ts';
 import type { AlertSink } from '../../model/alert.ts';
-import { BASELINE_SAMPLES, seedState, step, type MonitorAction, type MonitorRules, type ServerState } from './monitor-rules.ts';
+import {
+  BASELINE_SAMPLES,
+  seedState,
+  step,
+  type MonitorAction,
+  type MonitorRules,
+  type ServerState,
+} from './monitor-rules.ts';
 
 export interface MonitorAlertsDeps {
   sink: AlertSink;
@@ -31,7 +38,12 @@ export class MonitorAlerts {
     const key = targetKey(report.result.projectId, report.result.serverName);
     const tail = (this.queues.get(key) ?? Promise.resolve())
       .then(() => this.apply(key, report))
-      .catch((err: unknown) => this.deps.logger.error({ err, server: report.result.serverName, project: report.result.projectId }, 'monitor alerts failed'))
+      .catch((err: unknown) =>
+        this.deps.logger.error(
+          { err, server: report.result.serverName, project: report.result.projectId },
+          'monitor alerts failed',
+        ),
+      )
       .finally(() => {
         if (this.queues.get(key) === tail) this.queues.delete(key);
       });

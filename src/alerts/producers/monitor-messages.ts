@@ -11,11 +11,14 @@ type Result = CheckReport['result'];
 export const downKey = (server: string): string => `mcp_down:${server}`;
 export const latencyKey = (server: string): string => `high_latency:${server}`;
 /** With `monitor.alert_on_every_failure`, each failed check is its own alert. */
-export const everyFailureKey = (server: string, resultId: string): string => `mcp_down:${server}:${resultId}`;
+export const everyFailureKey = (server: string, resultId: string): string =>
+  `mcp_down:${server}:${resultId}`;
 
 const MAX_ERROR_CHARS = 300;
 
-function common(r: Pick<Result, 'projectId' | 'serverName'>): Pick<FireInput, 'projectId' | 'serverName'> {
+function common(
+  r: Pick<Result, 'projectId' | 'serverName'>,
+): Pick<FireInput, 'projectId' | 'serverName'> {
   return { projectId: r.projectId, serverName: r.serverName };
 }
 
@@ -34,7 +37,12 @@ export function mcpDown(r: Result, failures: number, dedupKey: string): FireInpu
     message: `${failures} failed health check${failures === 1 ? '' : 's'} in a row; last error: ${error}`,
     dedupKey,
     dedupScope: 'open',
-    fields: { failures, last_error: error, checked_at: r.checkedAt?.toISOString() ?? null, transport: r.transport },
+    fields: {
+      failures,
+      last_error: error,
+      checked_at: r.checkedAt?.toISOString() ?? null,
+      transport: r.transport,
+    },
   };
 }
 
@@ -49,13 +57,19 @@ export function mcpRecovered(r: Result, failures: number): FireInput {
     // Unique per recovery: each transition back up is reported once, and the next one again.
     dedupKey: `mcp_recovered:${r.serverName}:${r.id}`,
     dedupScope: 'forever',
-    fields: { failures, status: r.status, latency_ms: r.latencyMs, checked_at: r.checkedAt?.toISOString() ?? null },
+    fields: {
+      failures,
+      status: r.status,
+      latency_ms: r.latencyMs,
+      checked_at: r.checkedAt?.toISOString() ?? null,
+    },
   };
 }
 
 export function schemaDrift(r: Pick<Result, 'projectId' | 'serverName'>, d: DriftEvent): FireInput {
   const shown = d.changes.slice(0, 3).map(describeChange);
-  const more = d.changes.length > shown.length ? `; and ${d.changes.length - shown.length} more` : '';
+  const more =
+    d.changes.length > shown.length ? `; and ${d.changes.length - shown.length} more` : '';
   return {
     ...common(r),
     type: 'schema_drift',
@@ -75,7 +89,11 @@ export function schemaDrift(r: Pick<Result, 'projectId' | 'serverName'>, d: Drif
   };
 }
 
-export function highLatency(r: Result & { latencyMs: number }, baselineMs: number, multiplier: number): FireInput {
+export function highLatency(
+  r: Result & { latencyMs: number },
+  baselineMs: number,
+  multiplier: number,
+): FireInput {
   const ratio = r.latencyMs / baselineMs;
   return {
     ...common(r),
@@ -85,7 +103,12 @@ export function highLatency(r: Result & { latencyMs: number }, baselineMs: numbe
     message: `Health check took ${Math.round(r.latencyMs)} ms, ${ratio.toFixed(1)}× its baseline of ${Math.round(baselineMs)} ms (alert above ${multiplier}×).`,
     dedupKey: latencyKey(r.serverName),
     dedupScope: 'open',
-    fields: { latency_ms: Math.round(r.latencyMs), baseline_ms: Math.round(baselineMs), threshold_ms: Math.round(baselineMs * multiplier), checked_at: r.checkedAt?.toISOString() ?? null },
+    fields: {
+      latency_ms: Math.round(r.latencyMs),
+      baseline_ms: Math.round(baselineMs),
+      threshold_ms: Math.round(baselineMs * multiplier),
+      checked_at: r.checkedAt?.toISOString() ?? null,
+    },
   };
 }
 

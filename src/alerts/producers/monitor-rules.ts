@@ -1,7 +1,15 @@
 import type { CheckReport } from '../../health/checker.ts';
 import type { HealthResult } from '../../model/health.ts';
 import type { FireInput } from '../../model/alert.ts';
-import { downKey, everyFailureKey, highLatency, latencyKey, mcpDown, mcpRecovered, schemaDrift } from './monitor-messages.ts';
+import {
+  downKey,
+  everyFailureKey,
+  highLatency,
+  latencyKey,
+  mcpDown,
+  mcpRecovered,
+  schemaDrift,
+} from './monitor-messages.ts';
 
 /**
  * The monitor's alert rules (docs/alert-producers.md) as a pure step: the state of one server plus one completed
@@ -36,26 +44,42 @@ export interface ServerState {
   slow: boolean | 'unknown';
 }
 
-export type MonitorAction = { kind: 'fire'; input: FireInput } | { kind: 'resolve'; projectId: string; dedupKey: string };
+export type MonitorAction =
+  { kind: 'fire'; input: FireInput } | { kind: 'resolve'; projectId: string; dedupKey: string };
 
 /**
  * The state a server had before `currentId`, rebuilt from its stored results (newest first), so a
  * restart neither forgets an outage in progress nor reports it twice.
  */
-export function seedState(stored: readonly HealthResult[], currentId: string, rules: MonitorRules, now: Date): ServerState {
+export function seedState(
+  stored: readonly HealthResult[],
+  currentId: string,
+  rules: MonitorRules,
+  now: Date,
+): ServerState {
   const earlier = stored.filter((r) => r.id !== currentId);
   let failures = 0;
   while (failures < earlier.length && earlier[failures]?.status === 'down') failures++;
   const down = rules.alertOnEveryFailure ? failures > 0 : failures >= rules.consecutiveFailures;
-  const downKeys = rules.alertOnEveryFailure ? earlier.slice(0, failures).map((r) => everyFailureKey(r.serverName, r.id)) : [];
+  const downKeys = rules.alertOnEveryFailure
+    ? earlier.slice(0, failures).map((r) => everyFailureKey(r.serverName, r.id))
+    : [];
   const since = now.getTime() - BASELINE_DAYS * 86_400_000;
   const latencies = earlier
-    .filter((r) => r.status !== 'down' && r.latencyMs !== null && (r.checkedAt?.getTime() ?? 0) >= since)
+    .filter(
+      (r) => r.status !== 'down' && r.latencyMs !== null && (r.checkedAt?.getTime() ?? 0) >= since,
+    )
     .slice(0, BASELINE_SAMPLES)
     .map((r) => r.latencyMs ?? 0)
     .reverse();
   // Without enough history no latency alert can have been raised.
-  return { failures, down, downKeys, latencies, slow: latencies.length >= MIN_BASELINE_SAMPLES ? 'unknown' : false };
+  return {
+    failures,
+    down,
+    downKeys,
+    latencies,
+    slow: latencies.length >= MIN_BASELINE_SAMPLES ? 'unknown' : false,
+  };
 }
 
 export function emptyState(): ServerState {
@@ -63,12 +87,21 @@ export function emptyState(): ServerState {
 }
 
 /** Applies one completed check; `state` is not modified. */
-export function step(state: ServerState, report: CheckReport, rules: MonitorRules): { state: ServerState; actions: MonitorAction[] } {
+export function step(
+  state: ServerState,
+  report: CheckReport,
+  rules: MonitorRules,
+): { state: ServerState; actions: MonitorAction[] } {
   const r = report.result;
-  const next: ServerState = { ...state, downKeys: [...state.downKeys], latencies: [...state.latencies] };
+  const next: ServerState = {
+    ...state,
+    downKeys: [...state.downKeys],
+    latencies: [...state.latencies],
+  };
   const actions: MonitorAction[] = [];
   const fire = (input: FireInput) => actions.push({ kind: 'fire', input });
-  const resolve = (dedupKey: string) => actions.push({ kind: 'resolve', projectId: r.projectId, dedupKey });
+  const resolve = (dedupKey: string) =>
+    actions.push({ kind: 'resolve', projectId: r.projectId, dedupKey });
 
   if (r.status === 'down') {
     next.failures++;
@@ -89,7 +122,8 @@ export function step(state: ServerState, report: CheckReport, rules: MonitorRule
       next.downKeys = [];
     }
     next.failures = 0;
-    if (r.latencyMs !== null) judgeLatency(next, { ...r, latencyMs: r.latencyMs }, rules, fire, resolve);
+    if (r.latencyMs !== null)
+      judgeLatency(next, { ...r, latencyMs: r.latencyMs }, rules, fire, resolve);
   }
   if (report.drift) fire(schemaDrift(r, report.drift));
   return { state: next, actions };

@@ -2,5 +2,9 @@
 export const SHUTDOWN_MESSAGE = { type: 'spyglass:shutdown' } as const;
 
 export function isShutdownMessage(msg: unknown): boolean {
-  return typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === SHUTDOWN_MESSAGE.type;
+  return (
+    typeof msg === 'object' &&
+    msg !== null &&
+    (msg as { type?: unknown }).type === SHUTDOWN_MESSAGE.type
+  );
 }

@@ -33,9 +33,17 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     onInfo: (msg) => logger.info(msg),
   });
   await store.close();
-  logger.info({ workers: config.workers }, `workers: ${config.workers} (database migrations applied by the primary, pid ${process.pid})`);
+  logger.info(
+    { workers: config.workers },
+    `workers: ${config.workers} (database migrations applied by the primary, pid ${process.pid})`,
+  );
 
-  const slots: Slot[] = Array.from({ length: config.workers }, () => ({ worker: null, startedAt: 0, pendingDelayMs: FIRST_DELAY_MS, restartTimer: null }));
+  const slots: Slot[] = Array.from({ length: config.workers }, () => ({
+    worker: null,
+    startedAt: 0,
+    pendingDelayMs: FIRST_DELAY_MS,
+    restartTimer: null,
+  }));
   let shuttingDown = false;
   let failedDrain = false;
   let allExited: (() => void) | null = null;
@@ -46,7 +54,10 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     const worker = cluster.fork();
     slot.worker = worker;
     slot.startedAt = Date.now();
-    logger.info({ worker: worker.id, pid: worker.process.pid }, `worker ${worker.id} started (pid ${worker.process.pid})`);
+    logger.info(
+      { worker: worker.id, pid: worker.process.pid },
+      `worker ${worker.id} started (pid ${worker.process.pid})`,
+    );
   };
 
   cluster.on('exit', (worker, code, signal) => {
@@ -65,7 +76,10 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     slot.pendingDelayMs = nextMs;
     // Exit code 0 outside a shutdown: someone sent SIGTERM to the worker itself and it drained.
     const what = code === 0 ? 'exited' : 'died';
-    logger.error({ ...fields, restartInMs: delayMs }, `worker ${worker.id} (pid ${worker.process.pid}) ${what} (${how}); restarting in ${delayMs / 1000} s`);
+    logger.error(
+      { ...fields, restartInMs: delayMs },
+      `worker ${worker.id} (pid ${worker.process.pid}) ${what} (${how}); restarting in ${delayMs / 1000} s`,
+    );
     slot.restartTimer = setTimeout(() => fork(slot), delayMs);
   });
 
@@ -77,7 +91,10 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
       process.exit(1);
     }
     shuttingDown = true;
-    logger.info({ signal, workers: alive() }, 'shutting down: each worker commits its acknowledged spans');
+    logger.info(
+      { signal, workers: alive() },
+      'shutting down: each worker commits its acknowledged spans',
+    );
     void shutdown().then((clean) => process.exit(clean ? 0 : 1));
   };
 
@@ -94,12 +111,17 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     }
     const timer = setTimeout(() => {
       failedDrain = true;
-      logger.error({ workers: alive() }, `workers still draining after ${DRAIN_TIMEOUT_MS / 1000} s: killing them`);
+      logger.error(
+        { workers: alive() },
+        `workers still draining after ${DRAIN_TIMEOUT_MS / 1000} s: killing them`,
+      );
       for (const s of slots) s.worker?.process.kill('SIGKILL');
     }, DRAIN_TIMEOUT_MS);
     await done;
     clearTimeout(timer);
-    logger.info(failedDrain ? 'spyglass stopped (some workers did not drain cleanly)' : 'spyglass stopped');
+    logger.info(
+      failedDrain ? 'spyglass stopped (some workers did not drain cleanly)' : 'spyglass stopped',
+    );
     return !failedDrain;
   };
 

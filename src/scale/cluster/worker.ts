@@ -34,7 +34,10 @@ export async function runWorker(config: Config, baseLogger: Logger): Promise<voi
   // Each worker is its own holder in the leader lease: an instance id set once for the host
   // (SPYGLASS_INSTANCE_ID) would otherwise let every worker renew the same lease as "itself".
   const id = cluster.worker?.id ?? process.pid;
-  const own = { ...config, cluster: { ...config.cluster, instanceId: `${config.cluster.instanceId}/worker-${id}` } };
+  const own = {
+    ...config,
+    cluster: { ...config.cluster, instanceId: `${config.cluster.instanceId}/worker-${id}` },
+  };
   const server = await startServer(own, logger, { worker: true });
   let stopped = false;
   drain = () => {

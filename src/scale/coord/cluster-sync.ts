@@ -30,8 +30,23 @@ export interface ClusterSync {
 }
 
 /** With Redis: live events through the cluster's stream, and cache invalidation (src/scale/coord/). */
-export function startClusterSync(redisUrl: string, cluster: ClusterConfig, replay: number, logger: Logger, p: SyncedParts): ClusterSync {
-  const relay = new LiveRelay(p.bus, { redisUrl, cluster: cluster.name, keep: cluster.liveStreamLength, history: replay, logger, onHistory: (items) => p.live.preload(items), localClients: p.liveClients, instanceId: cluster.instanceId });
+export function startClusterSync(
+  redisUrl: string,
+  cluster: ClusterConfig,
+  replay: number,
+  logger: Logger,
+  p: SyncedParts,
+): ClusterSync {
+  const relay = new LiveRelay(p.bus, {
+    redisUrl,
+    cluster: cluster.name,
+    keep: cluster.liveStreamLength,
+    history: replay,
+    logger,
+    onHistory: (items) => p.live.preload(items),
+    localClients: p.liveClients,
+    instanceId: cluster.instanceId,
+  });
   p.bus.useRelay(relay);
   const invalidation = new Invalidation({
     redisUrl,

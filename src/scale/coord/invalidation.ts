@@ -8,7 +8,13 @@ import { closeRedis, connectRedis } from './redis.ts';
  */
 export type InvalidationTopic = 'settings' | 'pricing' | 'keys' | 'project' | 'listening';
 
-const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['settings', 'pricing', 'keys', 'project', 'listening']);
+const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>([
+  'settings',
+  'pricing',
+  'keys',
+  'project',
+  'listening',
+]);
 
 export interface InvalidationOptions {
   redisUrl: string;
@@ -38,10 +44,13 @@ export class Invalidation {
   private everReady = false;
 
   constructor(private readonly o: InvalidationOptions) {
-    const degraded = 'changes made on other instances (settings, pricing, keys, deleted projects) reach this one when Redis is back, when everything is reloaded';
+    const degraded =
+      'changes made on other instances (settings, pricing, keys, deleted projects) reach this one when Redis is back, when everything is reloaded';
     this.channel = `${o.cluster}:invalidate`;
     this.pub = connectRedis(o.redisUrl, 'cache invalidation', o.logger, degraded);
-    this.sub = connectRedis(o.redisUrl, 'cache invalidation (subscriber)', o.logger, degraded, { autoResubscribe: false });
+    this.sub = connectRedis(o.redisUrl, 'cache invalidation (subscriber)', o.logger, degraded, {
+      autoResubscribe: false,
+    });
     let down = false;
     this.sub.on('error', () => (down = true));
     this.sub.on('ready', () => {
@@ -87,7 +96,9 @@ export class Invalidation {
       this.missed = true;
       return;
     }
-    this.pub.publish(this.channel, JSON.stringify({ ...msg, from: this.o.instanceId })).catch(() => (this.missed = true));
+    this.pub
+      .publish(this.channel, JSON.stringify({ ...msg, from: this.o.instanceId }))
+      .catch(() => (this.missed = true));
   }
 
   private receive(text: string): void {
@@ -99,11 +110,21 @@ export class Invalidation {
     }
     if (msg.from === this.o.instanceId) return;
     const projectId = typeof msg.projectId === 'string' ? msg.projectId : null;
-    if (msg.topic === 'all') this.run(() => this.o.reloadAll(), 'reload requested by another instance');
-    else if (typeof msg.topic === 'string' && TOPICS.has(msg.topic)) this.run(() => this.o.apply(msg.topic as InvalidationTopic, projectId), `invalidation of ${msg.topic}`);
+    if (msg.topic === 'all')
+      this.run(() => this.o.reloadAll(), 'reload requested by another instance');
+    else if (typeof msg.topic === 'string' && TOPICS.has(msg.topic))
+      this.run(
+        () => this.o.apply(msg.topic as InvalidationTopic, projectId),
+        `invalidation of ${msg.topic}`,
+      );
   }
 
   private run(fn: () => Promise<void>, what: string): void {
-    fn().catch((err: unknown) => this.o.logger.warn({ err: (err as Error).message }, `${what} failed: cached values may be stale until the next change`));
+    fn().catch((err: unknown) =>
+      this.o.logger.warn(
+        { err: (err as Error).message },
+        `${what} failed: cached values may be stale until the next change`,
+      ),
+    );
   }
 }

@@ -2,7 +2,14 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.ts';
 import { recordLeaderToken, storedLeaderToken } from '../../store/leader-repo.ts';
-import { acquireLease, leaseKeys, raiseToken, releaseLease, renewLease, type LeaseKeys } from './lease.ts';
+import {
+  acquireLease,
+  leaseKeys,
+  raiseToken,
+  releaseLease,
+  renewLease,
+  type LeaseKeys,
+} from './lease.ts';
 
 export interface LeadershipOptions {
   redis: Redis;
@@ -89,7 +96,10 @@ export class Leadership {
     }
     if (r.kind === 'unavailable' && !this.renewWarned) {
       this.renewWarned = true;
-      logger.warn({ token, err: r.error }, `leader: cannot renew the lease (redis unavailable); keeping the background jobs while the fence in the database holds (token ${token})`);
+      logger.warn(
+        { token, err: r.error },
+        `leader: cannot renew the lease (redis unavailable); keeping the background jobs while the fence in the database holds (token ${token})`,
+      );
     } else if (r.kind === 'renewed' && this.renewWarned) {
       this.renewWarned = false;
       logger.info({ token }, `leader: lease renewed again (token ${token})`);
@@ -99,7 +109,11 @@ export class Leadership {
       passes = await recordLeaderToken(this.o.db, this.o.clusterName, token, this.o.instanceId);
     } catch (err) {
       // Cannot tell: keep the role (the jobs need the database too) and check again next round.
-      if (!this.fenceWarned) logger.warn({ err }, 'leader: cannot check the fence (database unavailable); keeping the role');
+      if (!this.fenceWarned)
+        logger.warn(
+          { err },
+          'leader: cannot check the fence (database unavailable); keeping the role',
+        );
       this.fenceWarned = true;
       return this.period;
     }
@@ -122,13 +136,19 @@ export class Leadership {
     try {
       passes = await recordLeaderToken(db, clusterName, r.token, instanceId);
     } catch (err) {
-      logger.warn({ err }, 'leader: acquired the lease but cannot record the fence (database unavailable); letting it go');
+      logger.warn(
+        { err },
+        'leader: acquired the lease but cannot record the fence (database unavailable); letting it go',
+      );
       await releaseLease(redis, this.keys, instanceId);
       return this.period;
     }
     if (!passes) {
       const stored = await storedLeaderToken(db, clusterName);
-      logger.warn({ token: r.token, stored }, `leader: the token counter in Redis (${r.token}) is behind the database (${stored}), as after a Redis restart without persistence; raising it`);
+      logger.warn(
+        { token: r.token, stored },
+        `leader: the token counter in Redis (${r.token}) is behind the database (${stored}), as after a Redis restart without persistence; raising it`,
+      );
       await raiseToken(redis, this.keys, stored).catch(() => {});
       await releaseLease(redis, this.keys, instanceId);
       return 0;
@@ -140,7 +160,10 @@ export class Leadership {
     this.token = r.token;
     this.renewWarned = false;
     this.fenceWarned = false;
-    logger.info({ token: r.token, instanceId }, `leader: this instance runs the background jobs (token ${r.token})`);
+    logger.info(
+      { token: r.token, instanceId },
+      `leader: this instance runs the background jobs (token ${r.token})`,
+    );
     await this.o.onLead(r.token);
     return this.period;
   }

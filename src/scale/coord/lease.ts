@@ -10,14 +10,18 @@ export interface LeaseKeys {
   token: string;
 }
 
-export const leaseKeys = (clusterName: string): LeaseKeys => ({ lease: `${clusterName}:leader`, token: `${clusterName}:leader:token` });
+export const leaseKeys = (clusterName: string): LeaseKeys => ({
+  lease: `${clusterName}:leader`,
+  token: `${clusterName}:leader:token`,
+});
 
 export type Acquire =
   | { kind: 'acquired'; token: number }
   | { kind: 'held'; holder: string; expiresInMs: number }
   | { kind: 'unavailable'; error: string };
 
-export type Renew = { kind: 'renewed' } | { kind: 'lost'; holder: string } | { kind: 'unavailable'; error: string };
+export type Renew =
+  { kind: 'renewed' } | { kind: 'lost'; holder: string } | { kind: 'unavailable'; error: string };
 
 // SET NX PX and, when it took, the next token in the same step (no moment with a lease and no token).
 const ACQUIRE = `
@@ -53,9 +57,18 @@ if v < tonumber(ARGV[1]) then
 end
 return 1`;
 
-export async function acquireLease(redis: Redis, keys: LeaseKeys, holder: string, leaseMs: number): Promise<Acquire> {
+export async function acquireLease(
+  redis: Redis,
+  keys: LeaseKeys,
+  holder: string,
+  leaseMs: number,
+): Promise<Acquire> {
   try {
-    const r = (await redis.eval(ACQUIRE, 2, keys.lease, keys.token, holder, String(leaseMs))) as [number, number, string?];
+    const r = (await redis.eval(ACQUIRE, 2, keys.lease, keys.token, holder, String(leaseMs))) as [
+      number,
+      number,
+      string?,
+    ];
     if (r[0] === 1) return { kind: 'acquired', token: r[1] };
     return { kind: 'held', holder: r[2] ?? '', expiresInMs: r[1] };
   } catch (err) {
@@ -63,9 +76,17 @@ export async function acquireLease(redis: Redis, keys: LeaseKeys, holder: string
   }
 }
 
-export async function renewLease(redis: Redis, keys: LeaseKeys, holder: string, leaseMs: number): Promise<Renew> {
+export async function renewLease(
+  redis: Redis,
+  keys: LeaseKeys,
+  holder: string,
+  leaseMs: number,
+): Promise<Renew> {
   try {
-    const r = (await redis.eval(RENEW, 1, keys.lease, holder, String(leaseMs))) as [number, string?];
+    const r = (await redis.eval(RENEW, 1, keys.lease, holder, String(leaseMs))) as [
+      number,
+      string?,
+    ];
     return r[0] === 1 ? { kind: 'renewed' } : { kind: 'lost', holder: r[1] ?? '' };
   } catch (err) {
     return { kind: 'unavailable', error: (err as Error).message };
@@ -73,7 +94,11 @@ export async function renewLease(redis: Redis, keys: LeaseKeys, holder: string, 
 }
 
 /** Compare-and-DEL: true when this holder's lease was removed. */
-export async function releaseLease(redis: Redis, keys: LeaseKeys, holder: string): Promise<boolean> {
+export async function releaseLease(
+  redis: Redis,
+  keys: LeaseKeys,
+  holder: string,
+): Promise<boolean> {
   try {
     return (await redis.eval(RELEASE, 1, keys.lease, holder)) === 1;
   } catch {

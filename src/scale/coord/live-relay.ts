@@ -77,7 +77,10 @@ export class LiveRelay implements Relay {
   private lastLocalClientAt = Number.NEGATIVE_INFINITY;
   private readonly presence: NodeJS.Timeout;
 
-  constructor(private readonly bus: EventBus, private readonly o: LiveRelayOptions) {
+  constructor(
+    private readonly bus: EventBus,
+    private readonly o: LiveRelayOptions,
+  ) {
     const degraded = 'live events reach only the clients of the instance that published them';
     this.writer = connectRedis(o.redisUrl, 'live events', o.logger, degraded);
     this.reader = connectRedis(o.redisUrl, 'live events (reader)', o.logger, degraded);
@@ -131,7 +134,16 @@ export class LiveRelay implements Relay {
     this.pending = [];
     this.inFlight++;
     this.writer
-      .eval(APPEND, 2, `${this.stream}:id`, this.stream, events.length, this.bus.lastId, this.o.keep, JSON.stringify(events))
+      .eval(
+        APPEND,
+        2,
+        `${this.stream}:id`,
+        this.stream,
+        events.length,
+        this.bus.lastId,
+        this.o.keep,
+        JSON.stringify(events),
+      )
       .catch(() => this.bus.deliver(events.map((event) => ({ id: null, event })))) // not appended: at least this instance's clients get them
       .finally(() => this.inFlight--);
   }
@@ -147,7 +159,8 @@ export class LiveRelay implements Relay {
     if (this.o.localClients() > 0) this.lastLocalClientAt = now;
     try {
       const batch = this.writer.multi();
-      if (now - this.lastLocalClientAt < LINGER_MS) batch.zadd(key, now + PRESENCE_TTL_MS, this.o.instanceId);
+      if (now - this.lastLocalClientAt < LINGER_MS)
+        batch.zadd(key, now + PRESENCE_TTL_MS, this.o.instanceId);
       else batch.zrem(key, this.o.instanceId);
       batch.zremrangebyscore(key, '-inf', now);
       batch.zcard(key);
@@ -170,7 +183,15 @@ export class LiveRelay implements Relay {
           this.cursor = await this.position();
           continue;
         }
-        const reply = (await this.reader.xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, this.cursor)) as [string, [string, string[]][]][] | null;
+        const reply = (await this.reader.xread(
+          'COUNT',
+          1000,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          this.stream,
+          this.cursor,
+        )) as [string, [string, string[]][]][] | null;
         const entries = reply?.[0]?.[1] ?? [];
         if (entries.length === 0) continue;
         this.cursor = entries.at(-1)?.[0] ?? this.cursor;
@@ -193,7 +214,10 @@ export class LiveRelay implements Relay {
       let newest: string | null = null;
       let before = '+';
       while (items.length < this.o.history) {
-        const page = (await this.reader.xrevrange(this.stream, before, '-', 'COUNT', 100)) as [string, string[]][];
+        const page = (await this.reader.xrevrange(this.stream, before, '-', 'COUNT', 100)) as [
+          string,
+          string[],
+        ][];
         for (const entry of page) {
           newest ??= entry[0];
           items.unshift(...toItems(entry));
@@ -206,7 +230,10 @@ export class LiveRelay implements Relay {
       if (items.length > 0) this.o.onHistory(items.slice(-this.o.history));
       if (newest) return newest;
     }
-    const [last] = (await this.reader.xrevrange(this.stream, '+', '-', 'COUNT', 1)) as [string, string[]][];
+    const [last] = (await this.reader.xrevrange(this.stream, '+', '-', 'COUNT', 1)) as [
+      string,
+      string[],
+    ][];
     return last?.[0] ?? '0-0';
   }
 }

@@ -7,7 +7,13 @@ import type { Logger } from 'pino';
  * a kept lease, cached settings), and the connection retries forever, at most every 2 s. An outage
  * is logged once as a warning that says what degrades, and its end once as info.
  */
-export function connectRedis(url: string, purpose: string, logger: Logger, degraded: string, opts: RedisOptions = {}): Redis {
+export function connectRedis(
+  url: string,
+  purpose: string,
+  logger: Logger,
+  degraded: string,
+  opts: RedisOptions = {},
+): Redis {
   const redis = new Redis(url, {
     connectTimeout: 2000,
     maxRetriesPerRequest: 1,
@@ -19,7 +25,10 @@ export function connectRedis(url: string, purpose: string, logger: Logger, degra
   redis.on('error', (err: Error) => {
     if (down) return;
     down = true;
-    logger.warn({ purpose, err: err.message }, `redis unavailable (${purpose}): ${degraded}; retrying`);
+    logger.warn(
+      { purpose, err: err.message },
+      `redis unavailable (${purpose}): ${degraded}; retrying`,
+    );
   });
   redis.on('ready', () => {
     if (!down) return;

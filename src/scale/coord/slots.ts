@@ -82,9 +82,20 @@ export class SharedSlots {
     let ok = mine < this.localShare(max);
     if (this.redis) {
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('redis did not answer')), ASK_TIMEOUT_MS)));
+      const late = new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error('redis did not answer')), ASK_TIMEOUT_MS)),
+      );
       try {
-        const answer = this.redis.eval(TAKE, 1, this.key(scope), this.opts.instanceId, String(max), this.key('alive:'), String(this.opts.leaseMs));
+        const answer = this.redis.eval(
+          TAKE,
+          1,
+          this.key(scope),
+          this.opts.instanceId,
+          String(max),
+          this.key('alive:'),
+          String(this.opts.leaseMs),
+        );
         answer.catch(() => undefined); // it may lose the race below
         ok = (await Promise.race([answer, late])) === 1;
       } catch {
@@ -124,8 +135,10 @@ export class SharedSlots {
     this.renewals++;
     const { instanceId, leaseMs } = this.opts;
     const p = this.redis.pipeline().set(this.key(`alive:${instanceId}`), '1', 'PX', leaseMs);
-    for (const [scope, n] of this.held) p.hset(this.key(scope), instanceId, n).pexpire(this.key(scope), leaseMs * 2);
-    for (const scope of this.emptied) if (!this.held.has(scope)) p.hdel(this.key(scope), instanceId);
+    for (const [scope, n] of this.held)
+      p.hset(this.key(scope), instanceId, n).pexpire(this.key(scope), leaseMs * 2);
+    for (const scope of this.emptied)
+      if (!this.held.has(scope)) p.hdel(this.key(scope), instanceId);
     this.emptied.clear();
     p.exec().catch(() => undefined);
   }

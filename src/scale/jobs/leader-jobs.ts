@@ -40,7 +40,12 @@ export function startLeaderJobs(o: LeaderJobsOptions): Job {
     return { stop: end };
   }
   o.metrics.leader.set(0);
-  const redis = connectRedis(o.config.redisUrl, 'leader lease', o.logger, 'the leader keeps the background jobs while its fence in the database holds; other instances wait');
+  const redis = connectRedis(
+    o.config.redisUrl,
+    'leader lease',
+    o.logger,
+    'the leader keeps the background jobs while its fence in the database holds; other instances wait',
+  );
   const leadership = new Leadership({
     redis,
     db: o.db,

@@ -1,6 +1,11 @@
 import type { Redis } from 'ioredis';
 import { closeRedis } from '../coord/redis.ts';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number };
 
@@ -29,7 +34,12 @@ export class Limiter {
       await this.bucket(bucket, perMinute).consume(who, weight);
       return { ok: true };
     } catch (res) {
-      if (res instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limit: perMinute };
+      if (res instanceof RateLimiterRes)
+        return {
+          ok: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+          limit: perMinute,
+        };
       throw res;
     }
   }
@@ -38,7 +48,12 @@ export class Limiter {
   async peek(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
     try {
       const res = await this.bucket(bucket, perMinute).get(who);
-      if (res && res.consumedPoints >= perMinute) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limit: perMinute };
+      if (res && res.consumedPoints >= perMinute)
+        return {
+          ok: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+          limit: perMinute,
+        };
     } catch {
       // A counter that cannot be read admits the request; take() still counts it.
     }
@@ -55,7 +70,11 @@ export class Limiter {
     if (!limiter) {
       const opts = { keyPrefix: `${this.prefix}:rl:${name}`, points: perMinute, duration: 60 };
       limiter = this.redis
-        ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) })
+        ? new RateLimiterRedis({
+            ...opts,
+            storeClient: this.redis,
+            insuranceLimiter: new RateLimiterMemory(opts),
+          })
         : new RateLimiterMemory(opts);
       this.buckets.set(id, limiter);
     }

@@ -15,7 +15,17 @@ export { secretsCheck, SECRET_RULES } from './secrets.ts';
 export { transportCheck, TRANSPORT_RULES } from './transport.ts';
 export type { Rule } from './rule.ts';
 
-export const surfaceChecks: readonly Check[] = [secretsCheck, capabilityCheck, execCheck, transportCheck];
+export const surfaceChecks: readonly Check[] = [
+  secretsCheck,
+  capabilityCheck,
+  execCheck,
+  transportCheck,
+];
 
 /** Every rule these checks can report (docs and SARIF list them); the shadow rule is SHADOW_RULE. */
-export const SURFACE_RULES: readonly Rule[] = [...Object.values(SECRET_RULES), ...Object.values(CAPABILITY_RULES), ...Object.values(EXEC_RULES), ...Object.values(TRANSPORT_RULES)];
+export const SURFACE_RULES: readonly Rule[] = [
+  ...Object.values(SECRET_RULES),
+  ...Object.values(CAPABILITY_RULES),
+  ...Object.values(EXEC_RULES),
+  ...Object.values(TRANSPORT_RULES),
+];

@@ -33,7 +33,8 @@ export function findingOf(rule: Rule, hit: Hit): Finding {
     remediation: rule.remediation,
     toolName: hit.toolName ?? null,
     location: hit.location ?? null,
-    evidence: hit.evidence === undefined || hit.evidence === null ? null : hit.evidence.slice(0, 200),
+    evidence:
+      hit.evidence === undefined || hit.evidence === null ? null : hit.evidence.slice(0, 200),
   };
 }
 

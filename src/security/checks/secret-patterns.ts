@@ -9,7 +9,10 @@ export const SECRET_PATTERNS: readonly { name: string; re: RegExp }[] = [
   { name: 'GitHub token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}\b/ },
   { name: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/ },
   // Keys and tokens carry digits; words joined by dashes (`sk-learn-…`, `Bearer authentication-…`) do not.
-  { name: 'API secret key (sk-…)', re: /\bsk-(?:proj-|ant-)?(?=[A-Za-z_-]{0,60}\d)[A-Za-z0-9_-]{20,}/ },
+  {
+    name: 'API secret key (sk-…)',
+    re: /\bsk-(?:proj-|ant-)?(?=[A-Za-z_-]{0,60}\d)[A-Za-z0-9_-]{20,}/,
+  },
   { name: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
   { name: 'private key', re: /-----BEGIN [A-Z ]{0,20}PRIVATE KEY-----/ },
   { name: 'bearer token', re: /\bBearer\s{1,3}(?=[A-Za-z._~+/-]{0,60}\d)[A-Za-z0-9._~+/-]{16,}=*/ },
@@ -17,10 +20,13 @@ export const SECRET_PATTERNS: readonly { name: string; re: RegExp }[] = [
 ];
 
 /** The same patterns with the global flag, for finding or replacing every occurrence. */
-export const SECRET_LITERALS: readonly RegExp[] = SECRET_PATTERNS.map((p) => new RegExp(p.re.source, 'g'));
+export const SECRET_LITERALS: readonly RegExp[] = SECRET_PATTERNS.map(
+  (p) => new RegExp(p.re.source, 'g'),
+);
 
 /** Query parameters and flags whose value is a credential. */
-export const CREDENTIAL_NAME = /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth)$/i;
+export const CREDENTIAL_NAME =
+  /^(?:api[-_]?key|apikey|key|token|access[-_]?token|auth[-_]?token|secret|client[-_]?secret|password|passwd|pwd|auth)$/i;
 
 /** Header names that carry a credential (the words of docs/scorecards.md#dimensions, as in scoring/auth-configured.ts). */
 export const CREDENTIAL_HEADER = /token|key|secret|passw(or)?d|auth|credential|cookie/i;
@@ -30,7 +36,9 @@ export function isPlaceholder(value: string): boolean {
   const v = value.trim();
   return (
     v === '' ||
-    /^\$\{[^}]*\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^<[^>]*>$|^\{\{[^}]*\}\}$|^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v) ||
+    /^\$\{[^}]*\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^<[^>]*>$|^\{\{[^}]*\}\}$|^%[A-Za-z_][A-Za-z0-9_]*%$/.test(
+      v,
+    ) ||
     /^(?:x+|\*+|\.+|changeme|redacted|placeholder|none|null|todo)$/i.test(v) ||
     /^(?:your|my)[-_ ]/i.test(v)
   );
@@ -47,12 +55,18 @@ export function findSecret(text: string): { name: string; match: string } | null
 
 /** A credential carried by a URL: its userinfo, or a credential-named query parameter with a real value. */
 export function secretInUrl(url: URL): { what: string; value: string } | null {
-  if (url.password && !isPlaceholder(decodeURIComponent(url.password))) return { what: 'a password in the URL userinfo', value: decodeURIComponent(url.password) };
-  if (url.username && !isPlaceholder(decodeURIComponent(url.username)) && findSecret(decodeURIComponent(url.username))) {
+  if (url.password && !isPlaceholder(decodeURIComponent(url.password)))
+    return { what: 'a password in the URL userinfo', value: decodeURIComponent(url.password) };
+  if (
+    url.username &&
+    !isPlaceholder(decodeURIComponent(url.username)) &&
+    findSecret(decodeURIComponent(url.username))
+  ) {
     return { what: 'a token in the URL userinfo', value: decodeURIComponent(url.username) };
   }
   for (const [name, value] of url.searchParams) {
-    if (CREDENTIAL_NAME.test(name) && !isPlaceholder(value)) return { what: `the query parameter ${name}`, value };
+    if (CREDENTIAL_NAME.test(name) && !isPlaceholder(value))
+      return { what: `the query parameter ${name}`, value };
   }
   return null;
 }

@@ -23,7 +23,14 @@ export function decodeBlobs(text: string): Decoded[] {
   const out: Decoded[] = [];
   for (const [re, decode] of [
     [BASE64, (s: string) => Buffer.from(s.slice(0, MAX_BLOB), 'base64').toString('utf8')],
-    [HEX, (s: string) => Buffer.from(s.slice(0, MAX_BLOB - (MAX_BLOB % 2)).slice(0, s.length - (s.length % 2)), 'hex').toString('utf8')],
+    [
+      HEX,
+      (s: string) =>
+        Buffer.from(
+          s.slice(0, MAX_BLOB - (MAX_BLOB % 2)).slice(0, s.length - (s.length % 2)),
+          'hex',
+        ).toString('utf8'),
+    ],
   ] as const) {
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
@@ -53,7 +60,17 @@ export function encodedHit(blob: Decoded, inner: Hit[]): Hit {
   const shown = blob.text.slice(0, 120);
   if (inner.length > 0) {
     const rules = [...new Set(inner.map((h) => h.meta.id))].join(', ');
-    return { meta: RULES.encoded, index: blob.index, length: blob.length, note: `decoded: "${shown}" (trips ${rules})` };
+    return {
+      meta: RULES.encoded,
+      index: blob.index,
+      length: blob.length,
+      note: `decoded: "${shown}" (trips ${rules})`,
+    };
   }
-  return { meta: RULES.encodedText, index: blob.index, length: blob.length, note: `decoded: "${shown}"` };
+  return {
+    meta: RULES.encodedText,
+    index: blob.index,
+    length: blob.length,
+    note: `decoded: "${shown}"`,
+  };
 }

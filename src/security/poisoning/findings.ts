@@ -6,7 +6,24 @@ import type { Place } from './strings.ts';
 import { escapeHidden, excerpt } from './text.ts';
 
 /** Known side channels (mcp-shield's list): a parameter the model fills with whatever it is told to. */
-const EXFIL_PARAMS = new Set(['sidenote', 'note', 'notes', 'feedback', 'details', 'extra', 'additional', 'additionalinfo', 'metadata', 'debug', 'context', 'annotation', 'annotations', 'reasoning', 'remark', 'remarks']);
+const EXFIL_PARAMS = new Set([
+  'sidenote',
+  'note',
+  'notes',
+  'feedback',
+  'details',
+  'extra',
+  'additional',
+  'additionalinfo',
+  'metadata',
+  'debug',
+  'context',
+  'annotation',
+  'annotations',
+  'reasoning',
+  'remark',
+  'remarks',
+]);
 
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 export const PER_GROUP = 10;
@@ -15,7 +32,8 @@ export const PER_SERVER = 200;
 /** Every rule hit of one place. */
 export function scanPlace(p: Place): readonly Hit[] {
   const found = scanText(p.text, p.field);
-  if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, ''))) return [...found, { meta: RULES.exfilParam, index: 0, length: p.text.length }];
+  if (p.param && EXFIL_PARAMS.has(p.text.toLowerCase().replace(/[_-]/g, '')))
+    return [...found, { meta: RULES.exfilParam, index: 0, length: p.text.length }];
   return found;
 }
 
@@ -24,7 +42,8 @@ export function toFinding(p: Place, h: Hit): Finding {
   const source = h.source ?? p.text;
   let evidence = maskSecrets(excerpt(source, h.index, h.length));
   // A credential is shown only by its first characters.
-  if (meta.id === RULES.secret.id) evidence = `${source.slice(h.index, h.index + 6)}… (${h.length} characters, masked)`;
+  if (meta.id === RULES.secret.id)
+    evidence = `${source.slice(h.index, h.index + 6)}… (${h.length} characters, masked)`;
   // Locations carry names, and a name can hide characters too.
   const where = escapeHidden(p.location);
   const note = h.note ? ` ${h.note.charAt(0).toUpperCase()}${h.note.slice(1)}.` : '';
@@ -67,12 +86,26 @@ export function placesToFindings(places: readonly Place[]): Finding[] {
   dropped += Math.max(0, kept.length - PER_SERVER);
   const out = kept.slice(0, PER_SERVER);
   if (dropped > 0) {
-    out.push({ ...capped(), description: `${dropped} further matches are not listed (at most ${PER_GROUP} per tool, prompt or resource and ${PER_SERVER} per server).` });
+    out.push({
+      ...capped(),
+      description: `${dropped} further matches are not listed (at most ${PER_GROUP} per tool, prompt or resource and ${PER_SERVER} per server).`,
+    });
   }
   return out;
 }
 
 function capped(): Finding {
   const m = RULES.capped;
-  return { severity: m.severity, category: m.category, rule: m.id, kind: m.kind, title: m.title, description: '', remediation: m.remediation, toolName: null, location: null, evidence: null };
+  return {
+    severity: m.severity,
+    category: m.category,
+    rule: m.id,
+    kind: m.kind,
+    title: m.title,
+    description: '',
+    remediation: m.remediation,
+    toolName: null,
+    location: null,
+    evidence: null,
+  };
 }

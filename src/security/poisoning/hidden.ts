@@ -43,7 +43,13 @@ export function matchHidden(text: string, field: 'text' | 'name'): readonly Hit[
   const hits: Hit[] = [];
   const tag = TAG_RUN.exec(text);
   TAG_RUN.lastIndex = 0;
-  if (tag) hits.push({ meta: RULES.unicodeTags, index: tag.index, length: tag[0].length, note: `the tag characters spell "${hiddenTagText(text).slice(0, 120)}"` });
+  if (tag)
+    hits.push({
+      meta: RULES.unicodeTags,
+      index: tag.index,
+      length: tag[0].length,
+      note: `the tag characters spell "${hiddenTagText(text).slice(0, 120)}"`,
+    });
   const bidi = BIDI_G.exec(text);
   if (bidi) hits.push({ meta: RULES.bidi, index: bidi.index, length: 1 });
   const invisible = firstInvisible(text);
@@ -59,7 +65,8 @@ export function matchHidden(text: string, field: 'text' | 'name'): readonly Hit[
   if (field === 'text') {
     const pad = PADDING.exec(text);
     if (pad) hits.push({ meta: RULES.padding, index: pad.index, length: pad[0].length });
-    if (text.length > LONG_TEXT) hits.push({ meta: RULES.longText, index: 0, length: 0, note: `${text.length} characters` });
+    if (text.length > LONG_TEXT)
+      hits.push({ meta: RULES.longText, index: 0, length: 0, note: `${text.length} characters` });
   }
   return hits;
 }
@@ -70,7 +77,11 @@ function firstInvisible(text: string): number {
   let m: RegExpExecArray | null;
   while ((m = INVISIBLE_G.exec(text)) !== null) {
     const c = m[0];
-    if ((c === '\u200D' || c === '\uFE0F' || c === '\uFE0E') && nextToEmoji(text, m.index, c.length)) continue;
+    if (
+      (c === '\u200D' || c === '\uFE0F' || c === '\uFE0E') &&
+      nextToEmoji(text, m.index, c.length)
+    )
+      continue;
     return m.index;
   }
   return -1;

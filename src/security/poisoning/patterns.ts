@@ -24,7 +24,8 @@ interface PatternRule {
 }
 
 const VERB_SEND = String.raw`(?:send|upload|post|forward|transmit|exfiltrate|email|submit|leak|share|copy)`;
-const SENSITIVE_ACTION = /\b(?:read|cat|open|load|send|pass|include|upload|attach|copy|provide|forward|post|contents?\s+of|as\s+(?:the\s+)?(?:sidenote|note|context|argument|parameter))\b/i;
+const SENSITIVE_ACTION =
+  /\b(?:read|cat|open|load|send|pass|include|upload|attach|copy|provide|forward|post|contents?\s+of|as\s+(?:the\s+)?(?:sidenote|note|context|argument|parameter))\b/i;
 
 /** The excerpt with every credential literal (checks/secret-patterns.ts) cut to its first six characters. */
 export function maskSecrets(text: string): string {
@@ -36,7 +37,9 @@ export function maskSecrets(text: string): string {
 const ruleList: PatternRule[] = [
   {
     meta: RULES.instructionTag,
-    patterns: [/<\s{0,3}\/?\s{0,3}(?:important|system|instructions?|secret|critical|urgent|hidden|admin|sys|s)(?:\s[^<>\n]{0,40})?\s{0,3}>/gi],
+    patterns: [
+      /<\s{0,3}\/?\s{0,3}(?:important|system|instructions?|secret|critical|urgent|hidden|admin|sys|s)(?:\s[^<>\n]{0,40})?\s{0,3}>/gi,
+    ],
   },
   {
     meta: RULES.hiddenMarker,
@@ -47,7 +50,13 @@ const ruleList: PatternRule[] = [
       /<!--[^]{0,500}?-->/g,
     ],
     // An HTML comment is only a marker when it talks to the model.
-    refine: (_t, m) => (m[0].startsWith('<!--') && !/\b(?:system|instruction|override|ignore|assistant|model|must|always|never|do not|don't|secret|hidden|read|send|call)\b/i.test(m[0]) ? null : RULES.hiddenMarker),
+    refine: (_t, m) =>
+      m[0].startsWith('<!--') &&
+      !/\b(?:system|instruction|override|ignore|assistant|model|must|always|never|do not|don't|secret|hidden|read|send|call)\b/i.test(
+        m[0],
+      )
+        ? null
+        : RULES.hiddenMarker,
   },
   {
     meta: RULES.override,
@@ -95,7 +104,10 @@ const ruleList: PatternRule[] = [
       /(?:^|[\s'"`(/])\.env(?:\.[a-z]{1,12})?(?![\w.-])/gi,
     ],
     // A path with an instruction around it is an attack; a bare mention is worth a look.
-    refine: (t, m) => (SENSITIVE_ACTION.test(t.slice(Math.max(0, m.index - 120), m.index + m[0].length + 120)) ? RULES.sensitivePath : RULES.sensitivePathMention),
+    refine: (t, m) =>
+      SENSITIVE_ACTION.test(t.slice(Math.max(0, m.index - 120), m.index + m[0].length + 120))
+        ? RULES.sensitivePath
+        : RULES.sensitivePathMention,
   },
   {
     meta: RULES.exfil,
@@ -109,11 +121,18 @@ const ruleList: PatternRule[] = [
   },
   {
     meta: RULES.exfilUrl,
-    patterns: [new RegExp(String.raw`\b${VERB_SEND}(?:s|ed|ing)?\b[^\n]{0,80}?\bto\s{1,3}(?:https?:\/\/|ftp:\/\/|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,})`, 'gi')],
+    patterns: [
+      new RegExp(
+        String.raw`\b${VERB_SEND}(?:s|ed|ing)?\b[^\n]{0,80}?\bto\s{1,3}(?:https?:\/\/|ftp:\/\/|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,})`,
+        'gi',
+      ),
+    ],
   },
   {
     meta: RULES.trigger,
-    patterns: [/\b(?:when(?:ever)?|if)\s{1,3}(?:the\s{1,3})?user\s{1,3}(?:says|types|writes|enters|sends|mentions|asks\s{1,3}(?:for|about))\s{0,3}[:,]?\s{0,3}["“'`]/gi],
+    patterns: [
+      /\b(?:when(?:ever)?|if)\s{1,3}(?:the\s{1,3})?user\s{1,3}(?:says|types|writes|enters|sends|mentions|asks\s{1,3}(?:for|about))\s{0,3}[:,]?\s{0,3}["“'`]/gi,
+    ],
   },
   {
     meta: RULES.hiddenBehaviour,
@@ -127,7 +146,9 @@ const ruleList: PatternRule[] = [
   { meta: RULES.secret, patterns: [...SECRET_LITERALS] },
   {
     meta: RULES.encodedText,
-    patterns: [/\batob\s{0,3}\(|\bbase64\s{0,3}-?\s{0,3}decode\b|\bdecode\s{1,3}(?:this|the\s{1,3}following)\s{1,3}(?:base64|hex)\b/gi],
+    patterns: [
+      /\batob\s{0,3}\(|\bbase64\s{0,3}-?\s{0,3}decode\b|\bdecode\s{1,3}(?:this|the\s{1,3}following)\s{1,3}(?:base64|hex)\b/gi,
+    ],
   },
 ];
 
@@ -139,7 +160,8 @@ const ruleList: PatternRule[] = [
  */
 export const NO_HITS: readonly Hit[] = Object.freeze([]);
 
-const ANCHORS = /[<[`~@!]|\.(?:env|pem|key|aws|kube|netrc|npmrc|git-cred)|id_|mcp\.json|claude_desktop|\/etc\/|_history|ignore|disregard|forget|override|bypass|instruction|prompt|you\s+are\s+now|user|this\s+tool|before|will\s+not\s+work|priority|must|behavio|tool\s+is|whenever|instead|using|calling|invoking|secretly|silently|covertly|quietly|discreetly|surreptitiously|history|conversation|chat|previous\s+messages|https?:|ftp:|also|additionally|actually|purposes|background|akia|gh[pousr]_|github_pat|sk-|xox|begin|bearer|atob|base64|decode/i;
+const ANCHORS =
+  /[<[`~@!]|\.(?:env|pem|key|aws|kube|netrc|npmrc|git-cred)|id_|mcp\.json|claude_desktop|\/etc\/|_history|ignore|disregard|forget|override|bypass|instruction|prompt|you\s+are\s+now|user|this\s+tool|before|will\s+not\s+work|priority|must|behavio|tool\s+is|whenever|instead|using|calling|invoking|secretly|silently|covertly|quietly|discreetly|surreptitiously|history|conversation|chat|previous\s+messages|https?:|ftp:|also|additionally|actually|purposes|background|akia|gh[pousr]_|github_pat|sk-|xox|begin|bearer|atob|base64|decode/i;
 
 /** The wording hits on one (visible) text: at most one per rule, the first match. */
 export function matchPatterns(text: string): readonly Hit[] {

@@ -9,7 +9,12 @@ import type { Observation, Pin, PinnedTool } from '../types.ts';
  */
 export function nextPin(pin: Pin | null, obs: Observation, now: Date): Pin {
   const next: Pin = pin
-    ? { serverInfo: pin.serverInfo, instructions: pin.instructions, instructionsPinnedAt: pin.instructionsPinnedAt, tools: new Map(pin.tools) }
+    ? {
+        serverInfo: pin.serverInfo,
+        instructions: pin.instructions,
+        instructionsPinnedAt: pin.instructionsPinnedAt,
+        tools: new Map(pin.tools),
+      }
     : { serverInfo: null, instructions: null, instructionsPinnedAt: null, tools: new Map() };
   // An unreachable server showed nothing to trust.
   if (!obs.reachable) return next;
@@ -33,5 +38,7 @@ export function pinTool(raw: Record<string, unknown>, now: Date): PinnedTool {
 
 /** Per-tool hash: the same reduction and canonical JSON as the server's schema hash. */
 export function hashTool(raw: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(reduceTool(raw))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(reduceTool(raw)))
+    .digest('hex');
 }

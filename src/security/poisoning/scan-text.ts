@@ -24,15 +24,23 @@ export function scanText(text: string, field: 'text' | 'name'): readonly Hit[] {
   const tags = plain ? '' : hiddenTagText(text);
   const blobs = BLOB_GATE.test(visible) ? decodeBlobs(visible) : [];
   // The common case (a plain sentence) ends here without building anything.
-  if (hidden.length === 0 && wording.length === 0 && tags === '' && blobs.length === 0) return NO_HITS;
+  if (hidden.length === 0 && wording.length === 0 && tags === '' && blobs.length === 0)
+    return NO_HITS;
   const hits = [...hidden];
   for (const h of wording) hits.push(visible === text ? h : { ...h, source: visible });
   // Tag characters already report as critical; what they spell is said in their note.
   if (tags) {
-    for (const h of matchPatterns(tags)) if (!hits.some((x) => x.meta.id === h.meta.id)) hits.push({ ...h, source: tags, note: 'in the text hidden as tag characters' });
+    for (const h of matchPatterns(tags))
+      if (!hits.some((x) => x.meta.id === h.meta.id))
+        hits.push({ ...h, source: tags, note: 'in the text hidden as tag characters' });
   }
   // One blob finding per text: the first that decodes to poison, else the first readable one.
-  const decoded = blobs.map((b) => encodedHit(b, matchPatterns(b.text).filter((h) => h.meta.kind === 'poisoning')));
+  const decoded = blobs.map((b) =>
+    encodedHit(
+      b,
+      matchPatterns(b.text).filter((h) => h.meta.kind === 'poisoning'),
+    ),
+  );
   const strongest = decoded.find((h) => h.meta === RULES.encoded) ?? decoded[0];
   if (strongest) hits.push({ ...strongest, source: visible });
   return dedupe(hits);

@@ -4,7 +4,8 @@
  */
 
 /** Characters a reader does not see (zero-width, joiners, BOM, soft hyphen, fillers, selectors). */
-export const INVISIBLE = /[\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u2060-\u2064\u3164\uFE00-\uFE0F\uFEFF\u{E0100}-\u{E01EF}]/u;
+export const INVISIBLE =
+  /[\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u2060-\u2064\u3164\uFE00-\uFE0F\uFEFF\u{E0100}-\u{E01EF}]/u;
 /** Bidi embeddings, overrides and isolates: reorder what is shown ("trojan source"). */
 export const BIDI = /[\u202A-\u202E\u2066-\u2069]/u;
 /** Unicode tag characters: invisible copies of ASCII ("ASCII smuggling"). */
@@ -12,7 +13,10 @@ export const TAGS = /[\u{E0000}-\u{E007F}]/u;
 /** C0 controls other than tab, newline and carriage return; DEL; C1 controls. */
 export const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 
-const ANY_HIDDEN = new RegExp(`${INVISIBLE.source}|${BIDI.source}|${TAGS.source}|${CONTROL.source}`, 'gu');
+const ANY_HIDDEN = new RegExp(
+  `${INVISIBLE.source}|${BIDI.source}|${TAGS.source}|${CONTROL.source}`,
+  'gu',
+);
 const ANY_HIDDEN_TEST = new RegExp(ANY_HIDDEN.source, 'u');
 
 /** The text as a reader sees it: hidden characters removed, so `ig\u200Bnore` still reads `ignore`. */
@@ -22,7 +26,10 @@ export function visibleText(text: string): string {
 
 /** Every hidden character (invisible, bidi, tag, control) written as `\u{XXXX}`; visible text is left as it is. */
 export function escapeHidden(text: string): string {
-  return text.replace(ANY_HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
+  return text.replace(
+    ANY_HIDDEN,
+    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`,
+  );
 }
 
 /**

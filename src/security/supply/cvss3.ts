@@ -13,25 +13,43 @@ const W = {
 } as const;
 
 export function cvss3BaseScore(vector: string): number | null {
-  const m = new Map(vector.split('/').slice(1).map((part) => part.split(':') as [string, string]));
+  const m = new Map(
+    vector
+      .split('/')
+      .slice(1)
+      .map((part) => part.split(':') as [string, string]),
+  );
   if (!/^CVSS:3\.[01]\//.test(vector)) return null;
   const scope = m.get('S');
   const av = W.AV[m.get('AV') as keyof typeof W.AV];
   const ac = W.AC[m.get('AC') as keyof typeof W.AC];
   const ui = W.UI[m.get('UI') as keyof typeof W.UI];
-  const pr = { N: 0.85, L: scope === 'C' ? 0.68 : 0.62, H: scope === 'C' ? 0.5 : 0.27 }[m.get('PR') as 'N' | 'L' | 'H'];
+  const pr = { N: 0.85, L: scope === 'C' ? 0.68 : 0.62, H: scope === 'C' ? 0.5 : 0.27 }[
+    m.get('PR') as 'N' | 'L' | 'H'
+  ];
   const [c, i, a] = ['C', 'I', 'A'].map((k) => W.CIA[m.get(k) as keyof typeof W.CIA]);
-  if ((scope !== 'U' && scope !== 'C') || [av, ac, ui, pr, c, i, a].some((x) => x === undefined)) return null;
+  if ((scope !== 'U' && scope !== 'C') || [av, ac, ui, pr, c, i, a].some((x) => x === undefined))
+    return null;
   const iss = 1 - (1 - (c as number)) * (1 - (i as number)) * (1 - (a as number));
   const impact = scope === 'U' ? 6.42 * iss : 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15;
   const exploitability = 8.22 * av * ac * (pr as number) * ui;
   if (impact <= 0) return 0;
-  return roundUp(Math.min(scope === 'U' ? impact + exploitability : 1.08 * (impact + exploitability), 10));
+  return roundUp(
+    Math.min(scope === 'U' ? impact + exploitability : 1.08 * (impact + exploitability), 10),
+  );
 }
 
 /** The qualitative rating of a score (CVSS v3.1 specification, section 5). */
 export function severityOfScore(score: number): Severity {
-  return score >= 9 ? 'critical' : score >= 7 ? 'high' : score >= 4 ? 'medium' : score > 0 ? 'low' : 'info';
+  return score >= 9
+    ? 'critical'
+    : score >= 7
+      ? 'high'
+      : score >= 4
+        ? 'medium'
+        : score > 0
+          ? 'low'
+          : 'info';
 }
 
 // The specification's Roundup: the smallest one-decimal number >= x, immune to float noise.

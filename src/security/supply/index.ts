@@ -4,9 +4,24 @@
  */
 export { cveIdOf } from './cve-findings.ts';
 export { launchPackage, type LaunchOptions, type PackageRef } from './launch-package.ts';
-export { DEFAULT_LIMITS, SHIPPED_ADVISORIES, buildAdvisoryDb, extendAdvisoryDb, loadAdvisories, parseAdvisoryBytes, readAdvisoryPath, type ReadLimits } from './osv-load.ts';
+export {
+  DEFAULT_LIMITS,
+  SHIPPED_ADVISORIES,
+  buildAdvisoryDb,
+  extendAdvisoryDb,
+  loadAdvisories,
+  parseAdvisoryBytes,
+  readAdvisoryPath,
+  type ReadLimits,
+} from './osv-load.ts';
 export { evaluateAffected, isExactVersion, type RangeOutcome } from './osv-range.ts';
 export { advisoriesFor, type AdvisoryDb, type Ecosystem, type OsvRecord } from './osv-types.ts';
 export type { VersionKind } from './package-spec.ts';
-export { createAdvisoryRefresher, refreshAdvisories, type AdvisoryRefresher, type RefreshOptions, type RefreshOutcome } from './refresh.ts';
+export {
+  createAdvisoryRefresher,
+  refreshAdvisories,
+  type AdvisoryRefresher,
+  type RefreshOptions,
+  type RefreshOutcome,
+} from './refresh.ts';
 export { serverInfoPackage, supplyChainCheck } from './supply-check.ts';

@@ -31,9 +31,17 @@ export function installedPackageOf(file: string, cwd: string): InstalledPackage 
 }
 
 /** Where a bare command resolves: ./node_modules/.bin first (npm scripts do the same), then PATH. */
-export function resolveCommand(command: string, cwd: string, path: string | undefined): string | null {
-  if (command.includes('/') || command.includes('\\') || isAbsolute(command)) return resolve(cwd, command);
-  const dirs = [join(cwd, 'node_modules', '.bin'), ...(path ?? '').split(delimiter).filter((d) => d !== '')];
+export function resolveCommand(
+  command: string,
+  cwd: string,
+  path: string | undefined,
+): string | null {
+  if (command.includes('/') || command.includes('\\') || isAbsolute(command))
+    return resolve(cwd, command);
+  const dirs = [
+    join(cwd, 'node_modules', '.bin'),
+    ...(path ?? '').split(delimiter).filter((d) => d !== ''),
+  ];
   for (const dir of dirs) {
     const candidate = join(dir, command);
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
@@ -49,5 +57,7 @@ function readPackageJson(file: string): InstalledPackage | null {
     return null;
   }
   const { name, version } = (doc ?? {}) as { name?: unknown; version?: unknown };
-  return typeof name === 'string' && typeof version === 'string' ? { name, version, packageJson: file } : null;
+  return typeof name === 'string' && typeof version === 'string'
+    ? { name, version, packageJson: file }
+    : null;
 }

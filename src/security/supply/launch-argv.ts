@@ -11,11 +11,15 @@ export interface Word {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ash', 'ksh', 'cmd', 'cmd.exe']);
 
-export function launchWords(command: string | undefined, args: readonly string[] | undefined): Word[] {
+export function launchWords(
+  command: string | undefined,
+  args: readonly string[] | undefined,
+): Word[] {
   if (!command) return [];
   const words: Word[] = [];
   // `command: "npx -y pkg"` with no args is a common config mistake that clients still run through a shell.
-  if (/\s/.test(command.trim()) && (args ?? []).length === 0) words.push(...splitScript(command, 'command'));
+  if (/\s/.test(command.trim()) && (args ?? []).length === 0)
+    words.push(...splitScript(command, 'command'));
   else words.push({ text: command, location: 'command' });
   (args ?? []).forEach((text, i) => words.push({ text, location: `args[${i}]` }));
   return peel(words);
@@ -30,7 +34,11 @@ function peel(words: Word[]): Word[] {
   const program = programName(words[0]);
   if (program === 'env') {
     let i = 1;
-    while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]?.text ?? '') || words[i]?.text.startsWith('-'))) i += 1;
+    while (
+      i < words.length &&
+      (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]?.text ?? '') || words[i]?.text.startsWith('-'))
+    )
+      i += 1;
     return peel(words.slice(i));
   }
   if (SHELLS.has(program)) {

@@ -13,8 +13,14 @@ const CATEGORY = 'OWASP-MCP-04';
 
 export function unpinnedFindings(ref: PackageRef, db: AdvisoryDb): Finding[] {
   if (ref.launcher === null || ref.source !== 'command') return [];
-  if (ref.versionKind !== 'none' && ref.versionKind !== 'tag' && ref.versionKind !== 'range') return [];
-  const what = ref.versionKind === 'none' ? 'no version' : ref.versionKind === 'tag' ? `the tag "${ref.version}"` : `the range "${ref.version}"`;
+  if (ref.versionKind !== 'none' && ref.versionKind !== 'tag' && ref.versionKind !== 'range')
+    return [];
+  const what =
+    ref.versionKind === 'none'
+      ? 'no version'
+      : ref.versionKind === 'tag'
+        ? `the tag "${ref.version}"`
+        : `the range "${ref.version}"`;
   const known = advisoriesFor(db, ref.ecosystem, ref.name).length;
   return [
     {
@@ -37,7 +43,8 @@ export function unpinnedFindings(ref: PackageRef, db: AdvisoryDb): Finding[] {
 }
 
 // A download piped into an interpreter: `curl -fsSL https://x/install.sh | sh`, `iwr ... | iex`.
-const PIPE_TO_SHELL = /\b(curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|python[\d.]*|node|perl|ruby|iex|invoke-expression|powershell|pwsh)\b/i;
+const PIPE_TO_SHELL =
+  /\b(curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|]*\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|python[\d.]*|node|perl|ruby|iex|invoke-expression|powershell|pwsh)\b/i;
 const SHELL_C = /^(sh|bash|zsh|dash|ash|ksh)$/;
 
 export function pipeToShellFindings(target: CheckTarget): Finding[] {
@@ -45,15 +52,25 @@ export function pipeToShellFindings(target: CheckTarget): Finding[] {
   const words = [target.command, ...(target.args ?? [])];
   const text = words.join(' ');
   const program = (target.command.split(/[\\/]/).pop() ?? '').toLowerCase();
-  const base = { category: CATEGORY, kind: 'owasp' as const, severity: 'high' as const, rule: 'supply.pipe-to-shell', toolName: null, cveId: null, evidence: maskEvidence(text) };
+  const base = {
+    category: CATEGORY,
+    kind: 'owasp' as const,
+    severity: 'high' as const,
+    rule: 'supply.pipe-to-shell',
+    toolName: null,
+    cveId: null,
+    evidence: maskEvidence(text),
+  };
   if (PIPE_TO_SHELL.test(text)) {
     return [
       {
         ...base,
         location: 'command',
         title: 'The launch command pipes a download into an interpreter',
-        description: 'The server is started by fetching a script from the network and running it directly: whoever controls that URL (or the network path to it) decides what runs, and nothing pins or verifies it.',
-        remediation: 'Download the installer once, review it, verify its checksum, and start the installed server directly.',
+        description:
+          'The server is started by fetching a script from the network and running it directly: whoever controls that URL (or the network path to it) decides what runs, and nothing pins or verifies it.',
+        remediation:
+          'Download the installer once, review it, verify its checksum, and start the installed server directly.',
       },
     ];
   }
@@ -65,7 +82,8 @@ export function pipeToShellFindings(target: CheckTarget): Finding[] {
         location: `args[${flag}]`,
         title: `The server is started through a ${program} -c wrapper`,
         description: `The launch goes through a shell script string, which hides the real command from review and from package mapping, and makes the launch depend on shell expansion and the environment.`,
-        remediation: 'Put the real program in `command` and its arguments in `args`, without a shell in between.',
+        remediation:
+          'Put the real program in `command` and its arguments in `args`, without a shell in between.',
       },
     ];
   }
@@ -73,7 +91,14 @@ export function pipeToShellFindings(target: CheckTarget): Finding[] {
 }
 
 export function legacyProtocolFindings(target: CheckTarget, observation: Observation): Finding[] {
-  const base = { severity: 'info' as const, category: CATEGORY, rule: 'supply.legacy-protocol', kind: 'owasp' as const, toolName: null, cveId: null };
+  const base = {
+    severity: 'info' as const,
+    category: CATEGORY,
+    rule: 'supply.legacy-protocol',
+    kind: 'owasp' as const,
+    toolName: null,
+    cveId: null,
+  };
   const findings: Finding[] = [];
   if (observation.protocolVersion === '2024-11-05') {
     findings.push({
@@ -81,8 +106,10 @@ export function legacyProtocolFindings(target: CheckTarget, observation: Observa
       location: 'protocolVersion',
       evidence: observation.protocolVersion,
       title: 'The server negotiates the 2024-11-05 protocol version',
-      description: 'The server only speaks the first MCP protocol revision, which predates the authorization, tool annotation and transport security changes of later revisions; an outdated SDK is the usual cause.',
-      remediation: 'Upgrade the server (or its MCP SDK) to a release that supports a current protocol version.',
+      description:
+        'The server only speaks the first MCP protocol revision, which predates the authorization, tool annotation and transport security changes of later revisions; an outdated SDK is the usual cause.',
+      remediation:
+        'Upgrade the server (or its MCP SDK) to a release that supports a current protocol version.',
     });
   }
   if (target.transport === 'sse') {
@@ -91,8 +118,10 @@ export function legacyProtocolFindings(target: CheckTarget, observation: Observa
       location: 'transport',
       evidence: target.url ? maskEvidence(target.url) : null,
       title: 'The server uses the deprecated HTTP+SSE transport',
-      description: 'HTTP+SSE was replaced by Streamable HTTP in protocol revision 2025-03-26; it carries the session id in the URL and is kept only for compatibility.',
-      remediation: 'Move the server to the Streamable HTTP transport and configure it with transport: streamable_http.',
+      description:
+        'HTTP+SSE was replaced by Streamable HTTP in protocol revision 2025-03-26; it carries the session id in the URL and is kept only for compatibility.',
+      remediation:
+        'Move the server to the Streamable HTTP transport and configure it with transport: streamable_http.',
     });
   }
   return findings;

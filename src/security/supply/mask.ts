@@ -10,7 +10,10 @@ const RULES: [RegExp, string][] = [
   [/(authorization\s*:\s*)(?:(?:bearer|basic|token)\s+)?[^\s'"]+/gi, '$1***'],
   [/\b(bearer|token|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 ***'],
   [/([?&][^=&\s]*(?:key|token|secret|password|auth)[^=&\s]*=)[^&\s'"]+/gi, '$1***'],
-  [/\b([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|pass|auth|credential)[A-Za-z0-9_]*=)[^\s'"]+/gi, '$1***'],
+  [
+    /\b([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|pass|auth|credential)[A-Za-z0-9_]*=)[^\s'"]+/gi,
+    '$1***',
+  ],
   [/(\/\/)[^/\s@:]+:[^/\s@]+@/g, '$1***@'],
   ...SECRET_LITERALS.map((re): [RegExp, string] => [re, '***']),
 ];

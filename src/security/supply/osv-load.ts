@@ -3,7 +3,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import type { SecurityConfig } from '../../config/types.ts';
-import { packageKey, type AdvisoryDb, type Ecosystem, type OsvRecord, type PackageAdvisory } from './osv-types.ts';
+import {
+  packageKey,
+  type AdvisoryDb,
+  type Ecosystem,
+  type OsvRecord,
+  type PackageAdvisory,
+} from './osv-types.ts';
 import { toOsvRecords } from './osv-validate.ts';
 
 /**
@@ -12,7 +18,10 @@ import { toOsvRecords } from './osv-validate.ts';
  * osv.dev's `npm/all.zip`). A record with the same id replaces the earlier one; withdrawn records
  * are kept out of the index. Everything is read from disk: no network.
  */
-export const SHIPPED_ADVISORIES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../data/advisories/mcp-osv.json');
+export const SHIPPED_ADVISORIES = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../../data/advisories/mcp-osv.json',
+);
 
 /** Bounds for reading user-supplied sets, so a wrong path or a zip bomb fails with a message, not an OOM. */
 export interface ReadLimits {
@@ -22,40 +31,70 @@ export interface ReadLimits {
 }
 
 // osv.dev's npm export holds a few hundred thousand records of a few KB each.
-export const DEFAULT_LIMITS: ReadLimits = { maxEntries: 500_000, maxEntryBytes: 16 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024 };
+export const DEFAULT_LIMITS: ReadLimits = {
+  maxEntries: 500_000,
+  maxEntryBytes: 16 * 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 * 1024,
+};
 
 /** `limits` bound what advisories_path may hold; the shipped file is ours and read as is. */
-export async function loadAdvisories(cfg: Pick<SecurityConfig, 'advisoriesPath'>, limits: ReadLimits = DEFAULT_LIMITS): Promise<AdvisoryDb> {
+export async function loadAdvisories(
+  cfg: Pick<SecurityConfig, 'advisoriesPath'>,
+  limits: ReadLimits = DEFAULT_LIMITS,
+): Promise<AdvisoryDb> {
   let db = buildAdvisoryDb(await readAdvisoryPath(SHIPPED_ADVISORIES), SHIPPED_ADVISORIES);
-  if (cfg.advisoriesPath !== undefined) db = extendAdvisoryDb(db, await readAdvisoryPath(cfg.advisoriesPath, limits), cfg.advisoriesPath);
+  if (cfg.advisoriesPath !== undefined)
+    db = extendAdvisoryDb(
+      db,
+      await readAdvisoryPath(cfg.advisoriesPath, limits),
+      cfg.advisoriesPath,
+    );
   return db;
 }
 
 /** Reads a file, a directory (recursively, `*.json`) or a zip into OSV records; errors name the file. */
-export async function readAdvisoryPath(path: string, limits: ReadLimits = DEFAULT_LIMITS): Promise<OsvRecord[]> {
+export async function readAdvisoryPath(
+  path: string,
+  limits: ReadLimits = DEFAULT_LIMITS,
+): Promise<OsvRecord[]> {
   const info = await stat(path).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`advisories: ${path}: ${e.code === 'ENOENT' ? 'no such file or directory' : e.message}`);
+    throw new Error(
+      `advisories: ${path}: ${e.code === 'ENOENT' ? 'no such file or directory' : e.message}`,
+    );
   });
   if (!info.isDirectory()) {
-    if (info.size > limits.maxTotalBytes) throw new Error(`advisories: ${path}: ${info.size} bytes is more than the limit of ${limits.maxTotalBytes}`);
+    if (info.size > limits.maxTotalBytes)
+      throw new Error(
+        `advisories: ${path}: ${info.size} bytes is more than the limit of ${limits.maxTotalBytes}`,
+      );
     return parseAdvisoryBytes(new Uint8Array(await readFile(path)), path, limits);
   }
-  const names = (await readdir(path, { recursive: true })).filter((n) => n.endsWith('.json')).sort();
-  if (names.length > limits.maxEntries) throw new Error(`advisories: ${path}: ${names.length} JSON files is more than the limit of ${limits.maxEntries}`);
+  const names = (await readdir(path, { recursive: true }))
+    .filter((n) => n.endsWith('.json'))
+    .sort();
+  if (names.length > limits.maxEntries)
+    throw new Error(
+      `advisories: ${path}: ${names.length} JSON files is more than the limit of ${limits.maxEntries}`,
+    );
   const records: OsvRecord[] = [];
   let total = 0;
   for (const name of names) {
     const file = join(path, name);
     const bytes = await readFile(file);
     total += bytes.length;
-    if (bytes.length > limits.maxEntryBytes || total > limits.maxTotalBytes) throw new Error(`advisories: ${file}: the directory is larger than the limits allow`);
+    if (bytes.length > limits.maxEntryBytes || total > limits.maxTotalBytes)
+      throw new Error(`advisories: ${file}: the directory is larger than the limits allow`);
     records.push(...parseJson(bytes, file));
   }
   return records;
 }
 
 /** A zip (by its `PK` signature) or one JSON document; used for files and for refreshed downloads. */
-export function parseAdvisoryBytes(bytes: Uint8Array, source: string, limits: ReadLimits = DEFAULT_LIMITS): OsvRecord[] {
+export function parseAdvisoryBytes(
+  bytes: Uint8Array,
+  source: string,
+  limits: ReadLimits = DEFAULT_LIMITS,
+): OsvRecord[] {
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) return parseZip(bytes, source, limits);
   return parseJson(bytes, source);
 }
@@ -71,14 +110,22 @@ function parseZip(bytes: Uint8Array, source: string, limits: ReadLimits): OsvRec
         if (!f.name.endsWith('.json')) return false;
         entries += 1;
         total += f.originalSize;
-        if (entries > limits.maxEntries) throw new LimitError(`more than ${limits.maxEntries} JSON entries`);
-        if (f.originalSize > limits.maxEntryBytes) throw new LimitError(`entry ${f.name} is ${f.originalSize} bytes, more than ${limits.maxEntryBytes}`);
-        if (total > limits.maxTotalBytes) throw new LimitError(`more than ${limits.maxTotalBytes} bytes uncompressed`);
+        if (entries > limits.maxEntries)
+          throw new LimitError(`more than ${limits.maxEntries} JSON entries`);
+        if (f.originalSize > limits.maxEntryBytes)
+          throw new LimitError(
+            `entry ${f.name} is ${f.originalSize} bytes, more than ${limits.maxEntryBytes}`,
+          );
+        if (total > limits.maxTotalBytes)
+          throw new LimitError(`more than ${limits.maxTotalBytes} bytes uncompressed`);
         return true;
       },
     });
   } catch (e) {
-    const why = e instanceof LimitError ? `refused: ${e.message}` : `not a readable zip (${(e as Error).message})`;
+    const why =
+      e instanceof LimitError
+        ? `refused: ${e.message}`
+        : `not a readable zip (${(e as Error).message})`;
     throw new Error(`advisories: ${source}: ${why}`);
   }
   return Object.keys(files)
@@ -99,11 +146,19 @@ function parseJson(bytes: Uint8Array, source: string): OsvRecord[] {
 }
 
 export function buildAdvisoryDb(records: readonly OsvRecord[], source: string): AdvisoryDb {
-  return extendAdvisoryDb({ records: new Map(), byPackage: new Map(), count: 0, sources: [] }, records, source);
+  return extendAdvisoryDb(
+    { records: new Map(), byPackage: new Map(), count: 0, sources: [] },
+    records,
+    source,
+  );
 }
 
 /** A new set: `db` with `records` applied over it (same id replaces), re-indexed. `db` is not changed. */
-export function extendAdvisoryDb(db: AdvisoryDb, records: readonly OsvRecord[], source: string): AdvisoryDb {
+export function extendAdvisoryDb(
+  db: AdvisoryDb,
+  records: readonly OsvRecord[],
+  source: string,
+): AdvisoryDb {
   const all = new Map(db.records);
   for (const r of records) all.set(r.id, r);
   const byPackage = new Map<string, PackageAdvisory[]>();

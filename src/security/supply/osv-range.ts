@@ -23,12 +23,17 @@ interface Scheme<T> {
 const SEMVER: Scheme<semver.SemVer> = {
   parse: (text) => {
     const t = text.trim();
-    const padded = /^\d+(\.\d+)?$/.test(t) ? `${t}${'.0'.repeat(2 - (t.split('.').length - 1))}` : t;
+    const padded = /^\d+(\.\d+)?$/.test(t)
+      ? `${t}${'.0'.repeat(2 - (t.split('.').length - 1))}`
+      : t;
     return semver.parse(padded, { loose: true });
   },
   compare: (a, b) => a.compare(b),
 };
-const PEP440: Scheme<ReturnType<typeof parsePep440> & object> = { parse: parsePep440, compare: comparePep440 };
+const PEP440: Scheme<ReturnType<typeof parsePep440> & object> = {
+  parse: parsePep440,
+  compare: comparePep440,
+};
 
 function schemeFor(ecosystem: Ecosystem, range: OsvRange): Scheme<unknown> {
   return (range.type === 'ECOSYSTEM' && ecosystem === 'PyPI' ? PEP440 : SEMVER) as Scheme<unknown>;
@@ -36,14 +41,23 @@ function schemeFor(ecosystem: Ecosystem, range: OsvRange): Scheme<unknown> {
 
 /** True when the text names one version of the ecosystem (npm `1` is a range there, so no padding). */
 export function isExactVersion(ecosystem: Ecosystem, text: string): boolean {
-  return ecosystem === 'PyPI' ? PEP440.parse(text) !== null : semver.valid(text, { loose: true }) !== null;
+  return ecosystem === 'PyPI'
+    ? PEP440.parse(text) !== null
+    : semver.valid(text, { loose: true }) !== null;
 }
 
-export function evaluateAffected(ecosystem: Ecosystem, version: string, affected: OsvAffected): RangeOutcome {
-  if (affected.versions?.includes(version)) return { status: 'affected', range: `listed version ${version}`, fixed: null };
-  if ((affected.ranges ?? []).length === 0 && !affected.versions) return { status: 'affected', range: 'all versions', fixed: null };
+export function evaluateAffected(
+  ecosystem: Ecosystem,
+  version: string,
+  affected: OsvAffected,
+): RangeOutcome {
+  if (affected.versions?.includes(version))
+    return { status: 'affected', range: `listed version ${version}`, fixed: null };
+  if ((affected.ranges ?? []).length === 0 && !affected.versions)
+    return { status: 'affected', range: 'all versions', fixed: null };
   const ranges = (affected.ranges ?? []).filter((r) => r.type !== 'GIT'); // commit ranges name no package version
-  if (ranges.length === 0 && !affected.versions) return { status: 'unparseable', what: 'bound', value: 'a GIT (commit) range only' };
+  if (ranges.length === 0 && !affected.versions)
+    return { status: 'unparseable', what: 'bound', value: 'a GIT (commit) range only' };
   let unparseable: RangeOutcome | null = null;
   for (const range of ranges) {
     const outcome = evaluateRange(schemeFor(ecosystem, range), version, range);
@@ -53,7 +67,11 @@ export function evaluateAffected(ecosystem: Ecosystem, version: string, affected
   return unparseable ?? { status: 'unaffected' };
 }
 
-type Bound = { kind: 'introduced' | 'fixed' | 'last_affected' | 'limit'; text: string; value: unknown };
+type Bound = {
+  kind: 'introduced' | 'fixed' | 'last_affected' | 'limit';
+  text: string;
+  value: unknown;
+};
 
 function evaluateRange<T>(scheme: Scheme<T>, version: string, range: OsvRange): RangeOutcome {
   const v = scheme.parse(version);
@@ -62,14 +80,17 @@ function evaluateRange<T>(scheme: Scheme<T>, version: string, range: OsvRange): 
   for (const event of range.events) {
     const [kind, text] = eventParts(event);
     const value = kind === 'introduced' && text === '0' ? null : scheme.parse(text);
-    if (value === null && !(kind === 'introduced' && text === '0')) return { status: 'unparseable', what: 'bound', value: `${kind} ${text}` };
+    if (value === null && !(kind === 'introduced' && text === '0'))
+      return { status: 'unparseable', what: 'bound', value: `${kind} ${text}` };
     bounds.push({ kind, text, value });
   }
   // "0" sorts first; otherwise by version. null value = "0".
-  const cmp = (a: unknown, b: unknown) => (a === null ? (b === null ? 0 : -1) : b === null ? 1 : scheme.compare(a as T, b as T));
+  const cmp = (a: unknown, b: unknown) =>
+    a === null ? (b === null ? 0 : -1) : b === null ? 1 : scheme.compare(a as T, b as T);
   bounds.sort((a, b) => cmp(a.value, b.value));
   const limits = bounds.filter((b) => b.kind === 'limit');
-  if (limits.length > 0 && !limits.some((l) => cmp(v, l.value) < 0)) return { status: 'unaffected' };
+  if (limits.length > 0 && !limits.some((l) => cmp(v, l.value) < 0))
+    return { status: 'unaffected' };
   let affected = false;
   for (const b of bounds) {
     if (b.kind === 'introduced' && cmp(v, b.value) >= 0) affected = true;
@@ -89,5 +110,13 @@ function eventParts(event: OsvEvent): [Bound['kind'], string] {
 }
 
 function describeRange(bounds: Bound[]): string {
-  return bounds.map((b) => (b.kind === 'introduced' ? `>= ${b.text}` : b.kind === 'last_affected' ? `<= ${b.text}` : `< ${b.text}`)).join(', ');
+  return bounds
+    .map((b) =>
+      b.kind === 'introduced'
+        ? `>= ${b.text}`
+        : b.kind === 'last_affected'
+          ? `<= ${b.text}`
+          : `< ${b.text}`,
+    )
+    .join(', ');
 }

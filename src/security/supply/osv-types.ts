@@ -5,7 +5,8 @@
  */
 export type Ecosystem = 'npm' | 'PyPI';
 
-export type OsvEvent = { introduced: string } | { fixed: string } | { last_affected: string } | { limit: string };
+export type OsvEvent =
+  { introduced: string } | { fixed: string } | { last_affected: string } | { limit: string };
 
 export interface OsvRange {
   type: 'SEMVER' | 'ECOSYSTEM' | 'GIT';
@@ -59,6 +60,10 @@ export function packageKey(ecosystem: Ecosystem, name: string): string {
   return `${ecosystem}:${normalizeName(ecosystem, name)}`;
 }
 
-export function advisoriesFor(db: AdvisoryDb, ecosystem: Ecosystem, name: string): readonly PackageAdvisory[] {
+export function advisoriesFor(
+  db: AdvisoryDb,
+  ecosystem: Ecosystem,
+  name: string,
+): readonly PackageAdvisory[] {
   return db.byPackage.get(packageKey(ecosystem, name)) ?? [];
 }

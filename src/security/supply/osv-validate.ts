@@ -9,7 +9,12 @@ const stringArray = { type: 'array', items: { type: 'string' } };
 const event = {
   type: 'object',
   minProperties: 1,
-  properties: { introduced: { type: 'string' }, fixed: { type: 'string' }, last_affected: { type: 'string' }, limit: { type: 'string' } },
+  properties: {
+    introduced: { type: 'string' },
+    fixed: { type: 'string' },
+    last_affected: { type: 'string' },
+    limit: { type: 'string' },
+  },
   additionalProperties: true,
 };
 const schema = {
@@ -21,19 +26,40 @@ const schema = {
     summary: { type: 'string' },
     details: { type: 'string' },
     withdrawn: { type: 'string' },
-    severity: { type: 'array', items: { type: 'object', required: ['type', 'score'], properties: { type: { type: 'string' }, score: { type: 'string' } } } },
+    severity: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'score'],
+        properties: { type: { type: 'string' }, score: { type: 'string' } },
+      },
+    },
     affected: {
       type: 'array',
       items: {
         type: 'object',
         properties: {
-          package: { type: 'object', required: ['ecosystem', 'name'], properties: { ecosystem: { type: 'string' }, name: { type: 'string' } } },
-          ranges: { type: 'array', items: { type: 'object', required: ['type', 'events'], properties: { type: { type: 'string' }, events: { type: 'array', items: event } } } },
+          package: {
+            type: 'object',
+            required: ['ecosystem', 'name'],
+            properties: { ecosystem: { type: 'string' }, name: { type: 'string' } },
+          },
+          ranges: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['type', 'events'],
+              properties: { type: { type: 'string' }, events: { type: 'array', items: event } },
+            },
+          },
           versions: stringArray,
         },
       },
     },
-    references: { type: 'array', items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } } },
+    references: {
+      type: 'array',
+      items: { type: 'object', required: ['url'], properties: { url: { type: 'string' } } },
+    },
     database_specific: { type: 'object' },
   },
 };
@@ -47,7 +73,9 @@ export function toOsvRecords(doc: unknown, source: string): OsvRecord[] {
     if (!validate(item)) {
       const err = validate.errors?.[0];
       const where = Array.isArray(doc) ? ` record ${i}` : '';
-      throw new Error(`advisories: ${source}:${where} is not an OSV record (${err?.instancePath || '/'} ${err?.message ?? 'invalid'})`);
+      throw new Error(
+        `advisories: ${source}:${where} is not an OSV record (${err?.instancePath || '/'} ${err?.message ?? 'invalid'})`,
+      );
     }
     return item;
   });

@@ -16,7 +16,19 @@ export interface ParsedSpec {
 }
 
 // npm dist-tags in common use; any other word is neither a version nor a range and is reported as such.
-const NPM_TAGS = new Set(['latest', 'next', 'beta', 'alpha', 'canary', 'rc', 'experimental', 'nightly', 'dev', 'insiders', 'stable']);
+const NPM_TAGS = new Set([
+  'latest',
+  'next',
+  'beta',
+  'alpha',
+  'canary',
+  'rc',
+  'experimental',
+  'nightly',
+  'dev',
+  'insiders',
+  'stable',
+]);
 const NPM_NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9~][\w.~-]*$/i;
 
 /** null when the spec is not a registry package (git URL, tarball, local path, `user/repo`). */

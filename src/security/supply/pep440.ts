@@ -14,7 +14,16 @@ export interface Pep440Version {
 }
 
 // Spellings PEP 440 normalises: alpha→a, beta→b, c/pre/preview→rc; separators . - _ are optional.
-const PRE_RANK: Record<string, number> = { a: 0, alpha: 0, b: 1, beta: 1, c: 2, rc: 2, pre: 2, preview: 2 };
+const PRE_RANK: Record<string, number> = {
+  a: 0,
+  alpha: 0,
+  b: 1,
+  beta: 1,
+  c: 2,
+  rc: 2,
+  pre: 2,
+  preview: 2,
+};
 const VERSION =
   /^v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(alpha|beta|preview|pre|rc|a|b|c)[-_.]?(\d*))?(?:-(\d+)|[-_.]?(?:post|rev|r)[-_.]?(\d*))?(?:[-_.]?dev[-_.]?(\d*))?(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$/;
 
@@ -32,7 +41,10 @@ export function parsePep440(text: string): Pep440Version | null {
     pre: preL === undefined ? null : { rank: PRE_RANK[preL] ?? 2, n: Number(preN || 0) },
     post: postText === undefined ? null : Number(postText || 0),
     dev: devN === undefined ? null : Number(devN || 0),
-    local: local === undefined ? null : local.split(/[-_.]/).map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    local:
+      local === undefined
+        ? null
+        : local.split(/[-_.]/).map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
   };
 }
 

@@ -1,6 +1,11 @@
 import type { SecurityConfig } from '../../config/types.ts';
 import type { GuardedFetch } from '../../net/guarded-fetch.ts';
-import { DEFAULT_LIMITS, extendAdvisoryDb, parseAdvisoryBytes, type ReadLimits } from './osv-load.ts';
+import {
+  DEFAULT_LIMITS,
+  extendAdvisoryDb,
+  parseAdvisoryBytes,
+  type ReadLimits,
+} from './osv-load.ts';
 import type { AdvisoryDb } from './osv-types.ts';
 
 /**
@@ -16,14 +21,24 @@ export interface RefreshOptions {
   signal?: AbortSignal;
 }
 
-export type RefreshOutcome = { status: 'updated'; db: AdvisoryDb; records: number } | { status: 'failed'; db: AdvisoryDb; error: string };
+export type RefreshOutcome =
+  | { status: 'updated'; db: AdvisoryDb; records: number }
+  | { status: 'failed'; db: AdvisoryDb; error: string };
 
 const MAX_BYTES = 256 * 1024 * 1024;
 const TIMEOUT_MS = 120_000;
 
-export async function refreshAdvisories(url: string, guardedFetch: GuardedFetch, lastGood: AdvisoryDb, opts: RefreshOptions = {}): Promise<RefreshOutcome> {
+export async function refreshAdvisories(
+  url: string,
+  guardedFetch: GuardedFetch,
+  lastGood: AdvisoryDb,
+  opts: RefreshOptions = {},
+): Promise<RefreshOutcome> {
   const maxBytes = opts.maxBytes ?? MAX_BYTES;
-  const signals = [AbortSignal.timeout(opts.timeoutMs ?? TIMEOUT_MS), ...(opts.signal ? [opts.signal] : [])];
+  const signals = [
+    AbortSignal.timeout(opts.timeoutMs ?? TIMEOUT_MS),
+    ...(opts.signal ? [opts.signal] : []),
+  ];
   try {
     const res = await guardedFetch(url, { signal: AbortSignal.any(signals), redirect: 'follow' });
     if (!res.ok) {
@@ -33,11 +48,17 @@ export async function refreshAdvisories(url: string, guardedFetch: GuardedFetch,
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (declared > maxBytes) {
       await res.body?.cancel().catch(() => {});
-      throw new Error(`the download is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
+      throw new Error(
+        `the download is ${declared} bytes, more than the limit of ${maxBytes} bytes`,
+      );
     }
     const bytes = await readBounded(res, maxBytes);
     const records = parseAdvisoryBytes(bytes, url, opts.limits ?? DEFAULT_LIMITS);
-    return { status: 'updated', db: extendAdvisoryDb(lastGood, records, url), records: records.length };
+    return {
+      status: 'updated',
+      db: extendAdvisoryDb(lastGood, records, url),
+      records: records.length,
+    };
   } catch (e) {
     const err = e as Error;
     const why = err.name === 'TimeoutError' ? 'timed out' : err.message;
@@ -76,7 +97,12 @@ export interface AdvisoryRefresher {
   refreshIfDue(now: Date): Promise<RefreshOutcome | null>;
 }
 
-export function createAdvisoryRefresher(cfg: Pick<SecurityConfig, 'advisoriesUrl' | 'advisoriesRefreshHours'>, guardedFetch: GuardedFetch, initial: AdvisoryDb, opts: RefreshOptions = {}): AdvisoryRefresher {
+export function createAdvisoryRefresher(
+  cfg: Pick<SecurityConfig, 'advisoriesUrl' | 'advisoriesRefreshHours'>,
+  guardedFetch: GuardedFetch,
+  initial: AdvisoryDb,
+  opts: RefreshOptions = {},
+): AdvisoryRefresher {
   let db = initial;
   let lastAttempt: number | null = null;
   let inFlight: Promise<RefreshOutcome> | null = null;
@@ -86,7 +112,11 @@ export function createAdvisoryRefresher(cfg: Pick<SecurityConfig, 'advisoriesUrl
       const url = cfg.advisoriesUrl;
       if (url === undefined) return null;
       if (inFlight) return inFlight;
-      if (lastAttempt !== null && now.getTime() - lastAttempt < cfg.advisoriesRefreshHours * 3_600_000) return null;
+      if (
+        lastAttempt !== null &&
+        now.getTime() - lastAttempt < cfg.advisoriesRefreshHours * 3_600_000
+      )
+        return null;
       lastAttempt = now.getTime();
       inFlight = refreshAdvisories(url, guardedFetch, db, opts);
       try {

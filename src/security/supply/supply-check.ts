@@ -1,7 +1,11 @@
 import type { Check, Finding, Observation, ScanContext } from '../types.ts';
 import { cveFindings } from './cve-findings.ts';
 import { launchPackage, type LaunchOptions, type PackageRef } from './launch-package.ts';
-import { legacyProtocolFindings, pipeToShellFindings, unpinnedFindings } from './launch-findings.ts';
+import {
+  legacyProtocolFindings,
+  pipeToShellFindings,
+  unpinnedFindings,
+} from './launch-findings.ts';
 import { isExactVersion } from './osv-range.ts';
 import { advisoriesFor, type AdvisoryDb, type Ecosystem } from './osv-types.ts';
 
@@ -12,7 +16,9 @@ import { advisoriesFor, type AdvisoryDb, type Ecosystem } from './osv-types.ts';
  */
 export function supplyChainCheck(db: AdvisoryDb, opts: LaunchOptions = {}): Check {
   return (ctx: ScanContext): Finding[] => {
-    const ref = launchPackage(ctx.target, opts) ?? (ctx.target.transport === 'stdio' ? serverInfoPackage(ctx.observation, db) : null);
+    const ref =
+      launchPackage(ctx.target, opts) ??
+      (ctx.target.transport === 'stdio' ? serverInfoPackage(ctx.observation, db) : null);
     return [
       ...(ref ? cveFindings(ref, db) : []),
       ...(ref ? unpinnedFindings(ref, db) : []),
@@ -31,8 +37,20 @@ export function serverInfoPackage(observation: Observation, db: AdvisoryDb): Pac
   const name = observation.serverInfo?.name;
   const version = observation.serverInfo?.version;
   if (typeof name !== 'string' || typeof version !== 'string') return null;
-  const ecosystem = (['npm', 'PyPI'] as Ecosystem[]).find((e) => advisoriesFor(db, e, name).length > 0);
+  const ecosystem = (['npm', 'PyPI'] as Ecosystem[]).find(
+    (e) => advisoriesFor(db, e, name).length > 0,
+  );
   if (!ecosystem) return null;
   if (!isExactVersion(ecosystem, version)) return null; // too weak a source to report an odd version from
-  return { ecosystem, name, version, spec: `${name}@${version}`, pinned: true, source: 'serverInfo', location: 'serverInfo', launcher: null, versionKind: 'exact' };
+  return {
+    ecosystem,
+    name,
+    version,
+    spec: `${name}@${version}`,
+    pinned: true,
+    source: 'serverInfo',
+    location: 'serverInfo',
+    launcher: null,
+    versionKind: 'exact',
+  };
 }
