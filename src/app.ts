@@ -21,6 +21,7 @@ import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
 import { registerGraphql } from './graphql/yoga.ts';
 import { handleError } from './rest/errors.ts';
+import { AJV_OPTIONS, schemaErrorFormatter } from './rest/route-schema.ts';
 import { registerProbes } from './rest/probes.ts';
 import { routeGetsToReplica } from './rest/replica-reads.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
@@ -73,6 +74,9 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 2048 },
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
+    // Route schemas (src/rest/route-schema.ts): every problem at once, in docs/api.md's 422 shape.
+    ajv: AJV_OPTIONS,
+    schemaErrorFormatter,
   });
   capConnectionsPerAddress(
     app,
