@@ -63,9 +63,9 @@ function message(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return 'field required';
+      return 'Field required';
     case 'additionalProperties':
-      return 'extra fields not permitted';
+      return 'Extra inputs are not permitted';
     case 'enum':
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:
