@@ -208,4 +208,15 @@ describe('at 20,000 spans', () => {
     expect(searchSpans(tree, 'w99')).toHaveLength(110);
     expect(flattenRows(tree, { expanded: new Set(['root']) })).toHaveLength(10_001);
   });
+
+  it('hangs 10,000 orphans under the root among its own children, in start order', () => {
+    const spans: TreeSpan[] = [span('root', null, 0, 40_000)];
+    for (let i = 0; i < 10_000; i++) spans.push(span(`c${i}`, 'root', 2 * i, 2 * i + 1));
+    for (let i = 0; i < 9_999; i++) spans.push(span(`o${i}`, `gone${i}`, 2 * i + 1, 2 * i + 2));
+    const tree = buildSpanTree(spans);
+    const kids = tree.roots[0]!.children;
+    expect(kids).toHaveLength(19_999);
+    expect(kids.every((n, i) => i === 0 || kids[i - 1]!.start <= n.start)).toBe(true);
+    expect(kids.filter((n) => n.orphan)).toHaveLength(9_999);
+  });
 });

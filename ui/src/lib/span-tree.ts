@@ -96,10 +96,12 @@ export function buildSpanTree<S extends TreeSpan>(spans: readonly S[]): SpanTree
     // roots[0] has no parent, so it is never below `node`: attaching there cannot make a loop.
     const host = roots[0];
     node.parent = host && host !== node ? host : null;
-    if (node.parent) insertSorted(node.parent.children, node);
+    if (node.parent)
+      node.parent.children.push(node); // re-sorted once below: O(n log n)
     else roots.push(node);
   };
   for (const node of pending) adopt(node);
+  roots[0]?.children.sort(byStart);
   walk(roots, seen, order);
   if (seen.size < byId.size) {
     // The rest sit on parent loops: cut each loop at the member the walk up meets twice.
@@ -114,6 +116,7 @@ export function buildSpanTree<S extends TreeSpan>(spans: readonly S[]): SpanTree
       adopt(cur);
       walk([cur], seen, order);
     }
+    roots[0]?.children.sort(byStart);
     order.length = 0;
     seen.clear();
     walk(roots, seen, order);
@@ -132,12 +135,6 @@ export function buildSpanTree<S extends TreeSpan>(spans: readonly S[]): SpanTree
   return order.length
     ? { roots, byId, order, start, end }
     : { roots, byId, order, start: 0, end: 0 };
-}
-
-function insertSorted(list: SpanNode<any>[], node: SpanNode<any>): void {
-  let i = list.length;
-  while (i > 0 && byStart(list[i - 1]!, node) > 0) i--;
-  list.splice(i, 0, node);
 }
 
 /** Depth-first, children in start order, with an explicit stack; sets depth. */
