@@ -1,0 +1,5 @@
+import { FirstSpan } from '../../shell/states.tsx';
+
+export function Overview() {
+  return <FirstSpan />;
+}
