@@ -51,6 +51,8 @@ declare module 'fastify' {
     rateLimitKey?: LimitName;
     /** Requests of the route that need no key although its access is not public (the GraphiQL page). */
     publicWhen?: (req: FastifyRequest) => boolean;
+    /** The route accepts the dashboard's session cookie (docs/ui.md#auth): GraphQL only. */
+    sessionCookie?: boolean;
   }
 }
 
