@@ -3,7 +3,7 @@ import { gql } from '@urql/core';
 /** Everything the overview's tiles show, in one round trip. */
 export const OVERVIEW = gql`
   query Overview($projectId: String, $since: DateTime!, $spanFilter: SpanFilter!) {
-    spans(first: 500, filter: $spanFilter) {
+    spans(first: 200, filter: $spanFilter) {
       edges {
         node {
           startedAt
@@ -11,7 +11,7 @@ export const OVERVIEW = gql`
         }
       }
     }
-    sessions(projectId: $projectId, since: $since, first: 100) {
+    sessions(projectId: $projectId, since: $since, first: 50) {
       edges {
         node {
           sessionId
