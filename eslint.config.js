@@ -6,7 +6,7 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'drizzle/', '.spyglass/', 'dist/', 'sdk/dist/'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },

@@ -33,6 +33,7 @@ import { registerCostsRoutes } from './rest/costs-routes.ts';
 import { registerSloRoutes } from './rest/slos-routes.ts';
 import { registerAlertRoutes } from './rest/alerts-routes.ts';
 import { registerPreventionRoutes } from './rest/prevention-routes.ts';
+import { registerUiRoutes } from './rest/ui-routes.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -50,6 +51,8 @@ declare module 'fastify' {
     rateLimitKey?: LimitName;
     /** Requests of the route that need no key although its access is not public (the GraphiQL page). */
     publicWhen?: (req: FastifyRequest) => boolean;
+    /** The route accepts the dashboard's session cookie (docs/ui.md#auth): GraphQL only. */
+    sessionCookie?: boolean;
   }
 }
 
@@ -99,10 +102,6 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   // Only with a replica: otherwise every GET handler would run inside an AsyncLocalStorage scope for nothing.
   if (s.config.databaseReadUrl) routeGetsToReplica(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(
-    (req, reply) =>
-      void reply.status(404).send({ detail: `no route ${req.method} ${req.url.split('?')[0]}` }),
-  );
   addSecurityHeaders(app);
   registerMetrics(app, s);
   await installRateLimits(
@@ -138,5 +137,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   registerAlertRoutes(app, s);
   registerPreventionRoutes(app, s);
   registerGraphql(app, s);
+  // The dashboard and its fallback for client routes; unknown API paths stay JSON 404s.
+  await registerUiRoutes(app);
   return app;
 }

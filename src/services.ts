@@ -10,6 +10,7 @@ import { CatalogService } from './catalog/catalog-service.ts';
 import { CostService } from './costs/cost-service.ts';
 import { Registrar } from './catalog/registrar.ts';
 import { ProjectsService } from './projects/projects-service.ts';
+import { UiSessions } from './auth/ui-sessions.ts';
 import { UsersService } from './users/users-service.ts';
 import type { Config } from './config/types.ts';
 import { ingestSpans, type IngestDeps, type IngestResult } from './ingest/ingest-service.ts';
@@ -70,6 +71,8 @@ export interface Services {
   auth: Authenticator;
   audit: AuditLog;
   users: UsersService;
+  /** Dashboard sign-in sessions (docs/ui.md#auth). */
+  uiSessions: UiSessions;
   projects: ProjectsService;
   catalog: CatalogService;
   /** Model pricing, tool-cost rules and the cost breakdown (src/costs/); ingest prices spans with it. */
@@ -148,6 +151,8 @@ export async function createServices(
     },
   };
   const keys = new KeyService(store.db, config.apiKeys);
+  const users = new UsersService(store.db, keys, audit);
+  const uiSessions = new UiSessions(store.db, users, keys, audit);
   // One outbound policy (docs/health.md#catalog-servers-and-the-outbound-url-policy) and one guarded connection pool for every API-supplied URL.
   const outbound = createOutbound(config.network.allowPrivateTargets);
   const health = new HealthService({
@@ -260,9 +265,11 @@ export async function createServices(
       config.rateLimits.enabled
         ? { limiter, perMinute: config.rateLimits.authFailures }
         : undefined,
+      uiSessions,
     ),
     audit,
-    users: new UsersService(store.db, keys, audit),
+    users,
+    uiSessions,
     projects: new ProjectsService(store.db, audit, keys, (id) => {
       forgetProject(id);
       sync?.announce('project', id);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
-import { buildIfStale } from './helpers/build.ts';
+import { buildIfStale, buildUiIfStale } from './helpers/build.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -40,6 +40,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
+  // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
+  await buildUiIfStale();
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';

@@ -9,6 +9,9 @@ import type { Db } from '../store/db.ts';
 export type AuditAction =
   | 'user.login'
   | 'user.login_failed'
+  | 'ui.login'
+  | 'ui.login_failed'
+  | 'ui.logout'
   | 'user.invited'
   | 'user.invite_accepted'
   | 'user.role_changed'

@@ -11,6 +11,16 @@ export interface AuthRequest {
   remoteAddress: string;
   /** The client as far as trusted proxies tell (HTTP's req.ip); failed attempts count against it. */
   clientAddress?: string;
+  /**
+   * A dashboard session token (docs/ui.md#auth), passed only by adapters that accept the session
+   * cookie and have checked the request cannot be forged cross-site. A key, when present, wins.
+   */
+  sessionToken?: string;
+}
+
+/** Resolves a dashboard session token (src/auth/ui-sessions.ts). */
+export interface SessionResolver {
+  resolve(token: string): Promise<Principal | null>;
 }
 
 /** Failed authentications one client address may make per minute before it is refused outright. */
@@ -35,6 +45,7 @@ export class Authenticator {
     listenHost: string,
     trustedProxyCidrs: string[],
     private readonly throttle?: FailureThrottle,
+    private readonly sessions?: SessionResolver,
   ) {
     this.trusted = proxyaddr.compile(trustedProxyCidrs);
     this.loopbackOnly = LOOPBACK_HOSTS.has(listenHost);
@@ -77,6 +88,11 @@ export class Authenticator {
     if (presented) {
       principal = await this.keys.verify(presented);
       if (!principal) throw unauthenticated('invalid, expired or revoked API key');
+    } else if (req.sessionToken && this.sessions) {
+      principal = await this.sessions.resolve(req.sessionToken);
+      if (!principal) throw unauthenticated('the dashboard session has expired or was signed out');
+      // A session is the user's or the key's own principal: proxy headers do not apply to it.
+      return principal;
     } else if (await this.authDisabled()) {
       principal = LOCAL_ADMIN;
     } else {

@@ -97,3 +97,38 @@ function hostnameOf(value: string): string | null {
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
+
+/**
+ * The extra rule for requests that authenticate with the dashboard's session cookie
+ * (docs/ui.md#auth), on top of SameSite=Strict and browserRefusal(): the request must come from
+ * this very origin (Origin's host equal to Host, and Sec-Fetch-Site, when sent, `same-origin`),
+ * and over HTTP it must be one no page can send without a CORS preflight this server never
+ * grants: a JSON body, or the `X-Requested-With` header. A WebSocket cannot carry a custom header,
+ * so there the same-origin Origin is required. Returns why the cookie is refused, or null.
+ */
+export function cookieSessionRefusal(
+  headers: Headers,
+  opts: { method: string; websocket?: boolean },
+): string | null {
+  const origin = first(headers.origin);
+  const host = first(headers.host);
+  const site = first(headers['sec-fetch-site']);
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    return `a session cookie is accepted from this origin only (Sec-Fetch-Site: ${site})`;
+  if (origin !== undefined) {
+    const normalized = originOf(origin);
+    if (normalized === null || !host || new URL(normalized).host !== host.toLowerCase())
+      return 'a session cookie is accepted from this origin only';
+  } else if (opts.websocket) {
+    return 'a WebSocket authenticated by the session cookie must carry its Origin';
+  }
+  if (opts.websocket) return null;
+  if (first(headers['x-requested-with'])) return null;
+  const type = first(headers['content-type'])?.split(';')[0]?.trim().toLowerCase();
+  if (
+    opts.method === 'POST' &&
+    (type === 'application/json' || type === 'application/graphql-response+json')
+  )
+    return null;
+  return 'a request authenticated by the session cookie must send JSON or the X-Requested-With header';
+}

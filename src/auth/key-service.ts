@@ -138,9 +138,14 @@ export class KeyService {
   /** The principal a presented key stands for, or null when it is unknown, expired or revoked. */
   async verify(presented: string): Promise<Principal | null> {
     const hash = sha256(presented);
+    if (!this.bootstrap.has(hash) && !KEY_SHAPE.test(presented)) return null;
+    return this.verifyHash(hash);
+  }
+
+  /** verify() by the key's SHA-256 (a dashboard session signed in with a key keeps only that). */
+  async verifyHash(hash: string): Promise<Principal | null> {
     const boot = this.bootstrap.get(hash);
     if (boot) return boot;
-    if (!KEY_SHAPE.test(presented)) return null;
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.principal;

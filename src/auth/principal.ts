@@ -10,6 +10,8 @@ export interface Principal {
   /** For audit: masked e-mail or key prefix. */
   actor: string;
   keyId: string | null;
+  /** The signed-in user of a dashboard session (docs/ui.md#auth); absent for keys. */
+  userId?: string;
 }
 
 export const LOCAL_ADMIN: Principal = {
@@ -22,6 +24,18 @@ export const LOCAL_ADMIN: Principal = {
 export const ANONYMOUS: Principal = {
   role: 'viewer',
   projectId: null,
+  actor: 'anonymous',
+  keyId: null,
+};
+
+/**
+ * A dashboard request without any credential while keys are on (docs/ui.md#auth): may only run
+ * the sign-in operations (src/graphql/ui-auth.ts refuses everything else). Its project names none
+ * that can exist, so a read that slipped through would still find nothing.
+ */
+export const SIGNED_OUT: Principal = {
+  role: 'viewer',
+  projectId: '\u0000signed-out',
   actor: 'anonymous',
   keyId: null,
 };

@@ -12,6 +12,18 @@ export interface Context {
   services: Services;
   /** The WebSocket a subscription arrives on (absent over HTTP). */
   live?: LiveConnection;
+  /** Over HTTP: what the sign-in mutations need to set or clear the session cookie. */
+  http?: HttpSignIn;
+}
+
+export interface HttpSignIn {
+  /** The session token the request came with, if any. */
+  sessionToken: string | undefined;
+  /** Whether the request arrived over https (directly or from a trusted proxy saying so). */
+  secure: boolean;
+  /** The client address, for the sign-in rate limit. */
+  clientAddress: string;
+  setCookie(value: string): void;
 }
 
 /** The one Pothos builder; each domain file adds its types and fields. */

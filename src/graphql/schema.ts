@@ -16,6 +16,7 @@ import './alerts.ts';
 import './prevention.ts';
 import './admin.ts';
 import './ingest.ts';
+import './ui-auth.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -12,7 +12,8 @@ import type { Principal } from '../auth/principal.ts';
 import { sha256 } from '../auth/secrets.ts';
 import { SpyglassError } from '../errors.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
-import { browserRefusal } from '../auth/browser-origin.ts';
+import { browserRefusal, cookieSessionRefusal } from '../auth/browser-origin.ts';
+import { sessionTokenFrom } from '../auth/ui-sessions.ts';
 import type { Services } from '../services.ts';
 
 type Enveloped = ReturnType<
@@ -64,11 +65,18 @@ export function serveGraphqlWs(
         const req = ctx.extra.request;
         const key = keyFromParams(ctx.connectionParams);
         const headers = { ...req.headers, ...(key ? { 'x-api-key': key } : {}) };
+        // The dashboard's session cookie, when no key is given, from this origin only (docs/ui.md#auth).
+        const sessionToken = readKey(headers) ? undefined : sessionTokenFrom(req.headers.cookie);
+        const cookieRefusal = sessionToken
+          ? cookieSessionRefusal(req.headers, { method: 'GET', websocket: true })
+          : null;
+        if (cookieRefusal) return closeWith(socket, 4403, `Forbidden: ${cookieRefusal}`);
         let principal: Principal;
         try {
           principal = await s.auth.authenticate({
             headers,
             remoteAddress: req.socket.remoteAddress ?? '',
+            ...(sessionToken ? { sessionToken } : {}),
           });
         } catch (err) {
           return closeWith(

@@ -14,6 +14,7 @@ import { replicaQueries } from './replica-reads.ts';
 import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
 import { variableCoercion } from './variables.ts';
+import { httpSignIn, signedOutOperations } from './ui-auth.ts';
 
 interface ServerContext {
   req: FastifyRequest;
@@ -36,12 +37,14 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     graphiql: false,
     landingPage: false,
     logging: false,
-    context: ({ req, live }) => ({
+    context: ({ req, reply, live }) => ({
       principal: req.principal,
       services: s,
       ...(live ? { live } : {}),
+      ...(reply !== undefined ? { http: httpSignIn(req, reply) } : {}),
     }),
     plugins: [
+      signedOutOperations(),
       variableCoercion(),
       ...queryLimits(),
       sharedSubscriptions(),
@@ -67,7 +70,11 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
     method: ['GET', 'POST', 'OPTIONS'],
     // Queries travel by POST too; mutations check the admin role themselves. The GraphiQL page
     // holds no data, and a browser cannot send a key when it opens it.
-    config: { access: 'read', publicWhen: (req) => graphiql && wantsGraphiql(req) },
+    config: {
+      access: 'read',
+      publicWhen: (req) => graphiql && wantsGraphiql(req),
+      sessionCookie: true,
+    },
     onRequest: checkBrowserOrigin(s.config.http.allowedOrigins),
     errorHandler: (err, _req, reply) => sendGraphQLError(err, reply),
     handler: async (req, reply) => {

@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { enforce, type Access } from '../auth/access.ts';
+import { readKey } from '../auth/authenticate.ts';
+import { cookieSessionRefusal } from '../auth/browser-origin.ts';
+import { LOCAL_ADMIN, SIGNED_OUT } from '../auth/principal.ts';
+import { sessionTokenFrom } from '../auth/ui-sessions.ts';
+import { forbidden } from '../errors.ts';
 import type { Services } from '../services.ts';
 
 /** A route names its access level in its config, or gets the default for its method: GET/HEAD read, anything else write. */
@@ -24,13 +29,38 @@ export function installAuth(app: FastifyInstance, s: Services): void {
       isPreflight(req)
     )
       return;
+    const sessionToken = req.routeOptions.config.sessionCookie ? sessionOf(req) : undefined;
+    if (
+      req.routeOptions.config.sessionCookie &&
+      sessionToken === undefined &&
+      !readKey(req.headers) &&
+      req.headers['x-requested-with'] !== undefined
+    ) {
+      // The dashboard before sign-in: it may run the sign-in operations only (src/graphql/ui-auth.ts).
+      req.principal = (await s.auth.authDisabled()) ? LOCAL_ADMIN : SIGNED_OUT;
+      return;
+    }
     req.principal = await s.auth.authenticate({
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress ?? '',
       clientAddress: req.ip,
+      ...(sessionToken ? { sessionToken } : {}),
     });
     enforce(req.principal, access);
   });
+}
+
+/**
+ * The dashboard session token of a request to a route that accepts it (GraphQL), when no key is
+ * presented. A cookie on a request a page elsewhere could have forged is refused outright (403).
+ */
+function sessionOf(req: FastifyRequest): string | undefined {
+  if (readKey(req.headers)) return undefined;
+  const token = sessionTokenFrom(req.headers.cookie);
+  if (!token) return undefined;
+  const refusal = cookieSessionRefusal(req.headers, { method: req.method });
+  if (refusal) throw forbidden(`cross-site request refused: ${refusal}`);
+  return token;
 }
 
 /** A CORS preflight: OPTIONS with the Origin and Access-Control-Request-Method a browser sends. */

@@ -156,6 +156,24 @@ export const users = pgTable('users', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
+/**
+ * Dashboard sign-ins (docs/ui.md#auth): only the SHA-256 of the cookie's token is stored. A session
+ * stands for a user (role read afresh on every request) or for an API key (by the key's hash, so a
+ * revoked or expired key ends its sessions too).
+ */
+export const uiSessions = pgTable(
+  'ui_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: text('user_id'),
+    keyHash: text('key_hash'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    absoluteExpiresAt: ts('absolute_expires_at').notNull(),
+  },
+  (t) => [index('ui_sessions_expires_idx').on(t.expiresAt)],
+);
+
 export const invites = pgTable('invites', {
   id: text('id').primaryKey(),
   userId: text('user_id').notNull(),

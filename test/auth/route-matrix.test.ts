@@ -47,6 +47,9 @@ const gql = (query: string) => ({ query });
  * that is what a key bound to project B must be refused. See `namesProjectA`.
  */
 const samples: Record<string, Sample | Sample[]> = {
+  // The dashboard's shell and assets hold no data (docs/ui.md); its data comes from /graphql.
+  'GET /': { path: '/' },
+  'GET /assets/*': { path: '/assets/none.js' },
   'GET /api/liveness': { path: '/api/liveness' },
   'GET /api/status': { path: '/api/status' },
   'GET /api/readiness': { path: '/api/readiness' },

@@ -14,10 +14,10 @@ const CONFIGS = [
   'sdk/package.json',
 ];
 
-function newestMtime(dir: string): number {
+function newestMtime(dir: string, ext = /\.ts$/): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts'))
+    if (entry.isFile() && ext.test(entry.name))
       newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
@@ -44,5 +44,26 @@ export async function buildIfStale(): Promise<boolean> {
     });
   }
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  return true;
+}
+
+/** The dashboard's build (its index.html is the stamp). */
+const UI_INDEX = join(ROOT, 'dist/ui/index.html');
+
+/**
+ * Builds the dashboard (ui/ into dist/ui, `npm run build:ui`) when it is missing or a UI source,
+ * its config or package.json is newer, so the browser tests never drive a stale bundle.
+ */
+export async function buildUiIfStale(): Promise<boolean> {
+  const sources = Math.max(
+    newestMtime(join(ROOT, 'ui'), /\.(ts|tsx|css|html|svg|json)$/),
+    statSync(join(ROOT, 'package.json')).mtimeMs,
+  );
+  if (existsSync(UI_INDEX) && statSync(UI_INDEX).mtimeMs >= sources) return false;
+  const vite = join(ROOT, 'node_modules/vite/bin/vite.js');
+  await promisify(execFile)(process.execPath, [vite, 'build', '--config', 'ui/vite.config.ts'], {
+    cwd: ROOT,
+    timeout: 300_000,
+  });
   return true;
 }

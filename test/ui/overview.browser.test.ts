@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nativeSpan } from '../helpers/spans.ts';
+import { openPage, seedSpans, startUi, type UiServer } from '../helpers/ui.ts';
+
+/** The overview in Chromium against a real server seeded through native ingest (docs/ui.md#overview). */
+describe('overview page (browser)', () => {
+  let ui: UiServer;
+  beforeAll(async () => {
+    ui = await startUi();
+    const now = Date.now();
+    await seedSpans(
+      ui.base,
+      Array.from({ length: 20 }, (_, i) =>
+        nativeSpan({
+          session_id: `overview-${i % 4}`,
+          status: i % 5 === 0 ? 'error' : 'success',
+          error: i % 5 === 0 ? 'boom' : null,
+          output_result: i % 5 === 0 ? null : '"ok"',
+          started_at: new Date(now - i * 20_000).toISOString(),
+          ended_at: new Date(now - i * 20_000 + 30).toISOString(),
+        }),
+      ),
+    );
+  });
+  afterAll(async () => ui?.close());
+
+  it('renders with data, no console error, no other origin, no serious axe violation', async () => {
+    const p = await openPage(ui, '/');
+    try {
+      await p.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await p.page.locator('.tile, .error-state').first().waitFor();
+      expect(
+        await p.page.locator('.error-state').count(),
+        await p.page.locator('main').innerText(),
+      ).toBe(0);
+      await expect
+        .poll(async () => p.page.locator('.tile').count(), { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(7);
+      const text = await p.page.locator('main').innerText();
+      expect(text).toContain('Spans per minute');
+      expect(text).toMatch(/Sessions \(24 h\)\s*4/);
+      expect(await p.page.locator('h1').count()).toBe(1);
+      expect(await p.page.locator('nav a[aria-current="page"]').innerText()).toBe('Overview');
+      await p.screenshot('overview');
+      expect(await p.axe()).toEqual([]);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+      expect(p.foreignRequests).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('keeps view state in the URL and jumps to a session from the command palette', async () => {
+    const p = await openPage(ui, '/?project=default');
+    try {
+      await p.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await p.page.keyboard.press('/');
+      await p.page.getByRole('combobox', { name: 'Session id or page' }).fill('overview-1');
+      await p.page.keyboard.press('Enter');
+      await p.page.getByRole('heading', { level: 1, name: 'Session' }).waitFor();
+      expect(new URL(p.page.url()).pathname).toBe('/sessions/overview-1');
+      expect(new URL(p.page.url()).searchParams.get('project')).toBe('default');
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { gql } from '@urql/core';
+
+/** Who is signed in (null when nobody is), and whether the server runs without keys. */
+export const VIEWER = gql`
+  query Viewer {
+    viewer {
+      role
+      projectId
+      actor
+      authDisabled
+      via
+      user {
+        id
+        email
+      }
+    }
+  }
+`;
+
+export const PROJECTS = gql`
+  query ShellProjects {
+    projects {
+      id
+      name
+    }
+  }
+`;
+
+export const LOGOUT = gql`
+  mutation Logout {
+    logout
+  }
+`;
+
+export interface Viewer {
+  role: 'admin' | 'viewer';
+  projectId: string | null;
+  actor: string;
+  authDisabled: boolean;
+  via: string;
+  user: { id: string; email: string } | null;
+}
