@@ -387,6 +387,32 @@ describe('GraphQL parity with REST', () => {
     ).toBe('FORBIDDEN');
   });
 
+  it('lists spans with size-capped payload previews; span(spanId) has the whole payload', async () => {
+    const long = 'x'.repeat(1000);
+    const span = nativeSpan({
+      span_id: 'gql-preview-1',
+      session_id: 'gql-preview',
+      input_args: { text: long },
+      output_result: 'short',
+    });
+    await h.gql(
+      'mutation($s: [JSON!]!) { ingestSpans(spans: $s) { accepted } }',
+      { s: [span] },
+      ADMIN,
+    );
+    const list = await h.gql(
+      '{ spans(filter: {sessionId: "gql-preview"}) { edges { node { spanId inputPreview { text truncated } outputPreview { text truncated } } } } }',
+      {},
+      viewerKey,
+    );
+    const node = list.data.spans.edges[0].node;
+    expect(node.inputPreview.truncated).toBe(true);
+    expect(node.inputPreview.text).toBe(JSON.stringify({ text: long }).slice(0, 256));
+    expect(node.outputPreview).toEqual({ text: 'short', truncated: false });
+    const one = await h.gql('{ span(spanId: "gql-preview-1") { inputArgs } }', {}, viewerKey);
+    expect(one.data.span.inputArgs).toEqual({ text: long });
+  });
+
   it('takes one batch per request: aliases cannot multiply one body', async () => {
     const span = nativeSpan({ span_id: 'gql-alias-1' });
     const res = await h.gql(
