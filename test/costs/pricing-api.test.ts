@@ -364,10 +364,11 @@ describe('model pricing', () => {
       cacheReadPer1mUsd: null,
     });
     const list = await gql(
-      '{ modelPricing(history: true) { modelId outputPer1mUsd effectiveFrom } }',
+      '{ modelPricing(history: true) { edges { node { modelId outputPer1mUsd effectiveFrom } } } }',
     );
     expect(
-      list.data.modelPricing
+      list.data.modelPricing.edges
+        .map((e: any) => e.node)
         .filter((m: any) => m.modelId === 'gql-model')
         .map((m: any) => m.outputPer1mUsd),
     ).toEqual([4, 5]);
