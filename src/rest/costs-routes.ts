@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
 import { toModelPriceJson, toCostBreakdownJson, type ModelPriceInput } from '../model/cost.ts';
+import { MAX_MODEL_ID, MAX_PRICE, MAX_PROVIDER } from '../costs/pricing-input.ts';
 import type { Services } from '../services.ts';
 import { queryString as str } from './query-values.ts';
 import { typed } from './route-schema.ts';
@@ -17,11 +18,21 @@ const ModelsQuery = T.Object({
 });
 const ModelParams = T.Object({ model_id: T.String() });
 
-/** USD per 1M tokens; the service checks the ranges (0 to 1000000) for every adapter. */
-const Price = T.Number();
-const CachePrice = T.Unsafe<number | null>({ type: ['number', 'null'] });
+/**
+ * USD per 1M tokens. The service checks the same ranges for every adapter; here they let one 422
+ * list every problem of a body at once.
+ */
+const Price = T.Number({ minimum: 0, maximum: MAX_PRICE });
+const CachePrice = T.Unsafe<number | null>({
+  type: ['number', 'null'],
+  minimum: 0,
+  maximum: MAX_PRICE,
+});
+/** Not blank, no control characters. */
+const Text = (maxLength: number) =>
+  T.String({ minLength: 1, maxLength, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$' });
 const priceFields = {
-  provider: T.Optional(T.String()),
+  provider: T.Optional(Text(MAX_PROVIDER)),
   input_per_1m_usd: T.Optional(Price),
   output_per_1m_usd: T.Optional(Price),
   cache_read_per_1m_usd: T.Optional(CachePrice),
@@ -30,7 +41,7 @@ const priceFields = {
 };
 const NewPrice = T.Object(
   {
-    model_id: T.String(),
+    model_id: Text(MAX_MODEL_ID),
     ...priceFields,
     input_per_1m_usd: Price,
     output_per_1m_usd: Price,
@@ -100,14 +111,18 @@ export function registerCostsRoutes(app: FastifyInstance, s: Pick<Services, 'cos
     {
       config: admin,
       validatorCompiler: strictTypes,
-      schema: { params: ModelParams, querystring: ProjectQuery, body: T.Optional(PriceChange) },
+      // No body is a change of nothing: a new record with the model's values, as before.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+      schema: { params: ModelParams, querystring: ProjectQuery, body: PriceChange },
     },
     async (req) =>
       toModelPriceJson(
         await s.costs.updateModel(
           req.principal,
           req.params.model_id,
-          priceInput(req.body ?? {}),
+          priceInput(req.body),
           str(req.query.project_id),
         ),
       ),
