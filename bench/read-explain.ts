@@ -13,11 +13,11 @@ import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { getLineage } from '../src/sessions/lineage-service.ts';
-import { getSessionTree, listSessions } from '../src/sessions/sessions-service.ts';
+import { LOCAL_ADMIN as ADMIN } from '../src/auth/principal.ts';
+import { SessionsService } from '../src/sessions/sessions-service.ts';
 import type { Db } from '../src/store/db.ts';
 import * as schema from '../src/store/schema.ts';
-import { querySpans } from '../src/traces/spans-service.ts';
+import { SpansService } from '../src/traces/spans-service.ts';
 
 export interface ExplainResult {
   name: string;
@@ -80,41 +80,46 @@ export async function explainReadQueries(
   let captured: { sql: string; params: unknown[] }[] = [];
   const ex = explainer(on, (sql, params) => void captured.push({ sql, params }));
   const db = ex.db;
+  const sessions = new SessionsService(db);
+  const spans = new SpansService(db);
   try {
     const calls: [string, () => Promise<unknown>][] = [
-      ['sessions list (24 h, limit 50)', () => listSessions(db, { projectId: null, limit: 50 })],
+      [
+        'sessions list (24 h, limit 50)',
+        () => sessions.list(ADMIN, { projectId: null, limit: 50 }),
+      ],
       [
         'sessions list, project-scoped',
-        () => listSessions(db, { projectId: 'default', limit: 50 }),
+        () => sessions.list(ADMIN, { projectId: 'default', limit: 50 }),
       ],
       [
         'sessions list by agent_name',
-        () => listSessions(db, { projectId: null, agent_name: t.agent, limit: 50 }),
+        () => sessions.list(ADMIN, { projectId: null, agentName: t.agent, limit: 50 }),
       ],
       ...(t.cursor
         ? [
             [
               'sessions list, next page (cursor)',
-              () => listSessions(db, { projectId: null, limit: 50, cursor: t.cursor }),
+              () => sessions.list(ADMIN, { projectId: null, limit: 50, cursor: t.cursor }),
             ] as [string, () => Promise<unknown>],
           ]
         : []),
-      ['session tree', () => getSessionTree(db, null, t.treeSession.id)],
+      ['session tree', () => sessions.tree(ADMIN, t.treeSession.id)],
       [
         'session tree, project-scoped',
-        () => getSessionTree(db, t.treeSession.projectId, t.treeSession.id),
+        () => sessions.tree(ADMIN, t.treeSession.id, t.treeSession.projectId),
       ],
-      ['lineage (24 h)', () => getLineage(db, { projectId: null })],
-      ['lineage (24 h), project-scoped', () => getLineage(db, { projectId: 'default' })],
-      ['spans by trace', () => querySpans(db, { projectId: null, trace_id: t.trace.id })],
+      ['lineage (24 h)', () => sessions.lineage(ADMIN, { projectId: null })],
+      ['lineage (24 h), project-scoped', () => sessions.lineage(ADMIN, { projectId: 'default' })],
+      ['spans by trace', () => spans.query(ADMIN, { projectId: null, traceId: t.trace.id })],
       [
         'spans by trace, project-scoped',
-        () => querySpans(db, { projectId: t.trace.projectId, trace_id: t.trace.id }),
+        () => spans.query(ADMIN, { projectId: t.trace.projectId, traceId: t.trace.id }),
       ],
-      ['spans list, newest 100 (extra)', () => querySpans(db, { projectId: null, limit: 100 })],
+      ['spans list, newest 100 (extra)', () => spans.query(ADMIN, { projectId: null, limit: 100 })],
       [
         'spans list, newest 100, project-scoped (extra)',
-        () => querySpans(db, { projectId: 'default', limit: 100 }),
+        () => spans.query(ADMIN, { projectId: 'default', limit: 100 }),
       ],
     ];
     const out: ExplainResult[] = [];

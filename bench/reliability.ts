@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
+import { LOCAL_ADMIN } from '../src/auth/principal.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { createServices, type Services } from '../src/services.ts';
 import { execute } from '../src/store/db.ts';
@@ -131,8 +132,8 @@ export async function runReliabilityBench(
         },
       ),
       await time('cost breakdown, 30 days', o.runs, async () => {
-        const b = await services.costs.breakdown('default', '30d', now);
-        return `$${b.total_cost_usd.toFixed(2)} over ${b.by_model.length} models, ${b.by_tool.length} tools, ${b.by_agent.length} agents`;
+        const b = await services.costs.breakdown(LOCAL_ADMIN, { window: '30d', now });
+        return `$${b.totalCostUsd.toFixed(2)} over ${b.byModel.length} models, ${b.byTool.length} tools, ${b.byAgent.length} agents`;
       }),
     ];
     for (const t of timings)

@@ -38,6 +38,8 @@ import type { Span } from './model/span.ts';
 import { SettingsService } from './settings/settings-service.ts';
 import { SloService } from './slos/slo-service.ts';
 import { PreventionService } from './prevention/config-service.ts';
+import { SessionsService } from './sessions/sessions-service.ts';
+import { SpansService } from './traces/spans-service.ts';
 import type { Store } from './store/open-store.ts';
 import { findProject } from './store/projects-repo.ts';
 import { encodeSpans, insertSpans } from './store/spans-repo.ts';
@@ -75,6 +77,10 @@ export interface Services {
   uiSessions: UiSessions;
   projects: ProjectsService;
   catalog: CatalogService;
+  /** Reading spans (src/traces/): filters, keyset pages, one span with its payloads. */
+  spans: SpansService;
+  /** Sessions, their span trees and the lineage graph (src/sessions/). */
+  sessions: SessionsService;
   /** Model pricing, tool-cost rules and the cost breakdown (src/costs/); ingest prices spans with it. */
   costs: CostService;
   /** SLO definitions and evaluation (docs/slos.md#rest); main.ts runs its background evaluator. */
@@ -279,6 +285,8 @@ export async function createServices(
       policy: outbound.policy,
       maxServersWithUrl: config.monitor.maxCatalogServersPerProject,
     }),
+    spans: new SpansService(store.db),
+    sessions: new SessionsService(store.db),
     costs,
     slos: new SloService({ db: store.db, alerts, logger }),
     prevention: new PreventionService({ db: store.db, audit }),

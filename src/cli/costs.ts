@@ -1,6 +1,11 @@
 import { Command, Option } from 'commander';
-import { COST_WINDOWS, type CostBreakdown, type CostWindow } from '../costs/breakdown.ts';
-import { DEFAULT_PROJECT } from '../model/span.ts';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
+import {
+  COST_WINDOWS,
+  toCostBreakdownJson,
+  type CostBreakdownJson,
+  type CostWindow,
+} from '../model/cost.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -35,9 +40,11 @@ export function costsCommand(): Command {
               remote,
               'GET',
               `/api/costs/breakdown?${query.toString()}`,
-            )) as CostBreakdown)
-          : await withLocalServices((s) =>
-              s.costs.breakdown(o.project ?? DEFAULT_PROJECT, o.window),
+            )) as CostBreakdownJson)
+          : await withLocalServices(async (s) =>
+              toCostBreakdownJson(
+                await s.costs.breakdown(LOCAL_ADMIN, { projectId: o.project, window: o.window }),
+              ),
             );
         if (o.json) return printJson(b);
         process.stdout.write(

@@ -1,7 +1,13 @@
 import { Command, Option } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
-import type { PreventionConfigJson, PreventionService } from '../prevention/config-service.ts';
-import { LOOP_ACTIONS, PREVENTION_FIELDS } from '../model/prevention-config.ts';
+import {
+  LOOP_ACTIONS,
+  PREVENTION_FIELDS,
+  toPreventionConfigJson,
+  type PreventionConfigJson,
+  type ScopedPreventionConfig,
+} from '../model/prevention-config.ts';
+import type { PreventionService } from '../prevention/config-service.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 
@@ -35,8 +41,7 @@ export function preventionCommand(): Command {
         await run(
           o,
           (r, qs) => callApi(r, 'GET', effectivePath(o, qs)),
-          (s) =>
-            o.agent === undefined ? s.projectDefault(project(o)) : s.effective(project(o), o.agent),
+          (s) => s.effective(LOCAL_ADMIN, scope(o)),
         ),
         o,
       );
@@ -95,7 +100,7 @@ export function preventionCommand(): Command {
       const rows = (await run(
         o,
         (r, qs) => callApi(r, 'GET', `/api/prevention-configs${qs}`),
-        (s) => s.list(project(o)),
+        (s) => s.list(LOCAL_ADMIN, project(o)),
       )) as unknown as Record<string, unknown>[];
       printRows(rows, LIST_COLUMNS, o.json ?? false);
     }),
@@ -116,7 +121,7 @@ function withCommon(c: Command, agent = true): Command {
 async function run(
   o: Common,
   remote: (r: RemoteOptions, qs: string) => Promise<unknown>,
-  local: (s: PreventionService) => Promise<PreventionConfigJson | PreventionConfigJson[]>,
+  local: (s: PreventionService) => Promise<ScopedPreventionConfig | ScopedPreventionConfig[]>,
 ) {
   const r = remoteFrom(o);
   if (r)
@@ -126,7 +131,10 @@ async function run(
         ? ''
         : `?${new URLSearchParams({ project_id: o.project }).toString()}`,
     )) as PreventionConfigJson | PreventionConfigJson[];
-  return withLocalServices((s) => local(s.prevention));
+  return withLocalServices(async (s) => {
+    const out = await local(s.prevention);
+    return Array.isArray(out) ? out.map(toPreventionConfigJson) : toPreventionConfigJson(out);
+  });
 }
 
 const path = (o: Common) =>

@@ -1,6 +1,13 @@
 import { Command, Option } from 'commander';
 import { HEALTH_TAGS } from '../model/span.ts';
-import type { SessionJson, TreeNodeJson } from '../sessions/sessions-service.ts';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
+import {
+  toSessionJson,
+  toSessionTreeJson,
+  type SessionJson,
+  type SessionTreeJson,
+  type TreeNodeJson,
+} from '../model/session.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -48,16 +55,10 @@ export function sessionsCommand(): Command {
           if (o.id) {
             const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
             const detail = remote
-              ? ((await callApi(remote, 'GET', path)) as {
-                  session: SessionJson;
-                  spans: TreeNodeJson[];
-                  truncated: boolean;
-                })
-              : await withLocalServices(async (s) => {
-                  const { getSessionTree, toTreeJson } = await loadService();
-                  const d = await getSessionTree(s.store.db, o.project ?? null, o.id as string);
-                  return { ...d, spans: toTreeJson(d.spans) };
-                });
+              ? ((await callApi(remote, 'GET', path)) as SessionTreeJson)
+              : await withLocalServices(async (s) =>
+                  toSessionTreeJson(await s.sessions.tree(LOCAL_ADMIN, o.id as string, o.project)),
+                );
             if (o.json) return printJson(detail);
             process.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
             return;
@@ -75,22 +76,22 @@ export function sessionsCommand(): Command {
                 'GET',
                 `/api/agents/sessions?${toQuery(query)}`,
               )) as SessionJson[])
-            : await withLocalServices(
-                async (s) =>
-                  (
-                    await (
-                      await loadService()
-                    ).listSessions(s.store.db, { ...query, projectId: o.project ?? null })
-                  ).sessions,
-              );
+            : await withLocalServices(async (s) => {
+                const { intFromText, timeFromText } = await import('../traces/query-params.ts');
+                const page = await s.sessions.list(LOCAL_ADMIN, {
+                  projectId: o.project,
+                  agentName: o.agent,
+                  healthTag: o.tag,
+                  since: timeFromText(o.since),
+                  limit: intFromText(o.limit),
+                });
+                return page.sessions.map(toSessionJson);
+              });
           printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
         },
       )
   );
 }
-
-/** The store-backed service, loaded only when the command opens the database (not for --url). */
-const loadService = () => import('../sessions/sessions-service.ts');
 
 /** A session header and its spans drawn as a tree with box-drawing branches; every line escaped for a terminal. */
 export function renderSession(s: SessionJson, roots: TreeNodeJson[], truncated: boolean): string {

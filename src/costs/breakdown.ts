@@ -1,32 +1,14 @@
+import {
+  COST_WINDOWS,
+  type AgentCost,
+  type CostBreakdown,
+  type CostWindow,
+  type ModelCost,
+  type ToolCost,
+} from '../model/cost.ts';
 import type { HourlyCostRow, TopSessionRow } from '../store/costs-repo.ts';
 
-export const COST_WINDOWS = { '24h': 24, '7d': 168, '30d': 720 } as const;
-export type CostWindow = keyof typeof COST_WINDOWS;
-
-export interface CostBreakdown {
-  window: CostWindow;
-  since: string;
-  until: string;
-  total_cost_usd: number;
-  llm_cost_usd: number;
-  tool_cost_usd: number;
-  by_model: {
-    model_id: string;
-    calls: number;
-    input_tokens: number;
-    output_tokens: number;
-    cost_usd: number;
-    estimated: boolean;
-  }[];
-  by_tool: { server_name: string; tool_name: string; calls: number; cost_usd: number }[];
-  by_agent: { agent_name: string; llm_cost_usd: number; tool_cost_usd: number; cost_usd: number }[];
-  top_sessions: {
-    session_id: string;
-    agent_name: string | null;
-    cost_usd: number;
-    last_call_at: string;
-  }[];
-}
+export { COST_WINDOWS, type CostWindow } from '../model/cost.ts';
 
 const HOUR = 3_600_000;
 
@@ -47,76 +29,76 @@ export function buildBreakdown(
   rows: readonly HourlyCostRow[],
   sessions: readonly TopSessionRow[],
 ): CostBreakdown {
-  const models = new Map<string, CostBreakdown['by_model'][number]>();
-  const tools = new Map<string, CostBreakdown['by_tool'][number]>();
-  const agents = new Map<string, CostBreakdown['by_agent'][number]>();
+  const models = new Map<string, ModelCost>();
+  const tools = new Map<string, ToolCost>();
+  const agents = new Map<string, AgentCost>();
   let llm = 0;
   let tool = 0;
   for (const r of rows) {
     const agent = agents.get(r.agent_name) ?? {
-      agent_name: r.agent_name,
-      llm_cost_usd: 0,
-      tool_cost_usd: 0,
-      cost_usd: 0,
+      agentName: r.agent_name,
+      llmCostUsd: 0,
+      toolCostUsd: 0,
+      costUsd: 0,
     };
     agents.set(r.agent_name, agent);
-    agent.cost_usd += r.cost_usd;
+    agent.costUsd += r.cost_usd;
     if (r.span_type === 'tool_call') {
       tool += r.cost_usd;
-      agent.tool_cost_usd += r.cost_usd;
+      agent.toolCostUsd += r.cost_usd;
       const key = `${r.server_name}\u0000${r.tool_name}`;
       const t = tools.get(key) ?? {
-        server_name: r.server_name,
-        tool_name: r.tool_name,
+        serverName: r.server_name,
+        toolName: r.tool_name,
         calls: 0,
-        cost_usd: 0,
+        costUsd: 0,
       };
       tools.set(key, t);
       t.calls += r.calls;
-      t.cost_usd += r.cost_usd;
+      t.costUsd += r.cost_usd;
       continue;
     }
     llm += r.cost_usd;
-    agent.llm_cost_usd += r.cost_usd;
+    agent.llmCostUsd += r.cost_usd;
     // Agent runs and handoffs that reported no model and no tokens are not LLM calls.
     if (r.model_id === '' && r.input_tokens + r.output_tokens === 0) continue;
     const m = models.get(r.model_id) ?? {
-      model_id: r.model_id,
+      modelId: r.model_id,
       calls: 0,
-      input_tokens: 0,
-      output_tokens: 0,
-      cost_usd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
       estimated: false,
     };
     models.set(r.model_id, m);
     m.calls += r.calls;
-    m.input_tokens += r.input_tokens;
-    m.output_tokens += r.output_tokens;
-    m.cost_usd += r.cost_usd;
+    m.inputTokens += r.input_tokens;
+    m.outputTokens += r.output_tokens;
+    m.costUsd += r.cost_usd;
     m.estimated ||= r.estimated_calls > 0;
   }
-  const byCost = <T extends { cost_usd: number }>(
+  const byCost = <T extends object & { costUsd: number }>(
     items: Iterable<T>,
     name: (x: T) => string,
   ): T[] =>
     [...items]
       .map((x) => ({ ...x, ...roundCosts(x) }))
-      .sort((a, b) => b.cost_usd - a.cost_usd || name(a).localeCompare(name(b)));
+      .sort((a, b) => b.costUsd - a.costUsd || name(a).localeCompare(name(b)));
   return {
     window,
-    since: edges.since.toISOString(),
-    until: edges.until.toISOString(),
-    total_cost_usd: usd(llm + tool),
-    llm_cost_usd: usd(llm),
-    tool_cost_usd: usd(tool),
-    by_model: byCost(models.values(), (m) => m.model_id),
-    by_tool: byCost(tools.values(), (t) => `${t.server_name}.${t.tool_name}`),
-    by_agent: byCost(agents.values(), (a) => a.agent_name),
-    top_sessions: sessions.map((s) => ({
-      session_id: s.session_id,
-      agent_name: s.agent_name,
-      cost_usd: usd(s.cost_usd),
-      last_call_at: s.last_call_at.toISOString(),
+    since: edges.since,
+    until: edges.until,
+    totalCostUsd: usd(llm + tool),
+    llmCostUsd: usd(llm),
+    toolCostUsd: usd(tool),
+    byModel: byCost(models.values(), (m) => m.modelId),
+    byTool: byCost(tools.values(), (t) => `${t.serverName}.${t.toolName}`),
+    byAgent: byCost(agents.values(), (a) => a.agentName),
+    topSessions: sessions.map((s) => ({
+      sessionId: s.session_id,
+      agentName: s.agent_name,
+      costUsd: usd(s.cost_usd),
+      lastCallAt: s.last_call_at,
     })),
   };
 }
@@ -129,6 +111,6 @@ export function usd(v: number): number {
 function roundCosts<T extends object>(x: T): Partial<T> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(x))
-    if (k.endsWith('cost_usd') && typeof v === 'number') out[k] = usd(v);
+    if (/(^c|C)ostUsd$/.test(k) && typeof v === 'number') out[k] = usd(v);
   return out as Partial<T>;
 }

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.ts';
+import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config/types.ts';
 import { SpyglassError, notFound } from '../errors.ts';
@@ -13,35 +14,22 @@ import type { Db } from '../store/db.ts';
 import { findProject } from '../store/projects-repo.ts';
 import {
   COST_WINDOWS,
-  buildBreakdown,
-  windowEdges,
   type CostBreakdown,
   type CostWindow,
-} from './breakdown.ts';
+  type ModelPrice,
+  type ModelPriceInput,
+} from '../model/cost.ts';
+import { buildBreakdown, windowEdges } from './breakdown.ts';
 import { PriceBook, type PriceRecord } from './price-book.ts';
-import { parsePricingInput } from './pricing-input.ts';
+import { checkPriceInput } from './pricing-input.ts';
 import { ToolCostRules } from './tool-rules.ts';
-
-export interface PricingJson {
-  model_id: string;
-  provider: string;
-  input_per_1m_usd: number;
-  output_per_1m_usd: number;
-  cache_read_per_1m_usd: number | null;
-  cache_write_per_1m_usd: number | null;
-  /** null for a shipped default: in effect since always. */
-  effective_from: string | null;
-  updated_at: string;
-  source: 'default' | 'custom';
-  /** Always false for a listed record; spans of models not listed are priced at 10/30 and marked estimated. */
-  estimated: false;
-}
 
 const TOP_SESSIONS = 10;
 
 /**
  * Model pricing and the cost breakdown (docs/costs.md) of the active project: the
- * caller's, the one it names, else `default`. The price book and tool rules it owns are the ones
+ * caller's, the one it names, else `default`. Any role reads; changing prices needs the admin role
+ * and is audited. The price book and tool rules it owns are the ones
  * ingest prices spans with, so a change here applies to the next span stored.
  */
 export class CostService {
@@ -65,90 +53,112 @@ export class CostService {
     return this.book.reload();
   }
 
-  project(p: Principal, requested: string | null | undefined): string {
-    return scopeProject(p, requested) ?? DEFAULT_PROJECT;
+  /** The caller's project, the one it names, else `default`; a bound key naming another gets 403. */
+  private project(by: Principal, requested: string | null | undefined): string {
+    return scopeProject(by, requested) ?? DEFAULT_PROJECT;
   }
 
   /** The price in effect now per model id, or every dated record with `history`. */
-  listModels(projectId: string, opts: { history?: boolean; now?: Date } = {}): PricingJson[] {
+  listModels(
+    by: Principal,
+    opts: { projectId?: string | null; history?: boolean; now?: Date } = {},
+  ): ModelPrice[] {
+    enforce(by, 'read');
     return this.book
-      .table(projectId)
+      .table(this.project(by, opts.projectId))
       .records((opts.now ?? new Date()).getTime(), opts.history ?? false)
-      .map(toPricingJson);
+      .map(toModelPrice);
   }
 
-  /** POST: a new dated record with both prices given. */
-  async addModel(p: Principal, projectId: string, body: unknown): Promise<PricingJson> {
-    const input = parsePricingInput(body, {});
-    await this.requireProject(projectId);
+  /** A new dated record with both prices given (admins). */
+  async addModel(
+    by: Principal,
+    modelId: string,
+    input: ModelPriceInput,
+    projectId?: string | null,
+  ): Promise<ModelPrice> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    const id = checkPriceInput(modelId, 'body', input, true);
+    await this.requireProject(project);
     const from = input.effectiveFrom ?? new Date();
     const provider =
-      input.provider ??
-      this.book.table(projectId).lookup(input.modelId, from.getTime())?.provider ??
+      input.provider?.trim() ??
+      this.book.table(project).lookup(id, from.getTime())?.provider ??
       'other';
-    return this.store(p, projectId, 'added', {
-      modelId: input.modelId,
+    return this.store(by, project, 'added', {
+      modelId: id,
       provider,
-      input: input.input as number,
-      output: input.output as number,
-      cacheRead: input.cacheRead ?? null,
-      cacheWrite: input.cacheWrite ?? null,
+      input: input.inputPer1mUsd as number,
+      output: input.outputPer1mUsd as number,
+      cacheRead: input.cacheReadPer1mUsd ?? null,
+      cacheWrite: input.cacheWritePer1mUsd ?? null,
       effectiveFrom: from,
     });
   }
 
-  /** PATCH: a new dated record from effective_from; fields left out keep the model's values then. */
+  /** A new dated record from effectiveFrom; fields left out keep the model's values then (admins). */
   async updateModel(
-    p: Principal,
-    projectId: string,
+    by: Principal,
     modelId: string,
-    body: unknown,
-  ): Promise<PricingJson> {
-    const input = parsePricingInput(body, { pathModelId: modelId });
-    await this.requireProject(projectId);
+    input: ModelPriceInput,
+    projectId?: string | null,
+  ): Promise<ModelPrice> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    const id = checkPriceInput(modelId, 'path', input, false);
+    await this.requireProject(project);
     const from = input.effectiveFrom ?? new Date();
     const own = this.book
-      .table(projectId)
+      .table(project)
       .records(0, true)
-      .filter((r) => r.modelId === input.modelId);
+      .filter((r) => r.modelId === id);
     const base = own.filter((r) => r.fromMs <= from.getTime()).at(-1) ?? own[0];
-    if (!base)
-      throw notFound(`no pricing for model ${input.modelId}; add it with POST /api/costs/models`);
-    return this.store(p, projectId, 'changed', {
-      modelId: input.modelId,
-      provider: input.provider ?? base.provider,
-      input: input.input ?? base.input,
-      output: input.output ?? base.output,
-      cacheRead: input.cacheRead === undefined ? base.cacheRead : input.cacheRead,
-      cacheWrite: input.cacheWrite === undefined ? base.cacheWrite : input.cacheWrite,
+    if (!base) throw notFound(`no pricing for model ${id}; add it with POST /api/costs/models`);
+    return this.store(by, project, 'changed', {
+      modelId: id,
+      provider: input.provider?.trim() ?? base.provider,
+      input: input.inputPer1mUsd ?? base.input,
+      output: input.outputPer1mUsd ?? base.output,
+      cacheRead: input.cacheReadPer1mUsd === undefined ? base.cacheRead : input.cacheReadPer1mUsd,
+      cacheWrite:
+        input.cacheWritePer1mUsd === undefined ? base.cacheWrite : input.cacheWritePer1mUsd,
       effectiveFrom: from,
     });
   }
 
-  /** DELETE: the project's own records of the model go; the default (or the unknown price) applies from then on. */
+  /** The project's own records of the model go; the default (or the unknown price) applies from then on. */
   async deleteModel(
-    p: Principal,
-    projectId: string,
+    by: Principal,
     modelId: string,
-  ): Promise<{ model_id: string; removed: number }> {
-    const id = parsePricingInput({}, { pathModelId: modelId }).modelId;
-    const removed = await deletePricing(this.deps.db, projectId, id);
-    if (removed === 0) throw notFound(`project ${projectId} has no custom pricing for model ${id}`);
+    projectId?: string | null,
+  ): Promise<{ modelId: string; removed: number }> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    const id = checkPriceInput(modelId, 'path', {}, false);
+    const removed = await deletePricing(this.deps.db, project, id);
+    if (removed === 0) throw notFound(`project ${project} has no custom pricing for model ${id}`);
     await this.book.reload();
-    this.deps.onChanged?.(projectId);
+    this.deps.onChanged?.(project);
     this.deps.audit.record(
-      p,
+      by,
       'model_pricing.updated',
       `model_pricing:${id}:deleted`,
       'success',
-      projectId,
+      project,
     );
-    return { model_id: id, removed };
+    return { modelId: id, removed };
   }
 
   /** Cost by model, tool, agent and the top sessions of a window, read from the rollups only. */
-  async breakdown(projectId: string, window: CostWindow, now = new Date()): Promise<CostBreakdown> {
-    const edges = windowEdges(window, now);
+  async breakdown(
+    by: Principal,
+    q: { projectId?: string | null; window?: string | undefined; now?: Date } = {},
+  ): Promise<CostBreakdown> {
+    enforce(by, 'read');
+    const projectId = this.project(by, q.projectId);
+    const window = checkWindow(q.window);
+    const edges = windowEdges(window, q.now ?? new Date());
     const [rows, sessions] = await Promise.all([
       sumHourlyCosts(this.deps.db, projectId, edges.since, edges.until),
       topSessionsByCost(this.deps.db, projectId, edges.since, edges.until, TOP_SESSIONS),
@@ -161,7 +171,7 @@ export class CostService {
     projectId: string,
     op: 'added' | 'changed',
     r: Omit<PriceRecord, 'fromMs' | 'updatedAt' | 'source'> & { effectiveFrom: Date },
-  ): Promise<PricingJson> {
+  ): Promise<ModelPrice> {
     const row = await upsertPricing(this.deps.db, {
       projectId,
       modelId: r.modelId,
@@ -181,7 +191,7 @@ export class CostService {
       'success',
       projectId,
     );
-    return toPricingJson({
+    return toModelPrice({
       ...r,
       fromMs: row.effectiveFrom.getTime(),
       updatedAt: row.updatedAt,
@@ -195,30 +205,30 @@ export class CostService {
 }
 
 /** `window` of the breakdown: 24h, 7d or 30d (default 24h); anything else is a 422 naming the field. */
-export function parseWindow(
-  raw: unknown,
-  loc: (string | number)[] = ['query', 'window'],
-): CostWindow {
-  if (raw === undefined || raw === null || raw === '') return '24h';
-  if (typeof raw === 'string' && Object.hasOwn(COST_WINDOWS, raw)) return raw as CostWindow;
+function checkWindow(raw: string | undefined): CostWindow {
+  if (raw === undefined || raw === '') return '24h';
+  if (Object.hasOwn(COST_WINDOWS, raw)) return raw as CostWindow;
   throw new SpyglassError('validation', 'invalid window', {
     issues: [
-      { loc, msg: `Input should be one of ${Object.keys(COST_WINDOWS).join(', ')}`, type: 'enum' },
+      {
+        loc: ['query', 'window'],
+        msg: `Input should be one of ${Object.keys(COST_WINDOWS).join(', ')}`,
+        type: 'enum',
+      },
     ],
   });
 }
 
-function toPricingJson(r: PriceRecord): PricingJson {
+function toModelPrice(r: PriceRecord): ModelPrice {
   return {
-    model_id: r.modelId,
+    modelId: r.modelId,
     provider: r.provider,
-    input_per_1m_usd: r.input,
-    output_per_1m_usd: r.output,
-    cache_read_per_1m_usd: r.cacheRead,
-    cache_write_per_1m_usd: r.cacheWrite,
-    effective_from: Number.isFinite(r.fromMs) ? new Date(r.fromMs).toISOString() : null,
-    updated_at: r.updatedAt.toISOString(),
+    inputPer1mUsd: r.input,
+    outputPer1mUsd: r.output,
+    cacheReadPer1mUsd: r.cacheRead,
+    cacheWritePer1mUsd: r.cacheWrite,
+    effectiveFrom: Number.isFinite(r.fromMs) ? new Date(r.fromMs) : null,
+    updatedAt: r.updatedAt,
     source: r.source,
-    estimated: false,
   };
 }

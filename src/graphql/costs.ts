@@ -1,68 +1,77 @@
-import type { CostBreakdown } from '../costs/breakdown.ts';
-import { parseWindow, type PricingJson } from '../costs/cost-service.ts';
-import { builder, requireAdmin, type Context } from './builder.ts';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
+import type {
+  AgentCost,
+  CostBreakdown,
+  ModelCost,
+  ModelPrice,
+  SessionCost,
+  ToolCost,
+} from '../model/cost.ts';
+import { withoutNulls } from './args.ts';
+import { builder } from './builder.ts';
 
-const ModelPricingRef = builder.objectRef<PricingJson>('ModelPricing').implement({
+/** Every record fits one page by default: the shipped defaults alone are dozens. */
+const PRICING_PAGE = 1000;
+
+const ModelPricingRef = builder.objectRef<ModelPrice>('ModelPricing').implement({
   description:
-    "A model price record in USD per 1M tokens (decisions §8): a shipped default or the project's own, effective-dated",
+    "A model price record in USD per 1M tokens (docs/costs.md): a shipped default or the project's own, effective-dated",
   fields: (t) => ({
-    modelId: t.exposeString('model_id'),
+    modelId: t.exposeString('modelId'),
     provider: t.exposeString('provider'),
-    inputPer1mUsd: t.exposeFloat('input_per_1m_usd'),
-    outputPer1mUsd: t.exposeFloat('output_per_1m_usd'),
-    cacheReadPer1mUsd: t.exposeFloat('cache_read_per_1m_usd', { nullable: true }),
-    cacheWritePer1mUsd: t.exposeFloat('cache_write_per_1m_usd', { nullable: true }),
-    effectiveFrom: t.field({
+    inputPer1mUsd: t.exposeFloat('inputPer1mUsd'),
+    outputPer1mUsd: t.exposeFloat('outputPer1mUsd'),
+    cacheReadPer1mUsd: t.exposeFloat('cacheReadPer1mUsd', { nullable: true }),
+    cacheWritePer1mUsd: t.exposeFloat('cacheWritePer1mUsd', { nullable: true }),
+    effectiveFrom: t.expose('effectiveFrom', {
       type: 'DateTime',
       nullable: true,
       description: 'null for a shipped default (in effect since always)',
-      resolve: (r) => (r.effective_from ? new Date(r.effective_from) : null),
     }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (r) => new Date(r.updated_at) }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     source: t.exposeString('source', { description: 'default or custom' }),
-    estimated: t.exposeBoolean('estimated', {
+    estimated: t.boolean({
       description:
         'always false here: only spans of unlisted models are priced at 10/30 per 1M and marked estimated',
+      resolve: () => false,
     }),
   }),
 });
 
-type Row<K extends keyof CostBreakdown> = CostBreakdown[K] extends (infer T)[] ? T : never;
-
-const ModelCostRef = builder.objectRef<Row<'by_model'>>('ModelCost').implement({
+const ModelCostRef = builder.objectRef<ModelCost>('ModelCost').implement({
   fields: (t) => ({
-    modelId: t.exposeString('model_id'),
+    modelId: t.exposeString('modelId'),
     calls: t.exposeInt('calls'),
-    inputTokens: t.exposeFloat('input_tokens'),
-    outputTokens: t.exposeFloat('output_tokens'),
-    costUsd: t.exposeFloat('cost_usd'),
+    inputTokens: t.exposeFloat('inputTokens'),
+    outputTokens: t.exposeFloat('outputTokens'),
+    costUsd: t.exposeFloat('costUsd'),
     estimated: t.exposeBoolean('estimated', {
       description: 'some calls were priced at the unknown-model price',
     }),
   }),
 });
-const ToolCostRef = builder.objectRef<Row<'by_tool'>>('ToolCost').implement({
+const ToolCostRef = builder.objectRef<ToolCost>('ToolCost').implement({
   fields: (t) => ({
-    serverName: t.exposeString('server_name'),
-    toolName: t.exposeString('tool_name'),
+    serverName: t.exposeString('serverName'),
+    toolName: t.exposeString('toolName'),
     calls: t.exposeInt('calls'),
-    costUsd: t.exposeFloat('cost_usd'),
+    costUsd: t.exposeFloat('costUsd'),
   }),
 });
-const AgentCostRef = builder.objectRef<Row<'by_agent'>>('AgentCost').implement({
+const AgentCostRef = builder.objectRef<AgentCost>('AgentCost').implement({
   fields: (t) => ({
-    agentName: t.exposeString('agent_name'),
-    llmCostUsd: t.exposeFloat('llm_cost_usd'),
-    toolCostUsd: t.exposeFloat('tool_cost_usd'),
-    costUsd: t.exposeFloat('cost_usd'),
+    agentName: t.exposeString('agentName'),
+    llmCostUsd: t.exposeFloat('llmCostUsd'),
+    toolCostUsd: t.exposeFloat('toolCostUsd'),
+    costUsd: t.exposeFloat('costUsd'),
   }),
 });
-const SessionCostRef = builder.objectRef<Row<'top_sessions'>>('SessionCost').implement({
+const SessionCostRef = builder.objectRef<SessionCost>('SessionCost').implement({
   fields: (t) => ({
-    sessionId: t.exposeString('session_id'),
-    agentName: t.exposeString('agent_name', { nullable: true }),
-    costUsd: t.exposeFloat('cost_usd'),
-    lastCallAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.last_call_at) }),
+    sessionId: t.exposeString('sessionId'),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    costUsd: t.exposeFloat('costUsd'),
+    lastCallAt: t.expose('lastCallAt', { type: 'DateTime' }),
   }),
 });
 
@@ -70,15 +79,15 @@ const CostBreakdownRef = builder.objectRef<CostBreakdown>('CostBreakdown').imple
   description: 'Costs of a window read from the hourly rollups; edges are whole hours',
   fields: (t) => ({
     window: t.exposeString('window'),
-    since: t.field({ type: 'DateTime', resolve: (b) => new Date(b.since) }),
-    until: t.field({ type: 'DateTime', resolve: (b) => new Date(b.until) }),
-    totalCostUsd: t.exposeFloat('total_cost_usd'),
-    llmCostUsd: t.exposeFloat('llm_cost_usd'),
-    toolCostUsd: t.exposeFloat('tool_cost_usd'),
-    byModel: t.field({ type: [ModelCostRef], resolve: (b) => b.by_model }),
-    byTool: t.field({ type: [ToolCostRef], resolve: (b) => b.by_tool }),
-    byAgent: t.field({ type: [AgentCostRef], resolve: (b) => b.by_agent }),
-    topSessions: t.field({ type: [SessionCostRef], resolve: (b) => b.top_sessions }),
+    since: t.expose('since', { type: 'DateTime' }),
+    until: t.expose('until', { type: 'DateTime' }),
+    totalCostUsd: t.exposeFloat('totalCostUsd'),
+    llmCostUsd: t.exposeFloat('llmCostUsd'),
+    toolCostUsd: t.exposeFloat('toolCostUsd'),
+    byModel: t.field({ type: [ModelCostRef], resolve: (b) => b.byModel }),
+    byTool: t.field({ type: [ToolCostRef], resolve: (b) => b.byTool }),
+    byAgent: t.field({ type: [AgentCostRef], resolve: (b) => b.byAgent }),
+    topSessions: t.field({ type: [SessionCostRef], resolve: (b) => b.topSessions }),
   }),
 });
 
@@ -89,38 +98,11 @@ const PricingInput = builder.inputType('ModelPricingInput', {
     provider: t.string({ required: false }),
     inputPer1mUsd: t.float({ required: false }),
     outputPer1mUsd: t.float({ required: false }),
-    cacheReadPer1mUsd: t.float({ required: false }),
-    cacheWritePer1mUsd: t.float({ required: false }),
+    cacheReadPer1mUsd: t.float({ required: false, description: 'null clears it' }),
+    cacheWritePer1mUsd: t.float({ required: false, description: 'null clears it' }),
     effectiveFrom: t.field({ type: 'DateTime', required: false, description: 'default now' }),
   }),
 });
-
-type PricingArgs = {
-  provider?: string | null;
-  inputPer1mUsd?: number | null;
-  outputPer1mUsd?: number | null;
-  cacheReadPer1mUsd?: number | null;
-  cacheWritePer1mUsd?: number | null;
-  effectiveFrom?: Date | null;
-};
-
-/** The REST body of a GraphQL input, so both go through one validation. */
-function toBody(i: PricingArgs, modelId?: string): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    model_id: modelId,
-    provider: i.provider ?? undefined,
-    input_per_1m_usd: i.inputPer1mUsd ?? undefined,
-    output_per_1m_usd: i.outputPer1mUsd ?? undefined,
-    // An explicit null clears a cache price.
-    cache_read_per_1m_usd: i.cacheReadPer1mUsd,
-    cache_write_per_1m_usd: i.cacheWritePer1mUsd,
-    effective_from: i.effectiveFrom?.toISOString(),
-  };
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-}
-
-const project = (ctx: Context, requested: string | null | undefined) =>
-  ctx.services.costs.project(ctx.principal, requested);
 
 builder.queryField('costBreakdown', (t) =>
   t.field({
@@ -129,17 +111,14 @@ builder.queryField('costBreakdown', (t) =>
       window: t.arg.string({ required: false, description: '24h (default), 7d or 30d' }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.costs.breakdown(
-        project(ctx, a.projectId),
-        parseWindow(a.window, ['args', 'window']),
-      ),
+    resolve: (_r, a, ctx) => ctx.services.costs.breakdown(ctx.principal, withoutNulls(a)),
   }),
 );
 
 builder.queryField('modelPricing', (t) =>
-  t.field({
-    type: [ModelPricingRef],
+  t.connection({
+    type: ModelPricingRef,
+    description: `Model prices by model id; pages of ${PRICING_PAGE} unless first says otherwise`,
     args: {
       history: t.arg.boolean({
         required: false,
@@ -148,9 +127,31 @@ builder.queryField('modelPricing', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.costs.listModels(project(ctx, a.projectId), { history: a.history ?? false }),
+      resolveArrayConnection(
+        { args: a, defaultSize: PRICING_PAGE, maxSize: PRICING_PAGE },
+        ctx.services.costs.listModels(ctx.principal, {
+          projectId: a.projectId,
+          history: a.history ?? false,
+        }),
+      ),
   }),
 );
+
+/** A cache price the caller set to null is cleared; one left out is kept. */
+function priceInput(i: {
+  provider?: string | null;
+  inputPer1mUsd?: number | null;
+  outputPer1mUsd?: number | null;
+  cacheReadPer1mUsd?: number | null;
+  cacheWritePer1mUsd?: number | null;
+  effectiveFrom?: Date | null;
+}) {
+  return {
+    ...withoutNulls(i),
+    cacheReadPer1mUsd: i.cacheReadPer1mUsd,
+    cacheWritePer1mUsd: i.cacheWritePer1mUsd,
+  };
+}
 
 builder.mutationField('addModelPricing', (t) =>
   t.field({
@@ -160,14 +161,8 @@ builder.mutationField('addModelPricing', (t) =>
       input: t.arg({ type: PricingInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.costs.addModel(
-        ctx.principal,
-        project(ctx, a.projectId),
-        toBody(a.input, a.modelId),
-      );
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.costs.addModel(ctx.principal, a.modelId, priceInput(a.input), a.projectId),
   }),
 );
 
@@ -180,15 +175,8 @@ builder.mutationField('updateModelPricing', (t) =>
       input: t.arg({ type: PricingInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.costs.updateModel(
-        ctx.principal,
-        project(ctx, a.projectId),
-        a.modelId,
-        toBody(a.input),
-      );
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.costs.updateModel(ctx.principal, a.modelId, priceInput(a.input), a.projectId),
   }),
 );
 
@@ -199,11 +187,7 @@ builder.mutationField('deleteModelPricing', (t) =>
       modelId: t.arg.string({ required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: async (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return (
-        await ctx.services.costs.deleteModel(ctx.principal, project(ctx, a.projectId), a.modelId)
-      ).removed;
-    },
+    resolve: async (_r, a, ctx) =>
+      (await ctx.services.costs.deleteModel(ctx.principal, a.modelId, a.projectId)).removed,
   }),
 );

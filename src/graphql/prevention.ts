@@ -1,45 +1,56 @@
-import type { PreventionConfigJson } from '../prevention/config-service.ts';
-import { builder, requireAdmin, type Context } from './builder.ts';
+import type { ScopedPreventionConfig } from '../model/prevention-config.ts';
+import { builder, type Context } from './builder.ts';
 
-const PreventionConfigRef = builder.objectRef<PreventionConfigJson>('PreventionConfig').implement({
-  description:
-    'Guard settings the SDK enforces for an agent (spec §2.9, decisions §7): a project default or an agent override',
-  fields: (t) => ({
-    id: t.exposeString('id', {
-      nullable: true,
-      description: 'null when nothing is stored (the spec defaults answer)',
+const PreventionConfigRef = builder
+  .objectRef<ScopedPreventionConfig>('PreventionConfig')
+  .implement({
+    description:
+      'Guard settings the SDK enforces for an agent (docs/prevention.md): a project default or an agent override',
+    fields: (t) => ({
+      id: t.exposeString('id', {
+        nullable: true,
+        description: 'null when nothing is stored (the spec defaults answer)',
+      }),
+      projectId: t.exposeString('projectId'),
+      agentName: t.exposeString('agentName', { description: '`*` for the project default' }),
+      isAgentOverride: t.exposeBoolean('isAgentOverride'),
+      source: t.exposeString('source', {
+        description:
+          'agent (its override), project (the project default) or default (nothing stored: the built-in defaults)',
+      }),
+      loopEnabled: t.boolean({ resolve: (c) => c.config.loop_enabled }),
+      loopThreshold: t.int({ resolve: (c) => c.config.loop_threshold }),
+      loopAction: t.string({
+        resolve: (c) => c.config.loop_action,
+        description: 'warn or terminate',
+      }),
+      maxSteps: t.int({
+        resolve: (c) => c.config.max_steps,
+        nullable: true,
+        description: 'null = no limit',
+      }),
+      maxCostUsd: t.float({
+        resolve: (c) => c.config.max_cost_usd,
+        nullable: true,
+        description: 'null = no limit',
+      }),
+      maxWallTimeS: t.float({
+        resolve: (c) => c.config.max_wall_time_s,
+        nullable: true,
+        description: 'seconds; null = no limit',
+      }),
+      budgetSoftAlert: t.float({
+        resolve: (c) => c.config.budget_soft_alert,
+        nullable: true,
+        description: 'a fraction of maxCostUsd below 1, else an amount in USD below it',
+      }),
+      cbEnabled: t.boolean({ resolve: (c) => c.config.cb_enabled }),
+      cbFailureThreshold: t.int({ resolve: (c) => c.config.cb_failure_threshold }),
+      cbCooldownSeconds: t.float({ resolve: (c) => c.config.cb_cooldown_seconds }),
+      cbHalfOpenMaxCalls: t.int({ resolve: (c) => c.config.cb_half_open_max_calls }),
+      updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: true }),
     }),
-    projectId: t.exposeString('project_id'),
-    agentName: t.exposeString('agent_name', { description: '`*` for the project default' }),
-    isAgentOverride: t.exposeBoolean('is_agent_override'),
-    source: t.exposeString('source', {
-      description:
-        'agent (its override), project (the project default) or default (nothing stored: the built-in defaults)',
-    }),
-    loopEnabled: t.exposeBoolean('loop_enabled'),
-    loopThreshold: t.exposeInt('loop_threshold'),
-    loopAction: t.exposeString('loop_action', { description: 'warn or terminate' }),
-    maxSteps: t.exposeInt('max_steps', { nullable: true, description: 'null = no limit' }),
-    maxCostUsd: t.exposeFloat('max_cost_usd', { nullable: true, description: 'null = no limit' }),
-    maxWallTimeS: t.exposeFloat('max_wall_time_s', {
-      nullable: true,
-      description: 'seconds; null = no limit',
-    }),
-    budgetSoftAlert: t.exposeFloat('budget_soft_alert', {
-      nullable: true,
-      description: 'a fraction of maxCostUsd below 1, else an amount in USD below it',
-    }),
-    cbEnabled: t.exposeBoolean('cb_enabled'),
-    cbFailureThreshold: t.exposeInt('cb_failure_threshold'),
-    cbCooldownSeconds: t.exposeFloat('cb_cooldown_seconds'),
-    cbHalfOpenMaxCalls: t.exposeInt('cb_half_open_max_calls'),
-    updatedAt: t.field({
-      type: 'DateTime',
-      nullable: true,
-      resolve: (c) => (c.updated_at === null ? null : new Date(c.updated_at)),
-    }),
-  }),
-});
+  });
 
 const PreventionConfigInput = builder.inputType('PreventionConfigInput', {
   description:
@@ -59,7 +70,7 @@ const PreventionConfigInput = builder.inputType('PreventionConfigInput', {
   }),
 });
 
-/** camelCase input → the REST body, so both edges share one validation; explicit nulls are kept. */
+/** camelCase input → the flat config's fields (the shape the SDK shares); explicit nulls are kept. */
 function toBody(input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input))
@@ -68,12 +79,10 @@ function toBody(input: Record<string, unknown>): Record<string, unknown> {
 }
 
 const svc = (ctx: Context) => ctx.services.prevention;
-const readProject = (ctx: Context, requested: string | null | undefined) =>
-  svc(ctx).project(ctx.principal, requested);
-const writeScope = (ctx: Context, a: { agentName?: string | null; projectId?: string | null }) => {
-  requireAdmin(ctx);
-  return { projectId: readProject(ctx, a.projectId), agentName: a.agentName ?? undefined };
-};
+const scope = (a: { agentName?: string | null; projectId?: string | null }) => ({
+  projectId: a.projectId,
+  agentName: a.agentName ?? undefined,
+});
 
 builder.queryField('preventionConfig', (t) =>
   t.field({
@@ -84,12 +93,7 @@ builder.queryField('preventionConfig', (t) =>
       agentName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      const project = readProject(ctx, a.projectId);
-      return a.agentName == null
-        ? svc(ctx).projectDefault(project)
-        : svc(ctx).effective(project, a.agentName);
-    },
+    resolve: (_r, a, ctx) => svc(ctx).effective(ctx.principal, scope(a)),
   }),
 );
 
@@ -98,7 +102,7 @@ builder.queryField('preventionConfigs', (t) =>
     type: [PreventionConfigRef],
     description: 'Every stored config of the project, the project default first',
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => svc(ctx).list(readProject(ctx, a.projectId)),
+    resolve: (_r, a, ctx) => svc(ctx).list(ctx.principal, a.projectId),
   }),
 );
 
@@ -111,7 +115,7 @@ builder.mutationField('setPreventionConfig', (t) =>
       projectId: t.arg.string({ required: false }),
       input: t.arg({ type: PreventionConfigInput, required: true }),
     },
-    resolve: (_r, a, ctx) => svc(ctx).replace(ctx.principal, writeScope(ctx, a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).replace(ctx.principal, scope(a), toBody(a.input)),
   }),
 );
 
@@ -124,7 +128,7 @@ builder.mutationField('updatePreventionConfig', (t) =>
       projectId: t.arg.string({ required: false }),
       input: t.arg({ type: PreventionConfigInput, required: true }),
     },
-    resolve: (_r, a, ctx) => svc(ctx).update(ctx.principal, writeScope(ctx, a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).update(ctx.principal, scope(a), toBody(a.input)),
   }),
 );
 
@@ -137,6 +141,6 @@ builder.mutationField('deletePreventionConfig', (t) =>
       agentName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => svc(ctx).remove(ctx.principal, writeScope(ctx, a)),
+    resolve: (_r, a, ctx) => svc(ctx).remove(ctx.principal, scope(a)),
   }),
 );

@@ -1,57 +1,51 @@
-import { scopeProject } from '../auth/principal.ts';
-import {
-  getLineage,
-  type Lineage,
-  type LineageEdge,
-  type LineageNode,
-} from '../sessions/lineage-service.ts';
-import {
-  getSession,
-  getSessionTree,
-  listSessions,
-  sessionCursor,
-  type SessionJson,
-  type TreeNode,
-} from '../sessions/sessions-service.ts';
+import type {
+  Lineage,
+  LineageEdge,
+  LineageNode,
+  Session,
+  SessionTreeNode,
+} from '../model/session.ts';
+import { sessionCursor } from '../sessions/sessions-service.ts';
+import { withoutNulls } from './args.ts';
 import { builder, splitNodeKey, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
 
 interface FlatNode {
-  span: TreeNode;
+  span: SessionTreeNode;
   depth: number;
 }
 interface SessionDetail {
-  session: SessionJson;
+  session: Session;
   nodes: FlatNode[];
   truncated: boolean;
 }
 
-const SessionRef = builder.node(builder.objectRef<SessionJson>('Session'), {
+const SessionRef = builder.node(builder.objectRef<Session>('Session'), {
   // The global id names the project too: session ids are unique within a project only.
-  id: { resolve: (s) => `${s.project_id}:${s.session_id}` },
+  id: { resolve: (s) => `${s.projectId}:${s.sessionId}` },
   loadOne: (id, ctx) => {
     const [projectId, sessionId] = splitNodeKey(id);
-    return getSession(ctx.services.store.db, scopeProject(ctx.principal, projectId), sessionId);
+    return ctx.services.sessions.get(ctx.principal, sessionId, projectId);
   },
-  description: 'A session rollup (spec §2.8, decisions §4)',
+  description: 'A session rollup (docs/api.md#shapes)',
   fields: (t) => ({
-    sessionId: t.exposeString('session_id'),
-    projectId: t.exposeString('project_id'),
-    agentName: t.exposeString('agent_name', { nullable: true }),
-    firstCallAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.first_call_at) }),
-    lastCallAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.last_call_at) }),
-    durationMs: t.exposeInt('duration_ms'),
-    toolCalls: t.exposeInt('tool_calls'),
-    failedCalls: t.exposeInt('failed_calls'),
-    preventedCalls: t.exposeInt('prevented_calls', {
+    sessionId: t.exposeString('sessionId'),
+    projectId: t.exposeString('projectId'),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    firstCallAt: t.expose('firstCallAt', { type: 'DateTime' }),
+    lastCallAt: t.expose('lastCallAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs'),
+    toolCalls: t.exposeInt('toolCalls'),
+    failedCalls: t.exposeInt('failedCalls'),
+    preventedCalls: t.exposeInt('preventedCalls', {
       description: 'Tool calls a guard blocked (loop, budget, open circuit breaker)',
     }),
-    spanCount: t.exposeInt('span_count'),
-    serversUsed: t.exposeStringList('servers_used'),
-    healthTag: t.exposeString('health_tag'),
-    inputTokens: t.exposeInt('input_tokens'),
-    outputTokens: t.exposeInt('output_tokens'),
-    estCostUsd: t.exposeFloat('est_cost_usd'),
+    spanCount: t.exposeInt('spanCount'),
+    serversUsed: t.exposeStringList('serversUsed'),
+    healthTag: t.exposeString('healthTag'),
+    inputTokens: t.exposeInt('inputTokens'),
+    outputTokens: t.exposeInt('outputTokens'),
+    estCostUsd: t.exposeFloat('estCostUsd'),
   }),
 });
 
@@ -87,15 +81,11 @@ builder.queryField('sessions', (t) =>
       }),
     },
     resolve: async (_r, a, ctx) => {
-      const page = await listSessions(ctx.services.store.db, {
-        projectId: scopeProject(ctx.principal, a.projectId),
-        agent_name: a.agentName ?? undefined,
-        health_tag: a.healthTag ?? undefined,
-        since: a.since?.toISOString(),
-        until: a.until?.toISOString(),
-        hours: a.hours ?? undefined,
-        limit: a.first ?? 50,
-        cursor: a.after ?? undefined,
+      const { first, after, ...filter } = withoutNulls(a);
+      const page = await ctx.services.sessions.list(ctx.principal, {
+        ...filter,
+        limit: first ?? 50,
+        cursor: after,
       });
       return toConnection(page.sessions, sessionCursor, page.nextCursor !== null);
     },
@@ -110,13 +100,9 @@ builder.queryField('session', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: async (_r, a, ctx) => {
-      const detail = await getSessionTree(
-        ctx.services.store.db,
-        scopeProject(ctx.principal, a.projectId),
-        a.sessionId,
-      );
+      const detail = await ctx.services.sessions.tree(ctx.principal, a.sessionId, a.projectId);
       const nodes: FlatNode[] = [];
-      const walk = (list: TreeNode[], depth: number) => {
+      const walk = (list: SessionTreeNode[], depth: number) => {
         for (const n of list) {
           nodes.push({ span: n, depth });
           walk(n.children, depth + 1);
@@ -144,7 +130,7 @@ const LineageEdgeRef = builder.objectRef<LineageEdge>('LineageEdge').implement({
     type: t.exposeString('type'),
     calls: t.exposeInt('calls'),
     errors: t.exposeInt('errors'),
-    avgLatencyMs: t.exposeFloat('avg_latency_ms'),
+    avgLatencyMs: t.exposeFloat('avgLatencyMs'),
   }),
 });
 const LineageRef = builder.objectRef<Lineage>('Lineage').implement({
@@ -166,12 +152,6 @@ builder.queryField('lineage', (t) =>
         description: 'Look back this many hours (1-720) when since is not given; default 24',
       }),
     },
-    resolve: (_r, a, ctx) =>
-      getLineage(ctx.services.store.db, {
-        projectId: scopeProject(ctx.principal, a.projectId),
-        since: a.since?.toISOString(),
-        until: a.until?.toISOString(),
-        hours: a.hours ?? undefined,
-      }),
+    resolve: (_r, a, ctx) => ctx.services.sessions.lineage(ctx.principal, withoutNulls(a)),
   }),
 );

@@ -1,16 +1,32 @@
 import { isoMicros, type Span } from '../model/span.ts';
-import { scopeProject } from '../auth/principal.ts';
-import { getSpan, spanCursor, querySpans } from '../traces/spans-service.ts';
+import {
+  inputPreview,
+  outputPreview,
+  PREVIEW_CHARS,
+  type PayloadPreview,
+} from '../traces/preview.ts';
+import { spanCursor } from '../traces/spans-service.ts';
+import { withoutNulls } from './args.ts';
 import { builder, splitNodeKey, toConnection } from './builder.ts';
+
+const PayloadPreviewRef = builder.objectRef<PayloadPreview>('PayloadPreview').implement({
+  description: `The first ${PREVIEW_CHARS} characters of a payload, for list views`,
+  fields: (t) => ({
+    text: t.exposeString('text', { description: 'JSON text for tool arguments' }),
+    truncated: t.exposeBoolean('truncated', {
+      description: 'true when the payload is longer; fetch span(spanId) for the whole of it',
+    }),
+  }),
+});
 
 export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
   // The global id names the project too: span ids are unique within a project only.
   id: { resolve: (s) => `${s.projectId}:${s.spanId}` },
   loadOne: (id, ctx) => {
     const [projectId, spanId] = splitNodeKey(id);
-    return getSpan(ctx.services.store.db, ctx.principal, spanId, projectId);
+    return ctx.services.spans.get(ctx.principal, spanId, projectId);
   },
-  description: 'One tool call, agent turn or handoff (spec §2.1)',
+  description: 'One tool call, agent turn or handoff (docs/ingest.md#native-spans)',
   fields: (t) => ({
     spanId: t.exposeString('spanId'),
     traceId: t.exposeString('traceId', { nullable: true }),
@@ -50,6 +66,18 @@ export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
     lineageStatus: t.string({ nullable: true, resolve: (s) => s.lineageStatus ?? null }),
     schemaVersion: t.string({ nullable: true, resolve: (s) => s.schemaVersion ?? null }),
     replayOf: t.string({ nullable: true, resolve: (s) => s.replayOf ?? null }),
+    inputPreview: t.field({
+      type: PayloadPreviewRef,
+      nullable: true,
+      description: `inputArgs as JSON text (else llmInput) capped at ${PREVIEW_CHARS} characters`,
+      resolve: inputPreview,
+    }),
+    outputPreview: t.field({
+      type: PayloadPreviewRef,
+      nullable: true,
+      description: `outputResult (else llmOutput) capped at ${PREVIEW_CHARS} characters`,
+      resolve: outputPreview,
+    }),
     modelId: t.exposeString('modelId', { nullable: true }),
     healthTag: t.exposeString('healthTag', { nullable: true }),
   }),
@@ -76,18 +104,8 @@ builder.queryField('spans', (t) =>
     description: 'Spans newest first, the same as GET /api/traces/spans',
     args: { filter: t.arg({ type: SpanFilter, required: false }) },
     resolve: async (_root, args, ctx) => {
-      const f = args.filter ?? {};
-      const page = await querySpans(ctx.services.store.db, {
-        projectId: scopeProject(ctx.principal, f.projectId),
-        server_name: f.serverName ?? undefined,
-        tool_name: f.toolName ?? undefined,
-        session_id: f.sessionId ?? undefined,
-        trace_id: f.traceId ?? undefined,
-        agent_name: f.agentName ?? undefined,
-        status: f.status ?? undefined,
-        span_type: f.spanType ?? undefined,
-        since: f.since?.toISOString(),
-        until: f.until?.toISOString(),
+      const page = await ctx.services.spans.query(ctx.principal, {
+        ...withoutNulls(args.filter),
         limit: args.first ?? 100,
         cursor: args.after ?? undefined,
       });
@@ -105,6 +123,6 @@ builder.queryField('span', (t) =>
       spanId: t.arg.string({ required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => getSpan(ctx.services.store.db, ctx.principal, a.spanId, a.projectId),
+    resolve: (_r, a, ctx) => ctx.services.spans.get(ctx.principal, a.spanId, a.projectId),
   }),
 );

@@ -1,3 +1,4 @@
+import { enforce } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
 import { forbidden } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
@@ -14,8 +15,8 @@ export interface NativeIngest {
 export const NORMALIZE_SLICE_SPANS = 250;
 
 /**
- * A native JSON batch (docs/ingest.md) from any adapter (REST, GraphQL): normalised, held to the
- * caller's project, stored. A project-bound key may not write another project's spans. With
+ * A native JSON batch (docs/ingest.md) from any adapter (REST, GraphQL): the admin role writes;
+ * normalised, held to the caller's project, stored. A project-bound key may not write another project's spans. With
  * `between`, a large batch is validated in slices and `between` runs before each slice after the
  * first (see normalizeNativeBatchSliced).
  */
@@ -25,6 +26,7 @@ export async function acceptNativeBatch(
   body: unknown,
   between?: () => Promise<void> | undefined,
 ): Promise<IngestResult> {
+  enforce(by, 'write');
   const bound = by.projectId;
   const project = bound ?? DEFAULT_PROJECT;
   const spans =

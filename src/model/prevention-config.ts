@@ -266,3 +266,35 @@ export function withDefaults(
   for (const f of PREVENTION_FIELDS) if (fields[f] !== undefined) out[f] = fields[f];
   return out as Record<keyof PreventionConfig, unknown>;
 }
+
+/** Where a config's values come from: the agent's override, the project default, or the built-in defaults (nothing stored). */
+export type PreventionSource = 'agent' | 'project' | 'default';
+
+/** A config as a project holds it: an agent's override, the project default, or (nothing stored) the defaults. */
+export interface ScopedPreventionConfig {
+  /** null when nothing is stored (the defaults answer). */
+  id: string | null;
+  projectId: string;
+  /** `*` for the project default. */
+  agentName: string;
+  /** true only when the agent has its own stored override. */
+  isAgentOverride: boolean;
+  source: PreventionSource;
+  /** The values, in the flat shape the SDK shares (snake_case, held equal by the contract test). */
+  config: PreventionConfig;
+  updatedAt: Date | null;
+}
+
+/** The API's JSON of a config (REST and the CLI): the flat shape plus where it comes from. */
+export function toPreventionConfigJson(c: ScopedPreventionConfig) {
+  return {
+    id: c.id,
+    project_id: c.projectId,
+    agent_name: c.agentName,
+    is_agent_override: c.isAgentOverride,
+    source: c.source,
+    ...c.config,
+    updated_at: c.updatedAt?.toISOString() ?? null,
+  };
+}
+export type PreventionConfigJson = ReturnType<typeof toPreventionConfigJson>;

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.ts';
+import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-import { DEFAULT_PREVENTION, type PreventionConfig } from '../model/prevention-config.ts';
+import {
+  DEFAULT_PREVENTION,
+  type PreventionConfig,
+  type ScopedPreventionConfig,
+} from '../model/prevention-config.ts';
 import type { Db } from '../store/db.ts';
 import {
   PROJECT_DEFAULT,
@@ -20,25 +25,14 @@ import { parsePreventionBody } from './parse-body.ts';
 /** Agent names as long as ingest accepts on a span (src/normalize/native.ts); longer ones are a 422. */
 export const MAX_AGENT_NAME = 512;
 
-/** A config as the API answers it (docs/prevention.md): the flat shape plus where it comes from. */
-export interface PreventionConfigJson extends PreventionConfig {
-  /** null when nothing is stored (the spec's defaults answer). */
-  id: string | null;
-  project_id: string;
-  /** `*` for the project default. */
-  agent_name: string;
-  /** true only when the agent has its own stored override. */
-  is_agent_override: boolean;
-  /** Where the values come from: the agent's override, the project default, or the built-in defaults (nothing stored). */
-  source: PreventionSource;
-  updated_at: string | null;
-}
-
-export type PreventionSource = 'agent' | 'project' | 'default';
-
-/** Which config a call addresses: an agent's override, or the project default (agent undefined). */
+/**
+ * Which config a call addresses. The project: a bound caller's own (naming another is a 403), else
+ * the one named, else `default`; one named in a path (`projectNamed`) must exist (404). The agent:
+ * its override, or the project default when undefined.
+ */
 export interface Scope {
-  projectId: string;
+  projectId?: string | null | undefined;
+  projectNamed?: boolean;
   agentName?: string | undefined;
 }
 
@@ -61,23 +55,16 @@ export class PreventionService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** The caller's project, the one it names, else `default`; a bound key naming another gets 403. */
-  project(p: Principal, requested: string | null | undefined): string {
-    return scopeProject(p, requested) ?? DEFAULT_PROJECT;
-  }
-
-  /** A project named in a path must exist (404), and a bound key may only name its own (403). */
-  async namedProject(p: Principal, projectId: string): Promise<string> {
-    scopeProject(p, projectId);
-    await this.requireProject(projectId);
-    return projectId;
-  }
-
-  /** What the agent's SDK enforces: its override if present, else the project default. */
-  async effective(projectId: string, agentName: string): Promise<PreventionConfigJson> {
-    checkAgent(agentName);
-    const override = await findPreventionRow(this.deps.db, projectId, agentName);
-    return override ? toJson(override) : this.projectDefault(projectId);
+  /**
+   * What the agent's SDK enforces: its override if present, else the project default, else the
+   * built-in defaults; without an agent, the project default. Any role reads.
+   */
+  async effective(by: Principal, scope: Scope): Promise<ScopedPreventionConfig> {
+    const projectId = await this.project(by, scope);
+    if (scope.agentName === undefined) return this.projectDefault(projectId);
+    checkAgent(scope.agentName);
+    const override = await findPreventionRow(this.deps.db, projectId, scope.agentName);
+    return override ? fromRow(override) : this.projectDefault(projectId);
   }
 
   /**
@@ -85,74 +72,87 @@ export class PreventionService {
    * an SDK then keeps the config its author set in code instead of taking the built-in defaults
    * (LangSight's SDK replaces its guards with whatever a 200 carries).
    */
-  async stored(projectId: string, agentName: string): Promise<PreventionConfigJson> {
-    const config = await this.effective(projectId, agentName);
-    if (config.source === 'default') {
+  async stored(by: Principal, scope: Scope): Promise<ScopedPreventionConfig> {
+    const config = await this.effective(by, scope);
+    if (config.source === 'default' && scope.agentName !== undefined) {
       throw notFound(
-        `no prevention config stored for agent ${agentName} nor as project ${projectId}'s default; the agent keeps its own (add ?include_defaults=true for the built-in defaults)`,
+        `no prevention config stored for agent ${scope.agentName} nor as project ${config.projectId}'s default; the agent keeps its own (add ?include_defaults=true for the built-in defaults)`,
       );
     }
     return config;
   }
 
-  async projectDefault(projectId: string): Promise<PreventionConfigJson> {
-    const row = await findPreventionRow(this.deps.db, projectId, PROJECT_DEFAULT);
-    return row ? toJson(row) : unstored(projectId);
-  }
-
   /** Every stored config of the project: the default first, then overrides by agent name. */
-  async list(projectId: string): Promise<PreventionConfigJson[]> {
-    return (await listPreventionRows(this.deps.db, projectId)).map(toJson);
+  async list(by: Principal, projectId?: string | null): Promise<ScopedPreventionConfig[]> {
+    const project = await this.project(by, { projectId });
+    return (await listPreventionRows(this.deps.db, project)).map(fromRow);
   }
 
-  /** PUT: the body (flat or nested) over the spec's defaults replaces the config. */
-  async replace(actor: Principal, scope: Scope, body: unknown): Promise<PreventionConfigJson> {
-    const agentName = nameOf(scope);
-    await this.requireProject(scope.projectId);
-    const config = parsePreventionBody(
-      body,
-      { projectId: scope.projectId, agentName },
-      DEFAULT_PREVENTION,
-    );
-    return this.store(actor, scope.projectId, agentName, config);
+  /** PUT: the body (flat or nested) over the defaults replaces the config (admins). */
+  async replace(by: Principal, scope: Scope, body: unknown): Promise<ScopedPreventionConfig> {
+    const { projectId, agentName } = await this.writeTarget(by, scope);
+    const config = parsePreventionBody(body, { projectId, agentName }, DEFAULT_PREVENTION);
+    return this.store(by, projectId, agentName, config);
   }
 
-  /** PATCH: only the fields sent change, over the stored config (or the defaults when none is). */
-  async update(actor: Principal, scope: Scope, body: unknown): Promise<PreventionConfigJson> {
-    const agentName = nameOf(scope);
-    await this.requireProject(scope.projectId);
-    const current = await findPreventionRow(this.deps.db, scope.projectId, agentName);
+  /** PATCH: only the fields sent change, over the stored config or the defaults (admins). */
+  async update(by: Principal, scope: Scope, body: unknown): Promise<ScopedPreventionConfig> {
+    const { projectId, agentName } = await this.writeTarget(by, scope);
+    const current = await findPreventionRow(this.deps.db, projectId, agentName);
     const config = parsePreventionBody(
       body,
-      { projectId: scope.projectId, agentName },
+      { projectId, agentName },
       current ? configOf(current) : DEFAULT_PREVENTION,
     );
-    return this.store(actor, scope.projectId, agentName, config);
+    return this.store(by, projectId, agentName, config);
   }
 
   /**
    * Removes an override (404 when the agent has none): the agent falls back to the project
-   * default. Removing the project default (no 404: it always exists) brings back the spec's
-   * defaults. Answers the config now in effect for that scope.
+   * default. Removing the project default (no 404: it always exists) brings back the built-in
+   * defaults. Answers the config now in effect for that scope (admins).
    */
-  async remove(actor: Principal, scope: Scope): Promise<PreventionConfigJson> {
-    const agentName = nameOf(scope);
-    await this.requireProject(scope.projectId);
-    const row = await deletePreventionRow(this.deps.db, scope.projectId, agentName);
+  async remove(by: Principal, scope: Scope): Promise<ScopedPreventionConfig> {
+    const { projectId, agentName } = await this.writeTarget(by, scope);
+    const row = await deletePreventionRow(this.deps.db, projectId, agentName);
     if (!row && agentName !== PROJECT_DEFAULT)
       throw notFound(`agent ${agentName} has no prevention config override`);
     if (row)
       this.deps.audit.record(
-        actor,
+        by,
         'prevention_config.delete',
-        resource(scope.projectId, agentName),
+        resource(projectId, agentName),
         'success',
-        scope.projectId,
+        projectId,
       );
-    return this.projectDefault(scope.projectId);
+    return this.projectDefault(projectId);
   }
 
-  /** Writes need an existing project (a global key or the CLI may name any id). */
+  private async projectDefault(projectId: string): Promise<ScopedPreventionConfig> {
+    const row = await findPreventionRow(this.deps.db, projectId, PROJECT_DEFAULT);
+    return row ? fromRow(row) : unstored(projectId);
+  }
+
+  /** Reads need any role; a project named in a path must exist. */
+  private async project(by: Principal, scope: Scope): Promise<string> {
+    enforce(by, 'read');
+    const projectId = scopeProject(by, scope.projectId) ?? DEFAULT_PROJECT;
+    if (scope.projectNamed) await this.requireProject(projectId);
+    return projectId;
+  }
+
+  /** Writes need the admin role and an existing project (a global key or the CLI may name any id). */
+  private async writeTarget(
+    by: Principal,
+    scope: Scope,
+  ): Promise<{ projectId: string; agentName: string }> {
+    enforce(by, 'write');
+    const projectId = scopeProject(by, scope.projectId) ?? DEFAULT_PROJECT;
+    const agentName = nameOf(scope);
+    await this.requireProject(projectId);
+    return { projectId, agentName };
+  }
+
   private async requireProject(projectId: string): Promise<void> {
     if (!(await findProject(this.deps.db, projectId))) throw notFound(`no project ${projectId}`);
   }
@@ -162,7 +162,7 @@ export class PreventionService {
     projectId: string,
     agentName: string,
     config: PreventionConfig,
-  ): Promise<PreventionConfigJson> {
+  ): Promise<ScopedPreventionConfig> {
     const row = await upsertPreventionRow(this.deps.db, {
       id: randomUUID(),
       projectId,
@@ -177,7 +177,7 @@ export class PreventionService {
       'success',
       projectId,
     );
-    return toJson(row);
+    return fromRow(row);
   }
 }
 
@@ -206,26 +206,26 @@ function checkAgent(name: string): void {
 const resource = (projectId: string, agentName: string) =>
   `prevention_config:${projectId}/${agentName}`;
 
-function toJson(r: PreventionRow): PreventionConfigJson {
+function fromRow(r: PreventionRow): ScopedPreventionConfig {
   return {
     id: r.id,
-    project_id: r.projectId,
-    agent_name: r.agentName,
-    is_agent_override: r.agentName !== PROJECT_DEFAULT,
+    projectId: r.projectId,
+    agentName: r.agentName,
+    isAgentOverride: r.agentName !== PROJECT_DEFAULT,
     source: r.agentName === PROJECT_DEFAULT ? 'project' : 'agent',
-    ...configOf(r),
-    updated_at: r.updatedAt.toISOString(),
+    config: configOf(r),
+    updatedAt: r.updatedAt,
   };
 }
 
-function unstored(projectId: string): PreventionConfigJson {
+function unstored(projectId: string): ScopedPreventionConfig {
   return {
     id: null,
-    project_id: projectId,
-    agent_name: PROJECT_DEFAULT,
-    is_agent_override: false,
+    projectId,
+    agentName: PROJECT_DEFAULT,
+    isAgentOverride: false,
     source: 'default',
-    ...DEFAULT_PREVENTION,
-    updated_at: null,
+    config: { ...DEFAULT_PREVENTION },
+    updatedAt: null,
   };
 }

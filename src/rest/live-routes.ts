@@ -1,19 +1,30 @@
 import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
 import { scopeProject } from '../auth/principal.ts';
 import type { Services } from '../services.ts';
 import { checkBrowserOrigin } from '../auth/browser-origin.ts';
+import { queryString as str } from './query-values.ts';
+import { typed } from './route-schema.ts';
+
+const LiveQuery = T.Object({ project_id: T.Optional(T.String()) });
 
 /**
  * GET /api/live/events: the SSE stream, authenticated and project-scoped like every route, and
  * refused to cross-origin pages (docs/auth.md#browsers-origin-and-host). It takes a place in the shared live budget.
+ * `Last-Event-ID` resumes after that event; one that is not a whole number starts afresh.
  */
-export function registerLiveRoutes(app: FastifyInstance, s: Services): void {
-  app.get(
+export function registerLiveRoutes(
+  app: FastifyInstance,
+  s: Pick<Services, 'config' | 'live'>,
+): void {
+  typed(app).get(
     '/api/live/events',
-    { onRequest: checkBrowserOrigin(s.config.http.allowedOrigins) },
+    {
+      onRequest: checkBrowserOrigin(s.config.http.allowedOrigins),
+      schema: { querystring: LiveQuery },
+    },
     async (req, reply) => {
-      const q = req.query as { project_id?: string };
-      const projectId = scopeProject(req.principal, q.project_id);
+      const projectId = scopeProject(req.principal, str(req.query.project_id));
       const raw = req.headers['last-event-id'];
       const lastId = raw === undefined ? null : Number(Array.isArray(raw) ? raw[0] : raw);
       reply.hijack();

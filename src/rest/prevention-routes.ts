@@ -1,60 +1,113 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Scope } from '../prevention/config-service.ts';
+import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
+import { toPreventionConfigJson } from '../model/prevention-config.ts';
 import type { Services } from '../services.ts';
+import { queryString as str } from './query-values.ts';
+import { typed } from './route-schema.ts';
 
-type Query = { project_id?: string; include_defaults?: string };
+const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
+const AgentQuery = T.Object({
+  project_id: T.Optional(T.String()),
+  include_defaults: T.Optional(
+    T.String({ description: 'true: the built-in defaults when nothing is stored, not a 404' }),
+  ),
+});
+const AgentParams = T.Object({ name: T.String() });
+const ProjectParams = T.Object({ project_id: T.String() });
+/**
+ * The flat or the nested shape (docs/prevention.md#the-two-shapes). Its fields are checked by
+ * PreventionService, against the stored config for a PATCH, each problem named as the caller
+ * spelt it.
+ */
+const ConfigBody = T.Record(T.String(), T.Unknown());
 
 /**
  * Prevention config (docs/prevention.md). Reads need any role (the SDK's key reads its
- * agent's config at session start), writes the admin role (the default for non-GET routes).
- * Agent routes and the short project spelling act on the caller's project (a bound key's own,
- * else `project_id` from the query, else `default`); the long spelling names it in the path.
+ * agent's config at session start), writes the admin role (the default for non-GET routes; the
+ * service decides). Agent routes and the short project spelling act on the caller's project (a
+ * bound key's own, else `project_id` from the query, else `default`); the long spelling names it
+ * in the path.
  */
-export function registerPreventionRoutes(app: FastifyInstance, s: Services): void {
+export function registerPreventionRoutes(
+  app: FastifyInstance,
+  s: Pick<Services, 'prevention'>,
+): void {
   const p = s.prevention;
-  const callerProject = (req: FastifyRequest) =>
-    p.project(req.principal, (req.query as Query).project_id);
-  const agentName = (req: FastifyRequest) => (req.params as { name: string }).name;
-  const agent = (req: FastifyRequest): Scope => ({
-    projectId: callerProject(req),
-    agentName: agentName(req),
+  const r = typed(app);
+  const agentRoute = { params: AgentParams, querystring: ProjectQuery };
+  const agent = (req: { params: { name: string }; query: { project_id?: string } }) => ({
+    projectId: str(req.query.project_id),
+    agentName: req.params.name,
   });
+  const json = toPreventionConfigJson;
 
   // 404 when nothing is stored (clients keep their own config); include_defaults=true answers the built-in defaults then.
-  app.get('/api/agents/:name/prevention-config', async (req) => {
-    const withDefaults = (req.query as Query).include_defaults === 'true';
-    return withDefaults
-      ? p.effective(callerProject(req), agentName(req))
-      : p.stored(callerProject(req), agentName(req));
-  });
-  app.put('/api/agents/:name/prevention-config', async (req) =>
-    p.replace(req.principal, agent(req), req.body),
+  r.get(
+    '/api/agents/:name/prevention-config',
+    { schema: { params: AgentParams, querystring: AgentQuery } },
+    async (req) =>
+      json(
+        req.query.include_defaults === 'true'
+          ? await p.effective(req.principal, agent(req))
+          : await p.stored(req.principal, agent(req)),
+      ),
   );
-  app.patch('/api/agents/:name/prevention-config', async (req) =>
-    p.update(req.principal, agent(req), req.body),
+  r.put(
+    '/api/agents/:name/prevention-config',
+    { schema: { ...agentRoute, body: ConfigBody } },
+    async (req) => json(await p.replace(req.principal, agent(req), req.body)),
   );
-  app.delete('/api/agents/:name/prevention-config', async (req, reply) => {
+  r.patch(
+    '/api/agents/:name/prevention-config',
+    { schema: { ...agentRoute, body: ConfigBody } },
+    async (req) => json(await p.update(req.principal, agent(req), req.body)),
+  );
+  r.delete('/api/agents/:name/prevention-config', { schema: agentRoute }, async (req, reply) => {
     await p.remove(req.principal, agent(req));
     return reply.status(204).send();
   });
 
-  // The project default, under both spellings.
-  const routes = (url: string, scopeOf: (req: FastifyRequest) => Promise<Scope>) => {
-    app.get(url, async (req) => p.projectDefault((await scopeOf(req)).projectId));
-    app.put(url, async (req) => p.replace(req.principal, await scopeOf(req), req.body));
-    app.patch(url, async (req) => p.update(req.principal, await scopeOf(req), req.body));
-    app.delete(url, async (req, reply) => {
-      await p.remove(req.principal, await scopeOf(req));
-      return reply.status(204).send();
-    });
-  };
-  routes('/api/projects/:project_id/prevention-config', async (req) => ({
-    projectId: await p.namedProject(
-      req.principal,
-      (req.params as { project_id: string }).project_id,
-    ),
-  }));
-  routes('/api/prevention-config', async (req) => ({ projectId: callerProject(req) }));
+  // The project default, under both spellings: named in the path (it must exist), or the caller's.
+  const named = { params: ProjectParams };
+  const namedScope = (req: { params: { project_id: string } }) => ({
+    projectId: req.params.project_id,
+    projectNamed: true,
+  });
+  const url = '/api/projects/:project_id/prevention-config';
+  r.get(url, { schema: named }, async (req) =>
+    json(await p.effective(req.principal, namedScope(req))),
+  );
+  r.put(url, { schema: { ...named, body: ConfigBody } }, async (req) =>
+    json(await p.replace(req.principal, namedScope(req), req.body)),
+  );
+  r.patch(url, { schema: { ...named, body: ConfigBody } }, async (req) =>
+    json(await p.update(req.principal, namedScope(req), req.body)),
+  );
+  r.delete(url, { schema: named }, async (req, reply) => {
+    await p.remove(req.principal, namedScope(req));
+    return reply.status(204).send();
+  });
 
-  app.get('/api/prevention-configs', async (req) => p.list(callerProject(req)));
+  const short = '/api/prevention-config';
+  const callerScope = (req: { query: { project_id?: string } }) => ({
+    projectId: str(req.query.project_id),
+  });
+  const callers = { querystring: ProjectQuery };
+  r.get(short, { schema: callers }, async (req) =>
+    json(await p.effective(req.principal, callerScope(req))),
+  );
+  r.put(short, { schema: { ...callers, body: ConfigBody } }, async (req) =>
+    json(await p.replace(req.principal, callerScope(req), req.body)),
+  );
+  r.patch(short, { schema: { ...callers, body: ConfigBody } }, async (req) =>
+    json(await p.update(req.principal, callerScope(req), req.body)),
+  );
+  r.delete(short, { schema: callers }, async (req, reply) => {
+    await p.remove(req.principal, callerScope(req));
+    return reply.status(204).send();
+  });
+
+  r.get('/api/prevention-configs', { schema: callers }, async (req) =>
+    (await p.list(req.principal, str(req.query.project_id))).map(json),
+  );
 }

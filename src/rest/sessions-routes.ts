@@ -1,44 +1,64 @@
 import type { FastifyInstance } from 'fastify';
-import { scopeProject } from '../auth/principal.ts';
+import { Type as T, type Static } from 'typebox';
+import { toLineageJson, toSessionJson, toSessionTreeJson } from '../model/session.ts';
 import type { Services } from '../services.ts';
-import { getLineage } from '../sessions/lineage-service.ts';
-import {
-  getSessionTree,
-  listSessions,
-  toTreeJson,
-  type SessionQuery,
-} from '../sessions/sessions-service.ts';
+import type { Window } from '../sessions/sessions-service.ts';
+import { queryInt, queryString as str, queryTime } from './query-values.ts';
+import { typed } from './route-schema.ts';
+
+const WindowQuery = {
+  project_id: T.Optional(T.String()),
+  since: T.Optional(T.String()),
+  until: T.Optional(T.String()),
+  hours: T.Optional(T.String()),
+};
+const LineageQuery = T.Object(WindowQuery);
+const SessionsQuery = T.Object({
+  ...WindowQuery,
+  agent_name: T.Optional(T.String()),
+  health_tag: T.Optional(T.String()),
+  limit: T.Optional(T.String()),
+  cursor: T.Optional(T.String()),
+});
+const SessionParams = T.Object({ session_id: T.String() });
+const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
+
+/** The window of the query string in domain terms; SessionsService checks the values. */
+function window(q: Static<typeof LineageQuery>): Window {
+  return {
+    projectId: str(q.project_id),
+    since: queryTime(q.since),
+    until: queryTime(q.until),
+    hours: queryInt(q.hours),
+  };
+}
 
 /** Sessions, span trees and the lineage graph (docs/api.md#rest). */
-export function registerSessionRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/agents/sessions', async (req, reply) => {
-    const q = req.query as Omit<SessionQuery, 'projectId'> & { project_id?: string };
-    const page = await listSessions(s.store.db, {
-      ...q,
-      projectId: scopeProject(req.principal, q.project_id),
+export function registerSessionRoutes(app: FastifyInstance, s: Pick<Services, 'sessions'>): void {
+  const r = typed(app);
+  r.get('/api/agents/sessions', { schema: { querystring: SessionsQuery } }, async (req, reply) => {
+    const q = req.query;
+    const page = await s.sessions.list(req.principal, {
+      ...window(q),
+      agentName: str(q.agent_name),
+      healthTag: str(q.health_tag),
+      limit: queryInt(q.limit),
+      cursor: str(q.cursor),
     });
     if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
-    return page.sessions;
+    return page.sessions.map(toSessionJson);
   });
 
-  app.get('/api/agents/sessions/:session_id', async (req) => {
-    const { session_id } = req.params as { session_id: string };
-    const q = req.query as { project_id?: string };
-    const detail = await getSessionTree(
-      s.store.db,
-      scopeProject(req.principal, q.project_id),
-      session_id,
-    );
-    return { ...detail, spans: toTreeJson(detail.spans) };
-  });
+  r.get(
+    '/api/agents/sessions/:session_id',
+    { schema: { params: SessionParams, querystring: ProjectQuery } },
+    async (req) =>
+      toSessionTreeJson(
+        await s.sessions.tree(req.principal, req.params.session_id, str(req.query.project_id)),
+      ),
+  );
 
-  app.get('/api/agents/lineage', async (req) => {
-    const q = req.query as { project_id?: string; since?: string; until?: string; hours?: string };
-    return getLineage(s.store.db, {
-      projectId: scopeProject(req.principal, q.project_id),
-      since: q.since,
-      until: q.until,
-      hours: q.hours,
-    });
-  });
+  r.get('/api/agents/lineage', { schema: { querystring: LineageQuery } }, async (req) =>
+    toLineageJson(await s.sessions.lineage(req.principal, window(req.query))),
+  );
 }

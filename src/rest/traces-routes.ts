@@ -1,17 +1,55 @@
 import type { FastifyInstance } from 'fastify';
-import { scopeProject } from '../auth/principal.ts';
+import { Type as T, type Static } from 'typebox';
 import { toSpanJson } from '../model/span.ts';
 import type { Services } from '../services.ts';
-import { querySpans, type SpanQuery } from '../traces/spans-service.ts';
+import type { SpanQuery } from '../traces/spans-service.ts';
+import { queryInt, queryString as str, queryTime } from './query-values.ts';
+import { typed } from './route-schema.ts';
 
-export function registerTracesRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/traces/spans', async (req, reply) => {
-    const q = req.query as Omit<SpanQuery, 'projectId'> & { project_id?: string };
-    const page = await querySpans(s.store.db, {
-      ...q,
-      projectId: scopeProject(req.principal, q.project_id),
-    });
-    if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
-    return page.spans.map(toSpanJson);
-  });
+const SpansQuery = T.Object({
+  project_id: T.Optional(T.String()),
+  server_name: T.Optional(T.String()),
+  tool_name: T.Optional(T.String()),
+  session_id: T.Optional(T.String()),
+  trace_id: T.Optional(T.String()),
+  agent_name: T.Optional(T.String()),
+  status: T.Optional(T.String()),
+  span_type: T.Optional(T.String()),
+  since: T.Optional(T.String()),
+  until: T.Optional(T.String()),
+  limit: T.Optional(T.String()),
+  cursor: T.Optional(T.String()),
+});
+
+type Query = Static<typeof SpansQuery>;
+
+/** The query string in domain terms; SpansService checks the values. */
+function spansQuery(q: Query): SpanQuery {
+  return {
+    projectId: str(q.project_id),
+    serverName: str(q.server_name),
+    toolName: str(q.tool_name),
+    sessionId: str(q.session_id),
+    traceId: str(q.trace_id),
+    agentName: str(q.agent_name),
+    status: str(q.status),
+    spanType: str(q.span_type),
+    since: queryTime(q.since),
+    until: queryTime(q.until),
+    limit: queryInt(q.limit),
+    cursor: str(q.cursor),
+  };
+}
+
+/** Reading spans (docs/api.md#rest); the next page's cursor is the X-Next-Cursor header. */
+export function registerTracesRoutes(app: FastifyInstance, s: Pick<Services, 'spans'>): void {
+  typed(app).get(
+    '/api/traces/spans',
+    { schema: { querystring: SpansQuery } },
+    async (req, reply) => {
+      const page = await s.spans.query(req.principal, spansQuery(req.query));
+      if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
+      return page.spans.map(toSpanJson);
+    },
+  );
 }

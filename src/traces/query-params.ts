@@ -36,22 +36,19 @@ export function parseLimit(
   return parseIntParam('limit', raw, fallback, 1, max, issues);
 }
 
-export function parseTime(
+/** A time an adapter parsed: an invalid Date (what it makes of unreadable text) is a 422 naming the field. */
+export function checkTime(
   name: string,
-  raw: string | undefined,
+  value: Date | undefined,
   issues: ValidationIssue[],
 ): Date | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const ms = parseUtc(raw);
-  if (Number.isNaN(ms)) {
-    issues.push({
-      loc: ['query', name],
-      msg: 'Input should be an ISO 8601 datetime',
-      type: 'datetime_parsing',
-    });
-    return undefined;
-  }
-  return new Date(ms);
+  if (value === undefined || !Number.isNaN(value.getTime())) return value;
+  issues.push({
+    loc: ['query', name],
+    msg: 'Input should be an ISO 8601 datetime',
+    type: 'datetime_parsing',
+  });
+  return undefined;
 }
 
 /** An optional value out of a fixed set: anything else is a 422 naming the allowed values. */
@@ -79,11 +76,26 @@ export const MAX_WINDOW_HOURS = 720;
  * `end`, else `fallbackHours` before it.
  */
 export function windowStart(
-  q: { since?: string | undefined; hours?: string | number | undefined },
+  q: { since?: Date | undefined; hours?: number | undefined },
   end: Date,
   fallbackHours: number,
   issues: ValidationIssue[],
 ): Date {
   const hours = parseIntParam('hours', q.hours, fallbackHours, 1, MAX_WINDOW_HOURS, issues);
-  return parseTime('since', q.since, issues) ?? new Date(end.getTime() - hours * 3600 * 1000);
+  return checkTime('since', q.since, issues) ?? new Date(end.getTime() - hours * 3600 * 1000);
+}
+
+/**
+ * A whole number from text, for adapters: decimal digits only (`1e19`, `0x10` or ` 5` are not what
+ * a client meant by an integer); anything else is NaN, which the range checks above refuse.
+ */
+export function intFromText(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  return /^-?\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** A time from ISO 8601 text (no zone: UTC); unreadable text is an invalid Date, which checkTime refuses. */
+export function timeFromText(raw: string | undefined): Date | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  return new Date(parseUtc(raw));
 }

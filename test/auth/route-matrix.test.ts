@@ -121,7 +121,7 @@ const samples: Record<string, Sample | Sample[]> = {
     {
       path: '/graphql',
       body: gql(
-        `{ costBreakdown(window: "30d", projectId: "${A}") { totalCostUsd } modelPricing(projectId: "${A}") { modelId } }`,
+        `{ costBreakdown(window: "30d", projectId: "${A}") { totalCostUsd } modelPricing(projectId: "${A}") { edges { node { modelId } } } }`,
       ),
     },
     {

@@ -343,6 +343,35 @@ describe('model pricing', () => {
     ).toHaveLength(1);
   });
 
+  it('lists every problem of a body in one 422; a PATCH without a body keeps the values', async () => {
+    const r = await api('POST', '/api/costs/models', {
+      model_id: '   ',
+      input_per_1m_usd: -1,
+      output_per_1m_usd: '2',
+      price: 3,
+    });
+    expect(r.status).toBe(422);
+    expect(r.json.detail.map((d: any) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['body', 'model_id'],
+        ['body', 'input_per_1m_usd'],
+        ['body', 'output_per_1m_usd'],
+        ['body', 'price'],
+      ]),
+    );
+    expectStatus(
+      await api('POST', '/api/costs/models', {
+        model_id: 'no-body-model',
+        input_per_1m_usd: 1,
+        output_per_1m_usd: 2,
+      }),
+      201,
+      'add',
+    );
+    const same = expectStatus(await api('PATCH', '/api/costs/models/no-body-model'), 200, 'patch');
+    expect(same.json).toMatchObject({ input_per_1m_usd: 1, output_per_1m_usd: 2 });
+  });
+
   it('works the same over GraphQL', async () => {
     const add = await gql(
       'mutation { addModelPricing(modelId: "gql-model", input: {provider: "acme", inputPer1mUsd: 3, outputPer1mUsd: 4, cacheReadPer1mUsd: 0.3}) { modelId provider inputPer1mUsd cacheReadPer1mUsd source estimated } }',
@@ -364,10 +393,11 @@ describe('model pricing', () => {
       cacheReadPer1mUsd: null,
     });
     const list = await gql(
-      '{ modelPricing(history: true) { modelId outputPer1mUsd effectiveFrom } }',
+      '{ modelPricing(history: true) { edges { node { modelId outputPer1mUsd effectiveFrom } } } }',
     );
     expect(
-      list.data.modelPricing
+      list.data.modelPricing.edges
+        .map((e: any) => e.node)
         .filter((m: any) => m.modelId === 'gql-model')
         .map((m: any) => m.outputPer1mUsd),
     ).toEqual([4, 5]);

@@ -387,6 +387,103 @@ describe('GraphQL parity with REST', () => {
     ).toBe('FORBIDDEN');
   });
 
+  it('lists spans with size-capped payload previews; span(spanId) has the whole payload', async () => {
+    const long = 'x'.repeat(1000);
+    const span = nativeSpan({
+      span_id: 'gql-preview-1',
+      session_id: 'gql-preview',
+      input_args: { text: long },
+      output_result: 'short',
+    });
+    await h.gql(
+      'mutation($s: [JSON!]!) { ingestSpans(spans: $s) { accepted } }',
+      { s: [span] },
+      ADMIN,
+    );
+    const list = await h.gql(
+      '{ spans(filter: {sessionId: "gql-preview"}) { edges { node { spanId inputPreview { text truncated } outputPreview { text truncated } } } } }',
+      {},
+      viewerKey,
+    );
+    const node = list.data.spans.edges[0].node;
+    expect(node.inputPreview.truncated).toBe(true);
+    expect(node.inputPreview.text).toBe(JSON.stringify({ text: long }).slice(0, 256));
+    expect(node.outputPreview).toEqual({ text: 'short', truncated: false });
+    const one = await h.gql('{ span(spanId: "gql-preview-1") { inputArgs } }', {}, viewerKey);
+    expect(one.data.span.inputArgs).toEqual({ text: long });
+  });
+
+  it('pages model prices as a connection, the same records as REST', async () => {
+    const all = (await rest('GET', '/api/costs/models')).json() as { model_id: string }[];
+    const first = await h.gql(
+      '{ modelPricing(first: 2) { edges { node { modelId } } pageInfo { hasNextPage endCursor } } }',
+      {},
+      viewerKey,
+    );
+    const page = first.data.modelPricing;
+    expect(page.edges.map((e: any) => e.node.modelId)).toEqual(
+      all.slice(0, 2).map((m) => m.model_id),
+    );
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    const next = await h.gql(
+      'query($after: String) { modelPricing(first: 2, after: $after) { edges { node { modelId } } } }',
+      { after: page.pageInfo.endCursor },
+      viewerKey,
+    );
+    expect(next.data.modelPricing.edges.map((e: any) => e.node.modelId)).toEqual(
+      all.slice(2, 4).map((m) => m.model_id),
+    );
+    const whole = await h.gql('{ modelPricing { edges { cursor } } }', {}, viewerKey);
+    expect(whole.data.modelPricing.edges).toHaveLength(all.length);
+    // Changing prices is for admins, decided by CostService whichever adapter asks.
+    expect(
+      (
+        await h.gql(
+          'mutation { addModelPricing(modelId: "v", input: {inputPer1mUsd: 1, outputPer1mUsd: 1}) { modelId } }',
+          {},
+          viewerKey,
+        )
+      ).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
+  });
+
+  it('answers sessions and lineage with the same values as REST', async () => {
+    const span = nativeSpan({ span_id: 'gql-session-1', session_id: 'gql-session' });
+    await h.gql(
+      'mutation($s: [JSON!]!) { ingestSpans(spans: $s) { accepted } }',
+      { s: [span] },
+      ADMIN,
+    );
+    const [restSession] = (await rest('GET', '/api/agents/sessions?limit=1000'))
+      .json()
+      .filter((x: { session_id: string }) => x.session_id === 'gql-session');
+    const g = await h.gql(
+      '{ session(sessionId: "gql-session") { session { sessionId toolCalls lastCallAt estCostUsd } tree { depth span { spanId } } } }',
+      {},
+      viewerKey,
+    );
+    expect(g.data.session.session).toEqual({
+      sessionId: 'gql-session',
+      toolCalls: restSession.tool_calls,
+      lastCallAt: new Date(restSession.last_call_at).toISOString(),
+      estCostUsd: restSession.est_cost_usd,
+    });
+    expect(g.data.session.tree).toEqual([{ depth: 0, span: { spanId: 'gql-session-1' } }]);
+    const restLineage = (await rest('GET', '/api/agents/lineage')).json();
+    const gLineage = await h.gql(
+      '{ lineage { edges { source target avgLatencyMs } } }',
+      {},
+      viewerKey,
+    );
+    expect(gLineage.data.lineage.edges).toEqual(
+      restLineage.edges.map((e: any) => ({
+        source: e.source,
+        target: e.target,
+        avgLatencyMs: e.avg_latency_ms,
+      })),
+    );
+  });
+
   it('takes one batch per request: aliases cannot multiply one body', async () => {
     const span = nativeSpan({ span_id: 'gql-alias-1' });
     const res = await h.gql(
