@@ -95,6 +95,8 @@ const COUNTERPARTS: Record<string, string[]> = {
 
 /** Routes with no GraphQL counterpart, and why. */
 const NOT_GRAPHQL: Record<string, string> = {
+  'GET /': 'the dashboard itself (static files)',
+  'GET /assets/*': "the dashboard's static files",
   'GET /metrics': 'Prometheus scrape',
   'GET /api/liveness': 'probe',
   'GET /api/readiness': 'probe',
