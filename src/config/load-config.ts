@@ -52,7 +52,7 @@ export interface ParseOptions {
  * nothing else: every problem (YAML syntax, unknown keys, types and ranges, rules between
  * settings) is in the one ConfigError.
  */
-export function parseConfig(env: Env, text: string | undefined, opts: ParseOptions = {}): Config {
+export function parseConfig(env: Env, text?: string, opts: ParseOptions = {}): Config {
   const cwd = opts.cwd ?? process.cwd();
   const problems = [...(opts.problems ?? [])];
   const fileLabel = opts.configPath ?? 'config';
