@@ -7,8 +7,10 @@ export interface SettingOptions {
   alias?: string[];
   /** What a valid value looks like, when the type alone does not say it. */
   expect?: string;
-  /** Not shown in the reference's default column (computed at start). */
+  /** The default computed at start, in words (the reference's default column). */
   computed?: string;
+  /** A key, token or URL that may hold a password: never repeated in a problem. */
+  secret?: boolean;
 }
 
 export const int = (min: number, max: number, dflt: number | undefined, o: SettingOptions) =>

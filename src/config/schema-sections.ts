@@ -158,6 +158,7 @@ export const LIMITS = {
         description:
           'Slack-compatible incoming webhook (https), used when none is saved through the API; here the file wins over the environment',
         alias: ['SPYGLASS_CHAT_WEBHOOK'],
+        secret: true,
       }),
       consecutive_failures: int(1, 1000, 3, {
         description: 'failed checks in a row before `mcp_down` fires',

@@ -35,10 +35,12 @@ const Database = section(
   {
     url: optStr({
       description: '`postgres://…` selects PostgreSQL; unset = embedded PGlite in `data_dir`',
+      secret: true,
       expect: 'a postgres:// or postgresql:// URL',
     }),
     read_url: optStr({
       description: 'a streaming replica read-only routes go to (docs/deploy.md); needs `url`',
+      secret: true,
       expect: 'a postgres:// or postgresql:// URL',
     }),
   },
@@ -49,6 +51,7 @@ const Auth = section(
   {
     api_keys: list({
       description: 'bootstrap keys, each a global admin',
+      secret: true,
       alias: ['SPYGLASS_API_KEYS'],
     }),
     trusted_proxy_cidrs: list(
@@ -85,6 +88,7 @@ export const ConfigSchema = T.Object(
     }),
     metrics_token: optStr({
       description: 'bearer token for /metrics (unset: /metrics answers 404)',
+      secret: true,
     }),
     server: Server,
     database: Database,
@@ -92,6 +96,7 @@ export const ConfigSchema = T.Object(
       {
         url: optStr({
           description: 'shared rate limits, live events and leases across processes',
+          secret: true,
         }),
       },
       'Redis (docs/deploy.md)',

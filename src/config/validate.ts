@@ -106,6 +106,7 @@ function problem(e: ErrorObject, src: Sources): Problem | undefined {
   const drop = entry >= 0 ? at.slice(0, entry + 1) : at;
   if (k === 'section' || k === 'record' || k === 'objects')
     return { key, text: `${label} must be ${expectation(s)}`, at: drop };
+  if (s.secret) return { key, text: `${label} must be ${expectation(s)}`, at: drop };
   const raw = src.raws.get(key);
   return { key, text: `${label} must be ${expectation(s)} (got ${JSON.stringify(raw)})`, at: drop };
 }

@@ -147,17 +147,24 @@ describe('parseConfig', () => {
           'live: { delivery_share_percent: 51 }',
           'alerts: { latency_spike_multiplier: 1 }',
           'ingest: 5',
-          'auth: { api_keys: [""] }',
+          'http: { allowed_origins: [""] }',
           'costs: { rules: [{ server: github, cost_usd: -1 }] }',
         ].join('\n'),
       ),
     ).toEqual([
       'log_level must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'auth.api_keys must be a list of strings (or one comma-separated string) (got [""])',
       'ingest must be a mapping (key: value lines under it)',
       'live.delivery_share_percent must be an integer from 1 to 50 (got 51)',
+      'http.allowed_origins must be a list of strings (or one comma-separated string) (got [""])',
       'alerts.latency_spike_multiplier must be a number from 1.01 to 1000 (got 1)',
       'costs.rules[0].cost_usd must be a number of dollars per call, 0 or more (got -1)',
+    ]);
+  });
+
+  it('never repeats a secret setting in a problem', () => {
+    expect(problems({}, 'auth: { api_keys: [{ sg_secret: 1 }] }\nmetrics_token: [tok]')).toEqual([
+      'metrics_token must be a non-empty string',
+      'auth.api_keys must be a list of strings (or one comma-separated string)',
     ]);
   });
 
