@@ -4,7 +4,8 @@ import { parse as parseYaml } from 'yaml';
 import { coerce, isMapping, type Node } from './coerce.ts';
 import { readEnv, type Env } from './env.ts';
 import { ConfigSchema, type FileConfig } from './schema.ts';
-import { crossProblems, toConfig } from './to-config.ts';
+import { crossProblems } from './cross-rules.ts';
+import { toConfig } from './to-config.ts';
 import { validate } from './validate.ts';
 import type { Config } from './types.ts';
 

@@ -1,6 +1,7 @@
 import { Type as T, type Static } from 'typebox';
 import { int, list, optStr, section, str } from './schema-kit.ts';
-import { CLUSTER, COSTS, LIMITS, SECURITY, SERVERS } from './schema-sections.ts';
+import { COSTS, SERVERS } from './schema-entries.ts';
+import { CLUSTER, LIMITS, SECURITY } from './schema-sections.ts';
 
 /**
  * The one schema of the configuration (docs/configuration.md is generated from it): what
