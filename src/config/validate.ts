@@ -30,20 +30,25 @@ export function validate(
   value: Record<string, unknown>,
   src: Sources,
 ): { problems: string[]; usable: boolean } {
-  if (check(value)) return { problems: [], usable: true };
   const problems: string[] = [];
   const seen = new Set<string>();
-  const drop: Path[] = [];
-  for (const e of check.errors ?? []) {
-    const p = problem(e, src);
-    if (!p) continue;
-    drop.push(p.at);
-    if (seen.has(p.key)) continue;
-    seen.add(p.key);
-    problems.push(p.text);
+  // Dropping a value can uncover another problem (a default checked against its section): a
+  // second round reports it too.
+  for (let round = 0; round < 2 && !check(value); round++) {
+    const drop: Path[] = [];
+    for (const e of check.errors ?? []) {
+      const p = problem(e, src);
+      if (!p) continue;
+      drop.push(p.at);
+      if (seen.has(p.key)) continue;
+      seen.add(p.key);
+      problems.push(p.text);
+    }
+    dropAll(value, drop);
   }
-  dropAll(value, drop);
-  return { problems, usable: check(value) };
+  const usable = check(value);
+  if (!usable && problems.length === 0) problems.push(`${src.file}: not a valid configuration`);
+  return { problems, usable };
 }
 
 /** Deletes each path's value; array items are removed after, so indexes stay right meanwhile. */
@@ -92,11 +97,15 @@ function problem(e: ErrorObject, src: Sources): Problem | undefined {
     const at = pathText([...path, String(params.missingProperty)]);
     return { key: at, text: `${at} is required`, at: path };
   }
-  // A bad item of a list is the list's problem.
-  const listAt = path.findIndex((_, i) => kind(schemaAt(ROOT, path.slice(0, i + 1))!) === 'list');
-  const at = listAt >= 0 ? path.slice(0, listAt + 1) : path;
-  const s = schemaAt(ROOT, at);
-  if (!s) return undefined;
+  // A bad item of a list is the list's problem; a bad value in a map, the map's.
+  let at = path;
+  const listAt = path.findIndex((_, i) => {
+    const n = schemaAt(ROOT, path.slice(0, i + 1));
+    return n !== undefined && kind(n) === 'list';
+  });
+  if (listAt >= 0) at = path.slice(0, listAt + 1);
+  while (at.length > 0 && schemaAt(ROOT, at) === undefined) at = at.slice(0, -1);
+  const s = schemaAt(ROOT, at)!;
   const key = pathText(at);
   const env = src.names.get(key);
   const label = env ? `${env} (${key})` : key;
@@ -131,8 +140,11 @@ export function expectation(s: Node): string {
     case 'list':
       return 'a list of strings (or one comma-separated string)';
     case 'section':
-    case 'record':
       return 'a mapping (key: value lines under it)';
+    case 'record': {
+      const item = (s.patternProperties as Record<string, Node>)['^.*$'];
+      return item?.type === 'string' ? 'a mapping of names to strings' : 'a mapping';
+    }
     case 'objects':
       return 'a list';
     default:

@@ -214,6 +214,7 @@ describe('parseConfig', () => {
           '  - { transport: stdio, command: x }',
           '  - { name: c2, transport: stdio }',
           '  - { name: c2, transport: sse, url: "http://c" }',
+          '  - { name: d, transport: stdio, command: x, env: { A: { b: 1 } } }',
         ].join('\n'),
       ),
     ).toEqual([
@@ -221,6 +222,7 @@ describe('parseConfig', () => {
       'servers[1].timeout_seconds must be a number from 0.1 to 3600 (got "soon")',
       'servers[2].transport must be one of stdio, sse, streamable_http (got "pigeon")',
       'servers[3].name is required',
+      'servers[6].env must be a mapping of names to strings',
       'servers[0].command is required for stdio',
       'servers[1].name "c2" is used twice',
     ]);
