@@ -64,7 +64,14 @@ export function coerce(s: Node, value: unknown, path: Path, raws: Map<string, un
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
       const c = props[key] ? coerce(props[key], v, [...path, key], raws) : v;
-      if (c !== undefined) out[key] = c;
+      // An own property even for `__proto__`, so that it is reported as an unknown key.
+      if (c !== undefined)
+        Object.defineProperty(out, key, {
+          value: c,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
     return out;
   }

@@ -188,6 +188,10 @@ describe('parseConfig', () => {
     ).toBe(true);
     expect(problems({}, 'server: { port: 1\n')[0]).toMatch(/^\/etc\/spyglass.yaml: /);
     expect(problems({}, '- 1\n')).toEqual(['/etc/spyglass.yaml: the top level must be a mapping']);
+    // Not silently taken as a prototype: reported like any other unknown key.
+    expect(problems({}, 'ingest: { __proto__: { max_body_bytes: 1 } }')[0]).toMatch(
+      /^\/etc\/spyglass.yaml: unknown key ingest.__proto__ \(known keys of ingest: /,
+    );
   });
 
   it('validates servers[] at load, interval and timeout included', () => {
