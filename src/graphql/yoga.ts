@@ -30,7 +30,7 @@ interface ServerContext {
  * is served from the package, without a key, under its own CSP.
  */
 export function registerGraphql(app: FastifyInstance, s: Services): void {
-  const graphiql = process.env.NODE_ENV !== 'production';
+  const graphiql = s.config.graphql.graphiql;
   const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',

@@ -51,8 +51,9 @@ function fromConfig(s: ServerConfig): CheckTarget {
     env: s.env,
     url: s.url,
     headers: s.headers,
-    intervalSeconds: positive(s.intervalSeconds),
-    timeoutSeconds: positive(s.timeoutSeconds) ?? DEFAULT_TIMEOUT_SECONDS,
+    // Validated at load (src/config/schema-sections.ts): a bad value stops the start.
+    intervalSeconds: s.intervalSeconds,
+    timeoutSeconds: s.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     healthTool: s.healthTool,
     healthToolArgs: s.healthToolArgs,
     source: 'config',
@@ -63,10 +64,6 @@ function fromConfig(s: ServerConfig): CheckTarget {
 function catalogTransport(t: string | null, url: string): Transport {
   if (t === 'sse' || t === 'streamable_http') return t;
   return /\/sse\/?$/.test(new URL(url, 'http://x').pathname) ? 'sse' : 'streamable_http';
-}
-
-function positive(n: number | undefined): number | undefined {
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 function cmp(a: string, b: string): number {
