@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../config/load-config.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
-import { toScanJson } from '../security/scan-json.ts';
+import { toScanJson } from '../model/security-scan.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 

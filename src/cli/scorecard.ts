@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
-import { toScorecardJson } from '../scoring/scorecard.ts';
+import { toScorecardJson } from '../model/scorecard.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { toScanJson } from '../security/scan-json.ts';
+import { toScanJson } from '../model/security-scan.ts';
 import { serverRequest } from './server-request.ts';
 import type { Services } from '../services.ts';
 import { parseIntParam } from '../traces/query-params.ts';
