@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { Command } from 'commander';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
@@ -94,14 +95,18 @@ export function scanCommand(): Command {
 async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
   return withLocalServices(async (s) => {
     const tty = process.stderr.isTTY;
-    const stored = await s.security.scan(o.project ?? null, o.server, {
-      onObserved: tty
-        ? (t, done, total) =>
-            process.stderr.write(
-              `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
-            )
-        : undefined,
-    });
+    const stored = await s.security.scan(
+      LOCAL_ADMIN,
+      { projectId: o.project, serverName: o.server },
+      {
+        onObserved: tty
+          ? (t, done, total) =>
+              process.stderr.write(
+                `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
+              )
+          : undefined,
+      },
+    );
     if (tty) process.stderr.write('\r\u001b[K');
     return stored.map((x) => toScanJson(x) as unknown as ScanJson);
   });

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
 import { toScorecardJson } from '../model/scorecard.ts';
 import { printJson, printRows } from './output.ts';
@@ -73,11 +74,11 @@ async function readLocal(
 ): Promise<CardJson[]> {
   return withLocalServices(async (s) => {
     const cards = server
-      ? [await s.scoring.get(project ?? null, server)]
-      : await s.scoring.list(project ?? null);
+      ? [await s.scoring.get(LOCAL_ADMIN, server, project)]
+      : await s.scoring.list(LOCAL_ADMIN, project);
     if (cards.length === 0)
       process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
-    return cards.map((c) => toScorecardJson(c) as CardJson);
+    return cards.map((c) => toScorecardJson(c) as unknown as CardJson);
   });
 }
 
