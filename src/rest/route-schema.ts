@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type {
   FastifyInstance,
+  FastifyRequest,
   FastifySchema,
   FastifySchemaCompiler,
   FastifySchemaValidationError,
@@ -89,6 +90,12 @@ function message(e: ErrorObject): string {
       return 'Field required';
     case 'additionalProperties':
       return 'Extra inputs are not permitted';
+    case 'minLength':
+      return p.limit === 1
+        ? 'Input should be a non-empty string'
+        : `String should have at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `String should have at most ${String(p.limit)} characters`;
     case 'type':
       return TYPE_MESSAGES[String(p.type).split(',')[0] ?? ''] ?? e.message ?? 'invalid value';
     case 'enum':
@@ -149,4 +156,9 @@ function issueType(e: ErrorObject): string {
     default:
       return 'value_error';
   }
+}
+
+/** A route's `preValidation` where the body may be left out: no body reads as `{}`. */
+export async function bodyOptional(req: FastifyRequest): Promise<void> {
+  req.body ??= {};
 }
