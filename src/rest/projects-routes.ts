@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toProjectJson } from '../model/project.ts';
 import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
+import { bodyOptional, typed } from './route-schema.ts';
 
 const Params = T.Object({ project_id: T.String() });
 /** Settings are any JSON object: ProjectsService checks their shape, depth and size for every adapter. */
@@ -15,7 +15,11 @@ export function registerProjectRoutes(app: FastifyInstance, s: Services): void {
   r.get('/api/projects', async (req) => (await s.projects.list(req.principal)).map(toProjectJson));
   r.post(
     '/api/projects',
-    { config: admin, schema: { body: T.Object({ id: T.Optional(T.String()), ...Fields }) } },
+    {
+      config: admin,
+      preValidation: bodyOptional,
+      schema: { body: T.Object({ id: T.Optional(T.String()), ...Fields }) },
+    },
     async (req, reply) =>
       reply.status(201).send(toProjectJson(await s.projects.create(req.principal, req.body))),
   );
@@ -24,7 +28,11 @@ export function registerProjectRoutes(app: FastifyInstance, s: Services): void {
   );
   r.patch(
     '/api/projects/:project_id',
-    { config: admin, schema: { params: Params, body: T.Partial(T.Object(Fields)) } },
+    {
+      config: admin,
+      preValidation: bodyOptional,
+      schema: { params: Params, body: T.Partial(T.Object(Fields)) },
+    },
     async (req) =>
       toProjectJson(await s.projects.update(req.principal, req.params.project_id, req.body)),
   );
