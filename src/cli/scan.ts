@@ -39,7 +39,7 @@ export function scanCommand(): Command {
       'scan configured MCP servers for security problems and store the results; exit code 1 when a finding is at or above --fail-on',
     )
     .option('--server <name>', 'scan only this server')
-    .option('--json', 'print the scan results as JSON (spec §2.6)')
+    .option('--json', 'print the scan results as JSON (docs/security.md#results-history-and-pins)')
     .option('--sarif', 'print SARIF 2.1.0 for code-scanning uploads')
     .option(
       '--fail-on <severity>',

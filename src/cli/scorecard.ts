@@ -24,7 +24,7 @@ export function scorecardCommand(): Command {
       'grade configured MCP servers (A+ to F) from stored history; exit code 1 if any grade is below --fail-below',
     )
     .option('--server <name>', 'only this server')
-    .option('--json', 'print the scorecards as JSON (spec §2.5)')
+    .option('--json', 'print the scorecards as JSON (docs/scorecards.md)')
     .option(
       '--fail-below <grade>',
       `exit 1 when a grade is below this one (${GRADES.join(', ')})`,
