@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
+import { LOCAL_ADMIN } from '../src/auth/principal.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { createServices } from '../src/services.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -66,12 +67,12 @@ export async function runScanBench(
   const store = await openStore({ databaseUrl: undefined, dataDir: config.dataDir, poolSize: 1 });
   const services = await createServices(config, store, pino({ level: 'silent' }));
   try {
-    await services.security.scan(null); // warm-up: connections, plans, the first tool snapshots
+    await services.security.scan(LOCAL_ADMIN, {}); // warm-up: connections, plans, the first tool snapshots
     const runsMs: number[] = [];
     let errors = 0;
     for (let i = 0; i < o.runs; i++) {
       const t = performance.now();
-      const scans = await services.security.scan(null);
+      const scans = await services.security.scan(LOCAL_ADMIN, {});
       runsMs.push(performance.now() - t);
       errors = scans.filter((s) => s.error !== null).length;
       progress(

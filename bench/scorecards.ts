@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
+import { LOCAL_ADMIN } from '../src/auth/principal.ts';
 import { ScoringService } from '../src/scoring/scoring-service.ts';
 import { execute, type Db } from '../src/store/db.ts';
 import { saveCheck } from '../src/store/health-repo.ts';
@@ -78,14 +79,14 @@ export async function runScorecardBench(
     );
     const scoring = new ScoringService({ db: store.db, health: { targets: async () => [] } });
     const keys = names.map((serverName) => ({ projectId: 'default', serverName }));
-    await scoring.forKeys(keys, now, []); // warm-up: plans and caches
+    await scoring.forKeys(LOCAL_ADMIN, keys, now); // warm-up: plans and caches
     if (o.explain) progress(`scorecards: EXPLAIN\n${await explain(store.db, keys, now)}`);
     const before = loadAvg();
     const runsMs: number[] = [];
     let grades: Record<string, number> = {};
     for (let i = 0; i < o.runs; i++) {
       const t = performance.now();
-      const cards = await scoring.forKeys(keys, now, []);
+      const cards = await scoring.forKeys(LOCAL_ADMIN, keys, now);
       runsMs.push(performance.now() - t);
       grades = {};
       for (const c of cards) grades[c.grade] = (grades[c.grade] ?? 0) + 1;

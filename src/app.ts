@@ -21,7 +21,7 @@ import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
 import { registerGraphql } from './graphql/yoga.ts';
 import { handleError } from './rest/errors.ts';
-import { AJV_OPTIONS, schemaErrorFormatter } from './rest/route-schema.ts';
+import { AJV_OPTIONS, schemaErrorFormatter, validatorCompiler } from './rest/route-schema.ts';
 import { registerProbes } from './rest/probes.ts';
 import { routeGetsToReplica } from './rest/replica-reads.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
@@ -81,6 +81,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     ajv: AJV_OPTIONS,
     schemaErrorFormatter,
   });
+  app.setValidatorCompiler(validatorCompiler);
   capConnectionsPerAddress(
     app,
     s.config.http.maxConnectionsPerAddress,

@@ -113,7 +113,8 @@ export async function createServices(
 ): Promise<Services> {
   // With Redis, changes to cached state are announced to the other instances (set up below).
   let sync: ClusterSync | null = null;
-  const settings = new SettingsService(store.db, () => sync?.announce('settings'));
+  const audit = new AuditLog(store.db, logger);
+  const settings = new SettingsService(store.db, audit, () => sync?.announce('settings'));
   await settings.load();
   const writer = new LanedWriter(
     {
@@ -136,7 +137,6 @@ export async function createServices(
   const stats = new StatsKeeper(store.db, logger, {
     statisticsTarget: store.kind === 'pglite' ? 20 : undefined,
   });
-  const audit = new AuditLog(store.db, logger);
   const costs = new CostService({
     db: store.db,
     audit,

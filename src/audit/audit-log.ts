@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { enforce } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { AuditEvent } from '../model/audit-event.ts';
+import { SpyglassError } from '../errors.ts';
+import type { AuditEvent, AuditFilter } from '../model/audit-event.ts';
 import { insertAuditRows, listAudit, type AuditRow } from '../store/audit-repo.ts';
 import type { Db } from '../store/db.ts';
 
@@ -26,6 +27,11 @@ export type AuditAction =
   | 'model_pricing.updated'
   | 'prevention_config.update'
   | 'prevention_config.delete';
+
+/** The largest page of the log. */
+export const MAX_PAGE = 200;
+/** Far beyond any audit log, and inside what PostgreSQL's OFFSET takes. */
+export const MAX_OFFSET = 1_000_000_000;
 
 /**
  * Audit writes never block a request (docs/auth.md#audit-log): entries are queued and written in batches.
@@ -77,11 +83,44 @@ export class AuditLog {
     return this.writing;
   }
 
-  /** Newest first, for admins; a project-bound admin sees only its project's entries. */
-  async list(by: Principal, page: { limit: number; offset: number }): Promise<AuditEvent[]> {
+  /**
+   * Newest first, for admins; a project-bound admin sees only its project's entries. A page holds
+   * 1 to MAX_PAGE entries (one more for a connection, which asks whether a next page exists) from
+   * an offset up to MAX_OFFSET.
+   */
+  async list(
+    by: Principal,
+    page: { limit: number; offset: number },
+    filter: AuditFilter = {},
+  ): Promise<AuditEvent[]> {
     enforce(by, 'admin');
+    const bad = [
+      !Number.isSafeInteger(page.limit) || page.limit < 1 || page.limit > MAX_PAGE + 1
+        ? 'limit'
+        : null,
+      !Number.isSafeInteger(page.offset) || page.offset < 0 || page.offset > MAX_OFFSET
+        ? 'offset'
+        : null,
+    ].filter((f) => f !== null);
+    if (bad.length > 0)
+      throw new SpyglassError('validation', 'invalid page', {
+        issues: bad.map((f) => ({
+          loc: ['query', f],
+          msg:
+            f === 'limit'
+              ? `Input should be 1 to ${MAX_PAGE + 1}`
+              : `Input should be 0 to ${MAX_OFFSET}`,
+          type: 'int_range',
+        })),
+      });
     await this.flush();
-    return listAudit(this.db, { projectId: by.projectId, ...page });
+    return listAudit(this.db, {
+      projectId: by.projectId,
+      action: filter.action,
+      actor: filter.actor,
+      result: filter.result,
+      ...page,
+    });
   }
 
   close(): Promise<void> {

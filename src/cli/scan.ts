@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { Command } from 'commander';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
-import { toScanJson } from '../security/scan-json.ts';
+import { toScanJson } from '../model/security-scan.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -38,7 +39,7 @@ export function scanCommand(): Command {
       'scan configured MCP servers for security problems and store the results; exit code 1 when a finding is at or above --fail-on',
     )
     .option('--server <name>', 'scan only this server')
-    .option('--json', 'print the scan results as JSON (spec §2.6)')
+    .option('--json', 'print the scan results as JSON (docs/security.md#results-history-and-pins)')
     .option('--sarif', 'print SARIF 2.1.0 for code-scanning uploads')
     .option(
       '--fail-on <severity>',
@@ -94,14 +95,18 @@ export function scanCommand(): Command {
 async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
   return withLocalServices(async (s) => {
     const tty = process.stderr.isTTY;
-    const stored = await s.security.scan(o.project ?? null, o.server, {
-      onObserved: tty
-        ? (t, done, total) =>
-            process.stderr.write(
-              `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
-            )
-        : undefined,
-    });
+    const stored = await s.security.scan(
+      LOCAL_ADMIN,
+      { projectId: o.project, serverName: o.server },
+      {
+        onObserved: tty
+          ? (t, done, total) =>
+              process.stderr.write(
+                `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
+              )
+          : undefined,
+      },
+    );
     if (tty) process.stderr.write('\r\u001b[K');
     return stored.map((x) => toScanJson(x) as unknown as ScanJson);
   });

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
-import { toScorecardJson } from '../scoring/scorecard.ts';
+import { toScorecardJson } from '../model/scorecard.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
 
@@ -23,7 +24,7 @@ export function scorecardCommand(): Command {
       'grade configured MCP servers (A+ to F) from stored history; exit code 1 if any grade is below --fail-below',
     )
     .option('--server <name>', 'only this server')
-    .option('--json', 'print the scorecards as JSON (spec §2.5)')
+    .option('--json', 'print the scorecards as JSON (docs/scorecards.md)')
     .option(
       '--fail-below <grade>',
       `exit 1 when a grade is below this one (${GRADES.join(', ')})`,
@@ -73,11 +74,11 @@ async function readLocal(
 ): Promise<CardJson[]> {
   return withLocalServices(async (s) => {
     const cards = server
-      ? [await s.scoring.get(project ?? null, server)]
-      : await s.scoring.list(project ?? null);
+      ? [await s.scoring.get(LOCAL_ADMIN, server, project)]
+      : await s.scoring.list(LOCAL_ADMIN, project);
     if (cards.length === 0)
       process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
-    return cards.map((c) => toScorecardJson(c) as CardJson);
+    return cards.map((c) => toScorecardJson(c) as unknown as CardJson);
   });
 }
 

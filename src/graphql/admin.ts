@@ -1,5 +1,10 @@
 import { PothosValidationError } from '@pothos/core';
-import { cursorToOffset, resolveOffsetConnection } from '@pothos/plugin-relay';
+import {
+  cursorToOffset,
+  resolveArrayConnection,
+  resolveOffsetConnection,
+} from '@pothos/plugin-relay';
+import { MAX_PAGE } from '../audit/audit-log.ts';
 import { SpyglassError } from '../errors.ts';
 import type { ApiKey, CreatedApiKey } from '../model/api-key.ts';
 import type { AuditEvent } from '../model/audit-event.ts';
@@ -92,12 +97,68 @@ builder.queryField('apiKeys', (t) =>
   }),
 );
 
+builder.queryField('usersConnection', (t) =>
+  t.connection({
+    type: UserRef,
+    description: 'Every user, paged, optionally of one role or status (global admins)',
+    args: {
+      role: t.arg.string({ required: false, description: 'admin or viewer' }),
+      status: t.arg.string({ required: false, description: 'invited, active or deactivated' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const users = (await ctx.services.users.list(ctx.principal)).filter(
+        (u) => (!args.role || u.role === args.role) && (!args.status || u.status === args.status),
+      );
+      return page(args, () =>
+        resolveArrayConnection({ args, defaultSize: 50, maxSize: 200 }, users),
+      );
+    },
+  }),
+);
+
+builder.queryField('apiKeysConnection', (t) =>
+  t.connection({
+    type: ApiKeyRef,
+    description:
+      'API keys newest first, paged (admins; a project-bound admin sees its project only)',
+    args: {
+      projectId: t.arg.string({ required: false }),
+      includeRevoked: t.arg.boolean({ required: false, description: 'default true' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const keys = (await ctx.services.keyAdmin.list(ctx.principal, args.projectId)).filter(
+        (k) => args.includeRevoked !== false || k.revokedAt === null,
+      );
+      return page(args, () =>
+        resolveArrayConnection({ args, defaultSize: 50, maxSize: 200 }, keys),
+      );
+    },
+  }),
+);
+
 builder.queryField('auditLog', (t) =>
   t.connection({
     type: AuditEventRef,
     description: 'The audit log newest first (admins; a project-bound admin sees its project only)',
-    resolve: (_r, args, ctx) =>
-      offsetPage(args, (page) => ctx.services.audit.list(ctx.principal, page)),
+    args: {
+      action: t.arg.string({ required: false, description: 'e.g. api_key.created' }),
+      actor: t.arg.string({ required: false, description: 'masked e-mail or key:<prefix>' }),
+      result: t.arg.string({ required: false, description: 'success or failure' }),
+    },
+    resolve: (_r, args, ctx) => {
+      if (args.result && args.result !== 'success' && args.result !== 'failure')
+        throw new SpyglassError('validation', "result should be 'success' or 'failure'");
+      const filter = {
+        action: args.action ?? undefined,
+        actor: args.actor ?? undefined,
+        result: (args.result ?? undefined) as 'success' | 'failure' | undefined,
+      };
+      return page(args, () =>
+        resolveOffsetConnection({ args, defaultSize: 50, maxSize: MAX_PAGE }, (p) =>
+          ctx.services.audit.list(ctx.principal, p, filter),
+        ),
+      );
+    },
   }),
 );
 
@@ -158,22 +219,17 @@ builder.mutationField('revokeApiKey', (t) =>
   }),
 );
 
-/** An offset-paged connection (the audit log is paged by offset in REST too); a bad cursor is the client's error. */
-async function offsetPage<T>(
-  args: {
-    first?: number | null;
-    last?: number | null;
-    before?: string | null;
-    after?: string | null;
-  },
-  load: (page: { limit: number; offset: number }) => Promise<T[]>,
-) {
+/** Runs a connection's paging; a forged cursor or a bad page size is the client's error (422). */
+async function page<T>(
+  args: { before?: string | null; after?: string | null },
+  resolve: () => Promise<T> | T,
+): Promise<T> {
   try {
     for (const cursor of [args.after, args.before]) {
       if (cursor && !Number.isSafeInteger(cursorToOffset(cursor)))
         throw new PothosValidationError(`Invalid cursor ${cursor}`);
     }
-    return await resolveOffsetConnection({ args, defaultSize: 50, maxSize: 200 }, load);
+    return await resolve();
   } catch (err) {
     if (err instanceof PothosValidationError) throw new SpyglassError('validation', err.message);
     throw err;

@@ -1,15 +1,16 @@
-import type { ProjectJson } from '../projects/projects-service.ts';
-import { builder, requireAdmin } from './builder.ts';
+import type { Project } from '../model/project.ts';
+import { builder } from './builder.ts';
 
-const ProjectRef = builder.node(builder.objectRef<ProjectJson>('Project'), {
+/** Projects (docs/auth.md#projects): the same service and rules as /api/projects. */
+const ProjectRef = builder.node(builder.objectRef<Project>('Project'), {
   id: { resolve: (p) => p.id },
   loadOne: (id, ctx) => ctx.services.projects.get(ctx.principal, id),
   fields: (t) => ({
     id: t.exposeString('id'),
     name: t.exposeString('name'),
     settings: t.expose('settings', { type: 'JSON' }),
-    createdAt: t.field({ type: 'DateTime', resolve: (p) => new Date(p.created_at) }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (p) => new Date(p.updated_at) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
@@ -35,14 +36,12 @@ builder.mutationField('createProject', (t) =>
       name: t.arg.string({ required: true }),
       settings: t.arg({ type: 'JSON', required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.projects.create(ctx.principal, {
+    resolve: (_r, a, ctx) =>
+      ctx.services.projects.create(ctx.principal, {
         id: a.id ?? undefined,
         name: a.name,
         settings: a.settings ?? undefined,
-      });
-    },
+      }),
   }),
 );
 
@@ -50,7 +49,6 @@ builder.mutationField('deleteProject', (t) =>
   t.boolean({
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_r, a, ctx) => {
-      requireAdmin(ctx);
       await ctx.services.projects.delete(ctx.principal, a.id);
       return true;
     },
@@ -66,12 +64,10 @@ builder.mutationField('updateProject', (t) =>
       name: t.arg.string({ required: false }),
       settings: t.arg({ type: 'JSON', required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.projects.update(ctx.principal, a.id, {
+    resolve: (_r, a, ctx) =>
+      ctx.services.projects.update(ctx.principal, a.id, {
         name: a.name ?? undefined,
         settings: a.settings ?? undefined,
-      });
-    },
+      }),
   }),
 );

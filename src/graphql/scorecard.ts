@@ -1,10 +1,8 @@
-import { scopeProject } from '../auth/principal.ts';
-import type { Cap } from '../scoring/caps.ts';
-import type { Dimension } from '../scoring/dimensions.ts';
-import type { Scorecard } from '../scoring/scorecard.ts';
-import type { ServerKey } from '../store/security-repo.ts';
-import { builder, type Context } from './builder.ts';
+import type { Cap, Dimension, Scorecard } from '../model/scorecard.ts';
+import type { ServerKey } from '../model/security-scan.ts';
+import { builder } from './builder.ts';
 import { HealthResultRef } from './health.ts';
+import { loaderFor, loaderKind } from './loaders.ts';
 
 /** Scorecards (docs/scorecards.md): a field of every server's health result, batched per request, and a lookup. */
 
@@ -42,30 +40,10 @@ const ScorecardRef = builder.objectRef<Scorecard>('Scorecard').implement({
 });
 
 /** One aggregate query for all the servers a response lists, instead of one per server. */
-interface Batch {
-  keys: Map<string, ServerKey>;
-  cards: Promise<Map<string, Scorecard>>;
-}
-const batches = new WeakMap<Context, Batch>();
-const idOf = (k: ServerKey) => `${k.projectId}\u0000${k.serverName}`;
-
-function loadScorecard(ctx: Context, key: ServerKey): Promise<Scorecard | null> {
-  let batch = batches.get(ctx);
-  if (!batch) {
-    const keys = new Map<string, ServerKey>();
-    // Sibling fields resolve in the same turn; the batch runs once they have all joined.
-    const cards = new Promise<Scorecard[]>((resolve, reject) => {
-      setImmediate(() => {
-        batches.delete(ctx);
-        ctx.services.scoring.forKeys([...keys.values()]).then(resolve, reject);
-      });
-    });
-    batch = { keys, cards: cards.then((list) => new Map(list.map((c) => [idOf(c), c]))) };
-    batches.set(ctx, batch);
-  }
-  batch.keys.set(idOf(key), key);
-  return batch.cards.then((m) => m.get(idOf(key)) ?? null);
-}
+const scorecards = loaderKind<ServerKey, Scorecard>({
+  batch: (ctx, keys) => ctx.services.scoring.forKeys(ctx.principal, keys),
+  keyOf: (k) => `${k.projectId}\u0000${k.serverName}`,
+});
 
 builder.objectField(HealthResultRef, 'scorecard', (t) =>
   t.field({
@@ -73,7 +51,7 @@ builder.objectField(HealthResultRef, 'scorecard', (t) =>
     nullable: true,
     description: "The server's scorecard (GET /api/health/servers/{name}/scorecard)",
     resolve: (r, _a, ctx) =>
-      loadScorecard(ctx, { projectId: r.projectId, serverName: r.serverName }),
+      loaderFor(ctx, scorecards).load({ projectId: r.projectId, serverName: r.serverName }),
   }),
 );
 
@@ -82,7 +60,6 @@ builder.queryField('scorecard', (t) =>
     type: ScorecardRef,
     description: "One server's scorecard; not found when the server is unknown",
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) =>
-      ctx.services.scoring.get(scopeProject(ctx.principal, a.projectId), a.name),
+    resolve: (_r, a, ctx) => ctx.services.scoring.get(ctx.principal, a.name, a.projectId),
   }),
 );

@@ -1,12 +1,14 @@
-import { scopeProject } from '../auth/principal.ts';
-import { OWASP_TITLES } from '../security/types.ts';
-import type { ServerKey, StoredScan } from '../store/security-repo.ts';
-import { builder, requireAdmin, type Context } from './builder.ts';
-import { HealthResultRef, bounded } from './health.ts';
+import {
+  OWASP_TITLES,
+  type ServerKey,
+  type StoredFinding,
+  type StoredScan,
+} from '../model/security-scan.ts';
+import { builder } from './builder.ts';
+import { HealthResultRef } from './health.ts';
+import { loaderFor, loaderKind } from './loaders.ts';
 
 /** Security scans (docs/security.md#results-history-and-pins, docs/api.md#rest): the same service, roles and project scoping as /api/security. */
-
-type StoredFinding = StoredScan['findings'][number];
 
 const FindingRef = builder.objectRef<StoredFinding>('SecurityFinding').implement({
   fields: (t) => ({
@@ -36,7 +38,7 @@ const FindingRef = builder.objectRef<StoredFinding>('SecurityFinding').implement
 });
 
 export const SecurityScanRef = builder.objectRef<StoredScan>('SecurityScan').implement({
-  description: 'One security scan of one server (spec §2.6)',
+  description: 'One security scan of one server (docs/security.md#results-history-and-pins)',
   fields: (t) => ({
     id: t.exposeString('id'),
     serverName: t.exposeString('serverName'),
@@ -57,28 +59,10 @@ export const SecurityScanRef = builder.objectRef<StoredScan>('SecurityScan').imp
 });
 
 /** One query for all the servers a response lists (like scorecards). */
-const batches = new WeakMap<
-  Context,
-  { keys: Map<string, ServerKey>; scans: Promise<Map<string, StoredScan>> }
->();
-const idOf = (k: ServerKey) => `${k.projectId}\u0000${k.serverName}`;
-
-function loadScan(ctx: Context, key: ServerKey): Promise<StoredScan | null> {
-  let batch = batches.get(ctx);
-  if (!batch) {
-    const keys = new Map<string, ServerKey>();
-    const scans = new Promise<StoredScan[]>((resolve, reject) => {
-      setImmediate(() => {
-        batches.delete(ctx);
-        ctx.services.security.latestFor([...keys.values()]).then(resolve, reject);
-      });
-    });
-    batch = { keys, scans: scans.then((list) => new Map(list.map((s) => [idOf(s), s]))) };
-    batches.set(ctx, batch);
-  }
-  batch.keys.set(idOf(key), key);
-  return batch.scans.then((m) => m.get(idOf(key)) ?? null);
-}
+const latestScans = loaderKind<ServerKey, StoredScan>({
+  batch: (ctx, keys) => ctx.services.security.latestFor(ctx.principal, keys),
+  keyOf: (k) => `${k.projectId}\u0000${k.serverName}`,
+});
 
 builder.objectField(HealthResultRef, 'securityScan', (t) =>
   t.field({
@@ -86,7 +70,8 @@ builder.objectField(HealthResultRef, 'securityScan', (t) =>
     nullable: true,
     description:
       "The server's latest security scan (GET /api/security/servers/{name}); null when never scanned",
-    resolve: (r, _a, ctx) => loadScan(ctx, { projectId: r.projectId, serverName: r.serverName }),
+    resolve: (r, _a, ctx) =>
+      loaderFor(ctx, latestScans).load({ projectId: r.projectId, serverName: r.serverName }),
   }),
 );
 
@@ -95,8 +80,7 @@ builder.queryField('securityScan', (t) =>
     type: SecurityScanRef,
     description: "One server's latest security scan; not found when it was never scanned",
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) =>
-      ctx.services.security.latest(scopeProject(ctx.principal, a.projectId), a.name),
+    resolve: (_r, a, ctx) => ctx.services.security.latest(ctx.principal, a.name, a.projectId),
   }),
 );
 
@@ -111,12 +95,11 @@ builder.queryField('securityScanHistory', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.security.history(
-        scopeProject(ctx.principal, a.projectId),
-        a.name,
-        bounded('limit', a.limit, 10, 1, 100),
-        bounded('offset', a.offset, 0, 0, 10_000),
-      ),
+      ctx.services.security.history(ctx.principal, a.name, {
+        projectId: a.projectId,
+        limit: a.limit ?? undefined,
+        offset: a.offset ?? undefined,
+      }),
   }),
 );
 
@@ -129,12 +112,10 @@ builder.mutationField('runSecurityScan', (t) =>
       serverName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.security.scan(
-        scopeProject(ctx.principal, a.projectId),
-        a.serverName ?? undefined,
-      );
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.security.scan(ctx.principal, {
+        projectId: a.projectId,
+        serverName: a.serverName ?? undefined,
+      }),
   }),
 );

@@ -1,34 +1,27 @@
-import type { InstanceSettings } from '../settings/settings-service.ts';
-import { builder, requireAdmin } from './builder.ts';
-import { enforce } from '../auth/access.ts';
+import type { InstanceSettings } from '../model/settings.ts';
+import { builder } from './builder.ts';
 
+/** Instance settings: the same service and rules as /api/settings (SettingsService audits changes). */
 const SettingsRef = builder.objectRef<InstanceSettings>('Settings').implement({
-  description: 'Instance settings (spec §2.12)',
-  fields: (t) => ({ redactPayloads: t.exposeBoolean('redact_payloads') }),
+  description: 'Instance settings (docs/ingest.md#redaction)',
+  fields: (t) => ({ redactPayloads: t.exposeBoolean('redactPayloads') }),
 });
 
 builder.queryField('settings', (t) =>
-  t.field({ type: SettingsRef, resolve: (_r, _a, ctx) => ctx.services.settings.get() }),
+  t.field({
+    type: SettingsRef,
+    resolve: (_r, _a, ctx) => ctx.services.settings.get(ctx.principal),
+  }),
 );
 
 builder.mutationField('updateSettings', (t) =>
   t.field({
     type: SettingsRef,
+    description: 'Changes the settings given (an admin bound to no project)',
     args: { redactPayloads: t.arg.boolean({ required: false }) },
-    resolve: async (_r, args, ctx) => {
-      requireAdmin(ctx);
-      enforce(ctx.principal, 'global-admin');
-      const patch =
-        args.redactPayloads === null || args.redactPayloads === undefined
-          ? {}
-          : { redact_payloads: args.redactPayloads };
-      const updated = await ctx.services.settings.update(patch);
-      ctx.services.audit.record(
-        ctx.principal,
-        'settings.updated',
-        `settings:${Object.keys(patch).join(',')}`,
-      );
-      return updated;
-    },
+    resolve: (_r, args, ctx) =>
+      ctx.services.settings.update(ctx.principal, {
+        redactPayloads: args.redactPayloads ?? undefined,
+      }),
   }),
 );

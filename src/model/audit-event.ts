@@ -9,6 +9,13 @@ export interface AuditEvent {
   projectId: string | null;
 }
 
+/** Which entries to list; every field given must match exactly. */
+export interface AuditFilter {
+  action?: string | undefined;
+  actor?: string | undefined;
+  result?: 'success' | 'failure' | undefined;
+}
+
 /** The API's JSON for an entry (GET /api/audit/logs). */
 export function toAuditEventJson(e: AuditEvent) {
   return {

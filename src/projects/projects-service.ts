@@ -1,7 +1,9 @@
 import type { AuditLog } from '../audit/audit-log.ts';
+import { enforce } from '../auth/access.ts';
 import type { KeyService } from '../auth/key-service.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, forbidden, notFound } from '../errors.ts';
+import type { Project, ProjectInput } from '../model/project.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
@@ -14,17 +16,12 @@ import {
   type ProjectRow,
 } from '../store/projects-repo.ts';
 
-export interface ProjectJson {
-  id: string;
-  name: string;
-  settings: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
-
 const ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-/** Projects (docs/auth.md#projects). A project-bound key sees only its own project. */
+/**
+ * Projects (docs/auth.md#projects), for every adapter: anyone reads, admins write, a project-bound
+ * key sees and changes only its own project and neither creates nor deletes one; every change audited.
+ */
 export class ProjectsService {
   constructor(
     private readonly db: Db,
@@ -34,21 +31,19 @@ export class ProjectsService {
     private readonly onDeleted: (id: string) => void = () => {},
   ) {}
 
-  async list(p: Principal): Promise<ProjectJson[]> {
-    return (await listProjects(this.db, p.projectId)).map(toJson);
+  async list(p: Principal): Promise<Project[]> {
+    return (await listProjects(this.db, p.projectId)).map(toProject);
   }
 
-  async get(p: Principal, id: string): Promise<ProjectJson> {
+  async get(p: Principal, id: string): Promise<Project> {
     scopeProject(p, id);
     const row = await findProject(this.db, id);
     if (!row) throw notFound(`no project ${id}`);
-    return toJson(row);
+    return toProject(row);
   }
 
-  async create(
-    p: Principal,
-    input: { id?: unknown; name?: unknown; settings?: unknown },
-  ): Promise<ProjectJson> {
+  async create(p: Principal, input: ProjectInput): Promise<Project> {
+    enforce(p, 'admin');
     if (p.projectId !== null) throw forbidden('a project-bound key cannot create projects');
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     const id = typeof input.id === 'string' ? input.id : slug(name);
@@ -76,14 +71,11 @@ export class ProjectsService {
     });
     if (!row) throw new SpyglassError('conflict', `project ${id} already exists`);
     this.audit.record(p, 'project.created', `project:${id}`, 'success', id);
-    return toJson(row);
+    return toProject(row);
   }
 
-  async update(
-    p: Principal,
-    id: string,
-    input: { name?: unknown; settings?: unknown },
-  ): Promise<ProjectJson> {
+  async update(p: Principal, id: string, input: Omit<ProjectInput, 'id'>): Promise<Project> {
+    enforce(p, 'admin');
     scopeProject(p, id);
     const patch: { name?: string; settings?: Record<string, unknown> } = {};
     if (input.name !== undefined) {
@@ -101,10 +93,11 @@ export class ProjectsService {
     const row = await updateProject(this.db, id, patch);
     if (!row) throw notFound(`no project ${id}`);
     this.audit.record(p, 'project.updated', `project:${id}`, 'success', id);
-    return toJson(row);
+    return toProject(row);
   }
 
   async delete(p: Principal, id: string): Promise<void> {
+    enforce(p, 'admin');
     if (p.projectId !== null) throw forbidden('a project-bound key cannot delete projects');
     if (id === DEFAULT_PROJECT)
       throw new SpyglassError('conflict', 'the default project cannot be deleted');
@@ -139,12 +132,12 @@ function validation(field: string, msg: string): SpyglassError {
   });
 }
 
-function toJson(r: ProjectRow): ProjectJson {
+function toProject(r: ProjectRow): Project {
   return {
     id: r.id,
     name: r.name,
     settings: r.settings,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }

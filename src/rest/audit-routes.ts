@@ -1,20 +1,29 @@
 import type { FastifyInstance } from 'fastify';
-import { SpyglassError, type ValidationIssue } from '../errors.ts';
+import { Type as T } from 'typebox';
+import { MAX_OFFSET, MAX_PAGE } from '../audit/audit-log.ts';
 import { toAuditEventJson } from '../model/audit-event.ts';
 import type { Services } from '../services.ts';
-import { parseIntParam, parseLimit } from '../traces/query-params.ts';
+import { typed } from './route-schema.ts';
 
-/** Far beyond any audit log, and inside what PostgreSQL's OFFSET takes. */
-const MAX_OFFSET = 1_000_000_000;
+const Query = T.Object({
+  limit: T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 }),
+  offset: T.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),
+  action: T.Optional(T.String({ minLength: 1 })),
+  actor: T.Optional(T.String({ minLength: 1 })),
+  result: T.Optional(T.Enum(['success', 'failure'])),
+});
 
-/** GET /api/audit/logs (docs/auth.md#audit-log): limit default 50, max 200; offset default 0. */
+/**
+ * GET /api/audit/logs (docs/auth.md#audit-log): limit default 50, max 200; offset default 0;
+ * action, actor and result filter. AuditLog decides who reads which entries.
+ */
 export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/audit/logs', { config: { access: 'admin' } }, async (req) => {
-    const q = req.query as { limit?: string; offset?: string };
-    const issues: ValidationIssue[] = [];
-    const limit = parseLimit(q.limit, 50, 200, issues);
-    const offset = parseIntParam('offset', q.offset, 0, 0, MAX_OFFSET, issues);
-    if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    return (await s.audit.list(req.principal, { limit, offset })).map(toAuditEventJson);
-  });
+  typed(app).get(
+    '/api/audit/logs',
+    { config: { access: 'admin' }, schema: { querystring: Query } },
+    async (req) => {
+      const { limit, offset, ...filter } = req.query;
+      return (await s.audit.list(req.principal, { limit, offset }, filter)).map(toAuditEventJson);
+    },
+  );
 }

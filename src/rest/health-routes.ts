@@ -63,9 +63,7 @@ export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
 
   app.get<{ Params: NameParams }>('/api/health/servers/:name/scorecard', async (req) => {
     const q = req.query as Query;
-    return toScorecardJson(
-      await s.scoring.get(scopeProject(req.principal, q.project_id), req.params.name),
-    );
+    return toScorecardJson(await s.scoring.get(req.principal, req.params.name, q.project_id));
   });
 
   // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.

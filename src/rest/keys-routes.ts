@@ -1,29 +1,53 @@
 import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
 import { toApiKeyJson } from '../model/api-key.ts';
 import type { Services } from '../services.ts';
+import { bodyOptional, typed } from './route-schema.ts';
+
+/** JSON types only: KeyAdmin checks the values (role, expiry range, project) for every adapter. */
+const CreateBody = T.Object({
+  name: T.String(),
+  role: T.Optional(T.String()),
+  project_id: T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] })),
+  expires_at: T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] })),
+  /** A number, or a numeric string (the CLI passes its option through). */
+  expires_in_days: T.Optional(
+    T.Unsafe<number | string | null>({ type: ['number', 'string', 'null'] }),
+  ),
+});
 
 /** API key management (docs/auth.md); the rules live in KeyAdmin (src/auth/key-admin.ts). */
 export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
-  app.post('/api/auth/api-keys', { config: { access: 'admin' } }, async (req, reply) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const { key, apiKey } = await s.keyAdmin.create(req.principal, {
-      name: body.name,
-      role: body.role,
-      projectId: body.project_id,
-      expiresAt: body.expires_at,
-      expiresInDays: body.expires_in_days,
-    });
-    return reply.status(201).send({ ...toApiKeyJson(apiKey), key });
-  });
+  const r = typed(app);
+  const admin = { access: 'admin' as const };
+  r.post(
+    '/api/auth/api-keys',
+    { config: admin, preValidation: bodyOptional, schema: { body: CreateBody } },
+    async (req, reply) => {
+      const b = req.body;
+      const { key, apiKey } = await s.keyAdmin.create(req.principal, {
+        name: b.name,
+        role: b.role,
+        projectId: b.project_id,
+        expiresAt: b.expires_at,
+        expiresInDays: b.expires_in_days,
+      });
+      return reply.status(201).send({ ...toApiKeyJson(apiKey), key });
+    },
+  );
 
-  app.get('/api/auth/api-keys', { config: { access: 'admin' } }, async (req) => {
-    const q = req.query as { project_id?: string };
-    return (await s.keyAdmin.list(req.principal, q.project_id)).map(toApiKeyJson);
-  });
+  r.get(
+    '/api/auth/api-keys',
+    { config: admin, schema: { querystring: T.Object({ project_id: T.Optional(T.String()) }) } },
+    async (req) => (await s.keyAdmin.list(req.principal, req.query.project_id)).map(toApiKeyJson),
+  );
 
-  app.delete('/api/auth/api-keys/:id', { config: { access: 'admin' } }, async (req) => {
-    const { id } = req.params as { id: string };
-    await s.keyAdmin.revoke(req.principal, id);
-    return { id, revoked: true };
-  });
+  r.delete(
+    '/api/auth/api-keys/:id',
+    { config: admin, schema: { params: T.Object({ id: T.String() }) } },
+    async (req) => {
+      await s.keyAdmin.revoke(req.principal, req.params.id);
+      return { id: req.params.id, revoked: true };
+    },
+  );
 }

@@ -1,25 +1,47 @@
 import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
+import { toProjectJson } from '../model/project.ts';
 import type { Services } from '../services.ts';
+import { bodyOptional, typed } from './route-schema.ts';
 
+const Params = T.Object({ project_id: T.String() });
+/** Settings are any JSON object: ProjectsService checks their shape, depth and size for every adapter. */
+const Fields = { name: T.String(), settings: T.Optional(T.Unknown()) };
+
+/** Projects (docs/auth.md#projects); ProjectsService decides who may change what. */
 export function registerProjectRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/projects', async (req) => s.projects.list(req.principal));
-  app.post('/api/projects', { config: { access: 'admin' } }, async (req, reply) =>
-    reply
-      .status(201)
-      .send(await s.projects.create(req.principal, (req.body ?? {}) as Record<string, unknown>)),
+  const r = typed(app);
+  const admin = { access: 'admin' as const };
+  r.get('/api/projects', async (req) => (await s.projects.list(req.principal)).map(toProjectJson));
+  r.post(
+    '/api/projects',
+    {
+      config: admin,
+      preValidation: bodyOptional,
+      schema: { body: T.Object({ id: T.Optional(T.String()), ...Fields }) },
+    },
+    async (req, reply) =>
+      reply.status(201).send(toProjectJson(await s.projects.create(req.principal, req.body))),
   );
-  app.get('/api/projects/:project_id', async (req) =>
-    s.projects.get(req.principal, (req.params as { project_id: string }).project_id),
+  r.get('/api/projects/:project_id', { schema: { params: Params } }, async (req) =>
+    toProjectJson(await s.projects.get(req.principal, req.params.project_id)),
   );
-  app.patch('/api/projects/:project_id', { config: { access: 'admin' } }, async (req) =>
-    s.projects.update(
-      req.principal,
-      (req.params as { project_id: string }).project_id,
-      (req.body ?? {}) as Record<string, unknown>,
-    ),
+  r.patch(
+    '/api/projects/:project_id',
+    {
+      config: admin,
+      preValidation: bodyOptional,
+      schema: { params: Params, body: T.Partial(T.Object(Fields)) },
+    },
+    async (req) =>
+      toProjectJson(await s.projects.update(req.principal, req.params.project_id, req.body)),
   );
-  app.delete('/api/projects/:project_id', { config: { access: 'admin' } }, async (req, reply) => {
-    await s.projects.delete(req.principal, (req.params as { project_id: string }).project_id);
-    return reply.status(204).send();
-  });
+  r.delete(
+    '/api/projects/:project_id',
+    { config: admin, schema: { params: Params } },
+    async (req, reply) => {
+      await s.projects.delete(req.principal, req.params.project_id);
+      return reply.status(204).send();
+    },
+  );
 }

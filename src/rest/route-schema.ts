@@ -1,6 +1,12 @@
-import type { ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
-import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  FastifySchema,
+  FastifySchemaCompiler,
+  FastifySchemaValidationError,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 
@@ -29,6 +35,24 @@ export const AJV_OPTIONS = {
   // ajv-formats types its own copy of Ajv; it is the same class Fastify uses at run time.
   plugins: [ajvFormats as never],
 };
+
+/**
+ * Fastify's validator compiler for the app: query strings, path parameters and headers are text and
+ * coerce (`?limit=5` is the integer 5); a JSON body does not, so `{"name": 5}` is a 422, not "5".
+ */
+export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? jsonAjv : textAjv).compile(schema as object);
+
+// The same route schema object may be compiled for several routes: never register it by $id.
+const textAjv = withFormats(new Ajv({ ...AJV_OPTIONS.customOptions, addUsedSchema: false }));
+const jsonAjv = withFormats(
+  new Ajv({ ...AJV_OPTIONS.customOptions, coerceTypes: false, addUsedSchema: false }),
+);
+
+function withFormats(ajv: Ajv): Ajv {
+  (ajvFormats as unknown as (a: Ajv) => Ajv)(ajv);
+  return ajv;
+}
 
 const PLACE: Record<string, string> = {
   body: 'body',
@@ -66,12 +90,29 @@ function message(e: ErrorObject): string {
       return 'Field required';
     case 'additionalProperties':
       return 'Extra inputs are not permitted';
+    case 'minLength':
+      return p.limit === 1
+        ? 'Input should be a non-empty string'
+        : `String should have at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `String should have at most ${String(p.limit)} characters`;
+    case 'type':
+      return TYPE_MESSAGES[String(p.type).split(',')[0] ?? ''] ?? e.message ?? 'invalid value';
     case 'enum':
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return e.message ?? 'invalid value';
   }
 }
+
+const TYPE_MESSAGES: Record<string, string> = {
+  integer: 'Input should be a valid integer',
+  number: 'Input should be a valid number',
+  string: 'Input should be a string',
+  boolean: 'Input should be a valid boolean',
+  array: 'Input should be a valid list',
+  object: 'Input should be an object',
+};
 
 const TYPE_NAMES: Record<string, string> = {
   integer: 'int_type',
@@ -115,4 +156,9 @@ function issueType(e: ErrorObject): string {
     default:
       return 'value_error';
   }
+}
+
+/** A route's `preValidation` where the body may be left out: no body reads as `{}`. */
+export async function bodyOptional(req: FastifyRequest): Promise<void> {
+  req.body ??= {};
 }

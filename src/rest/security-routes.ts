@@ -1,45 +1,64 @@
 import type { FastifyInstance } from 'fastify';
-import { scopeProject } from '../auth/principal.ts';
-import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { toScanJson } from '../security/scan-json.ts';
-import { serverRequest } from './server-request.ts';
+import { Type as T } from 'typebox';
+import { toScanJson } from '../model/security-scan.ts';
 import type { Services } from '../services.ts';
-import { parseIntParam } from '../traces/query-params.ts';
+import { bodyOptional, typed } from './route-schema.ts';
 
-type NameParams = { name: string };
-type Query = Record<string, string | undefined>;
+const OptionalText = T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] }));
+/** What a scan acts on: in the JSON body or as query parameters (the body wins). */
+const Target = T.Object({ server_name: OptionalText, project_id: OptionalText });
+const Name = T.Object({ name: T.String() });
+const Project = T.Object({ project_id: T.Optional(T.String()) });
 
 /**
- * docs/api.md#rest security routes, scoped to the caller's project like the health routes. A scan spawns
- * processes and makes outbound requests, so it needs the write role (as POST /api/health/check)
- * and counts against the same per-route default rate limit.
+ * docs/api.md#rest security routes; ScanService scopes each to the caller's project and decides who
+ * may scan (a scan spawns processes and makes outbound requests: the write role, and the same
+ * per-route default rate limit as POST /api/health/check).
  */
 export function registerSecurityRoutes(app: FastifyInstance, s: Services): void {
-  app.post('/api/security/scan', { config: { access: 'write' } }, async (req) => {
-    const { projectId, serverName } = serverRequest(req);
-    return (await s.security.scan(projectId, serverName)).map(toScanJson);
-  });
+  const r = typed(app);
+  r.post(
+    '/api/security/scan',
+    {
+      config: { access: 'write' },
+      preValidation: bodyOptional,
+      schema: { body: Target, querystring: Target },
+    },
+    async (req) => {
+      const scans = await s.security.scan(req.principal, {
+        projectId: req.body.project_id ?? req.query.project_id,
+        serverName: (req.body.server_name ?? req.query.server_name) || undefined,
+      });
+      return scans.map(toScanJson);
+    },
+  );
 
-  app.get<{ Params: NameParams }>('/api/security/servers/:name', async (req) => {
-    const q = req.query as Query;
-    return toScanJson(
-      await s.security.latest(scopeProject(req.principal, q.project_id), req.params.name),
-    );
-  });
+  r.get(
+    '/api/security/servers/:name',
+    { schema: { params: Name, querystring: Project } },
+    async (req) =>
+      toScanJson(await s.security.latest(req.principal, req.params.name, req.query.project_id)),
+  );
 
-  app.get<{ Params: NameParams }>('/api/security/servers/:name/history', async (req) => {
-    const q = req.query as Query;
-    const issues: ValidationIssue[] = [];
-    const limit = parseIntParam('limit', q.limit, 10, 1, 100, issues);
-    const offset = parseIntParam('offset', q.offset, 0, 0, 10_000, issues);
-    if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    return (
-      await s.security.history(
-        scopeProject(req.principal, q.project_id),
-        req.params.name,
-        limit,
-        offset,
-      )
-    ).map(toScanJson);
-  });
+  r.get(
+    '/api/security/servers/:name/history',
+    {
+      schema: {
+        params: Name,
+        querystring: T.Object({
+          ...Project.properties,
+          limit: T.Optional(T.Integer({ minimum: 1, maximum: 100 })),
+          offset: T.Optional(T.Integer({ minimum: 0, maximum: 10_000 })),
+        }),
+      },
+    },
+    async (req) =>
+      (
+        await s.security.history(req.principal, req.params.name, {
+          projectId: req.query.project_id,
+          limit: req.query.limit,
+          offset: req.query.offset,
+        })
+      ).map(toScanJson),
+  );
 }

@@ -1,15 +1,25 @@
 import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
+import { toSettingsJson } from '../model/settings.ts';
 import type { Services } from '../services.ts';
+import { typed } from './route-schema.ts';
 
+/** Every setting, each optional; an unknown one is a 422 (docs/ingest.md#redaction). */
+const SettingsBody = T.Object(
+  { redact_payloads: T.Optional(T.Boolean()) },
+  { additionalProperties: false },
+);
+
+/** Instance settings; SettingsService decides who changes them and audits each change. */
 export function registerSettingsRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/settings', async () => s.settings.get());
-  app.put('/api/settings', { config: { access: 'global-admin' } }, async (req) => {
-    const updated = await s.settings.update(req.body);
-    s.audit.record(
-      req.principal,
-      'settings.updated',
-      `settings:${Object.keys(req.body as object).join(',')}`,
-    );
-    return updated;
-  });
+  const r = typed(app);
+  r.get('/api/settings', async (req) => toSettingsJson(s.settings.get(req.principal)));
+  r.put(
+    '/api/settings',
+    { config: { access: 'global-admin' }, schema: { body: SettingsBody } },
+    async (req) =>
+      toSettingsJson(
+        await s.settings.update(req.principal, { redactPayloads: req.body.redact_payloads }),
+      ),
+  );
 }

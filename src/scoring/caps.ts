@@ -1,14 +1,10 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
 import { ABOVE_5000_MS, bucketMs } from './dimensions.ts';
-import type { Grade } from './grades.ts';
+import type { Cap, Grade } from '../model/scorecard.ts';
 
 /** The hard caps of docs/scorecards.md#hard-caps, in the spec's order; each holds or not on the stored aggregates. */
-export interface Cap {
-  reason: string;
-  maxGrade: Grade;
-  description: string;
-}
+export type { Cap };
 
 export interface CapInputs {
   inputs: ScoreInputs;

@@ -1,14 +1,10 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
 
+import type { Dimension } from '../model/scorecard.ts';
+
 /** The five dimensions and their formulas (docs/scorecards.md#dimensions), as pure functions of the stored aggregates. */
-export interface Dimension {
-  name: 'availability' | 'security' | 'reliability' | 'schema_stability' | 'performance';
-  weight: number;
-  rawScore: number;
-  weightedScore: number;
-  notes: string | null;
-}
+export type { Dimension };
 
 /** The latency a bucket of the hourly rollup stands for: its upper edge, 5000 × 1.05^(k−200) ms. */
 export function bucketMs(bucket: number): number {

@@ -1,8 +1,7 @@
 /** Grades of docs/scorecards.md: thresholds on the numeric score, and ordering for caps. */
-export type Grade = 'A+' | 'A' | 'B' | 'C' | 'D' | 'F';
+import { GRADES, type Grade } from '../model/scorecard.ts';
 
-/** Best first; a grade's index is how far below A+ it is. */
-export const GRADES: readonly Grade[] = ['A+', 'A', 'B', 'C', 'D', 'F'];
+export { GRADES, type Grade };
 
 const FLOORS: readonly [Grade, number][] = [
   ['A+', 96],

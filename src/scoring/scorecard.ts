@@ -1,6 +1,8 @@
 import type { ScoreInputs } from '../store/scoring-repo.ts';
 import type { ScanSummary } from '../store/security-repo.ts';
-import { holdingCaps, type Cap } from './caps.ts';
+import type { Cap, Scorecard } from '../model/scorecard.ts';
+import { toScorecardJson } from '../model/scorecard.ts';
+import { holdingCaps } from './caps.ts';
 import {
   availability,
   performance,
@@ -8,20 +10,10 @@ import {
   round,
   schemaStability,
   security,
-  type Dimension,
 } from './dimensions.ts';
-import { GRADES, atOrBelow, gradeOf, type Grade } from './grades.ts';
+import { GRADES, atOrBelow, gradeOf } from './grades.ts';
 
-/** A scorecard (docs/scorecards.md): five weighted dimensions, a grade, and the cap that lowered it. */
-export interface Scorecard {
-  projectId: string;
-  serverName: string;
-  grade: Grade;
-  score: number;
-  dimensions: Dimension[];
-  capApplied: Cap | null;
-  computedAt: Date;
-}
+export { toScorecardJson, type Scorecard };
 
 /**
  * Pure: the weighted sum gives the score and its grade; every cap that holds limits the grade and
@@ -56,29 +48,5 @@ export function computeScorecard(
     dimensions,
     capApplied,
     computedAt: now,
-  };
-}
-
-/** The REST shape of docs/scorecards.md (snake_case). */
-export function toScorecardJson(s: Scorecard): Record<string, unknown> {
-  return {
-    server_name: s.serverName,
-    grade: s.grade,
-    score: s.score,
-    dimensions: s.dimensions.map((d) => ({
-      name: d.name,
-      weight: d.weight,
-      raw_score: d.rawScore,
-      weighted_score: d.weightedScore,
-      notes: d.notes,
-    })),
-    cap_applied: s.capApplied
-      ? {
-          reason: s.capApplied.reason,
-          max_grade: s.capApplied.maxGrade,
-          description: s.capApplied.description,
-        }
-      : null,
-    computed_at: s.computedAt.toISOString(),
   };
 }

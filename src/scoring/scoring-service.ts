@@ -1,3 +1,4 @@
+import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Db } from '../store/db.ts';
 import { notFound } from '../errors.ts';
 import type { HealthService } from '../health/health-service.ts';
@@ -15,10 +16,11 @@ import { computeScorecard, type Scorecard } from './scorecard.ts';
 export class ScoringService {
   constructor(private readonly deps: { db: Db; health: Pick<HealthService, 'targets'> }) {}
 
-  /** Scorecards of every configured server of a project (null = every project), in target order. */
-  async list(projectId: string | null, now = new Date()): Promise<Scorecard[]> {
+  /** Scorecards of every configured server of a project (none named = every project the caller sees), in target order. */
+  async list(by: Principal, project?: string | null, now = new Date()): Promise<Scorecard[]> {
+    const projectId = scopeProject(by, project);
     const targets = await this.deps.health.targets(projectId);
-    return this.forKeys(
+    return this.cards(
       targets.map((t) => ({ projectId: t.projectId, serverName: t.name })),
       now,
       targets,
@@ -26,19 +28,30 @@ export class ScoringService {
   }
 
   /** One server's scorecard; 404 when it is neither configured nor catalogued nor has any data. */
-  async get(projectId: string | null, name: string, now = new Date()): Promise<Scorecard> {
+  async get(
+    by: Principal,
+    name: string,
+    project?: string | null,
+    now = new Date(),
+  ): Promise<Scorecard> {
+    const projectId = scopeProject(by, project);
     const targets = await this.deps.health.targets(projectId);
     const target = targets.find((t) => t.name === name);
-    const project =
-      target?.projectId ?? (await findServerProjects(this.deps.db, projectId, name))[0];
-    if (project === undefined) throw notFound(`no server ${name}`);
-    const [card] = await this.forKeys([{ projectId: project, serverName: name }], now, targets);
+    const found = target?.projectId ?? (await findServerProjects(this.deps.db, projectId, name))[0];
+    if (found === undefined) throw notFound(`no server ${name}`);
+    const [card] = await this.cards([{ projectId: found, serverName: name }], now, targets);
     if (!card) throw notFound(`no server ${name}`);
     return card;
   }
 
-  /** Scorecards of the given servers; `targets` tells which are configured and how (authentication). */
-  async forKeys(
+  /** Scorecards of the given servers (GraphQL batches); servers outside the caller's project are left out. */
+  forKeys(by: Principal, keys: readonly ServerKey[], now = new Date()): Promise<Scorecard[]> {
+    const scope = scopeProject(by, null);
+    return this.cards(scope === null ? keys : keys.filter((k) => k.projectId === scope), now);
+  }
+
+  /** `targets` tells which servers are configured and how (authentication). */
+  private async cards(
     keys: readonly ServerKey[],
     now = new Date(),
     targets?: readonly CheckTarget[],

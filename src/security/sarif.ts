@@ -4,7 +4,7 @@ import { OWASP_TITLES } from './types.ts';
 
 /**
  * `spyglass scan --sarif`: one SARIF 2.1.0 run for code-scanning uploads. Works on the scan JSON
- * (scan-json.ts) so a local scan and one fetched with --url print the same. Rules are the rule ids
+ * (src/model/security-scan.ts) so a local scan and one fetched with --url print the same. Rules are the rule ids
  * the findings carry; results point at the server's entry in spyglass.yaml (when it has one) and
  * name the server and tool as a logical location. Names and texts that quote a server are
  * escaped as findings' evidence is (escapeHidden): a SARIF viewer shows `\u{202E}`, not a reordered line.

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config/types.ts';
-import { notFound } from '../errors.ts';
+import { SpyglassError, notFound } from '../errors.ts';
 import type { HealthService } from '../health/health-service.ts';
 import { Limiter } from '../health/limiter.ts';
 import { targetKey } from '../health/targets.ts';
@@ -54,12 +56,19 @@ export class ScanService {
     this.limiter = new Limiter(deps.config.security.concurrency);
   }
 
-  /** Scans the configured servers of a project (null = every project), or only `serverName`; 404 for an unknown name. */
+  /**
+   * Scans the configured servers of a project (none named = every project the caller sees), or only
+   * `serverName`; 404 for an unknown name. A scan spawns processes and makes outbound requests, so
+   * it needs the write role.
+   */
   async scan(
-    projectId: string | null,
-    serverName?: string,
+    by: Principal,
+    what: { projectId?: string | null | undefined; serverName?: string | undefined },
     opts: ScanOptions = {},
   ): Promise<StoredScan[]> {
+    enforce(by, 'write');
+    const projectId = scopeProject(by, what.projectId);
+    const serverName = what.serverName || undefined;
     const all = await this.deps.health.targets(projectId);
     const targets = serverName === undefined ? all : all.filter((t) => t.name === serverName);
     if (targets.length === 0 && serverName !== undefined)
@@ -98,26 +107,32 @@ export class ScanService {
     return scans;
   }
 
-  /** The newest scan of a server; 404 when it was never scanned. */
-  async latest(projectId: string | null, serverName: string): Promise<StoredScan> {
-    const scan = await latestScan(this.deps.db, projectId, serverName);
+  /** The newest scan of a server; 404 when it was never scanned (or not in the caller's project). */
+  async latest(by: Principal, serverName: string, projectId?: string | null): Promise<StoredScan> {
+    const scan = await latestScan(this.deps.db, scopeProject(by, projectId), serverName);
     if (!scan) throw notFound(`no security scan of server ${serverName}`);
     return scan;
   }
 
-  /** Scans of a server, newest first. */
+  /** Scans of a server, newest first: `limit` 1 to 100 (default 10), `offset` 0 to 10,000. */
   history(
-    projectId: string | null,
+    by: Principal,
     serverName: string,
-    limit: number,
-    offset: number,
+    page: { projectId?: string | null | undefined; limit?: number; offset?: number } = {},
   ): Promise<StoredScan[]> {
+    const projectId = scopeProject(by, page.projectId);
+    const limit = inRange('limit', page.limit ?? 10, 1, 100);
+    const offset = inRange('offset', page.offset ?? 0, 0, 10_000);
     return scanHistory(this.deps.db, projectId, serverName, limit, offset);
   }
 
-  /** The newest scan of each server asked for (GraphQL batches). */
-  latestFor(keys: readonly ServerKey[]): Promise<StoredScan[]> {
-    return latestScans(this.deps.db, keys);
+  /** The newest scan of each server asked for (GraphQL batches); servers outside the caller's project are left out. */
+  latestFor(by: Principal, keys: readonly ServerKey[]): Promise<StoredScan[]> {
+    const scope = scopeProject(by, null);
+    return latestScans(
+      this.deps.db,
+      scope === null ? keys : keys.filter((k) => k.projectId === scope),
+    );
   }
 
   /** Deletes scans (and their findings) older than security.history_days; pins stay. */
@@ -190,4 +205,17 @@ export class ScanService {
     }
     return out;
   }
+}
+
+function inRange(field: string, value: number, min: number, max: number): number {
+  if (Number.isInteger(value) && value >= min && value <= max) return value;
+  throw new SpyglassError('validation', `${field} must be an integer from ${min} to ${max}`, {
+    issues: [
+      {
+        loc: ['query', field],
+        msg: `Input should be an integer from ${min} to ${max}`,
+        type: 'int_range',
+      },
+    ],
+  });
 }

@@ -5,23 +5,16 @@
  */
 import type { CheckTarget, ToolSnapshot } from '../model/health.ts';
 import type { Db } from '../store/db.ts';
-import type { FindingKind, NewFinding, Severity } from '../store/security-repo.ts';
+import {
+  OWASP_TITLES,
+  type FindingKind,
+  type NewFinding,
+  type Severity,
+} from '../model/security-scan.ts';
 
 export type { FindingKind, Severity };
 
-/** OWASP MCP Top 10 (v0.1 beta, "2025" edition) titles, cited by id (docs/security.md). */
-export const OWASP_TITLES: Readonly<Record<string, string>> = {
-  'OWASP-MCP-01': 'Token Mismanagement & Secret Exposure',
-  'OWASP-MCP-02': 'Privilege Escalation via Scope Creep',
-  'OWASP-MCP-03': 'Tool Poisoning',
-  'OWASP-MCP-04': 'Software Supply Chain Attacks & Dependency Tampering',
-  'OWASP-MCP-05': 'Command Injection & Execution',
-  'OWASP-MCP-06': 'Intent Flow Subversion',
-  'OWASP-MCP-07': 'Insufficient Authentication & Authorization',
-  'OWASP-MCP-08': 'Lack of Audit and Telemetry',
-  'OWASP-MCP-09': 'Shadow MCP Servers',
-  'OWASP-MCP-10': 'Context Injection & Over-Sharing',
-};
+export { OWASP_TITLES };
 
 /**
  * One finding. `rule` is the stable rule id (`poisoning.override`, `secrets.env`, `supply.cve`...)

@@ -1,61 +1,57 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import { enforce } from '../auth/access.ts';
+import type { Principal } from '../auth/principal.ts';
+import { SETTING_NAMES, type InstanceSettings } from '../model/settings.ts';
 import type { Db } from '../store/db.ts';
 import { readSettings, writeSetting } from '../store/settings-repo.ts';
-import { SpyglassError } from '../errors.ts';
 
-/** Instance settings (docs/ingest.md#redaction). Cached in memory: redaction is read on every ingest. */
-export interface InstanceSettings {
-  redact_payloads: boolean;
-}
+export type { InstanceSettings };
 
-const DEFAULTS: InstanceSettings = { redact_payloads: false };
+const DEFAULTS: InstanceSettings = { redactPayloads: false };
 
+/**
+ * Instance settings (docs/ingest.md#redaction), for every adapter: anyone reads, an admin bound to
+ * no project changes them, and every change is audited here. Cached in memory: redaction is read on
+ * every ingest.
+ */
 export class SettingsService {
   private current: InstanceSettings = { ...DEFAULTS };
 
   constructor(
     private readonly db: Db,
+    private readonly audit: AuditLog,
     /** Called after a change is stored (other instances reload their copy). */
     private readonly onChanged: () => void = () => {},
   ) {}
 
   async load(): Promise<void> {
     const stored = await readSettings(this.db);
-    this.current = { ...DEFAULTS, redact_payloads: stored.redact_payloads === true };
+    this.current = { ...DEFAULTS, redactPayloads: stored[SETTING_NAMES.redactPayloads] === true };
   }
 
-  get(): InstanceSettings {
+  get(by: Principal): InstanceSettings {
+    enforce(by, 'read');
     return { ...this.current };
   }
 
   get redactPayloads(): boolean {
-    return this.current.redact_payloads;
+    return this.current.redactPayloads;
   }
 
-  /** Applies the fields sent; unknown fields and wrong types are a 422. */
-  async update(patch: unknown): Promise<InstanceSettings> {
-    if (!patch || typeof patch !== 'object' || Array.isArray(patch)) {
-      throw new SpyglassError('validation', 'invalid settings', {
-        issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }],
-      });
-    }
-    const entries = Object.entries(patch);
-    for (const [key, value] of entries) {
-      if (!(key in DEFAULTS)) {
-        throw new SpyglassError('validation', 'invalid settings', {
-          issues: [{ loc: ['body', key], msg: 'Unknown setting', type: 'extra_forbidden' }],
-        });
-      }
-      if (typeof value !== typeof DEFAULTS[key as keyof InstanceSettings]) {
-        throw new SpyglassError('validation', 'invalid settings', {
-          issues: [
-            { loc: ['body', key], msg: 'Input should be a valid boolean', type: 'bool_type' },
-          ],
-        });
-      }
-    }
-    for (const [key, value] of entries) await writeSetting(this.db, key, value);
-    this.current = { ...this.current, ...(patch as Partial<InstanceSettings>) };
+  /** Applies the settings given (undefined leaves one as it is); an empty change is still audited. */
+  async update(by: Principal, patch: Partial<InstanceSettings>): Promise<InstanceSettings> {
+    enforce(by, 'global-admin');
+    const changed = (Object.keys(DEFAULTS) as (keyof InstanceSettings)[]).filter(
+      (k) => patch[k] !== undefined,
+    );
+    for (const key of changed) await writeSetting(this.db, SETTING_NAMES[key], patch[key]);
+    for (const key of changed) this.current[key] = patch[key] as boolean;
     this.onChanged();
-    return this.get();
+    this.audit.record(
+      by,
+      'settings.updated',
+      `settings:${changed.map((k) => SETTING_NAMES[k]).join(',')}`,
+    );
+    return { ...this.current };
   }
 }

@@ -1,4 +1,5 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
+import type { AuditFilter } from '../model/audit-event.ts';
 import type { Db } from './db.ts';
 import { auditLogs } from './schema.ts';
 
@@ -10,12 +11,19 @@ export async function insertAuditRows(db: Db, rows: AuditRow[]): Promise<void> {
 
 export async function listAudit(
   db: Db,
-  opts: { projectId: string | null; limit: number; offset: number },
+  opts: AuditFilter & { projectId: string | null; limit: number; offset: number },
 ): Promise<AuditRow[]> {
   return db
     .select()
     .from(auditLogs)
-    .where(opts.projectId === null ? undefined : eq(auditLogs.projectId, opts.projectId))
+    .where(
+      and(
+        opts.projectId === null ? undefined : eq(auditLogs.projectId, opts.projectId),
+        opts.action === undefined ? undefined : eq(auditLogs.action, opts.action),
+        opts.actor === undefined ? undefined : eq(auditLogs.actor, opts.actor),
+        opts.result === undefined ? undefined : eq(auditLogs.result, opts.result),
+      ),
+    )
     .orderBy(desc(auditLogs.timestamp), desc(auditLogs.eventId))
     .limit(opts.limit)
     .offset(opts.offset);

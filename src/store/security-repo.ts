@@ -2,30 +2,24 @@ import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { execute, timestamptz, type Db } from './db.ts';
 import { fromPg, fromPgText, pgText, toPg } from './pg-text.ts';
 import { securityFindings, securityScans } from './schema-security.ts';
+import type {
+  FindingKind,
+  ScanFinding,
+  ServerKey,
+  Severity,
+  StoredScan,
+} from '../model/security-scan.ts';
 
 /** The SQL of security scans: storing a scan with its findings, reading them back, retention (schema-security.ts). Pins: security-pins-repo.ts. */
 
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-/** What a finding counts as in the scorecard (docs/scorecards.md#dimensions); see schema-security.ts. */
-export type FindingKind = 'cve' | 'poisoning' | 'no_auth' | 'owasp' | 'other';
-
-export interface NewFinding {
-  severity: Severity;
-  category: string;
-  rule: string;
-  kind: FindingKind;
-  title: string;
-  description: string;
-  remediation: string;
-  toolName?: string | null;
-  cveId?: string | null;
-}
-
-/** A finding as stored: where it was found and what matched (src/security/types.ts Finding). */
-export interface ScanFinding extends NewFinding {
-  location?: string | null;
-  evidence?: string | null;
-}
+export type {
+  FindingKind,
+  NewFinding,
+  ScanFinding,
+  ServerKey,
+  Severity,
+  StoredScan,
+} from '../model/security-scan.ts';
 
 export interface NewScan {
   id: string;
@@ -34,26 +28,6 @@ export interface NewScan {
   scannedAt: Date;
   error?: string | null;
   findings: ScanFinding[];
-}
-
-/** A stored scan run with its findings in the order the checks reported them (docs/security.md#results-history-and-pins). */
-export interface StoredScan {
-  id: string;
-  projectId: string;
-  serverName: string;
-  scannedAt: Date;
-  error: string | null;
-  findingsCount: number;
-  criticalCount: number;
-  highCount: number;
-  /** critical|high|medium|low|info, or 'none'. */
-  highestSeverity: string;
-  findings: (ScanFinding & {
-    location: string | null;
-    evidence: string | null;
-    toolName: string | null;
-    cveId: string | null;
-  })[];
 }
 
 const RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
@@ -225,11 +199,6 @@ async function withFindings(
     highestSeverity: s.highestSeverity,
     findings: byScan.get(s.id) ?? [],
   }));
-}
-
-export interface ServerKey {
-  projectId: string;
-  serverName: string;
 }
 
 /** What the scorecard reads of a server's latest scan (docs/scorecards.md#dimensions). */

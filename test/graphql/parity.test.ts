@@ -584,3 +584,105 @@ describe('Node', () => {
     ).toBeTruthy();
   });
 });
+
+describe('GraphQL connections and policy in the services', () => {
+  it('pages users and API keys as connections, filtered, with the same rules as the lists', async () => {
+    await h.gql('mutation { inviteUser(email: "conn-a@example.com") { inviteToken } }', {}, ADMIN);
+    await h.gql('mutation { inviteUser(email: "conn-b@example.com") { inviteToken } }', {}, ADMIN);
+    const first = await h.gql(
+      '{ usersConnection(first: 1, status: "invited") { edges { node { email status } } pageInfo { hasNextPage endCursor } } }',
+      {},
+      ADMIN,
+    );
+    expect(first.data.usersConnection.edges).toHaveLength(1);
+    expect(first.data.usersConnection.edges[0].node.status).toBe('invited');
+    expect(first.data.usersConnection.pageInfo.hasNextPage).toBe(true);
+    const rest = await h.gql(
+      'query($after: String) { usersConnection(first: 100, after: $after, status: "invited") { edges { node { email } } } }',
+      { after: first.data.usersConnection.pageInfo.endCursor },
+      ADMIN,
+    );
+    const emails = [first, rest].flatMap((r) =>
+      r.data.usersConnection.edges.map((e: { node: { email: string } }) => e.node.email),
+    );
+    expect(emails).toEqual(expect.arrayContaining(['conn-a@example.com', 'conn-b@example.com']));
+    expect(new Set(emails).size).toBe(emails.length);
+    expect(
+      (await h.gql('{ usersConnection { edges { cursor } } }', {}, viewerKey)).errors[0].extensions
+        .code,
+    ).toBe('FORBIDDEN');
+
+    const created = await h.gql(
+      'mutation { createApiKey(input: {name: "conn-key"}) { apiKey { id } } }',
+      {},
+      ADMIN,
+    );
+    const id = created.data.createApiKey.apiKey.id;
+    await h.gql('mutation($id: String!) { revokeApiKey(id: $id) { id } }', { id }, ADMIN);
+    const ids = async (includeRevoked: boolean) =>
+      (
+        await h.gql(
+          'query($r: Boolean) { apiKeysConnection(first: 200, includeRevoked: $r) { edges { node { id } } } }',
+          { r: includeRevoked },
+          ADMIN,
+        )
+      ).data.apiKeysConnection.edges.map((e: { node: { id: string } }) => e.node.id);
+    expect(await ids(true)).toContain(id);
+    expect(await ids(false)).not.toContain(id);
+    expect(
+      (await h.gql('{ apiKeysConnection { edges { cursor } } }', {}, viewerKey)).errors[0]
+        .extensions.code,
+    ).toBe('FORBIDDEN');
+  });
+
+  it('filters the audit log by action, actor and result, in GraphQL and REST alike', async () => {
+    const gql = await h.gql(
+      '{ auditLog(first: 200, action: "api_key.created") { edges { node { action actor result } } } }',
+      {},
+      ADMIN,
+    );
+    const nodes = gql.data.auditLog.edges.map((e: { node: unknown }) => e.node);
+    expect(nodes.length).toBeGreaterThan(0);
+    expect(nodes.every((n: { action: string }) => n.action === 'api_key.created')).toBe(true);
+    const viaRest = (
+      await rest('GET', '/api/audit/logs?limit=200&action=api_key.created')
+    ).json() as { action: string }[];
+    expect(viaRest).toHaveLength(nodes.length);
+    expect((await rest('GET', '/api/audit/logs?result=failure&actor=nobody')).json()).toEqual([]);
+    expect((await rest('GET', '/api/audit/logs?result=maybe')).statusCode).toBe(422);
+    expect(
+      (await h.gql('{ auditLog(result: "maybe") { edges { cursor } } }', {}, ADMIN)).errors[0]
+        .extensions.code,
+    ).toBe('VALIDATION');
+  });
+
+  it('records a settings change once, whichever adapter makes it', async () => {
+    const count = async () =>
+      ((await rest('GET', '/api/audit/logs?limit=200&action=settings.updated')).json() as unknown[])
+        .length;
+    const before = await count();
+    await h.gql('mutation { updateSettings(redactPayloads: false) { redactPayloads } }', {}, ADMIN);
+    expect(await count()).toBe(before + 1);
+    expect((await rest('PUT', '/api/settings', { redact_payloads: false })).statusCode).toBe(200);
+    expect(await count()).toBe(before + 2);
+    expect((await rest('PUT', '/api/settings', { redact_payloads: 'yes' })).json()).toEqual({
+      detail: [
+        {
+          loc: ['body', 'redact_payloads'],
+          msg: 'Input should be a valid boolean',
+          type: 'bool_type',
+        },
+      ],
+    });
+    expect(
+      (
+        await h.gql(
+          'mutation { updateSettings(redactPayloads: true) { redactPayloads } }',
+          {},
+          viewerKey,
+        )
+      ).errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
+    expect(await count()).toBe(before + 2);
+  });
+});

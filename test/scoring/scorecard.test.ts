@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import type { CheckedStatus, Classification } from '../../src/model/health.ts';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan, type NewFinding } from '../../src/store/security-repo.ts';
@@ -116,7 +117,7 @@ async function scan(name: string, at: Date, findings: NewFinding[]): Promise<voi
 }
 
 const card = (name: string, projectId: string | null = 'default') =>
-  server.services.scoring.get(projectId, name, NOW);
+  server.services.scoring.get(LOCAL_ADMIN, name, projectId, NOW);
 const dim = async (name: string, d: string) =>
   (await card(name)).dimensions.find((x) => x.name === d);
 
