@@ -156,17 +156,17 @@ export async function runReliabilityBench(
 
 /** One success-rate and one p99 SLO per agent, half over 24 h and half over 7 days. */
 async function defineSlos(services: Services): Promise<void> {
-  const existing = await services.slos.list('default');
+  const existing = await services.slos.list(LOCAL_ADMIN, 'default');
   if (existing.length > 0) return;
   for (const [i, agent] of AGENTS.entries()) {
     const windowHours = i % 2 === 0 ? 24 : 168;
-    await services.slos.create('default', {
+    await services.slos.create(LOCAL_ADMIN, {
       agent_name: agent,
       metric: 'success_rate',
       threshold: 95,
       window_hours: windowHours,
     });
-    await services.slos.create('default', {
+    await services.slos.create(LOCAL_ADMIN, {
       agent_name: agent,
       metric: 'latency_p99',
       threshold: 30_000,

@@ -1,7 +1,13 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { AlertConfigRow } from '../store/alerts-repo.ts';
-import { ALERT_TYPES, DEFAULT_TOGGLES, type AlertType } from '../model/alert.ts';
+import {
+  ALERT_TYPES,
+  DEFAULT_TOGGLES,
+  type AlertConfig,
+  type AlertType,
+  type WebhookSource,
+} from '../model/alert.ts';
 import { maskWebhook } from './webhook.ts';
 
 /**
@@ -10,15 +16,6 @@ import { maskWebhook } from './webhook.ts';
  * SPYGLASS_CHAT_WEBHOOK. The webhook is a secret: views carry whether one is set, where it comes
  * from and a masked form, never the URL.
  */
-export type WebhookSource = 'settings' | 'config' | 'env';
-
-export interface AlertConfigView {
-  alert_types: Record<AlertType, boolean>;
-  chat_webhook_configured: boolean;
-  chat_webhook_source: WebhookSource | null;
-  /** scheme + host + `/…` + last 4 characters, or null. */
-  chat_webhook_masked: string | null;
-}
 
 /** What a POST may change: absent keys keep their saved values. */
 export interface AlertConfigPatch {
@@ -48,12 +45,12 @@ export function resolveWebhook(
 export function configView(
   row: AlertConfigRow | undefined,
   webhook: { url: string; source: WebhookSource } | null,
-): AlertConfigView {
+): AlertConfig {
   return {
-    alert_types: toggles(row),
-    chat_webhook_configured: webhook !== null,
-    chat_webhook_source: webhook?.source ?? null,
-    chat_webhook_masked: webhook ? maskWebhook(webhook.url) : null,
+    alertTypes: toggles(row),
+    chatWebhookConfigured: webhook !== null,
+    chatWebhookSource: webhook?.source ?? null,
+    chatWebhookMasked: webhook ? maskWebhook(webhook.url) : null,
   };
 }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
-import type { Principal } from '../auth/principal.ts';
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config/types.ts';
 import { SpyglassError } from '../errors.ts';
 import type { EventBus } from '../live/bus.ts';
@@ -19,26 +20,27 @@ import {
   type Delivery,
 } from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
-import {
-  configView,
-  parseConfigBody,
-  resolveWebhook,
-  toggles,
-  type AlertConfigView,
-} from './alert-config.ts';
-import { toAlertJson } from './alert-json.ts';
+import { configView, parseConfigBody, resolveWebhook, toggles } from './alert-config.ts';
+import { toAlertJson } from '../model/alert-json.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
 import { chatMessage, testMessage } from './chat-message.ts';
 import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
 import {
   countAlerts,
   readInbox,
   transition,
-  type AlertCounts,
   type InboxPage,
   type InboxQuery,
   type Transition,
 } from './inbox.ts';
-import type { Alert, AlertSink, FireInput } from '../model/alert.ts';
+import type {
+  Alert,
+  AlertConfig,
+  AlertCounts,
+  AlertSink,
+  FireInput,
+  WebhookTestResult,
+} from '../model/alert.ts';
 import { WebhookClient } from './webhook.ts';
 
 export interface AlertServiceDeps {
@@ -136,29 +138,38 @@ export class AlertService implements AlertSink {
     return resolveByKey(this.d.db, projectId, dedupKey, this.now());
   }
 
-  inbox(projectId: string, q: InboxQuery): Promise<InboxPage> {
-    return readInbox(this.d.db, projectId, q, this.now());
+  /** The caller's project: a bound key's own, else the one named, else `default`. */
+  private project(by: Principal, requested: string | null | undefined): string {
+    return scopeProject(by, requested) ?? DEFAULT_PROJECT;
   }
 
-  counts(projectId: string): Promise<AlertCounts> {
-    return countAlerts(this.d.db, projectId, this.now());
+  /** The inbox, newest first (any role); the query's values are checked here for every adapter. */
+  inbox(by: Principal, q: InboxQuery & { projectId?: string | null }): Promise<InboxPage> {
+    enforce(by, 'read');
+    return readInbox(this.d.db, this.project(by, q.projectId), q, this.now());
   }
 
-  move(projectId: string, id: string, t: Transition): Promise<Alert> {
-    return transition(this.d.db, projectId, id, t, this.now());
+  counts(by: Principal, projectId?: string | null): Promise<AlertCounts> {
+    enforce(by, 'read');
+    return countAlerts(this.d.db, this.project(by, projectId), this.now());
   }
 
-  async getConfig(projectId: string): Promise<AlertConfigView> {
-    const row = await findAlertConfig(this.d.db, projectId);
+  /** Acknowledge, resolve or snooze one alert of the caller's project (admins). */
+  move(by: Principal, id: string, t: Transition, projectId?: string | null): Promise<Alert> {
+    enforce(by, 'write');
+    return transition(this.d.db, this.project(by, projectId), id, t, this.now());
+  }
+
+  async getConfig(by: Principal, projectId?: string | null): Promise<AlertConfig> {
+    enforce(by, 'read');
+    const row = await findAlertConfig(this.d.db, this.project(by, projectId));
     return configView(row, this.webhookFor(row));
   }
 
   /** Validates, checks a new webhook against the outbound policy (no traffic), saves, audits without the URL. */
-  async saveConfig(
-    principal: Principal,
-    projectId: string,
-    body: unknown,
-  ): Promise<AlertConfigView> {
+  async saveConfig(by: Principal, body: unknown, projectId?: string | null): Promise<AlertConfig> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
     const patch = parseConfigBody(body);
     if (typeof patch.chatWebhook === 'string') {
       const checked = this.webhooks.check(patch.chatWebhook);
@@ -174,34 +185,30 @@ export class AlertService implements AlertSink {
         });
       }
     }
-    const row = await findAlertConfig(this.d.db, projectId);
+    const row = await findAlertConfig(this.d.db, project);
     const next = {
-      projectId,
+      projectId: project,
       alertTypes: { ...((row?.alertTypes ?? {}) as object), ...patch.alertTypes },
       chatWebhook: patch.chatWebhook === undefined ? (row?.chatWebhook ?? null) : patch.chatWebhook,
       updatedAt: this.now(),
     };
     await saveAlertConfig(this.d.db, next);
-    this.d.audit.record(
-      principal,
-      'alerts.config_saved',
-      `alerts/config/${projectId}`,
-      'success',
-      projectId,
-    );
+    this.d.audit.record(by, 'alerts.config_saved', `alerts/config/${project}`, 'success', project);
     return configView(next, this.webhookFor(next));
   }
 
   /** Sends the test message to the resolved webhook once (no retries): the caller sees the result now. */
-  async test(projectId: string): Promise<{ ok: true } | { ok: false; error: string }> {
-    const webhook = this.webhookFor(await findAlertConfig(this.d.db, projectId));
+  async test(by: Principal, projectId?: string | null): Promise<WebhookTestResult> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    const webhook = this.webhookFor(await findAlertConfig(this.d.db, project));
     if (!webhook)
       return {
         ok: false,
         error:
           'no chat webhook configured (save one, or set alerts.chat_webhook or SPYGLASS_CHAT_WEBHOOK)',
       };
-    const out = await this.webhooks.post(webhook.url, testMessage(projectId, this.now()));
+    const out = await this.webhooks.post(webhook.url, testMessage(project, this.now()));
     return out.ok ? { ok: true } : { ok: false, error: out.error ?? 'webhook failed' };
   }
 

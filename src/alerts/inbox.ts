@@ -16,6 +16,7 @@ import {
   SEVERITIES,
   SNOOZE_MINUTES,
   type Alert,
+  type AlertCounts,
   type AlertStatus,
 } from '../model/alert.ts';
 
@@ -34,16 +35,6 @@ export interface InboxQuery {
 export interface InboxPage {
   alerts: Alert[];
   nextCursor: string | null;
-}
-
-export interface AlertCounts {
-  firing: number;
-  acknowledged: number;
-  snoozed: number;
-  /** Firing alerts (expired snoozes included): what still needs someone. */
-  needs_attention: number;
-  /** Firing alerts by severity. */
-  by_severity: { critical: number; warning: number; info: number };
 }
 
 const ACTIVE: readonly AlertStatus[] = ['firing', 'acknowledged', 'snoozed'];
@@ -80,8 +71,8 @@ export async function countAlerts(db: Db, projectId: string, now: Date): Promise
     firing: 0,
     acknowledged: 0,
     snoozed: 0,
-    needs_attention: 0,
-    by_severity: { critical: 0, warning: 0, info: 0 },
+    needsAttention: 0,
+    bySeverity: { critical: 0, warning: 0, info: 0 },
   };
   for (const r of await countOpen(db, projectId, now)) {
     if (r.status === 'firing' || r.status === 'acknowledged' || r.status === 'snoozed')
@@ -90,9 +81,9 @@ export async function countAlerts(db: Db, projectId: string, now: Date): Promise
       r.status === 'firing' &&
       (r.severity === 'critical' || r.severity === 'warning' || r.severity === 'info')
     )
-      counts.by_severity[r.severity] += r.n;
+      counts.bySeverity[r.severity] += r.n;
   }
-  counts.needs_attention = counts.firing;
+  counts.needsAttention = counts.firing;
   return counts;
 }
 

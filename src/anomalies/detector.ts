@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { AlertSink, FireInput } from '../model/alert.ts';
 import {
   listAnomalies,
@@ -126,9 +128,17 @@ export class AnomalyDetector {
     return out;
   }
 
-  /** The anomalous records, from the stored evaluations only (a read never evaluates). */
-  list(projectId: string | null, filter: AnomalyFilter = {}): Promise<AnomalyRecord[]> {
-    return listAnomalies(this.deps.db, projectId, filter);
+  /**
+   * The caller's anomalous records (any role; a bound key its project, a global key the one it
+   * names or every project), from the stored evaluations only (a read never evaluates).
+   */
+  list(
+    by: Principal,
+    filter: AnomalyFilter & { projectId?: string | null | undefined } = {},
+  ): Promise<AnomalyRecord[]> {
+    enforce(by, 'read');
+    const { projectId, ...rest } = filter;
+    return listAnomalies(this.deps.db, scopeProject(by, projectId), rest);
   }
 
   /** Applies the episode rules for one record; returns the episode state to store. */

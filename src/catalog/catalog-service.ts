@@ -1,5 +1,6 @@
-import type { Principal } from '../auth/principal.ts';
-import { scopeProject } from '../auth/principal.ts';
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
+import type { CatalogEntry, CatalogKind } from '../model/catalog.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { storedJsonIssues } from '../normalize/json-limits.ts';
@@ -21,8 +22,7 @@ import {
 } from '../store/catalog-repo.ts';
 import { addsUrl, serverPatchIssues } from './server-rules.ts';
 
-export type CatalogKind = 'agent' | 'server';
-export type CatalogJson = ReturnType<typeof toCatalogJson>;
+export type { CatalogKind } from '../model/catalog.ts';
 
 const TRANSPORTS = ['stdio', 'sse', 'streamable_http'];
 const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
@@ -46,29 +46,43 @@ export class CatalogService {
     private readonly opts: CatalogOptions,
   ) {}
 
-  project(p: Principal, requested: string | undefined): string {
+  private project(p: Principal, requested: string | null | undefined): string {
     return scopeProject(p, requested) ?? DEFAULT_PROJECT;
   }
 
-  async list(kind: CatalogKind, projectId: string): Promise<CatalogJson[]> {
-    return (await listCatalog(this.db, kind, projectId)).map(toCatalogJson);
+  async list(by: Principal, kind: CatalogKind, projectId?: string | null): Promise<CatalogEntry[]> {
+    enforce(by, 'read');
+    return (await listCatalog(this.db, kind, this.project(by, projectId))).map((r) =>
+      toEntry(kind, r),
+    );
   }
 
-  async get(kind: CatalogKind, projectId: string, name: string): Promise<CatalogJson> {
-    const row = await findCatalogEntry(this.db, kind, projectId, name);
-    if (!row) throw notFound(`no ${kind} ${name} in project ${projectId}`);
-    return toCatalogJson(row);
-  }
-
-  async put(
+  async get(
+    by: Principal,
     kind: CatalogKind,
-    projectId: string,
+    name: string,
+    projectId?: string | null,
+  ): Promise<CatalogEntry> {
+    enforce(by, 'read');
+    const project = this.project(by, projectId);
+    const row = await findCatalogEntry(this.db, kind, project, name);
+    if (!row) throw notFound(`no ${kind} ${name} in project ${project}`);
+    return toEntry(kind, row);
+  }
+
+  /** Creates or updates an entry (admins); `body` uses REST's field names, checked here. */
+  async put(
+    by: Principal,
+    kind: CatalogKind,
     name: string,
     body: unknown,
-  ): Promise<CatalogJson> {
+    requested?: string | null,
+  ): Promise<CatalogEntry> {
+    enforce(by, 'write');
+    const projectId = this.project(by, requested);
     const patch = parsePatch(kind, body);
     if (kind === 'agent')
-      return toCatalogJson(await upsertCatalogEntry(this.db, kind, projectId, name, patch));
+      return toEntry(kind, await upsertCatalogEntry(this.db, kind, projectId, name, patch));
     const configured =
       projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
     const row = await withServerCatalogLock(this.db, projectId, async (tx) => {
@@ -90,16 +104,25 @@ export class CatalogService {
       }
       return upsertCatalogEntry(tx, 'server', projectId, name, patch);
     });
-    return toCatalogJson(row);
+    return toEntry(kind, row);
   }
 
-  async delete(kind: CatalogKind, projectId: string, name: string): Promise<void> {
+  async delete(
+    by: Principal,
+    kind: CatalogKind,
+    name: string,
+    requested?: string | null,
+  ): Promise<void> {
+    enforce(by, 'write');
+    const projectId = this.project(by, requested);
     if (!(await deleteCatalogEntry(this.db, kind, projectId, name)))
       throw notFound(`no ${kind} ${name} in project ${projectId}`);
   }
 
   /** Registers names found in stored spans that the catalog lacks (POST /api/{agents,servers}/discover). */
-  async discover(kind: CatalogKind, projectId: string): Promise<string[]> {
+  async discover(by: Principal, kind: CatalogKind, requested?: string | null): Promise<string[]> {
+    enforce(by, 'admin');
+    const projectId = this.project(by, requested);
     return registerNames(
       this.db,
       kind,
@@ -172,18 +195,19 @@ function invalid(issues: ValidationIssue[]): SpyglassError {
   return new SpyglassError('validation', 'invalid catalog entry', { issues });
 }
 
-export function toCatalogJson(r: AgentRow | ServerRow) {
+function toEntry(kind: CatalogKind, r: AgentRow | ServerRow): CatalogEntry {
   return {
+    kind,
     name: r.name,
-    project_id: r.projectId,
+    projectId: r.projectId,
     description: r.description,
     owner: r.owner,
     tags: r.tags,
-    runbook_url: r.runbookUrl,
+    runbookUrl: r.runbookUrl,
     source: r.source,
     ...('status' in r ? { status: r.status } : {}),
     ...('transport' in r ? { transport: r.transport, url: r.url } : {}),
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }

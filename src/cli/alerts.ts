@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
-import { toAlertJson, type AlertJson } from '../alerts/alert-json.ts';
 import type { Transition } from '../alerts/inbox.ts';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
+import { toAlertJson, type AlertJson } from '../model/alert-json.ts';
 import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { printJson, printRows } from './output.ts';
@@ -63,7 +64,9 @@ export function alertsCommand(): Command {
             `/api/alerts/inbox?${query({ ...q, project_id: o.project })}`,
           )) as AlertJson[])
         : await withLocalServices(async (s) =>
-            (await s.alerts.inbox(o.project ?? DEFAULT_PROJECT, q)).alerts.map(toAlertJson),
+            (
+              await s.alerts.inbox(LOCAL_ADMIN, { ...q, projectId: o.project ?? DEFAULT_PROJECT })
+            ).alerts.map(toAlertJson),
           );
       printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
     },
@@ -93,7 +96,7 @@ export function alertsCommand(): Command {
             action === 'snooze' ? { minutes: Number(o.minutes) } : {},
           )) as AlertJson)
         : await withLocalServices(async (s) =>
-            toAlertJson(await s.alerts.move(o.project ?? DEFAULT_PROJECT, id, t)),
+            toAlertJson(await s.alerts.move(LOCAL_ADMIN, id, t, o.project ?? DEFAULT_PROJECT)),
           );
       if (o.json) return printJson(alert);
       process.stdout.write(

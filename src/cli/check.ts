@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
+import { SpyglassError } from '../errors.ts';
 import type { CheckReport } from '../health/checker.ts';
-import { toDriftJson, toHealthJson, type DriftChange } from '../model/health.ts';
+import { toCheckJson, type DriftChange } from '../model/health.ts';
 import type { Services } from '../services.ts';
 import { Lines, printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
@@ -36,7 +38,7 @@ export function checkCommand(): Command {
             '/api/health/check',
             o.server ? { server_name: o.server } : {},
           )) as Record<string, unknown>[])
-        : await withLocalServices(async (s) => (await checkLocally(s, o.server)).map(reportJson));
+        : await withLocalServices(async (s) => (await checkLocally(s, o.server)).map(toCheckJson));
       if (rows.length === 0 && !o.server) process.stderr.write(NO_SERVERS);
       printCheckRows(rows, o.json ?? false);
       if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
@@ -47,13 +49,13 @@ export async function checkLocally(
   s: Services,
   server: string | undefined,
 ): Promise<CheckReport[]> {
-  let targets = await s.health.targets(null);
-  if (server !== undefined) {
-    targets = targets.filter((t) => t.name === server);
-    if (targets.length === 0)
+  try {
+    return await s.health.runChecks(LOCAL_ADMIN, { serverName: server });
+  } catch (err) {
+    if (err instanceof SpyglassError && err.code === 'not_found')
       throw new Error(`no configured server named ${server} (see servers: in spyglass.yaml)`);
+    throw err;
   }
-  return s.health.checkAll(targets);
 }
 
 export const NO_SERVERS = `spyglass: no MCP servers are configured, so there is nothing to check. Add one to spyglass.yaml
@@ -87,11 +89,4 @@ function driftText(drift: unknown): Lines | null {
       `${c.classification} ${c.change_type} ${[c.tool_name, c.param_name].filter(Boolean).join('.')}${c.detail ? ` (${c.detail})` : ''}`.trim(),
     ),
   );
-}
-
-export function reportJson(r: CheckReport): Record<string, unknown> {
-  return {
-    ...toHealthJson(r.result, { drift: true }),
-    drift: r.drift ? toDriftJson(r.drift) : null,
-  };
 }

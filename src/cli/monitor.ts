@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
-import { NO_SERVERS, printCheckRows, reportJson } from './check.ts';
+import { toCheckJson } from '../model/health.ts';
+import { NO_SERVERS, printCheckRows } from './check.ts';
 import { escapeLine, jsonText } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -59,12 +60,12 @@ export function monitorCommand(): Command {
               intervalSeconds: o.interval,
               logger: s.logger,
             }).runOnce();
-            return finishOnce(reports.map(reportJson), o.json ?? false);
+            return finishOnce(reports.map(toCheckJson), o.json ?? false);
           }
           const bg = startEmbeddedHealth(s.health, s.logger, {
             forceMonitor: true,
             intervalSeconds: o.interval,
-            onReport: (r: CheckReport) => print(reportJson(r)),
+            onReport: (r: CheckReport) => print(toCheckJson(r)),
           });
           process.stderr.write(
             `spyglass monitor: checking every ${o.interval} s (Ctrl-C to stop)\n`,

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { SloJson } from '../slos/slo-service.ts';
-import type { SloStatusItem } from '../slos/status.ts';
+import { LOCAL_ADMIN } from '../auth/principal.ts';
+import { toSloJson, toSloStatusJson, type SloJson, type SloStatusJson } from '../model/slo.ts';
 import { printRows } from './output.ts';
 import { callApi, remoteFrom, withLocalServices } from './remote.ts';
 
@@ -52,18 +52,25 @@ export function slosCommand(): Command {
           }).filter((e): e is [string, string] => e[1] !== undefined),
         );
         const qs = query.size > 0 ? `?${query.toString()}` : '';
-        let rows: (SloJson | SloStatusItem)[];
+        let rows: (SloJson | SloStatusJson)[];
         if (o.definitions) {
           const all = remote
             ? ((await callApi(remote, 'GET', `/api/slos${qs}`)) as SloJson[])
-            : await withLocalServices((s) => s.slos.list(o.project ?? 'default'));
+            : await withLocalServices(async (s) =>
+                (await s.slos.list(LOCAL_ADMIN, o.project ?? 'default')).map(toSloJson),
+              );
           rows = o.agent === undefined ? all : all.filter((r) => r.agent_name === o.agent);
         } else {
           // Evaluating records transitions, exactly as the server's background evaluator does.
           rows = remote
-            ? ((await callApi(remote, 'GET', `/api/slos/status${qs}`)) as SloStatusItem[])
-            : await withLocalServices((s) =>
-                s.slos.evaluate(o.project ?? 'default', undefined, o.agent),
+            ? ((await callApi(remote, 'GET', `/api/slos/status${qs}`)) as SloStatusJson[])
+            : await withLocalServices(async (s) =>
+                (
+                  await s.slos.status(LOCAL_ADMIN, {
+                    projectId: o.project ?? 'default',
+                    agentName: o.agent,
+                  })
+                ).map(toSloStatusJson),
               );
         }
         printRows(

@@ -1,16 +1,11 @@
-import type { AlertConfigView } from '../alerts/alert-config.ts';
-import { alertCursor, type AlertCounts } from '../alerts/inbox.ts';
-import type { Alert } from '../model/alert.ts';
-import { scopeProject } from '../auth/principal.ts';
-import { DEFAULT_PROJECT } from '../model/span.ts';
-import { builder, requireAdmin, toConnection, type Context } from './builder.ts';
+import { alertCursor } from '../alerts/inbox.ts';
+import type { Alert, AlertConfig, AlertCounts, WebhookTestResult } from '../model/alert.ts';
+import { builder, toConnection } from './builder.ts';
 
-/** Alerts over GraphQL (docs/api.md#graphql): the same AlertService and scoping as /api/alerts/*. */
-const project = (ctx: Context, requested: string | null | undefined) =>
-  scopeProject(ctx.principal, requested) ?? DEFAULT_PROJECT;
+/** Alerts over GraphQL (docs/api.md#graphql): the same AlertService, roles and scoping as /api/alerts/*. */
 
 const AlertRef = builder.objectRef<Alert>('Alert').implement({
-  description: 'An inbox record (decisions §9)',
+  description: 'An inbox record (docs/alerts.md#the-inbox-record)',
   fields: (t) => ({
     id: t.exposeString('id'),
     type: t.exposeString('type'),
@@ -33,7 +28,7 @@ const AlertRef = builder.objectRef<Alert>('Alert').implement({
 });
 
 const SeverityCountsRef = builder
-  .objectRef<AlertCounts['by_severity']>('AlertSeverityCounts')
+  .objectRef<AlertCounts['bySeverity']>('AlertSeverityCounts')
   .implement({
     fields: (t) => ({
       critical: t.exposeInt('critical'),
@@ -47,29 +42,27 @@ const CountsRef = builder.objectRef<AlertCounts>('AlertCounts').implement({
     firing: t.exposeInt('firing'),
     acknowledged: t.exposeInt('acknowledged'),
     snoozed: t.exposeInt('snoozed'),
-    needsAttention: t.exposeInt('needs_attention'),
-    bySeverity: t.field({ type: SeverityCountsRef, resolve: (c) => c.by_severity }),
+    needsAttention: t.exposeInt('needsAttention'),
+    bySeverity: t.field({ type: SeverityCountsRef, resolve: (c) => c.bySeverity }),
   }),
 });
 
-const ConfigRef = builder.objectRef<AlertConfigView>('AlertConfig').implement({
-  description: 'Alert config (spec §2.11); the webhook URL is a secret and only shown masked',
+const ConfigRef = builder.objectRef<AlertConfig>('AlertConfig').implement({
+  description: 'Alert config (docs/alerts.md); the webhook URL is a secret and only shown masked',
   fields: (t) => ({
-    alertTypes: t.field({ type: 'JSON', resolve: (c) => c.alert_types }),
-    chatWebhookConfigured: t.exposeBoolean('chat_webhook_configured'),
-    chatWebhookSource: t.exposeString('chat_webhook_source', { nullable: true }),
-    chatWebhookMasked: t.exposeString('chat_webhook_masked', { nullable: true }),
+    alertTypes: t.field({ type: 'JSON', resolve: (c) => c.alertTypes }),
+    chatWebhookConfigured: t.exposeBoolean('chatWebhookConfigured'),
+    chatWebhookSource: t.exposeString('chatWebhookSource', { nullable: true }),
+    chatWebhookMasked: t.exposeString('chatWebhookMasked', { nullable: true }),
   }),
 });
 
-const TestResultRef = builder
-  .objectRef<{ ok: boolean; error?: string }>('AlertTestResult')
-  .implement({
-    fields: (t) => ({
-      ok: t.exposeBoolean('ok'),
-      error: t.string({ nullable: true, resolve: (r) => r.error ?? null }),
-    }),
-  });
+const TestResultRef = builder.objectRef<WebhookTestResult>('AlertTestResult').implement({
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok'),
+    error: t.string({ nullable: true, resolve: (r) => (r.ok ? null : r.error) }),
+  }),
+});
 
 builder.queryField('alerts', (t) =>
   t.connection({
@@ -82,7 +75,8 @@ builder.queryField('alerts', (t) =>
       severity: t.arg.string({ required: false }),
     },
     resolve: async (_r, a, ctx) => {
-      const page = await ctx.services.alerts.inbox(project(ctx, a.projectId), {
+      const page = await ctx.services.alerts.inbox(ctx.principal, {
+        projectId: a.projectId,
         status: a.status ?? undefined,
         type: a.type ?? undefined,
         severity: a.severity ?? undefined,
@@ -98,7 +92,7 @@ builder.queryField('alertCounts', (t) =>
   t.field({
     type: CountsRef,
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.alerts.counts(project(ctx, a.projectId)),
+    resolve: (_r, a, ctx) => ctx.services.alerts.counts(ctx.principal, a.projectId),
   }),
 );
 
@@ -106,7 +100,7 @@ builder.queryField('alertConfig', (t) =>
   t.field({
     type: ConfigRef,
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.alerts.getConfig(project(ctx, a.projectId)),
+    resolve: (_r, a, ctx) => ctx.services.alerts.getConfig(ctx.principal, a.projectId),
   }),
 );
 
@@ -118,10 +112,8 @@ for (const [name, action] of [
     t.field({
       type: AlertRef,
       args: { id: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
-      resolve: (_r, a, ctx) => {
-        requireAdmin(ctx);
-        return ctx.services.alerts.move(project(ctx, a.projectId), a.id, { action });
-      },
+      resolve: (_r, a, ctx) =>
+        ctx.services.alerts.move(ctx.principal, a.id, { action }, a.projectId),
     }),
   );
 }
@@ -134,13 +126,13 @@ builder.mutationField('snoozeAlert', (t) =>
       minutes: t.arg.int({ required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.alerts.move(project(ctx, a.projectId), a.id, {
-        action: 'snooze',
-        minutes: a.minutes,
-      });
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.alerts.move(
+        ctx.principal,
+        a.id,
+        { action: 'snooze', minutes: a.minutes },
+        a.projectId,
+      ),
   }),
 );
 
@@ -155,11 +147,10 @@ builder.mutationField('saveAlertConfig', (t) =>
       chatWebhook: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
       const body: Record<string, unknown> = {};
       if (a.alertTypes !== undefined && a.alertTypes !== null) body.alert_types = a.alertTypes;
       if (a.chatWebhook !== undefined) body.chat_webhook = a.chatWebhook;
-      return ctx.services.alerts.saveConfig(ctx.principal, project(ctx, a.projectId), body);
+      return ctx.services.alerts.saveConfig(ctx.principal, body, a.projectId);
     },
   }),
 );
@@ -168,9 +159,6 @@ builder.mutationField('testAlertWebhook', (t) =>
   t.field({
     type: TestResultRef,
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.alerts.test(project(ctx, a.projectId));
-    },
+    resolve: (_r, a, ctx) => ctx.services.alerts.test(ctx.principal, a.projectId),
   }),
 );

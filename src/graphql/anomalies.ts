@@ -1,7 +1,7 @@
 import { parseAnomalyFilter } from '../anomalies/filter.ts';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
 import type { AnomalyRecord } from '../model/anomaly.ts';
-import { scopeProject } from '../auth/principal.ts';
-import { builder } from './builder.ts';
+import { builder, type Context } from './builder.ts';
 
 /** Anomalies (docs/anomalies.md): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
 
@@ -42,24 +42,53 @@ const AnomalyRef = builder.objectRef<AnomalyRecord>('Anomaly').implement({
   }),
 });
 
+interface AnomalyArgs {
+  serverName?: string | null;
+  severity?: string | null;
+  metric?: string | null;
+  projectId?: string | null;
+}
+
+const anomalyArgs = {
+  serverName: { required: false },
+  severity: { required: false, description: 'critical or warning' },
+  metric: { required: false, description: 'error_rate or latency_ms' },
+  projectId: { required: false },
+} as const;
+
+function list(ctx: Context, a: AnomalyArgs): Promise<AnomalyRecord[]> {
+  const filter = parseAnomalyFilter(a, 'args', {
+    serverName: 'serverName',
+    severity: 'severity',
+    metric: 'metric',
+  });
+  return ctx.services.anomalies.list(ctx.principal, { ...filter, projectId: a.projectId });
+}
+
 builder.queryField('anomalies', (t) =>
   t.field({
     type: [AnomalyRef],
     description: 'Tools currently anomalous (GET /api/reliability/anomalies), most severe first',
     args: {
-      serverName: t.arg.string({ required: false }),
-      severity: t.arg.string({ required: false, description: 'critical or warning' }),
-      metric: t.arg.string({ required: false, description: 'error_rate or latency_ms' }),
-      projectId: t.arg.string({ required: false }),
+      serverName: t.arg.string(anomalyArgs.serverName),
+      severity: t.arg.string(anomalyArgs.severity),
+      metric: t.arg.string(anomalyArgs.metric),
+      projectId: t.arg.string(anomalyArgs.projectId),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.anomalies.list(
-        scopeProject(ctx.principal, a.projectId),
-        parseAnomalyFilter(a, 'args', {
-          serverName: 'serverName',
-          severity: 'severity',
-          metric: 'metric',
-        }),
-      ),
+    resolve: (_r, a, ctx) => list(ctx, a),
+  }),
+);
+
+builder.queryField('anomaliesConnection', (t) =>
+  t.connection({
+    type: AnomalyRef,
+    description: 'Tools currently anomalous, most severe first, in pages',
+    args: {
+      serverName: t.arg.string(anomalyArgs.serverName),
+      severity: t.arg.string(anomalyArgs.severity),
+      metric: t.arg.string(anomalyArgs.metric),
+      projectId: t.arg.string(anomalyArgs.projectId),
+    },
+    resolve: async (_r, a, ctx) => resolveArrayConnection({ args: a }, await list(ctx, a)),
   }),
 );

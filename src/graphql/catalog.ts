@@ -1,22 +1,21 @@
-import type { CatalogJson, CatalogKind } from '../catalog/catalog-service.ts';
-import { builder, requireAdmin, type Context } from './builder.ts';
-import { enforce } from '../auth/access.ts';
+import type { CatalogEntry, CatalogKind } from '../model/catalog.ts';
+import { builder } from './builder.ts';
 
-const CatalogEntryRef = builder.objectRef<CatalogJson>('CatalogEntry').implement({
-  description: 'An agent or server catalog entry (spec §2.12)',
+const CatalogEntryRef = builder.objectRef<CatalogEntry>('CatalogEntry').implement({
+  description: 'An agent or server catalog entry (docs/api.md#shapes)',
   fields: (t) => ({
     name: t.exposeString('name'),
-    projectId: t.exposeString('project_id'),
+    projectId: t.exposeString('projectId'),
     description: t.exposeString('description', { nullable: true }),
     owner: t.exposeString('owner', { nullable: true }),
     tags: t.exposeStringList('tags'),
-    runbookUrl: t.exposeString('runbook_url', { nullable: true }),
+    runbookUrl: t.exposeString('runbookUrl', { nullable: true }),
     source: t.exposeString('source'),
     status: t.string({ nullable: true, resolve: (e) => e.status ?? null }),
     transport: t.string({ nullable: true, resolve: (e) => e.transport ?? null }),
     url: t.string({ nullable: true, resolve: (e) => e.url ?? null }),
-    createdAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.created_at) }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.updated_at) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
@@ -39,9 +38,6 @@ const DiscoveryRef = builder
     fields: (t) => ({ discovered: t.exposeInt('discovered'), names: t.exposeStringList('names') }),
   });
 
-const project = (ctx: Context, requested: string | null | undefined) =>
-  ctx.services.catalog.project(ctx.principal, requested ?? undefined);
-
 for (const [kind, plural] of [
   ['agent', 'agents'],
   ['server', 'servers'],
@@ -51,7 +47,7 @@ for (const [kind, plural] of [
     t.field({
       type: [CatalogEntryRef],
       args: { projectId: t.arg.string({ required: false }) },
-      resolve: (_r, a, ctx) => ctx.services.catalog.list(kind, project(ctx, a.projectId)),
+      resolve: (_r, a, ctx) => ctx.services.catalog.list(ctx.principal, kind, a.projectId),
     }),
   );
   builder.queryField(kind, (t) =>
@@ -61,7 +57,7 @@ for (const [kind, plural] of [
         name: t.arg.string({ required: true }),
         projectId: t.arg.string({ required: false }),
       },
-      resolve: (_r, a, ctx) => ctx.services.catalog.get(kind, project(ctx, a.projectId), a.name),
+      resolve: (_r, a, ctx) => ctx.services.catalog.get(ctx.principal, kind, a.name, a.projectId),
     }),
   );
   builder.mutationField(`put${Kind}`, (t) =>
@@ -74,7 +70,6 @@ for (const [kind, plural] of [
         input: t.arg({ type: CatalogInput, required: true }),
       },
       resolve: (_r, a, ctx) => {
-        requireAdmin(ctx);
         const i = a.input;
         const body = Object.fromEntries(
           Object.entries({
@@ -87,7 +82,7 @@ for (const [kind, plural] of [
             url: i.url,
           }).filter(([, v]) => v !== undefined),
         );
-        return ctx.services.catalog.put(kind, project(ctx, a.projectId), a.name, body);
+        return ctx.services.catalog.put(ctx.principal, kind, a.name, body, a.projectId);
       },
     }),
   );
@@ -98,8 +93,7 @@ for (const [kind, plural] of [
         projectId: t.arg.string({ required: false }),
       },
       resolve: async (_r, a, ctx) => {
-        requireAdmin(ctx);
-        await ctx.services.catalog.delete(kind, project(ctx, a.projectId), a.name);
+        await ctx.services.catalog.delete(ctx.principal, kind, a.name, a.projectId);
         return true;
       },
     }),
@@ -110,8 +104,7 @@ for (const [kind, plural] of [
       description: `Register ${plural} found in stored spans that the catalog lacks`,
       args: { projectId: t.arg.string({ required: false }) },
       resolve: async (_r, a, ctx) => {
-        enforce(ctx.principal, 'admin');
-        const names = await ctx.services.catalog.discover(kind, project(ctx, a.projectId));
+        const names = await ctx.services.catalog.discover(ctx.principal, kind, a.projectId);
         return { discovered: names.length, names };
       },
     }),

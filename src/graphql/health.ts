@@ -1,5 +1,5 @@
-import { scopeProject } from '../auth/principal.ts';
-import { SpyglassError, notFound } from '../errors.ts';
+import { SpyglassError } from '../errors.ts';
+import { keysetCursor } from '../health/page-cursor.ts';
 import type {
   AffectedAgent,
   BlastRadius,
@@ -10,7 +10,7 @@ import type {
   ImpactConsumer,
   ToolObservation,
 } from '../model/health.ts';
-import { builder, requireAdmin } from './builder.ts';
+import { builder, toConnection } from './builder.ts';
 
 /** MCP health (docs/health.md): the same service and limits as /api/health. */
 
@@ -74,47 +74,44 @@ const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
 
 const ConsumerRef = builder.objectRef<ImpactConsumer>('DriftImpactConsumer').implement({
   fields: (t) => ({
-    agentName: t.string({ nullable: true, resolve: (c) => c.agent_name }),
-    sessionCount: t.int({ resolve: (c) => c.session_count }),
-    lastCalledAt: t.field({ type: 'DateTime', resolve: (c) => new Date(c.last_called_at) }),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    sessionCount: t.exposeInt('sessionCount'),
+    lastCalledAt: t.expose('lastCalledAt', { type: 'DateTime' }),
   }),
 });
 
 const DriftImpactRef = builder.objectRef<DriftImpact>('DriftImpact').implement({
   fields: (t) => ({
-    serverName: t.string({ resolve: (d) => d.server_name }),
-    toolName: t.string({ resolve: (d) => d.tool_name }),
-    windowHours: t.int({ resolve: (d) => d.window_hours }),
+    serverName: t.exposeString('serverName'),
+    toolName: t.exposeString('toolName'),
+    windowHours: t.exposeInt('windowHours'),
     consumers: t.field({ type: [ConsumerRef], resolve: (d) => d.consumers }),
-    totalSessions: t.int({ resolve: (d) => d.total_sessions }),
+    totalSessions: t.exposeInt('totalSessions'),
   }),
 });
 
 const AffectedAgentRef = builder.objectRef<AffectedAgent>('AffectedAgent').implement({
   fields: (t) => ({
-    agentName: t.string({ nullable: true, resolve: (a) => a.agent_name }),
-    callCount: t.int({ resolve: (a) => a.call_count }),
-    sessionCount: t.int({ resolve: (a) => a.session_count }),
-    errorCount: t.int({ resolve: (a) => a.error_count }),
-    errorRate: t.float({ resolve: (a) => a.error_rate, description: 'percent' }),
-    avgLatencyMs: t.float({ resolve: (a) => a.avg_latency_ms }),
-    lastCalledAt: t.field({ type: 'DateTime', resolve: (a) => new Date(a.last_called_at) }),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    callCount: t.exposeInt('callCount'),
+    sessionCount: t.exposeInt('sessionCount'),
+    errorCount: t.exposeInt('errorCount'),
+    errorRate: t.exposeFloat('errorRate', { description: 'percent' }),
+    avgLatencyMs: t.exposeFloat('avgLatencyMs'),
+    lastCalledAt: t.expose('lastCalledAt', { type: 'DateTime' }),
   }),
 });
 
 const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
   fields: (t) => ({
-    serverName: t.string({ resolve: (b) => b.server_name }),
-    serverStatus: t.string({ resolve: (b) => b.server_status }),
-    windowHours: t.int({ resolve: (b) => b.window_hours }),
-    severity: t.string({
-      resolve: (b) => b.severity,
-      description: 'CRITICAL, HIGH, MEDIUM or LOW',
-    }),
-    totalAgents: t.int({ resolve: (b) => b.total_agents }),
-    totalSessions: t.int({ resolve: (b) => b.total_sessions }),
-    totalCalls: t.int({ resolve: (b) => b.total_calls }),
-    affectedAgents: t.field({ type: [AffectedAgentRef], resolve: (b) => b.affected_agents }),
+    serverName: t.exposeString('serverName'),
+    serverStatus: t.exposeString('serverStatus'),
+    windowHours: t.exposeInt('windowHours'),
+    severity: t.exposeString('severity', { description: 'CRITICAL, HIGH, MEDIUM or LOW' }),
+    totalAgents: t.exposeInt('totalAgents'),
+    totalSessions: t.exposeInt('totalSessions'),
+    totalCalls: t.exposeInt('totalCalls'),
+    affectedAgents: t.field({ type: [AffectedAgentRef], resolve: (b) => b.affectedAgents }),
   }),
 });
 
@@ -145,8 +142,7 @@ builder.queryField('healthServers', (t) =>
     type: [HealthResultRef],
     description: 'Latest result per configured server (GET /api/health/servers)',
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) =>
-      ctx.services.health.listLatest(scopeProject(ctx.principal, a.projectId)),
+    resolve: (_r, a, ctx) => ctx.services.health.listLatest(ctx.principal, a.projectId),
   }),
 );
 
@@ -158,7 +154,7 @@ builder.queryField('healthServer', (t) =>
     args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
     resolve: async (_r, a, ctx) => {
       try {
-        return await ctx.services.health.latest(scopeProject(ctx.principal, a.projectId), a.name);
+        return await ctx.services.health.latest(ctx.principal, a.name, a.projectId);
       } catch (err) {
         if (err instanceof SpyglassError && err.code === 'not_found') return null;
         throw err;
@@ -170,34 +166,71 @@ builder.queryField('healthServer', (t) =>
 builder.queryField('healthHistory', (t) =>
   t.field({
     type: [HealthResultRef],
+    description: 'The newest results of one server (healthHistoryConnection pages through all)',
     args: {
       name: t.arg.string({ required: true }),
       limit: t.arg.int({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.health.history(
-        scopeProject(ctx.principal, a.projectId),
-        a.name,
-        bounded('limit', a.limit, 10, 1, 100),
-      ),
+    resolve: async (_r, a, ctx) =>
+      (
+        await ctx.services.health.history(ctx.principal, a.name, {
+          projectId: a.projectId,
+          limit: bounded('limit', a.limit, 10, 1, 100),
+        })
+      ).items,
+  }),
+);
+
+builder.queryField('healthHistoryConnection', (t) =>
+  t.connection({
+    type: HealthResultRef,
+    description: "One server's results, newest first (GET /api/health/servers/{name}/history)",
+    args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: async (_r, a, ctx) => {
+      const page = await ctx.services.health.history(ctx.principal, a.name, {
+        projectId: a.projectId,
+        limit: bounded('first', a.first, 10, 1, 100),
+        after: a.after,
+      });
+      return toConnection(page.items, (r) => keysetCursor(r.checkedAt, r.id), !!page.nextCursor);
+    },
   }),
 );
 
 builder.queryField('driftHistory', (t) =>
   t.field({
     type: [DriftEventRef],
+    description: 'The newest drift events of one server (driftHistoryConnection pages through all)',
     args: {
       name: t.arg.string({ required: true }),
       limit: t.arg.int({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.health.driftHistory(
-        scopeProject(ctx.principal, a.projectId),
-        a.name,
-        bounded('limit', a.limit, 10, 1, 100),
-      ),
+    resolve: async (_r, a, ctx) =>
+      (
+        await ctx.services.health.driftHistory(ctx.principal, a.name, {
+          projectId: a.projectId,
+          limit: bounded('limit', a.limit, 10, 1, 100),
+        })
+      ).items,
+  }),
+);
+
+builder.queryField('driftHistoryConnection', (t) =>
+  t.connection({
+    type: DriftEventRef,
+    description:
+      "One server's drift events, newest first (GET /api/health/servers/{name}/drift-history)",
+    args: { name: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: async (_r, a, ctx) => {
+      const page = await ctx.services.health.driftHistory(ctx.principal, a.name, {
+        projectId: a.projectId,
+        limit: bounded('first', a.first, 10, 1, 100),
+        after: a.after,
+      });
+      return toConnection(page.items, (e) => keysetCursor(e.detectedAt, e.id), !!page.nextCursor);
+    },
   }),
 );
 
@@ -211,12 +244,12 @@ builder.queryField('driftImpact', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.health.driftImpact(
-        scopeProject(ctx.principal, a.projectId),
-        a.name,
-        a.toolName,
-        bounded('hours', a.hours, 24, 1, 168),
-      ),
+      ctx.services.health.driftImpact(ctx.principal, {
+        name: a.name,
+        toolName: a.toolName,
+        hours: bounded('hours', a.hours, 24, 1, 168),
+        projectId: a.projectId,
+      }),
   }),
 );
 
@@ -229,11 +262,11 @@ builder.queryField('blastRadius', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.health.blastRadius(
-        scopeProject(ctx.principal, a.projectId),
-        a.name,
-        bounded('hours', a.hours, 24, 1, 720),
-      ),
+      ctx.services.health.blastRadius(ctx.principal, {
+        name: a.name,
+        hours: bounded('hours', a.hours, 24, 1, 720),
+        projectId: a.projectId,
+      }),
   }),
 );
 
@@ -245,15 +278,8 @@ builder.mutationField('runHealthChecks', (t) =>
       serverName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: async (_r, a, ctx) => {
-      requireAdmin(ctx);
-      let targets = await ctx.services.health.targets(scopeProject(ctx.principal, a.projectId));
-      if (a.serverName) {
-        targets = targets.filter((x) => x.name === a.serverName);
-        if (targets.length === 0) throw notFound(`no configured server ${a.serverName}`);
-      }
-      return (await ctx.services.health.checkAll(targets)).map((r) => r.result);
-    },
+    resolve: async (_r, a, ctx) =>
+      (await ctx.services.health.runChecks(ctx.principal, a)).map((r) => r.result),
   }),
 );
 

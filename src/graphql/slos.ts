@@ -1,38 +1,38 @@
-import type { SloJson } from '../slos/slo-service.ts';
-import type { SloStatusItem } from '../slos/status.ts';
-import { builder, requireAdmin, type Context } from './builder.ts';
+import { resolveArrayConnection } from '@pothos/plugin-relay';
+import type { Slo, SloEvaluation } from '../model/slo.ts';
+import { builder } from './builder.ts';
 
-const SloRef = builder.objectRef<SloJson>('Slo').implement({
-  description: 'A service level objective for one agent (spec §2.10)',
+const SloRef = builder.objectRef<Slo>('Slo').implement({
+  description: 'A service level objective for one agent (docs/slos.md)',
   fields: (t) => ({
-    sloId: t.exposeString('slo_id'),
-    projectId: t.exposeString('project_id'),
-    agentName: t.exposeString('agent_name'),
+    sloId: t.exposeString('sloId'),
+    projectId: t.exposeString('projectId'),
+    agentName: t.exposeString('agentName'),
     metric: t.exposeString('metric', { description: 'success_rate or latency_p99' }),
     threshold: t.exposeFloat('threshold', {
       description: 'success_rate: a percentage (0, 100]; latency_p99: milliseconds',
     }),
-    windowHours: t.exposeInt('window_hours'),
-    createdAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.created_at) }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.updated_at) }),
+    windowHours: t.exposeInt('windowHours'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
-const SloStatusRef = builder.objectRef<SloStatusItem>('SloStatus').implement({
-  description: 'An SLO evaluated now over the sessions of its window (spec §3.5, decisions §8)',
+const SloStatusRef = builder.objectRef<SloEvaluation>('SloStatus').implement({
+  description: 'An SLO evaluated now over the sessions of its window (docs/slos.md)',
   fields: (t) => ({
-    sloId: t.exposeString('slo_id'),
-    agentName: t.exposeString('agent_name'),
+    sloId: t.exposeString('sloId'),
+    agentName: t.exposeString('agentName'),
     metric: t.exposeString('metric'),
     target: t.exposeFloat('target'),
-    currentValue: t.exposeFloat('current_value', {
+    currentValue: t.exposeFloat('currentValue', {
       nullable: true,
       description: 'null when the window has no sessions',
     }),
-    windowHours: t.exposeInt('window_hours'),
+    windowHours: t.exposeInt('windowHours'),
     status: t.exposeString('status', { description: 'ok, breached or no_data' }),
-    sampleSize: t.exposeInt('sample_size'),
-    evaluatedAt: t.field({ type: 'DateTime', resolve: (s) => new Date(s.evaluated_at) }),
+    sampleSize: t.exposeInt('sampleSize'),
+    evaluatedAt: t.expose('evaluatedAt', { type: 'DateTime' }),
   }),
 });
 
@@ -53,7 +53,7 @@ const SloPatchInput = builder.inputType('SloPatchInput', {
   fields: fields(false),
 });
 
-/** The REST body the input stands for, so both edges share one validation. */
+/** The body SloService checks (REST's field names), so both edges share one validation. */
 function toBody(i: {
   agentName?: string | null;
   metric?: string | null;
@@ -70,14 +70,21 @@ function toBody(i: {
   );
 }
 
-const project = (ctx: Context, requested: string | null | undefined) =>
-  ctx.services.slos.project(ctx.principal, requested);
-
 builder.queryField('slos', (t) =>
   t.field({
     type: [SloRef],
     args: { projectId: t.arg.string({ required: false }) },
-    resolve: (_r, a, ctx) => ctx.services.slos.list(project(ctx, a.projectId)),
+    resolve: (_r, a, ctx) => ctx.services.slos.list(ctx.principal, a.projectId),
+  }),
+);
+
+builder.queryField('slosConnection', (t) =>
+  t.connection({
+    type: SloRef,
+    description: "The project's SLOs, oldest first (GET /api/slos)",
+    args: { projectId: t.arg.string({ required: false }) },
+    resolve: async (_r, a, ctx) =>
+      resolveArrayConnection({ args: a }, await ctx.services.slos.list(ctx.principal, a.projectId)),
   }),
 );
 
@@ -89,8 +96,7 @@ builder.queryField('sloStatus', (t) =>
       agentName: t.arg.string({ required: false }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.slos.evaluate(project(ctx, a.projectId), undefined, a.agentName ?? undefined),
+    resolve: (_r, a, ctx) => ctx.services.slos.status(ctx.principal, a),
   }),
 );
 
@@ -101,10 +107,7 @@ builder.mutationField('createSlo', (t) =>
       input: t.arg({ type: SloInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.slos.create(project(ctx, a.projectId), toBody(a.input));
-    },
+    resolve: (_r, a, ctx) => ctx.services.slos.create(ctx.principal, toBody(a.input), a.projectId),
   }),
 );
 
@@ -116,10 +119,8 @@ builder.mutationField('updateSlo', (t) =>
       input: t.arg({ type: SloPatchInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      requireAdmin(ctx);
-      return ctx.services.slos.update(project(ctx, a.projectId), a.sloId, toBody(a.input));
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.slos.update(ctx.principal, a.sloId, toBody(a.input), a.projectId),
   }),
 );
 
@@ -127,8 +128,7 @@ builder.mutationField('deleteSlo', (t) =>
   t.boolean({
     args: { sloId: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
     resolve: async (_r, a, ctx) => {
-      requireAdmin(ctx);
-      await ctx.services.slos.delete(project(ctx, a.projectId), a.sloId);
+      await ctx.services.slos.delete(ctx.principal, a.sloId, a.projectId);
       return true;
     },
   }),

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
 import { notFound } from '../errors.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -24,6 +26,8 @@ import type {
   DriftImpact,
   HealthResult,
 } from '../model/health.ts';
+import type { KeysetPage, PageRequest } from '../model/keyset-page.ts';
+import { pageAfter, pageOf } from './page-cursor.ts';
 
 export interface HealthDeps {
   config: Config;
@@ -114,9 +118,32 @@ export class HealthService {
     return target.source === 'catalog' ? this.deps.guardedFetch : undefined;
   }
 
-  /** Latest result per configured server, with `unknown` and `stale` derived now. */
-  async listLatest(projectId: string | null, now = new Date()): Promise<HealthResult[]> {
-    const targets = await this.targets(projectId);
+  /**
+   * Checks the configured servers of the caller's project now (or the one named): admins only,
+   * for every adapter (POST /api/health/check, the runHealthChecks mutation, `spyglass check`).
+   */
+  async runChecks(
+    by: Principal,
+    req: { projectId?: string | null | undefined; serverName?: string | null | undefined } = {},
+  ): Promise<CheckReport[]> {
+    enforce(by, 'write');
+    let targets = await this.targets(scopeProject(by, req.projectId));
+    const name = req.serverName;
+    if (name) {
+      targets = targets.filter((t) => t.name === name);
+      if (targets.length === 0) throw notFound(`no configured server ${name}`);
+    }
+    return this.checkAll(targets);
+  }
+
+  /** Latest result per configured server of the caller's project, with `unknown` and `stale` derived now. */
+  async listLatest(
+    by: Principal,
+    projectId?: string | null,
+    now = new Date(),
+  ): Promise<HealthResult[]> {
+    enforce(by, 'read');
+    const targets = await this.targets(scopeProject(by, projectId));
     const latest = await latestResults(
       this.deps.db,
       targets.map((t) => ({ projectId: t.projectId, serverName: t.name })),
@@ -129,7 +156,14 @@ export class HealthService {
   }
 
   /** The newest result of one server; 404 when it was never checked. */
-  async latest(projectId: string | null, name: string, now = new Date()): Promise<HealthResult> {
+  async latest(
+    by: Principal,
+    name: string,
+    projectId?: string | null,
+    now = new Date(),
+  ): Promise<HealthResult> {
+    enforce(by, 'read');
+    projectId = scopeProject(by, projectId);
     const [r] = await listResults(this.deps.db, projectId, name, 1);
     if (!r) throw notFound(`no health data for server ${name}`);
     const target = (await this.targets(projectId)).find(
@@ -138,52 +172,79 @@ export class HealthService {
     return this.derive(r, target, now);
   }
 
-  history(projectId: string | null, name: string, limit: number): Promise<HealthResult[]> {
-    return listResults(this.deps.db, projectId, name, limit);
+  /** One server's results, newest first. */
+  async history(
+    by: Principal,
+    name: string,
+    page: PageRequest & { projectId?: string | null | undefined },
+  ): Promise<KeysetPage<HealthResult>> {
+    enforce(by, 'read');
+    const rows = await listResults(
+      this.deps.db,
+      scopeProject(by, page.projectId),
+      name,
+      page.limit + 1,
+      pageAfter(page.after),
+    );
+    return pageOf(rows, page.limit, (r) => ({ time: r.checkedAt ?? new Date(0), id: r.id }));
   }
 
-  driftHistory(projectId: string | null, name: string, limit: number): Promise<DriftEvent[]> {
-    return listDriftEvents(this.deps.db, projectId, name, limit);
+  /** One server's drift events, newest first. */
+  async driftHistory(
+    by: Principal,
+    name: string,
+    page: PageRequest & { projectId?: string | null | undefined },
+  ): Promise<KeysetPage<DriftEvent>> {
+    enforce(by, 'read');
+    const rows = await listDriftEvents(
+      this.deps.db,
+      scopeProject(by, page.projectId),
+      name,
+      page.limit + 1,
+      pageAfter(page.after),
+    );
+    return pageOf(rows, page.limit, (e) => ({ time: e.detectedAt, id: e.id }));
   }
 
   /** Who called one tool of the server in the window (docs/health.md#rest): the consumers a drift affects. */
   async driftImpact(
-    projectId: string | null,
-    name: string,
-    toolName: string,
-    hours: number,
+    by: Principal,
+    req: { name: string; toolName: string; hours: number; projectId?: string | null | undefined },
     now = new Date(),
   ): Promise<DriftImpact> {
-    const since = new Date(now.getTime() - hours * 3_600_000);
+    enforce(by, 'read');
+    const since = new Date(now.getTime() - req.hours * 3_600_000);
     const usage = await usageByAgent(this.deps.db, {
-      projectId,
-      serverName: name,
-      toolName,
+      projectId: scopeProject(by, req.projectId),
+      serverName: req.name,
+      toolName: req.toolName,
       since,
     });
     const consumers = usage.agents
       .map((a) => ({
-        agent_name: a.agentName,
-        session_count: a.sessionCount,
-        last_called_at: a.lastCalledAt.toISOString(),
+        agentName: a.agentName,
+        sessionCount: a.sessionCount,
+        lastCalledAt: a.lastCalledAt,
       }))
-      .sort((a, b) => b.session_count - a.session_count || cmpNullable(a.agent_name, b.agent_name));
+      .sort((a, b) => b.sessionCount - a.sessionCount || cmpNullable(a.agentName, b.agentName));
     return {
-      server_name: name,
-      tool_name: toolName,
-      window_hours: hours,
+      serverName: req.name,
+      toolName: req.toolName,
+      windowHours: req.hours,
       consumers,
-      total_sessions: usage.distinctSessions,
+      totalSessions: usage.distinctSessions,
     };
   }
 
   /** docs/health.md#rest exactly: per-agent usage of the server in the window, and how bad its outage would be. */
   async blastRadius(
-    projectId: string | null,
-    name: string,
-    hours: number,
+    by: Principal,
+    req: { name: string; hours: number; projectId?: string | null | undefined },
     now = new Date(),
   ): Promise<BlastRadius> {
+    enforce(by, 'read');
+    const projectId = scopeProject(by, req.projectId);
+    const { name, hours } = req;
     const since = new Date(now.getTime() - hours * 3_600_000);
     const [usage, [last], targets] = await Promise.all([
       usageByAgent(this.deps.db, { projectId, serverName: name, since }),
@@ -195,30 +256,30 @@ export class HealthService {
     );
     const agents = usage.agents
       .map((a) => ({
-        agent_name: a.agentName,
-        call_count: a.callCount,
-        session_count: a.sessionCount,
-        error_count: a.errorCount,
-        error_rate: a.callCount === 0 ? 0 : Math.round((a.errorCount / a.callCount) * 10_000) / 100,
-        avg_latency_ms: Math.round(a.avgLatencyMs * 100) / 100,
-        last_called_at: a.lastCalledAt.toISOString(),
+        agentName: a.agentName,
+        callCount: a.callCount,
+        sessionCount: a.sessionCount,
+        errorCount: a.errorCount,
+        errorRate: a.callCount === 0 ? 0 : Math.round((a.errorCount / a.callCount) * 10_000) / 100,
+        avgLatencyMs: Math.round(a.avgLatencyMs * 100) / 100,
+        lastCalledAt: a.lastCalledAt,
       }))
-      .sort((a, b) => b.call_count - a.call_count || cmpNullable(a.agent_name, b.agent_name));
-    const totalSessions = agents.reduce((n, a) => n + a.session_count, 0);
+      .sort((a, b) => b.callCount - a.callCount || cmpNullable(a.agentName, b.agentName));
+    const totalSessions = agents.reduce((n, a) => n + a.sessionCount, 0);
     return {
-      server_name: name,
-      server_status: blastStatus(
+      serverName: name,
+      serverStatus: blastStatus(
         last,
         now,
         this.intervalOf(target ?? {}),
         target?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       ),
-      window_hours: hours,
+      windowHours: hours,
       severity: blastSeverity(agents.length, totalSessions),
-      total_agents: agents.length,
-      total_sessions: totalSessions,
-      total_calls: agents.reduce((n, a) => n + a.call_count, 0),
-      affected_agents: agents,
+      totalAgents: agents.length,
+      totalSessions,
+      totalCalls: agents.reduce((n, a) => n + a.callCount, 0),
+      affectedAgents: agents,
     };
   }
 

@@ -110,3 +110,28 @@ export interface AlertSink {
    */
   resolveKey(projectId: string, dedupKey: string): Promise<number>;
 }
+
+/** Open alerts of a project by status, and the firing ones by severity. */
+export interface AlertCounts {
+  firing: number;
+  acknowledged: number;
+  snoozed: number;
+  /** Firing alerts (expired snoozes included): what still needs someone. */
+  needsAttention: number;
+  /** Firing alerts by severity. */
+  bySeverity: { critical: number; warning: number; info: number };
+}
+
+export type WebhookSource = 'settings' | 'config' | 'env';
+
+/** A project's alert config; the webhook is a secret, so only whether, where from and masked. */
+export interface AlertConfig {
+  alertTypes: Record<AlertType, boolean>;
+  chatWebhookConfigured: boolean;
+  chatWebhookSource: WebhookSource | null;
+  /** scheme + host + `/…` + last 4 characters, or null. */
+  chatWebhookMasked: string | null;
+}
+
+/** The outcome of sending the test message. */
+export type WebhookTestResult = { ok: true } | { ok: false; error: string };

@@ -79,41 +79,46 @@ export interface DriftEvent {
   agentName?: string | null;
 }
 
+/** One agent that called a tool in the window: the consumers a drift affects (docs/health.md#rest). */
 export interface ImpactConsumer {
-  agent_name: string | null;
-  session_count: number;
-  last_called_at: string;
+  agentName: string | null;
+  sessionCount: number;
+  lastCalledAt: Date;
 }
 
 export interface DriftImpact {
-  server_name: string;
-  tool_name: string;
-  window_hours: number;
+  serverName: string;
+  toolName: string;
+  windowHours: number;
+  /** Most sessions first. */
   consumers: ImpactConsumer[];
-  total_sessions: number;
+  totalSessions: number;
 }
 
 export type BlastSeverity = 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW';
 
 export interface AffectedAgent {
-  agent_name: string | null;
-  call_count: number;
-  session_count: number;
-  error_count: number;
-  error_rate: number;
-  avg_latency_ms: number;
-  last_called_at: string;
+  agentName: string | null;
+  callCount: number;
+  sessionCount: number;
+  errorCount: number;
+  /** Percent, two decimals. */
+  errorRate: number;
+  avgLatencyMs: number;
+  lastCalledAt: Date;
 }
 
+/** Per-agent usage of a server in the window, and how bad its outage would be. */
 export interface BlastRadius {
-  server_name: string;
-  server_status: CheckedStatus;
-  window_hours: number;
+  serverName: string;
+  serverStatus: CheckedStatus;
+  windowHours: number;
   severity: BlastSeverity;
-  total_agents: number;
-  total_sessions: number;
-  total_calls: number;
-  affected_agents: AffectedAgent[];
+  totalAgents: number;
+  totalSessions: number;
+  totalCalls: number;
+  /** Most calls first. */
+  affectedAgents: AffectedAgent[];
 }
 
 /** Health result as REST and the CLI print it (docs/health.md#what-a-check-does-and-how-it-is-classified plus project_id and server facts). */
@@ -150,6 +155,52 @@ export function toDriftJson(e: DriftEvent): Record<string, unknown> {
     /** `check`: a Spyglass health check found it; `agent`: a tool list an agent posted. */
     observed_by: e.observedBy ?? 'check',
     agent_name: e.agentName ?? null,
+  };
+}
+
+export function toDriftImpactJson(d: DriftImpact): Record<string, unknown> {
+  return {
+    server_name: d.serverName,
+    tool_name: d.toolName,
+    window_hours: d.windowHours,
+    consumers: d.consumers.map((c) => ({
+      agent_name: c.agentName,
+      session_count: c.sessionCount,
+      last_called_at: c.lastCalledAt.toISOString(),
+    })),
+    total_sessions: d.totalSessions,
+  };
+}
+
+export function toBlastRadiusJson(b: BlastRadius): Record<string, unknown> {
+  return {
+    server_name: b.serverName,
+    server_status: b.serverStatus,
+    window_hours: b.windowHours,
+    severity: b.severity,
+    total_agents: b.totalAgents,
+    total_sessions: b.totalSessions,
+    total_calls: b.totalCalls,
+    affected_agents: b.affectedAgents.map((a) => ({
+      agent_name: a.agentName,
+      call_count: a.callCount,
+      session_count: a.sessionCount,
+      error_count: a.errorCount,
+      error_rate: a.errorRate,
+      avg_latency_ms: a.avgLatencyMs,
+      last_called_at: a.lastCalledAt.toISOString(),
+    })),
+  };
+}
+
+/** One completed check as `POST /api/health/check` and `spyglass check --json` print it. */
+export function toCheckJson(r: {
+  result: HealthResult;
+  drift: DriftEvent | null;
+}): Record<string, unknown> {
+  return {
+    ...toHealthJson(r.result, { drift: true }),
+    drift: r.drift ? toDriftJson(r.drift) : null,
   };
 }
 

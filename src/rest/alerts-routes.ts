@@ -1,55 +1,88 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toAlertJson } from '../alerts/alert-json.ts';
-import type { InboxQuery, Transition } from '../alerts/inbox.ts';
-import { scopeProject } from '../auth/principal.ts';
-import { SpyglassError } from '../errors.ts';
-import { DEFAULT_PROJECT } from '../model/span.ts';
+import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
+import { toAlertConfigJson, toAlertCountsJson, toAlertJson } from '../model/alert-json.ts';
+import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES } from '../model/alert.ts';
 import type { Services } from '../services.ts';
+import { typed } from './route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
 
-type IdParams = { id: string };
-
-/** The caller's project: a bound key's own, else `project_id` from the query, else `default`. */
-function projectOf(req: FastifyRequest): string {
-  const q = req.query as { project_id?: string };
-  return scopeProject(req.principal, q.project_id) ?? DEFAULT_PROJECT;
-}
-
-function objectBody(req: FastifyRequest): Record<string, unknown> {
-  const body = req.body ?? {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new SpyglassError('validation', 'invalid body', {
-      issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }],
-    });
-  }
-  return body as Record<string, unknown>;
-}
+const oneOf = (values: readonly string[]) => T.Optional(T.Unsafe<string>({ enum: [...values] }));
+const Query = T.Object({ project_id: T.Optional(T.String()) });
+const IdParams = T.Object({ id: T.String() });
+const InboxQuery = T.Object({
+  project_id: T.Optional(T.String()),
+  status: oneOf([...ALERT_STATUSES, 'active', 'all']),
+  type: oneOf(ALERT_TYPES),
+  severity: oneOf(SEVERITIES),
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: 200 })),
+  cursor: T.Optional(T.String()),
+});
+// The config view's own keys may be posted back and are ignored; AlertService refuses the rest.
+const ConfigBody = T.Object({
+  alert_types: T.Optional(T.Record(T.String(), T.Boolean())),
+  chat_webhook: T.Optional(NullableString()),
+});
 
 /**
  * docs/api.md#alerts alert routes, thin over AlertService: reads for every role, writes (ack, resolve,
  * snooze, config, test) for admins, everything scoped to the caller's project.
  */
 export function registerAlertRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/api/alerts/inbox', async (req, reply) => {
-    const page = await s.alerts.inbox(projectOf(req), req.query as InboxQuery);
+  const r = typed(app);
+
+  r.get('/api/alerts/inbox', { schema: { querystring: InboxQuery } }, async (req, reply) => {
+    const { project_id, ...q } = req.query;
+    const page = await s.alerts.inbox(req.principal, { ...q, projectId: project_id });
     if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
     return page.alerts.map(toAlertJson);
   });
 
-  app.get('/api/alerts/counts', async (req) => s.alerts.counts(projectOf(req)));
-
-  const move =
-    (action: Transition['action']) => async (req: FastifyRequest<{ Params: IdParams }>) => {
-      const t: Transition =
-        action === 'snooze' ? { action, minutes: objectBody(req).minutes } : { action };
-      return toAlertJson(await s.alerts.move(projectOf(req), req.params.id, t));
-    };
-  app.post<{ Params: IdParams }>('/api/alerts/:id/ack', move('ack'));
-  app.post<{ Params: IdParams }>('/api/alerts/:id/resolve', move('resolve'));
-  app.post<{ Params: IdParams }>('/api/alerts/:id/snooze', move('snooze'));
-
-  app.get('/api/alerts/config', async (req) => s.alerts.getConfig(projectOf(req)));
-  app.post('/api/alerts/config', async (req) =>
-    s.alerts.saveConfig(req.principal, projectOf(req), req.body ?? {}),
+  r.get('/api/alerts/counts', { schema: { querystring: Query } }, async (req) =>
+    toAlertCountsJson(await s.alerts.counts(req.principal, req.query.project_id)),
   );
-  app.post('/api/alerts/test', async (req) => s.alerts.test(projectOf(req)));
+
+  for (const action of ['ack', 'resolve'] as const)
+    r.post(
+      `/api/alerts/:id/${action}`,
+      { schema: { params: IdParams, querystring: Query } },
+      async (req) =>
+        toAlertJson(
+          await s.alerts.move(req.principal, req.params.id, { action }, req.query.project_id),
+        ),
+    );
+  r.post(
+    '/api/alerts/:id/snooze',
+    {
+      ...OPTIONAL_BODY,
+      schema: {
+        params: IdParams,
+        querystring: Query,
+        body: T.Object({ minutes: T.Integer() }),
+      },
+    },
+    async (req) =>
+      toAlertJson(
+        await s.alerts.move(
+          req.principal,
+          req.params.id,
+          { action: 'snooze', minutes: req.body?.minutes },
+          req.query.project_id,
+        ),
+      ),
+  );
+
+  r.get('/api/alerts/config', { schema: { querystring: Query } }, async (req) =>
+    toAlertConfigJson(await s.alerts.getConfig(req.principal, req.query.project_id)),
+  );
+  r.post(
+    '/api/alerts/config',
+    { ...OPTIONAL_BODY, schema: { querystring: Query, body: ConfigBody } },
+    async (req) =>
+      toAlertConfigJson(
+        await s.alerts.saveConfig(req.principal, req.body ?? {}, req.query.project_id),
+      ),
+  );
+  r.post('/api/alerts/test', { schema: { querystring: Query } }, async (req) =>
+    s.alerts.test(req.principal, req.query.project_id),
+  );
 }

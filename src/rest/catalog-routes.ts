@@ -1,49 +1,85 @@
 import type { FastifyInstance } from 'fastify';
-import type { CatalogKind } from '../catalog/catalog-service.ts';
+import { Type as T } from 'typebox';
+import { toCatalogJson, type CatalogKind } from '../model/catalog.ts';
 import type { Services } from '../services.ts';
+import { typed } from './route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
+
+const Query = T.Object({ project_id: T.Optional(T.String()) });
+const common = {
+  description: T.Optional(NullableString()),
+  owner: T.Optional(NullableString()),
+  runbook_url: T.Optional(NullableString()),
+  tags: T.Optional(T.Array(T.String())),
+};
+// The fields' types; CatalogService checks the values (sizes, url policy, transport rules).
+const BODY: Record<CatalogKind, ReturnType<typeof T.Object>> = {
+  agent: T.Object({
+    ...common,
+    status: T.Optional(T.Unsafe<string>({ enum: ['active', 'inactive', 'deprecated'] })),
+  }),
+  server: T.Object({
+    ...common,
+    transport: T.Optional(
+      T.Unsafe<string | null>({ enum: ['stdio', 'sse', 'streamable_http', null] }),
+    ),
+    url: T.Optional(NullableString()),
+  }),
+};
 
 /**
  * Agent and server catalogs (docs/api.md#rest). The spec names PUT /api/servers/metadata/{name}; the
  * reads and the delete it leaves open follow the agents' paths.
  */
 export function registerCatalogRoutes(app: FastifyInstance, s: Services): void {
+  const r = typed(app);
   for (const [kind, base, param] of [
     ['agent', '/api/agents/metadata', 'agent_name'],
     ['server', '/api/servers/metadata', 'name'],
   ] as const) {
-    const project = (q: unknown) => (q as { project_id?: string }).project_id;
-    const name = (p: unknown) => (p as Record<string, string>)[param] as string;
-    app.get(base, async (req) =>
-      s.catalog.list(kind, s.catalog.project(req.principal, project(req.query))),
+    const Params = T.Object({ [param]: T.String() });
+    const name = (p: Record<string, string>) => p[param] as string;
+    r.get(base, { schema: { querystring: Query } }, async (req) =>
+      (await s.catalog.list(req.principal, kind, req.query.project_id)).map(toCatalogJson),
     );
-    app.get(`${base}/:${param}`, async (req) =>
-      s.catalog.get(kind, s.catalog.project(req.principal, project(req.query)), name(req.params)),
-    );
-    app.put(`${base}/:${param}`, async (req) =>
-      s.catalog.put(
-        kind,
-        s.catalog.project(req.principal, project(req.query)),
-        name(req.params),
-        req.body,
+    r.get(`${base}/:${param}`, { schema: { params: Params, querystring: Query } }, async (req) =>
+      toCatalogJson(
+        await s.catalog.get(req.principal, kind, name(req.params), req.query.project_id),
       ),
     );
-    app.delete(`${base}/:${param}`, async (req, reply) => {
-      await s.catalog.delete(
-        kind,
-        s.catalog.project(req.principal, project(req.query)),
-        name(req.params),
-      );
-      return reply.status(204).send();
-    });
+    r.put(
+      `${base}/:${param}`,
+      { ...OPTIONAL_BODY, schema: { params: Params, querystring: Query, body: BODY[kind] } },
+      async (req) =>
+        toCatalogJson(
+          await s.catalog.put(
+            req.principal,
+            kind,
+            name(req.params),
+            req.body,
+            req.query.project_id,
+          ),
+        ),
+    );
+    r.delete(
+      `${base}/:${param}`,
+      { schema: { params: Params, querystring: Query } },
+      async (req, reply) => {
+        await s.catalog.delete(req.principal, kind, name(req.params), req.query.project_id);
+        return reply.status(204).send();
+      },
+    );
   }
-  const discover = (kind: CatalogKind, key: 'agents' | 'servers') =>
-    app.post(`/api/${key}/discover`, { config: { access: 'admin' } }, async (req) => {
-      const names = await s.catalog.discover(
-        kind,
-        s.catalog.project(req.principal, (req.query as { project_id?: string }).project_id),
-      );
-      return { discovered: names.length, [key]: names };
-    });
-  discover('agent', 'agents');
-  discover('server', 'servers');
+  for (const [kind, key] of [
+    ['agent', 'agents'],
+    ['server', 'servers'],
+  ] as const)
+    r.post(
+      `/api/${key}/discover`,
+      { config: { access: 'admin' }, schema: { querystring: Query } },
+      async (req) => {
+        const names = await s.catalog.discover(req.principal, kind, req.query.project_id);
+        return { discovered: names.length, [key]: names };
+      },
+    );
 }

@@ -5,7 +5,6 @@ import { MAX_MODEL_ID, MAX_PRICE, MAX_PROVIDER } from '../costs/pricing-input.ts
 import type { Services } from '../services.ts';
 import { queryString as str } from './query-values.ts';
 import { typed } from './route-schema.ts';
-import { strictTypes } from './strict-body.ts';
 
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 const BreakdownQuery = T.Object({
@@ -89,7 +88,6 @@ export function registerCostsRoutes(app: FastifyInstance, s: Pick<Services, 'cos
     '/api/costs/models',
     {
       config: admin,
-      validatorCompiler: strictTypes,
       schema: { querystring: ProjectQuery, body: NewPrice },
     },
     async (req, reply) =>
@@ -110,7 +108,6 @@ export function registerCostsRoutes(app: FastifyInstance, s: Pick<Services, 'cos
     '/api/costs/models/:model_id',
     {
       config: admin,
-      validatorCompiler: strictTypes,
       // No body is a change of nothing: a new record with the model's values, as before.
       preValidation: async (req) => {
         req.body ??= {};

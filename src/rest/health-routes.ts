@@ -1,105 +1,145 @@
 import type { FastifyInstance } from 'fastify';
-import { scopeProject } from '../auth/principal.ts';
-import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { toDriftJson, toHealthJson, toToolObservationJson } from '../model/health.ts';
-import { toScorecardJson } from '../scoring/scorecard.ts';
+import { Type as T } from 'typebox';
+import {
+  toBlastRadiusJson,
+  toCheckJson,
+  toDriftImpactJson,
+  toDriftJson,
+  toHealthJson,
+  toToolObservationJson,
+} from '../model/health.ts';
+import { toScorecardJson } from '../model/scorecard.ts';
 import type { Services } from '../services.ts';
-import { parseIntParam } from '../traces/query-params.ts';
-import { serverRequest } from './server-request.ts';
+import { typed } from './route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
 
-type NameParams = { name: string };
-type Query = Record<string, string | undefined>;
+const NameParams = T.Object({ name: T.String() });
+const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
+const Limit = T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 10 }));
+const Hours = (maximum: number) => T.Optional(T.Integer({ minimum: 1, maximum, default: 24 }));
+const ServerRequest = T.Object({
+  server_name: T.Optional(NullableString()),
+  project_id: T.Optional(NullableString()),
+});
 
 /** docs/health.md#rest health routes, scoped to the caller's project like every read. */
 export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
   const h = s.health;
+  const r = typed(app);
 
-  app.get('/api/health/servers', async (req) => {
-    const q = req.query as Query;
-    return (await h.listLatest(scopeProject(req.principal, q.project_id))).map((r) =>
-      toHealthJson(r),
-    );
-  });
+  r.get('/api/health/servers', { schema: { querystring: ProjectQuery } }, async (req) =>
+    (await h.listLatest(req.principal, req.query.project_id)).map((x) => toHealthJson(x)),
+  );
 
-  app.get<{ Params: NameParams }>('/api/health/servers/:name', async (req) => {
-    const q = req.query as Query;
-    return toHealthJson(await h.latest(scopeProject(req.principal, q.project_id), req.params.name));
-  });
+  r.get(
+    '/api/health/servers/:name',
+    { schema: { params: NameParams, querystring: ProjectQuery } },
+    async (req) =>
+      toHealthJson(await h.latest(req.principal, req.params.name, req.query.project_id)),
+  );
 
-  app.get<{ Params: NameParams }>('/api/health/servers/:name/history', async (req) => {
-    const q = req.query as Query;
-    const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
-    return (await h.history(scopeProject(req.principal, q.project_id), req.params.name, limit)).map(
-      (r) => toHealthJson(r, { drift: true }),
-    );
-  });
+  const HistoryQuery = T.Object({ project_id: T.Optional(T.String()), limit: Limit });
+  r.get(
+    '/api/health/servers/:name/history',
+    { schema: { params: NameParams, querystring: HistoryQuery } },
+    async (req) => {
+      const page = await h.history(req.principal, req.params.name, {
+        projectId: req.query.project_id,
+        limit: req.query.limit ?? 10,
+      });
+      return page.items.map((x) => toHealthJson(x, { drift: true }));
+    },
+  );
 
-  app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-history', async (req) => {
-    const q = req.query as Query;
-    const limit = validated((issues) => parseIntParam('limit', q.limit, 10, 1, 100, issues));
-    return (
-      await h.driftHistory(scopeProject(req.principal, q.project_id), req.params.name, limit)
-    ).map(toDriftJson);
-  });
+  r.get(
+    '/api/health/servers/:name/drift-history',
+    { schema: { params: NameParams, querystring: HistoryQuery } },
+    async (req) => {
+      const page = await h.driftHistory(req.principal, req.params.name, {
+        projectId: req.query.project_id,
+        limit: req.query.limit ?? 10,
+      });
+      return page.items.map(toDriftJson);
+    },
+  );
 
-  app.get<{ Params: NameParams }>('/api/health/servers/:name/drift-impact', async (req) => {
-    const q = req.query as Query;
-    const { tool, hours } = validated((issues) => {
-      if (!q.tool_name)
-        issues.push({ loc: ['query', 'tool_name'], msg: 'Field required', type: 'missing' });
-      return {
-        tool: q.tool_name ?? '',
-        hours: parseIntParam('hours', q.hours, 24, 1, 168, issues),
-      };
-    });
-    return h.driftImpact(scopeProject(req.principal, q.project_id), req.params.name, tool, hours);
-  });
-
-  app.get<{ Params: NameParams }>('/api/health/servers/:name/blast-radius', async (req) => {
-    const q = req.query as Query;
-    const hours = validated((issues) => parseIntParam('hours', q.hours, 24, 1, 720, issues));
-    return h.blastRadius(scopeProject(req.principal, q.project_id), req.params.name, hours);
-  });
-
-  app.get<{ Params: NameParams }>('/api/health/servers/:name/scorecard', async (req) => {
-    const q = req.query as Query;
-    return toScorecardJson(await s.scoring.get(req.principal, req.params.name, q.project_id));
-  });
-
-  // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
-  app.post<{ Params: NameParams }>('/api/servers/:name/tools', async (req, reply) =>
-    reply
-      .status(201)
-      .send(
-        toToolObservationJson(
-          await s.observedTools.record(
-            req.principal,
-            req.params.name,
-            req.body,
-            req.query as Query,
-          ),
-        ),
+  r.get(
+    '/api/health/servers/:name/drift-impact',
+    {
+      schema: {
+        params: NameParams,
+        querystring: T.Object({
+          project_id: T.Optional(T.String()),
+          tool_name: T.String({ minLength: 1 }),
+          hours: Hours(168),
+        }),
+      },
+    },
+    async (req) =>
+      toDriftImpactJson(
+        await h.driftImpact(req.principal, {
+          name: req.params.name,
+          toolName: req.query.tool_name,
+          hours: req.query.hours ?? 24,
+          projectId: req.query.project_id,
+        }),
       ),
   );
 
-  app.post('/api/health/check', { config: { access: 'write' } }, async (req) => {
-    const { projectId, serverName: name } = serverRequest(req);
-    let targets = await h.targets(projectId);
-    if (name) {
-      targets = targets.filter((t) => t.name === name);
-      if (targets.length === 0) throw notFound(`no configured server ${name}`);
-    }
-    const reports = await h.checkAll(targets);
-    return reports.map((r) => ({
-      ...toHealthJson(r.result, { drift: true }),
-      drift: r.drift ? toDriftJson(r.drift) : null,
-    }));
-  });
-}
+  r.get(
+    '/api/health/servers/:name/blast-radius',
+    {
+      schema: {
+        params: NameParams,
+        querystring: T.Object({ project_id: T.Optional(T.String()), hours: Hours(720) }),
+      },
+    },
+    async (req) =>
+      toBlastRadiusJson(
+        await h.blastRadius(req.principal, {
+          name: req.params.name,
+          hours: req.query.hours ?? 24,
+          projectId: req.query.project_id,
+        }),
+      ),
+  );
 
-function validated<T>(fn: (issues: ValidationIssue[]) => T): T {
-  const issues: ValidationIssue[] = [];
-  const value = fn(issues);
-  if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-  return value;
+  r.get(
+    '/api/health/servers/:name/scorecard',
+    { schema: { params: NameParams, querystring: ProjectQuery } },
+    async (req) =>
+      toScorecardJson(await s.scoring.get(req.principal, req.params.name, req.query.project_id)),
+  );
+
+  // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
+  // The body is a list or `{tools, agent_name?, project_id?}`; ObservedToolsService checks it.
+  r.post(
+    '/api/servers/:name/tools',
+    { ...OPTIONAL_BODY, schema: { params: NameParams, querystring: ProjectQuery } },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(
+          toToolObservationJson(
+            await s.observedTools.record(req.principal, req.params.name, req.body, req.query),
+          ),
+        ),
+  );
+
+  // An optional body `{server_name, project_id}`, or the same as query parameters; the body wins.
+  r.post(
+    '/api/health/check',
+    {
+      ...OPTIONAL_BODY,
+      config: { access: 'write' },
+      schema: { body: ServerRequest, querystring: ServerRequest },
+    },
+    async (req) => {
+      const reports = await h.runChecks(req.principal, {
+        projectId: req.body?.project_id ?? req.query.project_id,
+        serverName: req.body?.server_name ?? req.query.server_name,
+      });
+      return reports.map(toCheckJson);
+    },
+  );
 }

@@ -1,38 +1,76 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { Type as T } from 'typebox';
+import { SLO_METRICS, toSloJson, toSloStatusJson, type SloMetric } from '../model/slo.ts';
 import type { Services } from '../services.ts';
+import { typed } from './route-schema.ts';
+import { OPTIONAL_BODY } from './strict-body.ts';
 
-type Query = { project_id?: string; agent_name?: string };
+const Query = T.Object({ project_id: T.Optional(T.String()) });
+const IdParams = T.Object({ slo_id: T.String() });
+const fields = {
+  agent_name: T.String({ minLength: 1, maxLength: 200 }),
+  metric: T.Unsafe<SloMetric>({ enum: [...SLO_METRICS] }),
+  threshold: T.Number(),
+  window_hours: T.Optional(T.Integer({ minimum: 1, maximum: 720 })),
+};
+// The body's shape; SloService checks the values (threshold by metric, project_id) for every adapter.
+const CreateBody = T.Object(
+  { ...fields, project_id: T.Optional(T.String()) },
+  { additionalProperties: false },
+);
+const PatchBody = T.Partial(T.Object(fields), { additionalProperties: false });
 
 /** SLOs (docs/slos.md#rest): definitions and their status now. Writes need the admin role (the default for non-GET). */
 export function registerSloRoutes(app: FastifyInstance, s: Services): void {
-  const project = (req: FastifyRequest, body?: unknown) => {
-    // An SLO body may carry its project_id (docs/slos.md); the query parameter wins, and a body
-    // naming another project than the query is refused by the validation.
-    const named = (body as { project_id?: unknown } | null | undefined)?.project_id;
-    return s.slos.project(
-      req.principal,
-      (req.query as Query).project_id ?? (typeof named === 'string' ? named : undefined),
-    );
-  };
+  const r = typed(app);
 
-  app.get('/api/slos', async (req) => s.slos.list(project(req)));
-
-  app.post('/api/slos', async (req, reply) => {
-    const slo = await s.slos.create(project(req, req.body), req.body);
-    return reply.status(201).send(slo);
-  });
-
-  app.get('/api/slos/status', async (req) => {
-    const { agent_name } = req.query as Query;
-    return s.slos.evaluate(project(req), undefined, agent_name || undefined);
-  });
-
-  app.patch('/api/slos/:slo_id', async (req) =>
-    s.slos.update(project(req), (req.params as { slo_id: string }).slo_id, req.body),
+  r.get('/api/slos', { schema: { querystring: Query } }, async (req) =>
+    (await s.slos.list(req.principal, req.query.project_id)).map(toSloJson),
   );
 
-  app.delete('/api/slos/:slo_id', async (req, reply) => {
-    await s.slos.delete(project(req), (req.params as { slo_id: string }).slo_id);
-    return reply.status(204).send();
-  });
+  r.post(
+    '/api/slos',
+    { ...OPTIONAL_BODY, schema: { querystring: Query, body: CreateBody } },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(toSloJson(await s.slos.create(req.principal, req.body, req.query.project_id))),
+  );
+
+  r.get(
+    '/api/slos/status',
+    {
+      schema: {
+        querystring: T.Object({
+          project_id: T.Optional(T.String()),
+          agent_name: T.Optional(T.String()),
+        }),
+      },
+    },
+    async (req) =>
+      (
+        await s.slos.status(req.principal, {
+          projectId: req.query.project_id,
+          agentName: req.query.agent_name,
+        })
+      ).map(toSloStatusJson),
+  );
+
+  r.patch(
+    '/api/slos/:slo_id',
+    { ...OPTIONAL_BODY, schema: { params: IdParams, querystring: Query, body: PatchBody } },
+    async (req) =>
+      toSloJson(
+        await s.slos.update(req.principal, req.params.slo_id, req.body, req.query.project_id),
+      ),
+  );
+
+  r.delete(
+    '/api/slos/:slo_id',
+    { schema: { params: IdParams, querystring: Query } },
+    async (req, reply) => {
+      await s.slos.delete(req.principal, req.params.slo_id, req.query.project_id);
+      return reply.status(204).send();
+    },
+  );
 }

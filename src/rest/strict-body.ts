@@ -1,15 +1,14 @@
-import { Ajv } from 'ajv';
-import ajvFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
-import { AJV_OPTIONS } from './route-schema.ts';
-
-const strict = new Ajv({ ...AJV_OPTIONS.customOptions, coerceTypes: false });
-(ajvFormats as unknown as (ajv: Ajv) => void)(strict);
+import { Type } from 'typebox';
+import { bodyOptional } from './route-schema.ts';
 
 /**
- * A route's `validatorCompiler` where the JSON types of the body are the contract: the app's ajv
- * options without coercion, so `"model_id": 42` or `"input_per_1m_usd": true` stay 422s instead of
- * turning into "42" and 1. Its query and path schemas must then be text (they are, as sent).
+ * Route options for a JSON body that may be left out: no body (or JSON `null`) reads as `{}`, so
+ * the handler takes its defaults. Bodies are never type-coerced (route-schema.ts's
+ * `validatorCompiler`): `{"server_name": 7}` is a 422 naming the field, not the string "7".
+ * Usage: `r.post(url, { ...OPTIONAL_BODY, schema: { body, querystring } }, handler)`.
  */
-export const strictTypes: FastifySchemaCompiler<unknown> = ({ schema }) =>
-  strict.compile(schema as object);
+export const OPTIONAL_BODY = { preValidation: bodyOptional } as const;
+
+/** A string or null (one `type` list, so a wrong value is one issue, not one per branch). */
+export const NullableString = (options: { maxLength?: number } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });

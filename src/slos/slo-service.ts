@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AlertSink } from '../model/alert.ts';
+import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
@@ -15,22 +16,12 @@ import {
   updateSloRow,
   type SloRow,
 } from '../store/slos-repo.ts';
-import { breachAlert, breachKey, judge, type SloStatusItem } from './status.ts';
+import type { Slo, SloEvaluation } from '../model/slo.ts';
+import { breachAlert, breachKey, judge } from './status.ts';
 import { parseSloBody } from './validate.ts';
 
 /** SLOs one project may define (a 409 beyond): each is evaluated every minute. */
 export const MAX_SLOS_PER_PROJECT = 200;
-
-export interface SloJson {
-  slo_id: string;
-  project_id: string;
-  agent_name: string;
-  metric: string;
-  threshold: number;
-  window_hours: number;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface SloServiceDeps {
   db: Db;
@@ -54,41 +45,66 @@ export class SloService {
   }
 
   /** The caller's project, the one it names, else `default`. */
-  project(p: Principal, requested: string | null | undefined): string {
+  private project(p: Principal, requested: string | null | undefined): string {
     return scopeProject(p, requested) ?? DEFAULT_PROJECT;
   }
 
-  async list(projectId: string): Promise<SloJson[]> {
-    return (await listSloRows(this.deps.db, projectId)).map(toSloJson);
+  async list(by: Principal, projectId?: string | null): Promise<Slo[]> {
+    enforce(by, 'read');
+    return listSloRows(this.deps.db, this.project(by, projectId));
   }
 
-  async create(projectId: string, body: unknown): Promise<SloJson> {
-    const fields = parseSloBody(body, undefined, projectId);
+  /**
+   * `body`: the fields as sent (REST's JSON, GraphQL's input in the same names); a `project_id`
+   * in it may repeat the project the request is for, and names it when `projectId` is absent.
+   */
+  async create(by: Principal, body: unknown, projectId?: string | null): Promise<Slo> {
+    enforce(by, 'write');
+    const named = (body as { project_id?: unknown } | null | undefined)?.project_id;
+    const project = this.project(by, projectId ?? (typeof named === 'string' ? named : undefined));
+    const fields = parseSloBody(body, undefined, project);
     const at = this.now();
     const row = await insertSloRow(
       this.deps.db,
-      { sloId: randomUUID(), projectId, ...fields, createdAt: at, updatedAt: at },
+      { sloId: randomUUID(), projectId: project, ...fields, createdAt: at, updatedAt: at },
       MAX_SLOS_PER_PROJECT,
     );
     if (!row)
       throw new SpyglassError(
         'conflict',
-        `project ${projectId} already has ${MAX_SLOS_PER_PROJECT} SLOs; delete one first`,
+        `project ${project} already has ${MAX_SLOS_PER_PROJECT} SLOs; delete one first`,
       );
-    return toSloJson(row);
+    return row;
   }
 
-  async update(projectId: string, sloId: string, body: unknown): Promise<SloJson> {
-    const current = await this.find(projectId, sloId);
+  async update(
+    by: Principal,
+    sloId: string,
+    body: unknown,
+    projectId?: string | null,
+  ): Promise<Slo> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    const current = await this.find(project, sloId);
     const fields = parseSloBody(body, current);
-    const row = await updateSloRow(this.deps.db, projectId, sloId, fields, this.now());
+    const row = await updateSloRow(this.deps.db, project, sloId, fields, this.now());
     if (!row) throw missing(sloId);
-    return toSloJson(row);
+    return row;
   }
 
-  async delete(projectId: string, sloId: string): Promise<void> {
-    if (!isUuid(sloId) || !(await deleteSloRow(this.deps.db, projectId, sloId)))
-      throw missing(sloId);
+  async delete(by: Principal, sloId: string, projectId?: string | null): Promise<void> {
+    enforce(by, 'write');
+    const project = this.project(by, projectId);
+    if (!isUuid(sloId) || !(await deleteSloRow(this.deps.db, project, sloId))) throw missing(sloId);
+  }
+
+  /** The caller's SLOs (or one agent's) evaluated now; transitions alert as the background job's do. */
+  status(
+    by: Principal,
+    req: { projectId?: string | null | undefined; agentName?: string | null | undefined } = {},
+  ): Promise<SloEvaluation[]> {
+    enforce(by, 'read');
+    return this.evaluate(this.project(by, req.projectId), undefined, req.agentName || undefined);
   }
 
   /** Evaluates the project's SLOs (or one agent's) at `now`, records their status and alerts on transitions. */
@@ -96,20 +112,20 @@ export class SloService {
     projectId: string,
     now: Date = this.now(),
     agentName?: string,
-  ): Promise<SloStatusItem[]> {
+  ): Promise<SloEvaluation[]> {
     const items = (await measureSlos(this.deps.db, projectId, now, agentName)).map((m) =>
       judge(m, now),
     );
     const states = items.map((i) => ({
-      sloId: i.slo_id,
+      sloId: i.sloId,
       status: i.status,
-      currentValue: i.current_value,
-      sampleSize: i.sample_size,
+      currentValue: i.currentValue,
+      sampleSize: i.sampleSize,
     }));
     const previous = await recordStates(this.deps.db, projectId, states, now);
     for (const item of items) {
-      if (!previous.has(item.slo_id)) continue; // deleted while being evaluated
-      await this.onTransition(projectId, item, previous.get(item.slo_id) ?? null);
+      if (!previous.has(item.sloId)) continue; // deleted while being evaluated
+      await this.onTransition(projectId, item, previous.get(item.sloId) ?? null);
     }
     return items;
   }
@@ -132,7 +148,7 @@ export class SloService {
    */
   private async onTransition(
     projectId: string,
-    item: SloStatusItem,
+    item: SloEvaluation,
     before: string | null,
   ): Promise<void> {
     const breached = item.status === 'breached' && before !== 'breached';
@@ -140,13 +156,13 @@ export class SloService {
     if (!breached && !recovered) return;
     try {
       if (breached) await this.deps.alerts.fire(breachAlert(projectId, item));
-      else await this.deps.alerts.resolveKey(projectId, breachKey(item.slo_id));
+      else await this.deps.alerts.resolveKey(projectId, breachKey(item.sloId));
     } catch (err) {
       this.deps.logger.warn(
-        { err, projectId, sloId: item.slo_id },
+        { err, projectId, sloId: item.sloId },
         `SLO ${breached ? 'breach alert' : 'recovery'} failed; retried at the next evaluation`,
       );
-      await revertState(this.deps.db, item.slo_id, item.status, before);
+      await revertState(this.deps.db, item.sloId, item.status, before);
     }
   }
 
@@ -160,16 +176,3 @@ export class SloService {
 const missing = (sloId: string) => notFound(`no SLO ${sloId}`);
 const isUuid = (s: string) =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
-
-export function toSloJson(r: SloRow): SloJson {
-  return {
-    slo_id: r.sloId,
-    project_id: r.projectId,
-    agent_name: r.agentName,
-    metric: r.metric,
-    threshold: r.threshold,
-    window_hours: r.windowHours,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
-  };
-}

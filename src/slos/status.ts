@@ -1,67 +1,51 @@
 import type { FireInput } from '../model/alert.ts';
+import type { SloEvaluation } from '../model/slo.ts';
 import type { SloMeasure } from '../store/slo-eval-repo.ts';
-
-export type SloStatus = 'ok' | 'breached' | 'no_data';
-
-/** An SLO status item (docs/slos.md), as REST returns it. */
-export interface SloStatusItem {
-  slo_id: string;
-  agent_name: string;
-  metric: string;
-  /** The threshold: a percentage for success_rate, milliseconds for latency_p99. */
-  target: number;
-  /** Percentage of good sessions, or the p99 session duration in ms; null with no sessions. */
-  current_value: number | null;
-  window_hours: number;
-  status: SloStatus;
-  sample_size: number;
-  evaluated_at: string;
-}
 
 /**
  * Judges one SLO (docs/slos.md): success_rate is ok at or above its target, latency_p99 at or
  * below; no sessions in the window is no_data, never a breach.
  */
-export function judge(m: SloMeasure, now: Date): SloStatusItem {
+export function judge(m: SloMeasure, now: Date): SloEvaluation {
   const base = {
-    slo_id: m.sloId,
-    agent_name: m.agentName,
+    sloId: m.sloId,
+    agentName: m.agentName,
     metric: m.metric,
     target: m.threshold,
-    window_hours: m.windowHours,
-    sample_size: m.sampleSize,
-    evaluated_at: now.toISOString(),
+    windowHours: m.windowHours,
+    sampleSize: m.sampleSize,
+    evaluatedAt: now,
   };
-  if (m.sampleSize === 0) return { ...base, current_value: null, status: 'no_data' };
+  if (m.sampleSize === 0) return { ...base, currentValue: null, status: 'no_data' };
   if (m.metric === 'latency_p99') {
     const p99 = m.p99Ms ?? 0;
-    return { ...base, current_value: round(p99), status: p99 <= m.threshold ? 'ok' : 'breached' };
+    return { ...base, currentValue: round(p99), status: p99 <= m.threshold ? 'ok' : 'breached' };
   }
   const rate = (100 * m.good) / m.sampleSize;
-  return { ...base, current_value: round(rate), status: rate >= m.threshold ? 'ok' : 'breached' };
+  return { ...base, currentValue: round(rate), status: rate >= m.threshold ? 'ok' : 'breached' };
 }
 
 /** The slo_breached alert for an SLO that just entered breach (docs/slos.md#alerts). */
-export function breachAlert(projectId: string, item: SloStatusItem): FireInput {
+export function breachAlert(projectId: string, item: SloEvaluation): FireInput {
   const latency = item.metric === 'latency_p99';
   const what = latency ? 'p99 session duration' : 'success rate';
   const unit = (v: number | null) => (latency ? `${v ?? 0} ms` : `${v ?? 0}%`);
   return {
     type: 'slo_breached',
     severity: 'critical',
-    title: `SLO breached: ${item.agent_name} ${what}`,
-    message: `${item.agent_name}: ${what} ${unit(item.current_value)} over the last ${item.window_hours} h is ${latency ? 'above' : 'below'} the ${unit(item.target)} target (${item.sample_size} session${item.sample_size === 1 ? '' : 's'}).`,
+    title: `SLO breached: ${item.agentName} ${what}`,
+    message: `${item.agentName}: ${what} ${unit(item.currentValue)} over the last ${item.windowHours} h is ${latency ? 'above' : 'below'} the ${unit(item.target)} target (${item.sampleSize} session${item.sampleSize === 1 ? '' : 's'}).`,
     projectId,
-    agentName: item.agent_name,
-    dedupKey: breachKey(item.slo_id),
+    agentName: item.agentName,
+    dedupKey: breachKey(item.sloId),
     dedupScope: 'open',
     fields: {
-      slo_id: item.slo_id,
+      slo_id: item.sloId,
       metric: item.metric,
       target: item.target,
-      current_value: item.current_value,
-      sample_size: item.sample_size,
-      window_hours: item.window_hours,
+      current_value: item.currentValue,
+      sample_size: item.sampleSize,
+      window_hours: item.windowHours,
     },
   };
 }

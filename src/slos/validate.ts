@@ -1,8 +1,7 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { SloFields } from '../store/slos-repo.ts';
 
-export const SLO_METRICS = ['success_rate', 'latency_p99'] as const;
-export type SloMetric = (typeof SLO_METRICS)[number];
+import { SLO_METRICS, type SloMetric } from '../model/slo.ts';
 
 export const MAX_AGENT_NAME = 200;
 export const MAX_WINDOW_HOURS = 720;

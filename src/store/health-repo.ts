@@ -138,11 +138,18 @@ export async function latestResults(
 }
 
 /** Results of one server, newest first; projectId null = every project. */
+/** Where a newest-first page continues: strictly older than (time, id). */
+export interface PageAfter {
+  time: Date;
+  id: string;
+}
+
 export async function listResults(
   db: Db,
   projectId: string | null,
   serverName: string,
   limit: number,
+  after?: PageAfter,
 ): Promise<HealthResult[]> {
   const rows = await db
     .select()
@@ -151,9 +158,12 @@ export async function listResults(
       and(
         projectId === null ? undefined : eq(healthResults.projectId, projectId),
         eq(healthResults.serverName, serverName),
+        after
+          ? sql`(${healthResults.checkedAt}, ${healthResults.id}) < (${after.time.toISOString()}::timestamptz, ${after.id})`
+          : undefined,
       ),
     )
-    .orderBy(desc(healthResults.checkedAt))
+    .orderBy(desc(healthResults.checkedAt), desc(healthResults.id))
     .limit(limit);
   return rows.map(fromRow);
 }
@@ -163,6 +173,7 @@ export async function listDriftEvents(
   projectId: string | null,
   serverName: string,
   limit: number,
+  after?: PageAfter,
 ): Promise<DriftEvent[]> {
   const rows = await db
     .select()
@@ -171,9 +182,12 @@ export async function listDriftEvents(
       and(
         projectId === null ? undefined : eq(driftEvents.projectId, projectId),
         eq(driftEvents.serverName, serverName),
+        after
+          ? sql`(${driftEvents.detectedAt}, ${driftEvents.id}) < (${after.time.toISOString()}::timestamptz, ${after.id})`
+          : undefined,
       ),
     )
-    .orderBy(desc(driftEvents.detectedAt))
+    .orderBy(desc(driftEvents.detectedAt), desc(driftEvents.id))
     .limit(limit);
   return rows.map((r) => ({
     id: r.id,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { call } from '../helpers/auth.ts';
+import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import { openWs } from '../helpers/graphql-ws.ts';
 import { captureLog, type CapturedLog } from '../helpers/log-capture.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -92,7 +93,7 @@ describe('alert fire, dedup and chat delivery', () => {
     );
     const first = results.find((r) => r !== null);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
-    await server.services.alerts.move('default', first!.id, { action: 'resolve' });
+    await server.services.alerts.move(LOCAL_ADMIN, first!.id, { action: 'resolve' });
     expect(await server.services.alerts.fire(input)).toBeNull();
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
+import { saveCheck } from '../../src/store/health-repo.ts';
 
 /**
  * GraphQL is the whole API: every REST capability has a GraphQL counterpart (the dashboard speaks
@@ -49,8 +50,11 @@ const COUNTERPARTS: Record<string, string[]> = {
   ],
   'GET /api/health/servers': ['Query.healthServers'],
   'GET /api/health/servers/:name': ['Query.healthServer'],
-  'GET /api/health/servers/:name/history': ['Query.healthHistory'],
-  'GET /api/health/servers/:name/drift-history': ['Query.driftHistory'],
+  'GET /api/health/servers/:name/history': ['Query.healthHistory', 'Query.healthHistoryConnection'],
+  'GET /api/health/servers/:name/drift-history': [
+    'Query.driftHistory',
+    'Query.driftHistoryConnection',
+  ],
   'GET /api/health/servers/:name/drift-impact': ['Query.driftImpact'],
   'GET /api/health/servers/:name/blast-radius': ['Query.blastRadius'],
   'GET /api/health/servers/:name/scorecard': ['Query.scorecard'],
@@ -59,13 +63,13 @@ const COUNTERPARTS: Record<string, string[]> = {
   'POST /api/security/scan': ['Mutation.runSecurityScan'],
   'GET /api/security/servers/:name': ['Query.securityScan'],
   'GET /api/security/servers/:name/history': ['Query.securityScanHistory'],
-  'GET /api/reliability/anomalies': ['Query.anomalies'],
+  'GET /api/reliability/anomalies': ['Query.anomalies', 'Query.anomaliesConnection'],
   'GET /api/costs/breakdown': ['Query.costBreakdown'],
   'GET /api/costs/models': ['Query.modelPricing'],
   'POST /api/costs/models': ['Mutation.addModelPricing'],
   'PATCH /api/costs/models/:model_id': ['Mutation.updateModelPricing'],
   'DELETE /api/costs/models/:model_id': ['Mutation.deleteModelPricing'],
-  'GET /api/slos': ['Query.slos'],
+  'GET /api/slos': ['Query.slos', 'Query.slosConnection'],
   'POST /api/slos': ['Mutation.createSlo'],
   'GET /api/slos/status': ['Query.sloStatus'],
   'PATCH /api/slos/:slo_id': ['Mutation.updateSlo'],
@@ -582,6 +586,82 @@ describe('Node', () => {
         )
       ).data.node.spanId,
     ).toBeTruthy();
+  });
+
+  it('pages health history, drift history, SLOs and anomalies as connections', async () => {
+    const at = (min: number) => new Date(Date.UTC(2026, 0, 1, 0, min));
+    for (const min of [1, 2, 3])
+      await saveCheck(h.services.store.db, {
+        result: {
+          id: `conn-${min}`,
+          projectId: 'default',
+          serverName: 'conn',
+          status: 'up',
+          latencyMs: 1,
+          toolsCount: 1,
+          schemaHash: 'a'.repeat(64),
+          error: null,
+          checkedAt: at(min),
+          schemaDrift: false,
+          transport: 'stdio',
+          serverInfo: null,
+          protocolVersion: null,
+        },
+        instructions: null,
+        tools: null,
+        drift: null,
+      });
+    const page = (after: string | null) =>
+      h.gql(
+        'query($after: String) { healthHistoryConnection(name: "conn", first: 2, after: $after) { edges { node { checkedAt } } pageInfo { hasNextPage endCursor } } }',
+        { after },
+        viewerKey,
+      );
+    const first = (await page(null)).data.healthHistoryConnection;
+    const second = (await page(first.pageInfo.endCursor)).data.healthHistoryConnection;
+    const times = [...first.edges, ...second.edges].map(
+      (e: { node: { checkedAt: string } }) => e.node.checkedAt,
+    );
+    expect([first.pageInfo.hasNextPage, second.pageInfo.hasNextPage]).toEqual([true, false]);
+    // The same results, in the same order, as REST's list.
+    expect(times).toEqual(
+      (await rest('GET', '/api/health/servers/conn/history', undefined, viewerKey))
+        .json()
+        .map((r: { checked_at: string }) => r.checked_at),
+    );
+    expect(times).toEqual([at(3), at(2), at(1)].map((d) => d.toISOString()));
+    const forged = await h.gql(
+      '{ driftHistoryConnection(name: "conn", after: "bm90IGEgY3Vyc29y") { edges { cursor } } }',
+      {},
+      viewerKey,
+    );
+    expect(forged.errors[0].extensions.code).toBe('VALIDATION');
+
+    for (const agent of ['conn-a', 'conn-b'])
+      await h.gql(
+        'mutation($agent: String!) { createSlo(input: {agentName: $agent, metric: "success_rate", threshold: 99}) { sloId } }',
+        { agent },
+        ADMIN,
+      );
+    const denied = await h.gql(
+      'mutation { createSlo(input: {agentName: "x", metric: "success_rate", threshold: 99}) { sloId } }',
+      {},
+      viewerKey,
+    );
+    expect(denied.errors[0].extensions.code).toBe('FORBIDDEN');
+    const slos = (
+      await h.gql(
+        '{ slosConnection(first: 1) { edges { node { agentName } } pageInfo { hasNextPage } } }',
+        {},
+        viewerKey,
+      )
+    ).data.slosConnection;
+    expect(slos.edges).toHaveLength(1);
+    expect(slos.pageInfo.hasNextPage).toBe(true);
+    expect(
+      (await h.gql('{ anomaliesConnection(first: 5) { edges { cursor } } }', {}, viewerKey)).data
+        .anomaliesConnection.edges,
+    ).toEqual([]);
   });
 });
 

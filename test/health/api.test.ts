@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheck } from '../../src/store/health-repo.ts';
+import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import type { CheckedStatus, HealthResult } from '../../src/model/health.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
@@ -556,14 +557,21 @@ describe.each(backends)('$name', ({ name, available, env }) => {
               tools: null,
               drift: null,
             });
-            expect(await first.services.health.history(null, 'old', 10)).toHaveLength(1);
+            expect(
+              (await first.services.health.history(LOCAL_ADMIN, 'old', { limit: 10 })).items,
+            ).toHaveLength(1);
             await first.stop();
             const second = await startTestServer(sameStore);
             try {
               await expect
-                .poll(async () => (await second.services.health.history(null, 'old', 10)).length, {
-                  timeout: 10_000,
-                })
+                .poll(
+                  async () =>
+                    (await second.services.health.history(LOCAL_ADMIN, 'old', { limit: 10 })).items
+                      .length,
+                  {
+                    timeout: 10_000,
+                  },
+                )
                 .toBe(0);
             } finally {
               await second.stop();

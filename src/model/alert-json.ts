@@ -1,4 +1,4 @@
-import type { Alert } from '../model/alert.ts';
+import type { Alert, AlertConfig, AlertCounts } from './alert.ts';
 
 /** The inbox record in the spec's snake_case (docs/alerts.md#the-inbox-record): REST bodies and `alert:fired` events. */
 export interface AlertJson {
@@ -42,5 +42,26 @@ export function toAlertJson(a: Alert): AlertJson {
     fields: a.fields,
     delivery: a.delivery,
     delivery_error: a.deliveryError,
+  };
+}
+
+/** GET /api/alerts/counts (docs/alerts.md). */
+export function toAlertCountsJson(c: AlertCounts) {
+  return {
+    firing: c.firing,
+    acknowledged: c.acknowledged,
+    snoozed: c.snoozed,
+    needs_attention: c.needsAttention,
+    by_severity: { ...c.bySeverity },
+  };
+}
+
+/** GET/POST /api/alerts/config: the webhook only masked (docs/alerts.md). */
+export function toAlertConfigJson(c: AlertConfig) {
+  return {
+    alert_types: c.alertTypes,
+    chat_webhook_configured: c.chatWebhookConfigured,
+    chat_webhook_source: c.chatWebhookSource,
+    chat_webhook_masked: c.chatWebhookMasked,
   };
 }
