@@ -16,6 +16,7 @@ import { guardParameters } from './rest/param-guard.ts';
 import { capConnectionsPerAddress, serverTimeouts } from './rest/connection-limits.ts';
 import { registerUserRoutes } from './rest/users-routes.ts';
 import { acceptEmptyJsonBodies } from './rest/empty-json.ts';
+import { JsonParsePool } from './receivers/json-pool.ts';
 import { registerNativeReceiver } from './receivers/native-http.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
@@ -119,8 +120,13 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
   acceptEmptyJsonBodies(app);
 
   registerProbes(app, s);
-  await registerNativeReceiver(app, s);
-  await registerOtlpHttpReceiver(app, s);
+  // Large JSON bodies of both receivers are parsed on these threads (src/receivers/json-pool.ts).
+  const jsonPool = new JsonParsePool(undefined, (err) =>
+    s.logger.error({ err }, 'JSON parse thread failed'),
+  );
+  app.addHook('onClose', () => jsonPool.close());
+  await registerNativeReceiver(app, s, jsonPool);
+  await registerOtlpHttpReceiver(app, s, jsonPool);
   registerTracesRoutes(app, s);
   registerSettingsRoutes(app, s);
   registerKeyRoutes(app, s);

@@ -4,17 +4,26 @@ import { acceptNativeBatch, NORMALIZE_SLICE_SPANS } from '../ingest/accept-nativ
 import type { Services } from '../services.ts';
 import { SLICE_BYTES, tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
+import type { JsonParsePool } from './json-pool.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 
 /** POST /api/traces/spans: the native JSON batch (docs/ingest.md#native-spans). */
-export async function registerNativeReceiver(app: FastifyInstance, s: Services): Promise<void> {
+export async function registerNativeReceiver(
+  app: FastifyInstance,
+  s: Services,
+  pool: JsonParsePool,
+): Promise<void> {
   await app.register(async (scope) => {
     // A large body of a project whose backlog of spans is full would be refused (429) once
-    // parsed; it is refused before, not after 30-50 ms of parsing (issue 25).
-    useSlicedParsers(scope, [], (req, bytes) => {
-      if (bytes > SLICE_BYTES && req.principal.projectId !== null)
-        s.writer.admit(req.principal.projectId, 1);
+    // parsed; it is refused before it is read when its length is declared, else before it is
+    // parsed (issue 25).
+    const refuseLarge = (projectId: string | null, bytes: number) => {
+      if (bytes > SLICE_BYTES && projectId !== null) s.writer.admit(projectId, 1);
+    };
+    scope.addHook('preParsing', async (req) => {
+      refuseLarge(req.principal.projectId, Number(req.headers['content-length'] ?? 0) || 0);
     });
+    useSlicedParsers(scope, pool, [], (req, bytes) => refuseLarge(req.principal.projectId, bytes));
     scope.post(
       '/api/traces/spans',
       { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) },

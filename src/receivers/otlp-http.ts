@@ -6,14 +6,19 @@ import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { ExportOutcome } from '../model/otlp.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
+import type { JsonParsePool } from './json-pool.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 
 /** OTLP/HTTP at the spec's path and the standard one; JSON or protobuf in, same encoding out. */
-export async function registerOtlpHttpReceiver(app: FastifyInstance, s: Services): Promise<void> {
+export async function registerOtlpHttpReceiver(
+  app: FastifyInstance,
+  s: Services,
+  pool: JsonParsePool,
+): Promise<void> {
   await app.register(async (scope) => {
-    useSlicedParsers(scope, PROTOBUF_TYPES);
+    useSlicedParsers(scope, pool, PROTOBUF_TYPES);
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
       scope.post(
         path,

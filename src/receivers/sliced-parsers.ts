@@ -1,30 +1,51 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
+import { assembleParts } from './json-parts.ts';
+import { LARGE_JSON_BYTES, type JsonParsePool } from './json-pool.ts';
 
 /**
  * Body parsers for the ingest routes of `scope`: the body is handed on in an ingest CPU slice
  * (src/ingest/cpu-slices.ts), so parsing it and the handler's work that follows do not run back
  * to back with a burst of other requests, and tenants take turns (authentication ran before
- * parsing). JSON keeps Fastify's own parser, prototype-poisoning checks included; protobuf bodies
- * stay buffers for the handler to decode. `refuseJson`, if it throws, answers with its error
- * instead of parsing the body.
+ * parsing). JSON keeps Fastify's own parser, prototype-poisoning checks included; a JSON body over
+ * LARGE_JSON_BYTES is parsed, with the same checks and the same 400, on a thread of `pool` and
+ * comes back in parts, each one slice of work (src/receivers/json-parts.ts). Protobuf bodies stay
+ * buffers for the handler to decode. `refuseJson`, if it throws, answers with its error instead
+ * of parsing the body.
  */
 export function useSlicedParsers(
   scope: FastifyInstance,
+  pool: JsonParsePool,
   protobufTypes: string[] = [],
   refuseJson?: (req: FastifyRequest, bytes: number) => void,
 ): void {
   const parseJson = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const bytes = (body as Buffer).length;
     try {
-      refuseJson?.(req, body.length);
+      refuseJson?.(req, bytes);
     } catch (err) {
       done(err as Error, undefined);
       return;
     }
-    whenSliced(body.length, tenantOf(req.principal, req.ip), () =>
-      parseJson(req, body as string, done),
+    const tenant = tenantOf(req.principal, req.ip);
+    if (bytes <= LARGE_JSON_BYTES) {
+      whenSliced(bytes, tenant, () => parseJson(req, (body as Buffer).toString('utf8'), done));
+      return;
+    }
+    pool.parse(body as Buffer, tenant).then(
+      (parsed) => {
+        if (parsed.kind === 'invalid') done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+        else if (parsed.kind === 'fallback')
+          whenSliced(bytes, tenant, () => parseJson(req, parsed.text, done));
+        else
+          assembleParts(parsed, (n) => ingestSlice(n, tenant)).then(
+            (value) => done(null, value),
+            (err: Error) => done(err, undefined),
+          );
+      },
+      (err: Error) => done(err, undefined),
     );
   });
   if (protobufTypes.length > 0) {
