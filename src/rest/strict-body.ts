@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { bodyOptional } from './route-schema.ts';
 
 /**
- * Route options for a JSON body that may be left out: no body (or JSON `null`) reads as `{}`, so
+ * Route options for a JSON body that may be left out: no body reads as `{}` (a JSON `null` is a 422), so
  * the handler takes its defaults. Bodies are never type-coerced (route-schema.ts's
  * `validatorCompiler`): `{"server_name": 7}` is a 422 naming the field, not the string "7".
  * Usage: `r.post(url, { ...OPTIONAL_BODY, schema: { body, querystring } }, handler)`.
