@@ -1,13 +1,13 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { seedPglite } from './data-dir.ts';
 
 export interface InProcessApp {
   app: FastifyInstance;
@@ -27,8 +27,7 @@ export async function startInProcessApp(
   logger?: Logger,
 ): Promise<InProcessApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inproc-'));
-  if (!env.SPYGLASS_DATABASE_URL)
-    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  if (!env.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
   const config = loadConfig(
     { SPYGLASS_DATA_DIR: dataDir, SPYGLASS_GRPC_PORT: '0', ...env },
     dataDir,

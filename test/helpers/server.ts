@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
+import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
 
 export interface TestServer extends RunningServer {
@@ -23,8 +23,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start.
-  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR)
-    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR) seedPglite(dataDir);
   const config = loadConfig(
     {
       SPYGLASS_PORT: '0',
