@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
-import { buildIfStale } from './helpers/build.ts';
+import { buildIfStale, compileFixtureScripts } from './helpers/build.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -28,6 +28,8 @@ declare module 'vitest' {
     redisUrl: string | null;
     /** A migrated PGlite directory that test servers start from as a copy (see test/helpers/server.ts). */
     pgliteTemplate: string;
+    /** test/fixtures/mcp/*.ts compiled to JavaScript (see test/helpers/fixture-scripts.ts). */
+    fixtureScripts: string;
   }
 }
 
@@ -40,6 +42,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
+  const fixtureScripts = compileFixtureScripts();
+  project.provide('fixtureScripts', fixtureScripts);
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';
@@ -107,6 +111,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     rmSync(template, { recursive: true, force: true });
+    rmSync(fixtureScripts, { recursive: true, force: true });
     await redis?.stop();
     await cluster?.stop();
   };
