@@ -8,8 +8,10 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { seedPglite } from './data-dir.ts';
+import { injectFetch, type PathFetch } from './inject-fetch.ts';
 
-export interface InProcessApp {
+/** `fetch(path, init)` answers through app.inject() (test/helpers/inject-fetch.ts). */
+export interface InProcessApp extends PathFetch {
   app: FastifyInstance;
   services: Services;
   /** POST /graphql through app.inject(): the JSON answer. */
@@ -47,6 +49,7 @@ export async function startInProcessApp(
   return {
     app,
     services,
+    fetch: injectFetch(app),
     gql: async (query, variables = {}, apiKey) => {
       const res = await app.inject({
         method: 'POST',
