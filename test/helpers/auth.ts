@@ -160,7 +160,7 @@ export interface TwoProjects {
 
 /** Creates two projects and the keys a project-scoping test needs. */
 export async function twoProjects(
-  base: string,
+  base: Base,
   bootKey: string,
   first: string,
   second: string,
