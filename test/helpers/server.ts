@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -22,8 +22,10 @@ export async function startTestServer(
   logger?: Logger,
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
-  // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start.
-  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR) seedPglite(dataDir);
+  // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start;
+  // a test's own data directory (restarts on the same data) is seeded on its first start only.
+  const pgliteDir = env.SPYGLASS_DATA_DIR ?? dataDir;
+  if (!env.SPYGLASS_DATABASE_URL && !existsSync(join(pgliteDir, 'pglite'))) seedPglite(pgliteDir);
   const config = loadConfig(
     {
       SPYGLASS_PORT: '0',
