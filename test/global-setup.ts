@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
-import { buildIfStale, buildUiIfStale } from './helpers/build.ts';
+import { buildIfStale, buildUiIfStale, compileFixtureScripts } from './helpers/build.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -28,6 +28,8 @@ declare module 'vitest' {
     redisUrl: string | null;
     /** A migrated PGlite directory that test servers start from as a copy (see test/helpers/server.ts). */
     pgliteTemplate: string;
+    /** test/fixtures/mcp/*.ts compiled to JavaScript (see test/helpers/fixture-scripts.ts). */
+    fixtureScripts: string;
   }
 }
 
@@ -42,6 +44,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await buildIfStale();
   // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
   await buildUiIfStale();
+  const fixtureScripts = compileFixtureScripts();
+  project.provide('fixtureScripts', fixtureScripts);
   let cluster: PgCluster | null = null;
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';
@@ -109,6 +113,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     rmSync(template, { recursive: true, force: true });
+    rmSync(fixtureScripts, { recursive: true, force: true });
     await redis?.stop();
     await cluster?.stop();
   };

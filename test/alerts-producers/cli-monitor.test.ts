@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { seedPglite } from '../helpers/data-dir.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 import { startSwitchableMcp, type SwitchableMcp } from './switchable-mcp.ts';
@@ -47,7 +48,7 @@ describe('spyglass monitor --once', () => {
     });
     const env = {
       SPYGLASS_CONFIG: config,
-      SPYGLASS_DATA_DIR: join(dir, 'data'),
+      SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
       SPYGLASS_LOG_LEVEL: 'error',
     };
     const pass = async (expectedCode: number) => {

@@ -1,19 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { call } from '../helpers/auth.ts';
 import { runCli } from '../helpers/cli.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { fireInput } from './helpers.ts';
 
 const MIN = 60_000;
 
 describe('alert lifecycle (spec §3.4) with an injected clock, across a restart', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-alerts-life-'));
+  const dataDir = seededDataDir('spyglass-alerts-life-');
   let server: RunningServer;
   // Two hours ago, so a snooze set on this clock has ended by real time after the restart.
   const base = Date.now() - 120 * MIN;

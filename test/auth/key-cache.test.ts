@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KeyService } from '../../src/auth/key-service.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 
 /**
  * Made-up keys must not cost database lookups nor push valid keys out of the cache. Shown with a
  * real store that is closed halfway: whatever still answers after that needed no database.
  */
 describe('API key lookups under a flood of made-up keys', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'spyglass-keycache-'));
+  const dir = seededDataDir('spyglass-keycache-');
   let store: Store;
   let keys: KeyService;
   let valid: string;

@@ -212,13 +212,17 @@ describe.runIf(redisUrl !== null)(
       // The limiter connects to Redis in the background and lets requests through uncounted until it
       // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
       for (const s of [a, b]) {
-        let counted = false;
-        for (let i = 0; i < 100 && !counted; i++) {
+        const counts = async () => {
           const r = await call(s.httpUrl, 'GET', '/api/settings', { key: keys[3] });
-          counted = Number(r.headers.get('x-ratelimit-reset')) > 0 || r.status === 429;
-          if (!counted) await new Promise((res) => setTimeout(res, 50));
-        }
-        expect(counted, 'the instance never started counting in Redis').toBe(true);
+          return Number(r.headers.get('x-ratelimit-reset')) > 0 || r.status === 429;
+        };
+        // In a hook, so vi.waitFor (expect.poll is for tests).
+        await vi.waitFor(
+          async () => {
+            if (!(await counts())) throw new Error('the instance never started counting in Redis');
+          },
+          { timeout: 15_000, interval: 50 },
+        );
       }
     });
     afterAll(async () => {

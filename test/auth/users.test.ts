@@ -4,17 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/auth/secrets.ts';
 import { invites } from '../../src/store/schema.ts';
 import { GOOD_PASSWORD, bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /**
- * Users and invitations (docs/auth.md#users) over HTTP: invite → accept → verify, lockout, roles, and the
+ * Users and invitations (docs/auth.md#users) through the REST API (in-process, app.inject()): invite → accept → verify, lockout, roles, and the
  * rule that there is always an active admin. Only one test here makes an active admin user, so
  * "the last admin" is well defined.
  */
 
 describe('users', () => {
-  let server: TestServer;
-  let base: string;
+  let server: InProcessApp;
+  let base: InProcessApp;
   const boot = bootstrapKey();
 
   const post = (path: string, body: unknown) => call(base, 'POST', path, { key: boot, body });
@@ -46,11 +46,11 @@ describe('users', () => {
 
   beforeAll(async () => {
     // Rate limits off: the lockout test alone sends more verifies than the 10/minute limit allows.
-    server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
-    base = server.httpUrl;
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
+    base = server;
   });
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
   });
 
   describe('invitations', () => {

@@ -35,11 +35,13 @@ async function eventually(
   check: () => Promise<boolean> | boolean,
   withinMs = 15_000,
 ): Promise<void> {
-  const until = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await expect
+    .poll(check, {
+      timeout: withinMs,
+      interval: 100,
+      message: `not within ${withinMs} ms: ${what}`,
+    })
+    .toBe(true);
 }
 
 const inbox = async (inst: Instance, type: string): Promise<any[]> =>

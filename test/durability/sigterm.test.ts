@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/backends.ts';
+import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { getJson, nativeSpan } from '../helpers/spans.ts';
 
@@ -171,6 +172,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-sigterm-'));
         tempDirs.push(dataDir);
         const backendEnv = await env();
+        if (!backendEnv.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
         const first = await startCli(backendEnv, dataDir);
         const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
 
@@ -276,7 +278,7 @@ describe('SIGTERM with a keep-alive client', () => {
     // Shutdown must not wait for the client to close it (Fastify's keepAliveTimeout is 72 s).
     const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-sigterm-ka-'));
     tempDirs.push(dataDir);
-    const cli = await startCli({}, dataDir);
+    const cli = await startCli({}, seedPglite(dataDir));
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const spans = [nativeSpan({ session_id: 'sess-keepalive' })];

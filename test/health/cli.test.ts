@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
+import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { childPids, tempDir, writeConfig } from './helpers.ts';
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
   });
   env = {
     SPYGLASS_CONFIG: config,
-    SPYGLASS_DATA_DIR: join(dir, 'data'),
+    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
     SPYGLASS_LOG_LEVEL: 'error',
   };
 });
@@ -109,7 +110,8 @@ describe('spyglass monitor', () => {
           });
           child.once('exit', (code) => reject(new Error(`monitor exited early (${code})`)));
         });
-        const ok = lines.filter((l) => l.server_name === 'ok');
+        // The first two passes (a busy machine may deliver a third in the same chunk).
+        const ok = lines.filter((l) => l.server_name === 'ok').slice(0, 2);
         expect(ok.map((l) => l.status)).toEqual(['up', 'up']);
         expect(Date.parse(ok[1].checked_at) - Date.parse(ok[0].checked_at)).toBeGreaterThanOrEqual(
           900,

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import type { LiveEvent } from '../../src/live/bus.ts';
 import type { EventBus } from '../../src/live/bus.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 
 export const EVERYTHING = fileURLToPath(
   new URL(
@@ -14,7 +15,6 @@ export const EVERYTHING = fileURLToPath(
     import.meta.url,
   ),
 );
-const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url));
 const LOOPBACK = fileURLToPath(new URL('../fixtures/mcp/loopback.mjs', import.meta.url));
 
 export function tempDir(): string {
@@ -43,7 +43,7 @@ export function stdioFixture(
     name,
     transport: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', STDIO_FIXTURE],
+    args: fixtureArgs('stdio-server'),
     env: { FIXTURE_MODE: mode, ...env },
     ...extra,
   };
@@ -154,10 +154,9 @@ export interface FixtureProcess {
 
 /** test/fixtures/mcp/fixture-process.ts: the HTTP fixtures on another core than the checker. */
 export async function startFixtureProcess(toolsDir?: string): Promise<FixtureProcess> {
-  const script = fileURLToPath(new URL('../fixtures/mcp/fixture-process.ts', import.meta.url));
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', script, ...(toolsDir ? [toolsDir] : [])],
+    [...fixtureArgs('fixture-process'), ...(toolsDir ? [toolsDir] : [])],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {

@@ -2,6 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PathFetch } from './inject-fetch.ts';
+
+/** A running server's URL, or an in-process app (test/helpers/in-process.ts). */
+export type Base = string | PathFetch;
 
 /** A made-up key for SPYGLASS_API_KEYS: a global admin that exists before any stored key. */
 export function bootstrapKey(): string {
@@ -23,9 +27,12 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** One HTTP request to the running server; JSON bodies are serialised with their content type. */
+/**
+ * One HTTP request to the running server at `base` (or in-process, given a PathFetch such as
+ * test/helpers/in-process.ts' app); JSON bodies are serialised with their content type.
+ */
 export async function call(
-  base: string,
+  base: Base,
   method: string,
   path: string,
   opts: CallOptions = {},
@@ -39,7 +46,10 @@ export async function call(
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  return readReply(await fetch(`${base}${path}`, { method, headers, body }));
+  const init = { method, headers, body };
+  return readReply(
+    await (typeof base === 'string' ? fetch(`${base}${path}`, init) : base.fetch(path, init)),
+  );
 }
 
 /** Status, headers and body of an answer; an event stream is cancelled unread, so it cannot keep a test waiting. */
@@ -74,7 +84,7 @@ export interface CreatedKey {
 
 /** POST /api/auth/api-keys with `adminKey`; the new key is in the response once. */
 export async function createKey(
-  base: string,
+  base: Base,
   adminKey: string,
   input: {
     name?: string;
@@ -92,7 +102,7 @@ export async function createKey(
 }
 
 export async function createProject(
-  base: string,
+  base: Base,
   adminKey: string,
   id: string,
   name = `Project ${id}`,
@@ -104,7 +114,7 @@ export async function createProject(
   );
 }
 
-export async function revokeKey(base: string, adminKey: string, id: string): Promise<void> {
+export async function revokeKey(base: Base, adminKey: string, id: string): Promise<void> {
   expectStatus(
     await call(base, 'DELETE', `/api/auth/api-keys/${id}`, { key: adminKey }),
     200,
@@ -121,7 +131,7 @@ export interface AuditEntry {
   result: string;
 }
 
-export async function auditLogs(base: string, key: string, query = ''): Promise<AuditEntry[]> {
+export async function auditLogs(base: Base, key: string, query = ''): Promise<AuditEntry[]> {
   return expectStatus(
     await call(base, 'GET', `/api/audit/logs${query}`, { key }),
     200,
@@ -150,7 +160,7 @@ export interface TwoProjects {
 
 /** Creates two projects and the keys a project-scoping test needs. */
 export async function twoProjects(
-  base: string,
+  base: Base,
   bootKey: string,
   first: string,
   second: string,

@@ -1,15 +1,17 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { seedPglite } from './data-dir.ts';
+import { injectFetch, type PathFetch } from './inject-fetch.ts';
 
-export interface InProcessApp {
+/** `fetch(path, init)` answers through app.inject() (test/helpers/inject-fetch.ts). */
+export interface InProcessApp extends PathFetch {
   app: FastifyInstance;
   services: Services;
   /** POST /graphql through app.inject(): the JSON answer. */
@@ -27,8 +29,7 @@ export async function startInProcessApp(
   logger?: Logger,
 ): Promise<InProcessApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inproc-'));
-  if (!env.SPYGLASS_DATABASE_URL)
-    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  if (!env.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
   const config = loadConfig(
     { SPYGLASS_DATA_DIR: dataDir, SPYGLASS_GRPC_PORT: '0', ...env },
     dataDir,
@@ -48,6 +49,7 @@ export async function startInProcessApp(
   return {
     app,
     services,
+    fetch: injectFetch(app),
     gql: async (query, variables = {}, apiKey) => {
       const res = await app.inject({
         method: 'POST',

@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
+import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
 
 export interface TestServer extends RunningServer {
@@ -22,9 +22,10 @@ export async function startTestServer(
   logger?: Logger,
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
-  // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start.
-  if (!env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR)
-    cpSync(inject('pgliteTemplate'), join(dataDir, 'pglite'), { recursive: true });
+  // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start;
+  // a test's own data directory (restarts on the same data) is seeded on its first start only.
+  const pgliteDir = env.SPYGLASS_DATA_DIR ?? dataDir;
+  if (!env.SPYGLASS_DATABASE_URL && !existsSync(join(pgliteDir, 'pglite'))) seedPglite(pgliteDir);
   const config = loadConfig(
     {
       SPYGLASS_PORT: '0',

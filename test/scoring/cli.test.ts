@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan } from '../../src/store/security-repo.ts';
 import { runCli } from '../helpers/cli.ts';
+import { seedPglite } from '../helpers/data-dir.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
@@ -29,7 +30,7 @@ beforeAll(() => {
   });
   env = {
     SPYGLASS_CONFIG: config,
-    SPYGLASS_DATA_DIR: join(dir, 'data'),
+    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
     SPYGLASS_LOG_LEVEL: 'error',
     SPYGLASS_API_KEYS: ADMIN,
     SPYGLASS_RATE_LIMITS: 'off',

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { execute, type Db } from '../../src/store/db.ts';
@@ -5,6 +6,7 @@ import { deleteHealthBefore } from '../../src/store/health-repo.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { loadScoreInputs } from '../../src/store/scoring-repo.ts';
 import { backends, createPgDatabase } from '../helpers/backends.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 
 /**
  * The health rollups (drizzle 0007, 0008) against health_results itself: 35 days of checks every
@@ -89,18 +91,20 @@ describe.each(backends)('$name', ({ name, available }) => {
     available ? 'health rollups' : `health rollups (skipped: no ${name} in this run)`,
     () => {
       let store: Store;
+      const dataDir = name === 'postgres' ? '' : seededDataDir();
 
       beforeAll(async () => {
         store = await openStore(
           name === 'postgres'
             ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 2 }
-            : { dataDir: 'memory://' },
+            : { dataDir },
         );
         await loadHistory(store.db);
       }, 120_000);
 
       afterAll(async () => {
         await store?.close();
+        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       });
 
       it(

@@ -15,7 +15,6 @@ import { consumerDir } from './consumer-dir.ts';
 const injected = inject('redisUrl');
 const redisUrl = injected ?? '';
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const breaker = (failures: number, cooldown: number, trials: number) => ({
   circuit_breaker: {
     open_after_failures: failures,
@@ -94,8 +93,7 @@ async function cooledDown(
 }
 /** Polls cond every 20 ms, at most 10 s. */
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await sleep(20);
-  expect(cond()).toBe(true);
+  await expect.poll(cond, { timeout: 10_000, interval: 20 }).toBe(true);
 }
 const failing = () => {
   throw new Error('search is down');
@@ -269,12 +267,7 @@ console.log(JSON.stringify(outcomes));
 
         own = await startRedis(own.port);
         // Redis back (empty): the shared breaker, closed, decides again instead of the open local one.
-        let outcome = 'refused';
-        for (let i = 0; i < 100 && outcome !== 'ok'; i++) {
-          outcome = await call(a);
-          if (outcome !== 'ok') await sleep(100);
-        }
-        expect(outcome).toBe('ok');
+        await expect.poll(() => call(a), { timeout: 10_000, interval: 100 }).toBe('ok');
         expect(infos).toEqual(['Spyglass: shared circuit breakers are back (Redis answers again)']);
         expect(warnings).toHaveLength(1);
         // And it is shared again: another process's failures open it for this one.

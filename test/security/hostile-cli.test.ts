@@ -1,9 +1,10 @@
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import { runCli } from '../helpers/cli.ts';
+import { seedPglite } from '../helpers/data-dir.ts';
+import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 import { Lines, printRows } from '../../src/cli/output.ts';
 import { renderSession } from '../../src/cli/sessions.ts';
@@ -14,7 +15,6 @@ import { renderSession } from '../../src/cli/sessions.ts';
  * them as `\u{1B}`, JSON as `\u001b` escapes that parse back to the original (nothing is lost),
  * SARIF names them escaped. Run locally (spyglass.yaml, embedded database) as a user would.
  */
-const HOSTILE = fileURLToPath(new URL('../fixtures/mcp/hostile-server.ts', import.meta.url));
 /** What a terminal acts on: C0 controls except newline (ESC, BEL, CR, NUL…), DEL, C1, bidi, zero-width. */
 const RAW =
   /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
@@ -32,7 +32,7 @@ const config = (clean: boolean) =>
         name: 'hostile',
         transport: 'stdio',
         command: process.execPath,
-        args: ['--import', 'tsx', HOSTILE],
+        args: fixtureArgs('hostile-server'),
         env: clean ? { HOSTILE_CLEAN: '1' } : {},
         timeout_seconds: 30,
       },
@@ -43,11 +43,9 @@ beforeAll(() => {
   dir = tempDir();
   env = {
     SPYGLASS_CONFIG: join(dir, 'spyglass.yaml'),
-    SPYGLASS_DATA_DIR: join(dir, 'data'),
+    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
     SPYGLASS_LOG_LEVEL: 'error',
   };
-  // The run's migrated embedded database (test/global-setup.ts), not an initdb per test.
-  cpSync(inject('pgliteTemplate'), join(dir, 'data', 'pglite'), { recursive: true });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

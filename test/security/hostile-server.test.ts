@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
+import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helpers.ts';
 
@@ -16,14 +16,13 @@ import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helper
  * PostgreSQL refuses NUL and lone surrogates, and one such character used to fail every check
  * and blind the scan and the grade. A store failure never puts SQL or parameters in a scan.
  */
-const HOSTILE = fileURLToPath(new URL('../fixtures/mcp/hostile-server.ts', import.meta.url));
 const ADMIN = `sg_${'7'.repeat(63)}b`;
 
 const hostile = (name: string, env: Record<string, string> = {}) => ({
   name,
   transport: 'stdio',
   command: process.execPath,
-  args: ['--import', 'tsx', HOSTILE],
+  args: fixtureArgs('hostile-server'),
   env,
   timeout_seconds: 30,
 });

@@ -1,10 +1,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckTarget } from '../../src/model/health.ts';
 import { SURFACE_RULES, surfaceChecks } from '../../src/security/checks/index.ts';
 import { SHADOW_RULE } from '../../src/security/shadow-servers.ts';
+import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { observe } from '../helpers/observe.ts';
 import { OWASP_TITLES, type Finding, type Observation } from '../../src/security/types.ts';
 import { SURFACE_TOOLS } from '../fixtures/mcp/surface/tools.ts';
@@ -16,7 +16,6 @@ import { securityDocSection } from './doc-section.ts';
  * the tool rules over a real stdio MCP server (the SDK fixture serving SURFACE_TOOLS), the launch-spec
  * and transport rules over server configurations as an operator writes them.
  */
-const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/stdio-server.ts', import.meta.url));
 const GH = `ghp_${'A1b2C3d4E5'.repeat(3)}Zz9Yy8`;
 const AWS = 'AKIAIOSFODNN7EXAMPLE';
 const SK = `sk-proj-${'x7Y8z9W0'.repeat(4)}`;
@@ -34,7 +33,7 @@ beforeAll(async () => {
     name: 'fixture',
     transport: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', STDIO_FIXTURE],
+    args: fixtureArgs('stdio-server'),
     env: { FIXTURE_TOOLS_FILE: file },
     timeoutSeconds: 20,
     source: 'config',

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
@@ -8,6 +9,7 @@ import { insertSpans } from '../../src/store/spans-repo.ts';
 import { StatsKeeper } from '../../src/store/stats-keeper.ts';
 import { generateSpans } from '../../bench/read-data.ts';
 import { backends } from '../helpers/backends.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
@@ -146,7 +148,8 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
 
 describe('statistics upkeep', () => {
   it('analyzes a table at once when it has none, then at most once per interval however fast spans arrive', async () => {
-    const store = await openStore({ dataDir: 'memory://' });
+    const dataDir = seededDataDir();
+    const store = await openStore({ dataDir });
     try {
       let now = 1_000_000;
       const keeper = new StatsKeeper(store.db, undefined, {
@@ -186,6 +189,7 @@ describe('statistics upkeep', () => {
       await keeper.stop();
     } finally {
       await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
     // A fresh in-memory PGlite runs initdb in this process: slow on a busy machine.
   }, 120_000);
