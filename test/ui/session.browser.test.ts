@@ -130,6 +130,48 @@ describe('session page (browser)', () => {
     }
   });
 
+  it('shows a span of an in-progress session as it arrives', async () => {
+    await seedSpans(ui.base, [span('running', 'run-root', null, 590_000, { span_type: 'agent' })]);
+    const p = await openPage(ui, '/sessions/running');
+    try {
+      const items = p.page.getByRole('treeitem');
+      await expect.poll(() => items.count(), { timeout: 15_000 }).toBe(1);
+      // The page subscribes before the data arrives; give graphql-ws its connection first.
+      await expect.poll(() => p.page.locator('.live-dot').count()).toBe(1);
+      await expect
+        .poll(
+          async () => {
+            await seedSpans(ui.base, [span('running', `late-${Date.now()}`, 'run-root', 590_050)]);
+            return items.count();
+          },
+          { timeout: 15_000, intervals: [1500] },
+        )
+        .toBeGreaterThan(1);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('shows a payload over 1 MB as a preview with a download of the whole value', async () => {
+    // 600,000 two-byte characters: 1.2 MB of UTF-8 under ingest's 1,000,000-character cap.
+    const huge = JSON.stringify({ rows: 'é'.repeat(600_000) });
+    await seedSpans(ui.base, [span('huge', 'huge-span', null, 0, { output_result: huge })]);
+    const p = await openPage(ui, '/sessions/huge?span=huge-span');
+    try {
+      const output = p.page.getByRole('region', { name: 'Output' });
+      await output.getByRole('link', { name: 'Download all' }).waitFor({ timeout: 15_000 });
+      expect(await output.innerText()).toContain('Too large to format');
+      const shown = await output.locator('pre').innerText();
+      expect(shown.length).toBeLessThan(70_000);
+      expect(shown.startsWith('{"rows":"ééé')).toBe(true);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+      expect(p.foreignRequests).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('renders and scrolls a 2,000-span session with only the rows in view in the DOM', async () => {
     const p = await openPage(ui, '/sessions/big?gaps=1');
     try {
