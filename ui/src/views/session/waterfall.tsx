@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { visibleEscapes } from '../../lib/json-view.ts';
 import type { SpanRow } from '../../lib/span-rows.ts';
 import type { TimeAxis } from '../../lib/time-axis.ts';
+import { AxisHeader, duration } from './axis-header.tsx';
 import type { TreeSpanData } from './queries.ts';
 
 /** Fixed row height (px): the windowing below is plain arithmetic on it. */
@@ -26,10 +27,6 @@ function label(span: TreeSpanData): string {
       ? `→ ${span.targetAgentName}`
       : span.toolName;
   return visibleEscapes(`${name}`);
-}
-
-function ms(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} s` : `${Math.round(n)} ms`;
 }
 
 /**
@@ -101,37 +98,40 @@ export function Waterfall({ rows, axis, selected, matches, onSelect, onToggle }:
   const last = Math.min(rows.length, Math.ceil((top + VIEW_HEIGHT) / ROW_HEIGHT) + OVERSCAN);
   const visible = rows.slice(first, last);
   return (
-    <div
-      ref={box}
-      class="wf"
-      role="tree"
-      aria-label="Spans of the session"
-      tabIndex={0}
-      aria-activedescendant={index >= 0 ? rowDomId(selected) : undefined}
-      style={{ height: `${Math.min(VIEW_HEIGHT, Math.max(rows.length, 1) * ROW_HEIGHT + 2)}px` }}
-      onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}
-      onKeyDown={onKeyDown}
-    >
-      <div class="wf-space" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
-        {axis.gaps.map((g) => (
-          <div
-            key={g.start}
-            class="wf-gap"
-            aria-hidden="true"
-            style={{ left: `calc(45% + 55% * ${g.displayStart / (axis.length || 1)})` }}
-          />
-        ))}
-        {visible.map((row, i) => (
-          <Row
-            key={row.id}
-            row={row}
-            at={first + i}
-            selected={row.id === selected}
-            match={matches.has(row.id)}
-            onSelect={onSelect}
-            onToggle={onToggle}
-          />
-        ))}
+    <div class="wf-wrap">
+      <AxisHeader axis={axis} />
+      <div
+        ref={box}
+        class="wf"
+        role="tree"
+        aria-label="Spans of the session"
+        tabIndex={0}
+        aria-activedescendant={index >= 0 ? rowDomId(selected) : undefined}
+        style={{ height: `${Math.min(VIEW_HEIGHT, Math.max(rows.length, 1) * ROW_HEIGHT + 2)}px` }}
+        onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}
+        onKeyDown={onKeyDown}
+      >
+        <div class="wf-space" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+          {axis.gaps.map((g) => (
+            <div
+              key={g.start}
+              class="wf-gap"
+              aria-hidden="true"
+              style={{ left: `calc(45% + 55% * ${g.displayStart / (axis.length || 1)})` }}
+            />
+          ))}
+          {visible.map((row, i) => (
+            <Row
+              key={row.id}
+              row={row}
+              at={first + i}
+              selected={row.id === selected}
+              match={matches.has(row.id)}
+              onSelect={onSelect}
+              onToggle={onToggle}
+            />
+          ))}
+        </div>
       </div>
     </div>
   );
@@ -198,7 +198,7 @@ function Row({
           </span>
         )}
         {row.critical && <span class="sr-only"> (critical path)</span>}
-        <span class="wf-ms">{ms(s.latencyMs)}</span>
+        <span class="wf-ms">{duration(s.latencyMs)}</span>
       </div>
       <div class="wf-lane" aria-hidden="true">
         <div
