@@ -130,6 +130,36 @@ describe('session page (browser)', () => {
     }
   });
 
+  it('expands and collapses all, and compresses idle gaps, keeping both in the URL', async () => {
+    await seedSpans(ui.base, [
+      span('gappy', 'g1', null, 0, { span_type: 'agent' }),
+      span('gappy', 'g1-call', 'g1', 10),
+      span('gappy', 'g2', null, 120_000, { span_type: 'agent' }),
+    ]);
+    const p = await openPage(ui, '/sessions/gappy');
+    try {
+      const items = p.page.getByRole('treeitem');
+      await expect.poll(() => items.count(), { timeout: 15_000 }).toBe(3);
+      await p.page.getByRole('button', { name: 'Collapse all' }).click();
+      await expect.poll(() => items.count()).toBe(2);
+      expect(new URL(p.page.url()).searchParams.get('fold')).toBe('collapsed');
+      await p.page.getByRole('button', { name: 'Expand all' }).click();
+      await expect.poll(() => items.count()).toBe(3);
+      await p.page.getByRole('checkbox', { name: /Compress idle gaps/ }).check();
+      await expect.poll(() => new URL(p.page.url()).searchParams.get('gaps')).toBe('1');
+      await expect.poll(() => p.page.locator('.wf-axis').innerText()).toContain('1 idle gap');
+      // The second root's bar moves left once the two-minute gap is squeezed.
+      const left = await p.page
+        .locator('.wf-bar')
+        .last()
+        .evaluate((el) => el.style.left);
+      expect(parseFloat(left)).toBeLessThan(90);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('shows a span of an in-progress session as it arrives', async () => {
     await seedSpans(ui.base, [span('running', 'run-root', null, 590_000, { span_type: 'agent' })]);
     const p = await openPage(ui, '/sessions/running');

@@ -47,8 +47,10 @@ export function SessionPage({ params }: PageProps) {
   const gaps = param('gaps') === '1';
   const axis = useMemo(() => {
     if (!gaps) return linearAxis(tree.start, tree.end);
-    const threshold = Math.max(1000, (tree.end - tree.start) * 0.05);
-    return compressIdleGaps(tree.order, { thresholdMs: threshold, gapWidthMs: threshold / 4 });
+    // A gap longer than max(1 s, 5 % of the session) shrinks to 4 % of the busy time.
+    const thresholdMs = Math.max(1000, (tree.end - tree.start) * 0.05);
+    const busy = compressIdleGaps(tree.order, { thresholdMs, gapWidthMs: 0 }).length;
+    return compressIdleGaps(tree.order, { thresholdMs, gapWidthMs: busy * 0.04 || 1 });
   }, [tree, gaps]);
 
   const selected = param('span');
