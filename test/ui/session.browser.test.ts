@@ -174,7 +174,7 @@ describe('session page (browser)', () => {
             await seedSpans(ui.base, [span('running', `late-${Date.now()}`, 'run-root', 590_050)]);
             return items.count();
           },
-          { timeout: 15_000, intervals: [1500] },
+          { timeout: 15_000, interval: 1500 },
         )
         .toBeGreaterThan(1);
       expect(p.consoleErrors.join(' / ')).toBe('');
