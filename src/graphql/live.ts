@@ -56,12 +56,19 @@ const AlertEventRef = builder.objectRef<AlertFiredEvent['data']>('AlertEvent').i
 builder.subscriptionField('spanNew', (t) =>
   t.field({
     type: SpanEventRef,
-    args: { projectId: t.arg.string({ required: false }) },
+    args: {
+      projectId: t.arg.string({ required: false }),
+      sessionId: t.arg.string({
+        required: false,
+        description: "Only this session's spans (the dashboard's session page)",
+      }),
+    },
     subscribe: (_r, a, ctx) =>
       openStream(
         ctx,
         { type: 'span:new', projectId: scopeProject(ctx.principal, a.projectId) },
-        (e: LiveEvent): e is SpanNewEvent => e.type === 'span:new',
+        (e: LiveEvent): e is SpanNewEvent =>
+          e.type === 'span:new' && (!a.sessionId || e.data.session_id === a.sessionId),
       ),
     resolve: (e: SpanNewEvent) => e.data,
   }),

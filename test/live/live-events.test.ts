@@ -228,6 +228,31 @@ describe('live events over GraphQL subscriptions', () => {
     }
   });
 
+  it('spanNew(sessionId) delivers only that session’s spans', async () => {
+    const query = encodeURIComponent(
+      'subscription { spanNew(sessionId: "gql-only-this") { sessionId toolName } }',
+    );
+    const sse = await SseClient.open(`${server.httpUrl}/graphql?query=${query}`, auth);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      // Published in order: had the filter let the other session through, it would come first.
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'gql-other', tool_name: 'other_tool' })],
+        auth,
+      );
+      await postJson(
+        `${server.httpUrl}/api/traces/spans`,
+        [nativeSpan({ session_id: 'gql-only-this', tool_name: 'this_tool' })],
+        auth,
+      );
+      await sse.waitFor(() => sse.events.some((e) => e.data.includes('this_tool')), 2000);
+      expect(sse.events.filter((e) => e.data.includes('other_tool'))).toEqual([]);
+    } finally {
+      sse.close();
+    }
+  });
+
   it('delivers spanNew over WebSocket, and refuses a socket without a key', async () => {
     const url = server.httpUrl.replace('http', 'ws') + '/graphql';
     const client = createClient({

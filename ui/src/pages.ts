@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
+import { SessionPage } from './views/session/session.tsx';
 
 export interface PageProps {
   /** Path parameters of the matched pattern (`/sessions/:id` gives `id`). */
@@ -24,7 +25,7 @@ export interface Page {
 export const PAGES: Page[] = [
   { path: '/', title: 'Overview', nav: 'Overview', view: Overview },
   { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Placeholder },
-  { path: '/sessions/:id', title: 'Session', view: Placeholder },
+  { path: '/sessions/:id', title: 'Session', view: SessionPage },
   { path: '/compare', title: 'Compare sessions', view: Placeholder },
   { path: '/live', title: 'Live', nav: 'Live', view: Placeholder },
   { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Placeholder },
