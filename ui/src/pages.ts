@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { Live } from './views/live/live.tsx';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
 
@@ -26,7 +27,7 @@ export const PAGES: Page[] = [
   { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Placeholder },
   { path: '/sessions/:id', title: 'Session', view: Placeholder },
   { path: '/compare', title: 'Compare sessions', view: Placeholder },
-  { path: '/live', title: 'Live', nav: 'Live', view: Placeholder },
+  { path: '/live', title: 'Live', nav: 'Live', view: Live },
   { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Placeholder },
   { path: '/servers', title: 'Servers', nav: 'Servers', view: Placeholder },
   { path: '/alerts', title: 'Alerts', nav: 'Alerts', view: Placeholder },
