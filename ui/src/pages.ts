@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { Lineage } from './views/lineage/lineage.tsx';
 import { Live } from './views/live/live.tsx';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
@@ -28,7 +29,7 @@ export const PAGES: Page[] = [
   { path: '/sessions/:id', title: 'Session', view: Placeholder },
   { path: '/compare', title: 'Compare sessions', view: Placeholder },
   { path: '/live', title: 'Live', nav: 'Live', view: Live },
-  { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Placeholder },
+  { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Lineage },
   { path: '/servers', title: 'Servers', nav: 'Servers', view: Placeholder },
   { path: '/alerts', title: 'Alerts', nav: 'Alerts', view: Placeholder },
   { path: '/slos', title: 'SLOs', nav: 'SLOs', view: Placeholder },
