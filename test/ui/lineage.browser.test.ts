@@ -4,6 +4,8 @@ import { openPage, seedSpans, startUi, type UiServer } from '../helpers/ui.ts';
 
 /** The lineage page in Chromium against a real server seeded through native ingest (docs/ui.md#lineage). */
 describe('lineage page (browser)', () => {
+  /** Agents of the large graph: BIG agents + 1 server + BIG edges is over WORKER_THRESHOLD (150). */
+  const BIG = 80;
   let ui: UiServer;
   beforeAll(async () => {
     ui = await startUi();
@@ -41,11 +43,25 @@ describe('lineage page (browser)', () => {
         ...at(9),
       }),
     ]);
+    // Four hours ago (outside ?hours=1, inside ?hours=6): a graph large enough for the worker.
+    const old = now - 4 * 3600_000;
+    await seedSpans(
+      ui.base,
+      Array.from({ length: BIG }, (_, i) =>
+        nativeSpan({
+          session_id: `fleet-${i}`,
+          agent_name: `fleet-agent-${i}`,
+          server_name: 'shared-db',
+          started_at: new Date(old + i).toISOString(),
+          ended_at: new Date(old + i + 5).toISOString(),
+        }),
+      ),
+    );
   });
   afterAll(async () => ui?.close());
 
   it('draws agents, servers and edges as links with a table of edges; no console error, no other origin, no serious axe violation', async () => {
-    const p = await openPage(ui, '/lineage');
+    const p = await openPage(ui, '/lineage?hours=1');
     try {
       await p.page.getByRole('heading', { level: 1, name: 'Lineage' }).waitFor();
       const graph = p.page.getByRole('group', { name: /Lineage graph/ });
@@ -85,6 +101,26 @@ describe('lineage page (browser)', () => {
       await p.page.goBack();
       await graph.getByRole('link', { name: /^Agent planner/ }).click();
       await expect.poll(() => p.page.url()).toContain('/sessions?agent=planner');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('lays a large graph out in the worker (a same-origin script the CSP allows)', async () => {
+    const p = await openPage(ui, '/lineage?hours=6');
+    try {
+      const workers: string[] = [];
+      p.page.on('worker', (w) => workers.push(w.url()));
+      const graph = p.page.getByRole('group', { name: /Lineage graph/ });
+      await graph.waitFor({ timeout: 15_000 });
+      await graph.getByRole('link', { name: /^Agent fleet-agent-79:/ }).waitFor();
+      await graph.getByRole('link', { name: /^Agent planner:/ }).waitFor();
+      expect(await graph.locator('path.edge').count()).toBe(BIG + 3);
+      expect(workers).toHaveLength(1);
+      expect(new URL(workers[0] as string).origin).toBe(new URL(ui.base).origin);
+      await p.screenshot('lineage-large');
+      expect(p.consoleErrors.join(' / ')).toBe('');
+      expect(p.foreignRequests).toEqual([]);
     } finally {
       await p.close();
     }

@@ -50,8 +50,9 @@ export function Graph({
             viewBox="0 0 10 10"
             refX="9"
             refY="5"
-            markerWidth="6"
-            markerHeight="6"
+            markerUnits="userSpaceOnUse"
+            markerWidth="10"
+            markerHeight="10"
             orient="auto-start-reverse"
           >
             <path d="M0,0 L10,5 L0,10 z" class="arrow" />
