@@ -71,6 +71,36 @@ describe('live page (browser)', () => {
     }
   });
 
+  it('holds new rows while the user scrolls up, counts them, and jumps back to the tail', async () => {
+    const p = await openPage(ui, '/live?agent=scroller');
+    try {
+      const log = p.page.getByRole('log');
+      await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+      await seedSpans(
+        ui.base,
+        Array.from({ length: 40 }, () => nativeSpan({ agent_name: 'scroller' })),
+      );
+      await expect.poll(() => log.locator('li').count(), { timeout: 15_000 }).toBe(40);
+      await log.evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await seedSpans(ui.base, [
+        nativeSpan({ agent_name: 'scroller', tool_name: 'held_1' }),
+        nativeSpan({ agent_name: 'scroller', tool_name: 'held_2' }),
+      ]);
+      const jump = p.page.getByRole('button', { name: '2 new: back to the latest' });
+      await jump.waitFor({ timeout: 15_000 });
+      expect(await log.locator('li').count()).toBe(40);
+      await jump.click();
+      await expect.poll(() => log.locator('li').count(), { timeout: 15_000 }).toBe(42);
+      expect(await log.innerText()).toContain('held_2');
+      expect(await jump.count()).toBe(0);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('filters by status from the URL and keeps the filter there', async () => {
     const p = await openPage(ui, '/live?status=error');
     try {
