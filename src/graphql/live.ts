@@ -17,6 +17,16 @@ const SpanEventRef = builder.objectRef<SpanNewEvent['data']>('SpanEvent').implem
   fields: (t) => ({
     spanId: t.exposeString('span_id'),
     traceId: t.exposeString('trace_id', { nullable: true }),
+    parentSpanId: t.string({
+      nullable: true,
+      description: 'null for a root span (a root agent span arriving ends its run)',
+      resolve: (e) => e.parent_span_id ?? null,
+    }),
+    error: t.string({
+      nullable: true,
+      description: "The span's error, its first 500 characters",
+      resolve: (e) => e.error ?? null,
+    }),
     sessionId: t.exposeString('session_id', { nullable: true }),
     agentName: t.exposeString('agent_name', { nullable: true }),
     serverName: t.exposeString('server_name'),

@@ -70,6 +70,8 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
 }
 
 const TURN_SPANS = 500;
+/** How much of a span's error its span:new event carries. */
+export const LIVE_ERROR_CHARS = 500;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counts the request's spans per project; a project over its spans per minute refuses the whole request (429). */
@@ -108,6 +110,7 @@ function toSpanEvent(s: Span) {
       project_id: s.projectId,
       span_id: s.spanId,
       trace_id: s.traceId,
+      parent_span_id: s.parentSpanId,
       span_type: s.spanType,
       started_at: isoMicros(s.startedAt, s.startedAtMicros),
       ended_at: isoMicros(s.endedAt, s.endedAtMicros),
@@ -116,6 +119,8 @@ function toSpanEvent(s: Span) {
       output_tokens: s.outputTokens,
       cost_usd: s.costUsd,
       health_tag: s.healthTag,
+      // Enough to show in a live feed; the whole error is one span(spanId) query away.
+      error: s.error === null ? null : s.error.slice(0, LIVE_ERROR_CHARS),
       ...clientFieldsJson(s),
     },
   };

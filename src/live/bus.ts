@@ -15,6 +15,8 @@ export interface SpanNewEvent {
     project_id: string;
     span_id: string;
     trace_id: string | null;
+    /** null for a root span: a root agent span arriving means its run is over. */
+    parent_span_id?: string | null;
     span_type: string;
     started_at: string;
     ended_at?: string;
@@ -23,6 +25,8 @@ export interface SpanNewEvent {
     output_tokens?: number | null;
     cost_usd?: number | null;
     health_tag?: string | null;
+    /** The span's error, cut to LIVE_ERROR_CHARS characters. */
+    error?: string | null;
   } & Partial<ClientFieldsJson>;
 }
 export interface HealthCheckEvent {

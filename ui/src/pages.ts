@@ -1,4 +1,6 @@
 import type { ComponentType } from 'preact';
+import { Lineage } from './views/lineage/lineage.tsx';
+import { Live } from './views/live/live.tsx';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
 import { SessionPage } from './views/session/session.tsx';
@@ -27,8 +29,8 @@ export const PAGES: Page[] = [
   { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Placeholder },
   { path: '/sessions/:id', title: 'Session', view: SessionPage },
   { path: '/compare', title: 'Compare sessions', view: Placeholder },
-  { path: '/live', title: 'Live', nav: 'Live', view: Placeholder },
-  { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Placeholder },
+  { path: '/live', title: 'Live', nav: 'Live', view: Live },
+  { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Lineage },
   { path: '/servers', title: 'Servers', nav: 'Servers', view: Placeholder },
   { path: '/alerts', title: 'Alerts', nav: 'Alerts', view: Placeholder },
   { path: '/slos', title: 'SLOs', nav: 'SLOs', view: Placeholder },
