@@ -159,10 +159,7 @@ async function firstRender(
   selector: string,
 ): Promise<number | null> {
   const placeholder = page.getByText(NOT_BUILT);
-  await Promise.race([
-    page.locator(selector).first().waitFor({ timeout: 30_000 }),
-    placeholder.waitFor({ timeout: 30_000 }),
-  ]);
+  await page.locator(selector).or(placeholder).first().waitFor({ timeout: 30_000 });
   if (await placeholder.count()) return null;
   await page.waitForFunction(
     (n) => ((window as unknown as { __perf: PagePerf }).__perf.firstSeen[n] ?? -1) > 0,

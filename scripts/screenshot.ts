@@ -174,10 +174,7 @@ try {
   for (const [name, path, ready] of shots) {
     await page.goto(`${server.httpUrl}${path}`);
     const placeholder = page.getByText('This page is not built yet');
-    await Promise.race([
-      page.locator(ready).first().waitFor({ timeout: 30_000 }),
-      placeholder.waitFor({ timeout: 30_000 }),
-    ]);
+    await page.locator(ready).or(placeholder).first().waitFor({ timeout: 30_000 });
     if (await placeholder.count()) {
       process.stdout.write(`${name}: page not built (${path} shows the placeholder), skipped\n`);
       continue;
