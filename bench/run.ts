@@ -11,6 +11,7 @@
  *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
  *   npm run bench -- --scale            only the scale-out rows: PostgreSQL, 1 and 2 workers, both payload profiles, disk per span
  *   npm run bench -- --noisy            only the noisy-neighbour row (a victim project's rate and p99 alone and during another's flood)
+ *   npm run bench -- --ui               only the dashboard row (dist/ui in Chromium: bundle size, first renders, long tasks, heap)
  *   npm run bench -- --help
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import {
   type ReliabilityBenchResult,
 } from './reliability.ts';
 import { formatScanReport, runScanBench, type ScanBenchResult } from './scan.ts';
+import { formatUiReport, runUiBench, type UiBenchResult } from './ui.ts';
 import { formatSdkReport, runSdkBench, type SdkBenchResult } from './sdk.ts';
 import postgres from 'postgres';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
@@ -126,6 +128,12 @@ const USAGE = `usage: npm run bench -- [options]
   --live-subscribers N    live clients in the live-load row (default 200: SSE, GraphQL-SSE, GraphQL-WS in thirds)
   --stall-trace           in the live-load row, record the server's collections and late event-loop ticks (on CPU vs
                           run queue) and say what the slowest liveness probes of each phase overlapped
+  --ui                    only the dashboard row: dist/ui in /usr/bin/chromium (playwright-core) against a PGlite
+                          server with rate limits off: initial JS + CSS gzip, overview first render, session page
+                          with 2,000 spans (render after data, long tasks while scrolling), live page at 200 spans/s
+                          (long tasks, heap); pages still showing the placeholder are skipped with a line saying so
+  --no-ui                 skip the dashboard row
+  --ui-live-seconds N     seconds of the live page under load (default 30; quick 5)
   --out FILE              JSON results (default bench/results.json)`;
 
 function parseCli() {
@@ -155,6 +163,9 @@ function parseCli() {
         'no-sdk': { type: 'boolean' },
         'no-reliability': { type: 'boolean' },
         'no-live': { type: 'boolean' },
+        ui: { type: 'boolean', default: false },
+        'no-ui': { type: 'boolean' },
+        'ui-live-seconds': { type: 'string' },
         noisy: { type: 'boolean', default: false },
         'no-noisy': { type: 'boolean' },
         'noisy-phase': { type: 'string' },
@@ -187,6 +198,7 @@ if (args.scale) {
     'no-reliability',
     'no-live',
     'no-noisy',
+    'no-ui',
   ] as const)
     args[k] ??= true;
 }
@@ -201,6 +213,7 @@ if (args.noisy) {
     'no-sdk',
     'no-reliability',
     'no-live',
+    'no-ui',
   ] as const)
     args[k] ??= true;
 }
@@ -352,7 +365,28 @@ interface BackendRecord {
   exitCode: number | null;
 }
 
+/** The dashboard row (bench/ui.ts). */
+async function uiRow(): Promise<UiBenchResult> {
+  const liveSeconds = num(args['ui-live-seconds'], quick ? 5 : 30, 'ui-live-seconds', 1);
+  progress('dashboard row: a PGlite server and headless Chromium');
+  const r = await runUiBench(
+    { overviewRuns: quick ? 3 : 5, liveSeconds, liveRate: 200, sessionSpans: 2_000 },
+    progress,
+  );
+  process.stdout.write(formatUiReport(r, loadAtStart));
+  return r;
+}
+
 async function main() {
+  if (args.ui) {
+    const ui = await uiRow();
+    writeFileSync(
+      opts.out,
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), ui }, null, 2)}\n`,
+    );
+    progress(`results written to ${opts.out}`);
+    return;
+  }
   const t0 = Date.now() - 2 * 3600_000;
   let seq = 1;
   const nextSeq = (n: number) => {
@@ -841,9 +875,10 @@ async function main() {
     );
     process.stdout.write(`\n${formatReliabilityReport(reliability)}`);
   }
+  const ui = args['no-ui'] ? null : await uiRow();
   writeFileSync(
     opts.out,
-    `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability }, null, 2)}\n`,
+    `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability, ui }, null, 2)}\n`,
   );
   progress(`results written to ${opts.out}`);
 }

@@ -17,6 +17,7 @@ import './prevention.ts';
 import './admin.ts';
 import './ingest.ts';
 import './ui-auth.ts';
+import './overview.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -7,6 +7,7 @@ import { HEALTH_TAGS, type Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
 import {
+  countSessionsByHealth,
   findSessionRow,
   listSessionRows,
   listSessionSpans,
@@ -100,6 +101,24 @@ export class SessionsService {
     const since = windowStart(q, until, 24, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     return buildLineage(await sumLineage(this.db, projectId, since, until));
+  }
+
+  /** Sessions active in a window (default the last 24 h) per health tag, most first. */
+  async countByHealth(
+    by: Principal,
+    q: Window,
+  ): Promise<{ healthTag: HealthTag; sessions: number }[]> {
+    enforce(by, 'read');
+    const projectId = scopeProject(by, q.projectId);
+    const issues: ValidationIssue[] = [];
+    const until = checkTime('until', q.until, issues);
+    const since = windowStart(q, until ?? new Date(), 24, issues);
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
+    // The rollup stores only tags the normaliser produced.
+    return (await countSessionsByHealth(this.db, projectId, since, until)) as {
+      healthTag: HealthTag;
+      sessions: number;
+    }[];
   }
 
   private async find(by: Principal, sessionId: string, projectId?: string | null) {

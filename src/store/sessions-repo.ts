@@ -105,3 +105,27 @@ export async function listSessionSpans(
 ): Promise<SpanRow[]> {
   return sessionSpansQuery(db, projectId, sessionId, limit);
 }
+
+/**
+ * Sessions active in [since, until] (as listSessionRows selects them) per health tag, most first;
+ * reads only the rollup.
+ */
+export async function countSessionsByHealth(
+  db: Db,
+  projectId: string | null,
+  since: Date,
+  until: Date | undefined,
+): Promise<{ healthTag: string; sessions: number }[]> {
+  return db
+    .select({ healthTag: sessions.healthTag, sessions: sql<number>`count(*)::int` })
+    .from(sessions)
+    .where(
+      and(
+        projectId === null ? undefined : eq(sessions.projectId, projectId),
+        gte(sessions.lastCallAt, since),
+        until === undefined ? undefined : lte(sessions.firstCallAt, until),
+      ),
+    )
+    .groupBy(sessions.healthTag)
+    .orderBy(desc(sql`count(*)`), sessions.healthTag);
+}

@@ -241,3 +241,35 @@ export async function findSpan(
     .limit(1);
   return row && rowToSpan(row);
 }
+
+export interface MinuteCount {
+  /** The minute's start (UTC). */
+  minute: Date;
+  spans: number;
+  /** Spans with status error or timeout, as the rollups count failures. */
+  errors: number;
+}
+
+/**
+ * Spans and failures per minute that started in [since, until), from spans_project_time_idx (or
+ * spans_time_idx for every project); minutes without spans are absent.
+ */
+export async function countSpansPerMinute(
+  db: Db,
+  projectId: string | null,
+  since: Date,
+  until: Date,
+): Promise<MinuteCount[]> {
+  const { rows } = await execute<{ minute: string | Date; spans: number; errors: number }>(
+    db,
+    sql`select date_trunc('minute', started_at at time zone 'UTC') at time zone 'UTC' as minute,
+               count(*)::int as spans,
+               (count(*) filter (where status in ('error', 'timeout')))::int as errors
+          from spans
+         where ${projectId === null ? sql`true` : sql`project_id = ${projectId}`}
+           and started_at >= ${since.toISOString()}::timestamptz
+           and started_at < ${until.toISOString()}::timestamptz
+         group by 1 order by 1`,
+  );
+  return rows.map((r) => ({ minute: new Date(r.minute), spans: r.spans, errors: r.errors }));
+}

@@ -3,9 +3,9 @@ import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
-import { findSpan, listSpans } from '../store/spans-repo.ts';
+import { countSpansPerMinute, findSpan, listSpans, type MinuteCount } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { checkTime, parseEnumParam, parseLimit } from './query-params.ts';
+import { checkTime, parseEnumParam, parseIntParam, parseLimit } from './query-params.ts';
 
 /** A span search in domain terms; adapters parse their own input into it. */
 export interface SpanQuery {
@@ -80,7 +80,34 @@ export class SpansService {
     if (!span) throw notFound(`no span ${spanId}`);
     return span;
   }
+
+  /**
+   * Spans and failures (error, timeout) per minute for the last `minutes` minutes (1-360, default
+   * 60), oldest first, the current minute last and still counting; every minute present, 0 when
+   * quiet.
+   */
+  async perMinute(
+    by: Principal,
+    q: { projectId?: string | null | undefined; minutes?: number | undefined; now?: Date },
+  ): Promise<MinuteCount[]> {
+    enforce(by, 'read');
+    const projectId = scopeProject(by, q.projectId);
+    const issues: ValidationIssue[] = [];
+    const minutes = parseIntParam('minutes', q.minutes, 60, 1, MAX_MINUTES, issues);
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
+    const current = Math.floor((q.now ?? new Date()).getTime() / 60_000) * 60_000;
+    const since = new Date(current - (minutes - 1) * 60_000);
+    const rows = await countSpansPerMinute(this.db, projectId, since, new Date(current + 60_000));
+    const byMinute = new Map(rows.map((r) => [r.minute.getTime(), r]));
+    return Array.from({ length: minutes }, (_, i) => {
+      const t = since.getTime() + i * 60_000;
+      return byMinute.get(t) ?? { minute: new Date(t), spans: 0, errors: 0 };
+    });
+  }
 }
+
+/** The longest series spansPerMinute returns (6 hours): it counts raw spans, not a rollup. */
+export const MAX_MINUTES = 360;
 
 export function spanCursor(s: Span): string {
   return encodeCursor(s.startedAt, s.spanId, s.startedAtMicros);

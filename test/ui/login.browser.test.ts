@@ -51,4 +51,36 @@ describe('dashboard sign-in (browser)', () => {
       await p.close();
     }
   });
+
+  it("signs in with an API key: the key's role and project scope, and signs out", async () => {
+    const created = expectStatus(
+      await call(ui.base, 'POST', '/api/auth/api-keys', {
+        key: boot,
+        body: { name: 'browser viewer key', role: 'viewer' },
+      }),
+      201,
+      'create key',
+    );
+    const p = await openPage(ui, '/');
+    try {
+      await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
+      await p.page.getByRole('radio', { name: 'API key' }).check();
+      await p.page.locator('#key').fill(String(created.json.key));
+      await p.page.getByRole('button', { name: 'Sign in' }).click();
+      await p.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      expect(await p.page.getByTestId('who').innerText()).toContain('(viewer)');
+      expect(await p.page.locator('[data-admin]').count()).toBe(0);
+      const cookies = await p.context.cookies();
+      expect(cookies.find((c) => c.name === 'spyglass_session')).toMatchObject({
+        httpOnly: true,
+        sameSite: 'Strict',
+      });
+      await p.page.getByRole('button', { name: 'Sign out' }).click();
+      await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
+      expect(p.consoleErrors.join(' / ')).toBe('');
+      expect(p.foreignRequests).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
 });

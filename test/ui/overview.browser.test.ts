@@ -50,6 +50,30 @@ describe('overview page (browser)', () => {
     }
   });
 
+  it('counts spans per minute on the server and bumps the sparkline live from spanNew', async () => {
+    const p = await openPage(ui, '/');
+    try {
+      const spark = p.page.getByRole('img', { name: /^Spans per minute, last 30 minutes/ });
+      const total = async () =>
+        ((await spark.getAttribute('aria-label')) ?? '')
+          .replace(/^[^:]*:/, '')
+          .split(',')
+          .reduce((a, n) => a + Number(n), 0);
+      await spark.waitFor();
+      expect(await total()).toBe(20);
+      // The subscription starts when the overview mounts, before its queries answer; a span it
+      // missed anyway would be counted by the next poll (60 s), hence the long poll timeout.
+      await seedSpans(
+        ui.base,
+        Array.from({ length: 5 }, () => nativeSpan({ session_id: 'overview-live' })),
+      );
+      await expect.poll(total, { timeout: 75_000 }).toBe(25);
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('keeps view state in the URL and jumps to a session from the command palette', async () => {
     const p = await openPage(ui, '/?project=default');
     try {

@@ -1,25 +1,18 @@
-import { useMemo } from 'preact/hooks';
-import { useQuery } from '../../graphql/hooks.ts';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useQuery, useSubscription } from '../../graphql/hooks.ts';
 import { href, param } from '../../router.ts';
 import { ErrorState, FirstSpan, Loading } from '../../shell/states.tsx';
-import { OVERVIEW, type OverviewData } from './queries.ts';
+import { bumpMinute } from './minutes.ts';
+import {
+  OVERVIEW,
+  OVERVIEW_SPAN_NEW,
+  SPANS_PER_MINUTE,
+  type MinuteCount,
+  type OverviewData,
+} from './queries.ts';
 import { Sparkline } from './sparkline.tsx';
 
 const MINUTES = 30;
-
-/** Spans per minute and error rate per minute over the last MINUTES minutes. */
-function perMinute(spans: { startedAt: string; status: string }[], now: number) {
-  const counts = new Array<number>(MINUTES).fill(0);
-  const errors = new Array<number>(MINUTES).fill(0);
-  for (const s of spans) {
-    const ago = Math.floor((now - new Date(s.startedAt).getTime()) / 60_000);
-    if (ago < 0 || ago >= MINUTES) continue;
-    const i = MINUTES - 1 - ago;
-    counts[i] = (counts[i] ?? 0) + 1;
-    if (s.status === 'error' || s.status === 'timeout') errors[i] = (errors[i] ?? 0) + 1;
-  }
-  return { counts, rates: counts.map((c, i) => (c ? (errors[i] ?? 0) / c : 0)) };
-}
 
 function countBy<T>(items: T[], key: (t: T) => string): [string, number][] {
   const m = new Map<string, number>();
@@ -27,31 +20,47 @@ function countBy<T>(items: T[], key: (t: T) => string): [string, number][] {
   return [...m.entries()].sort((a, b) => b[1] - a[1]);
 }
 
+/**
+ * Spans and failures per minute, counted by the server (polled once a minute) and bumped live by
+ * `spanNew` in between, so the sparklines move without re-querying the overview.
+ */
+function useMinuteSeries(projectId: string | null) {
+  const vars = useMemo(() => ({ projectId, minutes: MINUTES }), [projectId]);
+  const q = useQuery<{ spansPerMinute: MinuteCount[] }>(SPANS_PER_MINUTE, vars, {
+    pollMs: 60_000,
+  });
+  const [series, setSeries] = useState<readonly MinuteCount[]>([]);
+  useEffect(() => {
+    if (q.data) setSeries(q.data.spansPerMinute);
+  }, [q.data]);
+  useSubscription<{ spanNew: { startedAt: string; status: string } }>(
+    OVERVIEW_SPAN_NEW,
+    vars.projectId === null ? {} : { projectId: vars.projectId },
+    (d) => setSeries((s) => bumpMinute(s, d.spanNew)),
+  );
+  return { series, error: q.error, refetch: q.refetch, loaded: q.data !== undefined };
+}
+
 /** The overview (`/`): each tile links to the filtered list behind it. Refreshes every 15 s. */
 export function Overview() {
   const project = param('project');
-  const vars = useMemo(() => {
-    const since = new Date(Date.now() - 24 * 3600_000).toISOString();
-    const spanSince = new Date(Date.now() - MINUTES * 60_000).toISOString();
-    return {
-      projectId: project || null,
-      since,
-      spanFilter: { projectId: project || null, since: spanSince },
-    };
-  }, [project]);
+  const vars = useMemo(() => ({ projectId: project || null }), [project]);
   const q = useQuery<OverviewData>(OVERVIEW, vars, { pollMs: 15_000 });
-  if (q.error) return <ErrorState error={q.error} retry={q.refetch} />;
-  if (!q.data) return <Loading what="the overview" />;
+  const perMinute = useMinuteSeries(vars.projectId);
+  const error = q.error ?? perMinute.error;
+  if (error) return <ErrorState error={error} retry={q.error ? q.refetch : perMinute.refetch} />;
+  if (!q.data || !perMinute.loaded) return <Loading what="the overview" />;
   const d = q.data;
-  const spans = d.spans.edges.map((e) => e.node);
-  const sessions = d.sessions.edges.map((e) => e.node);
-  if (spans.length === 0 && sessions.length === 0 && d.healthServers.length === 0)
+  const counts = perMinute.series.map((m) => m.spans);
+  const rates = perMinute.series.map((m) => (m.spans ? m.errors / m.spans : 0));
+  const health = d.sessionHealthCounts;
+  const sessionTotal = health.reduce((a, h) => a + h.sessions, 0);
+  if (counts.every((c) => c === 0) && sessionTotal === 0 && d.healthServers.length === 0)
     return (
       <FirstSpan>
         <p>No spans, sessions or servers yet{project ? ` in project ${project}` : ''}.</p>
       </FirstSpan>
     );
-  const { counts, rates } = perMinute(spans, Date.now());
   const lastRate = rates.at(-1) ?? 0;
   const breached = d.sloStatus.filter((s) => s.status === 'breached');
   const link = (path: string, query: Record<string, string> = {}) =>
@@ -75,12 +84,9 @@ export function Overview() {
         <h2 id="t-sessions">
           <a href={link('/sessions', { hours: '24' })}>Sessions (24 h)</a>
         </h2>
-        <div class="big">
-          {sessions.length}
-          {d.sessions.pageInfo.hasNextPage ? '+' : ''}
-        </div>
+        <div class="big">{sessionTotal}</div>
         <ul>
-          {countBy(sessions, (s) => s.healthTag).map(([tag, n]) => (
+          {health.map(({ healthTag: tag, sessions: n }) => (
             <li key={tag}>
               <a href={link('/sessions', { health: tag, hours: '24' })}>{tag}</a> <span>{n}</span>
             </li>

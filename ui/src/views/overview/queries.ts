@@ -1,26 +1,11 @@
 import { gql } from '@urql/core';
 
-/** Everything the overview's tiles show, in one round trip. */
+/** Everything the overview's tiles show but the sparklines, in one round trip. */
 export const OVERVIEW = gql`
-  query Overview($projectId: String, $since: DateTime!, $spanFilter: SpanFilter!) {
-    spans(first: 200, filter: $spanFilter) {
-      edges {
-        node {
-          startedAt
-          status
-        }
-      }
-    }
-    sessions(projectId: $projectId, since: $since, first: 50) {
-      edges {
-        node {
-          sessionId
-          healthTag
-        }
-      }
-      pageInfo {
-        hasNextPage
-      }
+  query Overview($projectId: String) {
+    sessionHealthCounts(projectId: $projectId, hours: 24) {
+      healthTag
+      sessions
     }
     costBreakdown(projectId: $projectId, window: "24h") {
       totalCostUsd
@@ -47,13 +32,36 @@ export const OVERVIEW = gql`
 `;
 
 export interface OverviewData {
-  spans: { edges: { node: { startedAt: string; status: string } }[] };
-  sessions: {
-    edges: { node: { sessionId: string; healthTag: string } }[];
-    pageInfo: { hasNextPage: boolean };
-  };
+  sessionHealthCounts: { healthTag: string; sessions: number }[];
   costBreakdown: { totalCostUsd: number; since: string };
   healthServers: { serverName: string; status: string; scorecard: { grade: string } | null }[];
   alertCounts: { firing: number; needsAttention: number };
   sloStatus: { sloId: string; agentName: string; metric: string; status: string }[];
 }
+
+/** The sparklines' series, counted by the server; spanNew bumps it between polls. */
+export const SPANS_PER_MINUTE = gql`
+  query OverviewSpansPerMinute($projectId: String, $minutes: Int) {
+    spansPerMinute(projectId: $projectId, minutes: $minutes) {
+      minute
+      spans
+      errors
+    }
+  }
+`;
+
+export interface MinuteCount {
+  minute: string;
+  spans: number;
+  errors: number;
+}
+
+/** New spans as they are stored: only what the sparklines count. */
+export const OVERVIEW_SPAN_NEW = gql`
+  subscription OverviewSpanNew($projectId: String) {
+    spanNew(projectId: $projectId) {
+      startedAt
+      status
+    }
+  }
+`;

@@ -1,0 +1,191 @@
+/**
+ * `npm run screenshots`: the README's dashboard pictures. Starts a real server (PGlite, a temp data
+ * dir, auth off on loopback), seeds it through native ingest with a multi-agent session and some
+ * traffic, and captures each page into docs/img/<name>.png at 1280×800 with Debian's chromium
+ * (playwright-core). A page still showing the placeholder is skipped with a line saying so: run it
+ * again once the page is built.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServerProc } from '../bench/server-proc.ts';
+import { nativeSpan } from '../test/helpers/spans.ts';
+
+const OUT = join(import.meta.dirname, '../docs/img');
+const CHROMIUM = process.env.SPYGLASS_CHROMIUM ?? '/usr/bin/chromium';
+const SESSION = 'checkout-7f3a';
+
+/** A support agent hands off to a billing agent; tool calls on three MCP servers, one failure. */
+function demoSession(end: number): Record<string, unknown>[] {
+  const spans: Record<string, unknown>[] = [];
+  let t = end - 95_000;
+  const add = (over: Record<string, unknown>, ms: number) => {
+    spans.push(
+      nativeSpan({
+        session_id: SESSION,
+        trace_id: SESSION,
+        started_at: new Date(t).toISOString(),
+        ended_at: new Date(t + ms).toISOString(),
+        latency_ms: ms,
+        ...over,
+      }),
+    );
+    t += ms + 400;
+  };
+  const root = 'demo-root';
+  add(
+    {
+      span_id: root,
+      span_type: 'agent',
+      agent_name: 'support',
+      server_name: 'support',
+      tool_name: 'answer ticket #4411',
+    },
+    1_200,
+  );
+  const calls: [string, string, string, Record<string, unknown>][] = [
+    ['support', 'crm', 'get_customer', { customer_id: 'c_1029' }],
+    ['support', 'crm', 'list_orders', { customer_id: 'c_1029', limit: 5 }],
+    ['support', 'docs', 'search', { query: 'refund policy annual plan' }],
+  ];
+  for (const [agent, server, tool, args] of calls)
+    add(
+      {
+        parent_span_id: root,
+        agent_name: agent,
+        server_name: server,
+        tool_name: tool,
+        input_args: args,
+      },
+      600 + tool.length * 90,
+    );
+  add(
+    {
+      span_id: 'demo-handoff',
+      parent_span_id: root,
+      span_type: 'handoff',
+      agent_name: 'support',
+      server_name: 'support',
+      tool_name: '→ billing',
+    },
+    200,
+  );
+  add(
+    {
+      parent_span_id: 'demo-handoff',
+      agent_name: 'billing',
+      server_name: 'stripe',
+      tool_name: 'get_invoice',
+      input_args: { invoice: 'in_88' },
+    },
+    900,
+  );
+  add(
+    {
+      parent_span_id: 'demo-handoff',
+      agent_name: 'billing',
+      server_name: 'stripe',
+      tool_name: 'create_refund',
+      input_args: { invoice: 'in_88', amount: 4900 },
+      status: 'error',
+      error: 'card_declined: issuer unavailable',
+      output_result: null,
+    },
+    2_400,
+  );
+  add(
+    {
+      parent_span_id: 'demo-handoff',
+      agent_name: 'billing',
+      server_name: 'stripe',
+      tool_name: 'create_refund',
+      input_args: { invoice: 'in_88', amount: 4900 },
+    },
+    1_300,
+  );
+  add(
+    {
+      parent_span_id: root,
+      agent_name: 'support',
+      server_name: 'crm',
+      tool_name: 'add_note',
+      input_args: { text: 'Refunded in_88' },
+    },
+    500,
+  );
+  return spans;
+}
+
+/** Background traffic over the last 30 minutes: a few agents and servers, a few failures. */
+function traffic(end: number): Record<string, unknown>[] {
+  const tools = [
+    ['crm', 'get_customer'],
+    ['docs', 'search'],
+    ['stripe', 'get_invoice'],
+    ['github', 'list_issues'],
+  ];
+  return Array.from({ length: 900 }, (_, i) => {
+    const [server, tool] = tools[i % tools.length] as [string, string];
+    const start = end - Math.round((i / 900) * 30 * 60_000) - (i % 7) * 1_000;
+    const failed = i % 29 === 0 || (i > 300 && i < 340 && i % 3 === 0);
+    return nativeSpan({
+      session_id: `s-${Math.floor(i / 12)}`,
+      agent_name: ['support', 'billing', 'triage'][i % 3],
+      server_name: server,
+      tool_name: tool,
+      status: failed ? 'error' : 'success',
+      error: failed ? 'upstream timeout' : null,
+      output_result: failed ? null : '"ok"',
+      health_tag: failed ? 'tool_failure' : 'success',
+      started_at: new Date(start).toISOString(),
+      ended_at: new Date(start + 120 + (i % 11) * 40).toISOString(),
+    });
+  });
+}
+
+const server = await startServerProc({ rateLimits: 'off' });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu'],
+});
+try {
+  const now = Date.now();
+  const spans = [...traffic(now), ...demoSession(now)];
+  for (let i = 0; i < spans.length; i += 500) {
+    const res = await fetch(`${server.httpUrl}/api/traces/spans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(spans.slice(i, i + 500)),
+    });
+    if (res.status >= 300) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  }
+  mkdirSync(OUT, { recursive: true });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    colorScheme: 'light',
+  });
+  const page = await context.newPage();
+  const shots: [name: string, path: string, ready: string][] = [
+    ['overview', '/', '.tile'],
+    ['sessions', '/sessions', 'table, [role="grid"]'],
+    ['session', `/sessions/${SESSION}`, '[role="treeitem"]'],
+  ];
+  for (const [name, path, ready] of shots) {
+    await page.goto(`${server.httpUrl}${path}`);
+    const placeholder = page.getByText('This page is not built yet');
+    await page.locator(ready).or(placeholder).first().waitFor({ timeout: 30_000 });
+    if (await placeholder.count()) {
+      process.stdout.write(`${name}: page not built (${path} shows the placeholder), skipped\n`);
+      continue;
+    }
+    await page.waitForLoadState('networkidle');
+    const file = join(OUT, `${name}.png`);
+    await page.screenshot({ path: file });
+    process.stdout.write(`${name}: ${file}\n`);
+  }
+} finally {
+  await browser.close();
+  await server.stop();
+  server.dispose();
+}
