@@ -1,6 +1,8 @@
 import type { ComponentType } from 'preact';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
+import { Sessions } from './views/sessions/sessions.tsx';
+import { Compare } from './views/compare/compare.tsx';
 
 export interface PageProps {
   /** Path parameters of the matched pattern (`/sessions/:id` gives `id`). */
@@ -23,9 +25,9 @@ export interface Page {
  */
 export const PAGES: Page[] = [
   { path: '/', title: 'Overview', nav: 'Overview', view: Overview },
-  { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Placeholder },
+  { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Sessions },
   { path: '/sessions/:id', title: 'Session', view: Placeholder },
-  { path: '/compare', title: 'Compare sessions', view: Placeholder },
+  { path: '/compare', title: 'Compare sessions', view: Compare },
   { path: '/live', title: 'Live', nav: 'Live', view: Placeholder },
   { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Placeholder },
   { path: '/servers', title: 'Servers', nav: 'Servers', view: Placeholder },
