@@ -59,7 +59,8 @@ export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
     outputTokens: t.exposeInt('outputTokens', { nullable: true }),
     costUsd: t.exposeFloat('costUsd', {
       nullable: true,
-      description: 'Cost in USD set at ingest, as REST cost_usd (docs/costs.md#how-a-span-is-priced)',
+      description:
+        'Cost in USD set at ingest, as REST cost_usd (docs/costs.md#how-a-span-is-priced)',
     }),
     targetAgentName: t.string({ nullable: true, resolve: (s) => s.targetAgentName ?? null }),
     finishReason: t.string({ nullable: true, resolve: (s) => s.finishReason ?? null }),
