@@ -5,7 +5,8 @@ import type {
   Session,
   SessionTreeNode,
 } from '../model/session.ts';
-import { sessionCursor } from '../sessions/sessions-service.ts';
+import { SESSION_ORDERS, sessionCursor } from '../sessions/sessions-service.ts';
+
 import { withoutNulls } from './args.ts';
 import { builder, splitNodeKey, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
@@ -66,30 +67,59 @@ const SessionDetailRef = builder.objectRef<SessionDetail>('SessionDetail').imple
   }),
 });
 
+const SessionOrderRef = builder.enumType('SessionOrder', {
+  description: 'A column to order sessions by (default: most recent activity first)',
+  values: SESSION_ORDERS,
+});
+
 builder.queryField('sessions', (t) =>
-  t.connection({
-    type: SessionRef,
-    args: {
-      projectId: t.arg.string({ required: false }),
-      agentName: t.arg.string({ required: false }),
-      healthTag: t.arg.string({ required: false }),
-      since: t.arg({ type: 'DateTime', required: false }),
-      until: t.arg({ type: 'DateTime', required: false }),
-      hours: t.arg.int({
-        required: false,
-        description: 'Look back this many hours (1-720) when since is not given; default 24',
+  t.connection(
+    {
+      type: SessionRef,
+      args: {
+        text: t.arg.string({
+          required: false,
+          description: 'Part of the session id or agent name, case-insensitive',
+        }),
+        orderBy: t.arg({ type: SessionOrderRef, required: false }),
+        descending: t.arg.boolean({
+          required: false,
+          description: 'With orderBy: largest first (default true)',
+        }),
+        projectId: t.arg.string({ required: false }),
+        agentName: t.arg.string({ required: false }),
+        healthTag: t.arg.string({ required: false }),
+        since: t.arg({ type: 'DateTime', required: false }),
+        until: t.arg({ type: 'DateTime', required: false }),
+        hours: t.arg.int({
+          required: false,
+          description: 'Look back this many hours (1-720) when since is not given; default 24',
+        }),
+      },
+      resolve: async (_r, a, ctx) => {
+        const { first, after, ...filter } = withoutNulls(a);
+        const page = await ctx.services.sessions.list(ctx.principal, {
+          ...filter,
+          limit: first ?? 50,
+          cursor: after,
+        });
+        const conn = toConnection(page.sessions, sessionCursor, page.nextCursor !== null);
+        // The ordered list pages by offset: its cursor is the service's, not the session's key.
+        if (page.nextCursor !== null) conn.pageInfo.endCursor = page.nextCursor;
+        // Counted only when asked for.
+        return { ...conn, totalCount: () => ctx.services.sessions.count(ctx.principal, filter) };
+      },
+    },
+    {
+      fields: (c) => ({
+        totalCount: c.int({
+          description: 'Sessions matching the filters (all pages)',
+          resolve: (conn) =>
+            (conn as unknown as { totalCount: () => Promise<number> }).totalCount(),
+        }),
       }),
     },
-    resolve: async (_r, a, ctx) => {
-      const { first, after, ...filter } = withoutNulls(a);
-      const page = await ctx.services.sessions.list(ctx.principal, {
-        ...filter,
-        limit: first ?? 50,
-        cursor: after,
-      });
-      return toConnection(page.sessions, sessionCursor, page.nextCursor !== null);
-    },
-  }),
+  ),
 );
 
 builder.queryField('session', (t) =>

@@ -57,6 +57,11 @@ export const SpanRef = builder.node(builder.objectRef<Span>('Span'), {
     llmOutput: t.exposeString('llmOutput', { nullable: true }),
     inputTokens: t.exposeInt('inputTokens', { nullable: true }),
     outputTokens: t.exposeInt('outputTokens', { nullable: true }),
+    costUsd: t.exposeFloat('costUsd', {
+      nullable: true,
+      description:
+        'Cost in USD set at ingest, as REST cost_usd (docs/costs.md#how-a-span-is-priced)',
+    }),
     targetAgentName: t.string({ nullable: true, resolve: (s) => s.targetAgentName ?? null }),
     finishReason: t.string({ nullable: true, resolve: (s) => s.finishReason ?? null }),
     cacheReadTokens: t.int({ nullable: true, resolve: (s) => s.cacheReadTokens ?? null }),

@@ -9,9 +9,12 @@ import { sumLineage } from '../store/lineage-repo.ts';
 import {
   countSessionsByHealth,
   findSessionRow,
+  countSessionRows,
   listSessionRows,
+  listSessionRowsOrdered,
   listSessionSpans,
   type SessionRow,
+  SESSION_ORDERS,
 } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
@@ -31,6 +34,12 @@ export interface SessionQuery extends Window {
   agentName?: string | undefined;
   /** One of HEALTH_TAGS; anything else is a 422 naming the allowed values. */
   healthTag?: string | undefined;
+  /** Part of the session id or agent name, case-insensitive (at most 200 characters). */
+  text?: string | undefined;
+  /** Absent: most recent activity first (keyset-paged); else this column (offset-paged). */
+  orderBy?: string | undefined;
+  /** With orderBy: largest first (default true). */
+  descending?: boolean | undefined;
   /** 1-1000, default 50. */
   limit?: number | undefined;
   cursor?: string | undefined;
@@ -48,32 +57,67 @@ export const MAX_TREE_SPANS = 10_000;
  * Sessions, their span trees and the lineage graph (docs/api.md#rest), for every adapter: any role
  * reads, a project-bound caller only its project's.
  */
+export { SESSION_ORDERS };
+
 export class SessionsService {
   constructor(private readonly db: Db) {}
 
-  /** Newest activity first, default window the last 24 h (`hours` changes it). */
+  /** Newest activity first, default window the last 24 h (`hours` changes it), or by `orderBy`. */
   async list(by: Principal, q: SessionQuery): Promise<SessionPage> {
+    const { filter, limit, cursor, orderBy } = this.filterOf(by, q, true);
+    if (orderBy !== undefined) {
+      const offset = cursor?.offset ?? 0;
+      const rows = await listSessionRowsOrdered(this.db, {
+        ...filter,
+        orderBy,
+        descending: q.descending ?? true,
+        offset,
+        limit: limit + 1,
+      });
+      const more = rows.length > limit;
+      return {
+        sessions: rows.slice(0, limit).map(toSession),
+        nextCursor: more ? offsetCursor(offset + limit) : null,
+      };
+    }
+    const key = cursor?.key;
+    const rows = await listSessionRows(this.db, {
+      ...filter,
+      before: key && { lastCallAt: key.time, micros: key.micros, sessionId: key.id },
+      limit: limit + 1,
+    });
+    const sessions = rows.slice(0, limit).map(toSession);
+    const last = sessions[sessions.length - 1];
+    return { sessions, nextCursor: rows.length > limit && last ? sessionCursor(last) : null };
+  }
+
+  /** How many sessions `list` would page through (cursor and order ignored). */
+  async count(by: Principal, q: SessionQuery): Promise<number> {
+    return countSessionRows(this.db, this.filterOf(by, q, false).filter);
+  }
+
+  private filterOf(by: Principal, q: SessionQuery, paged: boolean) {
     enforce(by, 'read');
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
     const limit = parseLimit(q.limit, 50, 1000, issues);
     const until = checkTime('until', q.until, issues);
     const since = windowStart(q, until ?? new Date(), 24, issues);
-    const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
+    const cursor = paged && q.cursor ? parseCursor(q.cursor, q.orderBy, issues) : undefined;
     const healthTag = parseEnumParam('health_tag', q.healthTag, HEALTH_TAGS, issues);
+    const orderBy = parseEnumParam('order_by', q.orderBy, SESSION_ORDERS, issues);
+    if (q.text !== undefined && q.text.length > 200)
+      issues.push({ loc: ['query', 'text'], msg: 'At most 200 characters', type: 'value_error' });
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    const rows = await listSessionRows(this.db, {
+    const filter = {
       projectId,
       agentName: q.agentName,
       healthTag,
       since,
       until,
-      before: cursor && { lastCallAt: cursor.time, micros: cursor.micros, sessionId: cursor.id },
-      limit: limit + 1,
-    });
-    const sessions = rows.slice(0, limit).map(toSession);
-    const last = sessions[sessions.length - 1];
-    return { sessions, nextCursor: rows.length > limit && last ? sessionCursor(last) : null };
+      text: q.text || undefined,
+    };
+    return { filter, limit, cursor, orderBy };
   }
 
   /** One session's rollup without its spans. */
@@ -140,6 +184,27 @@ export function buildTree(spans: Span[]): SessionTreeNode[] {
     else roots.push(node);
   }
   return roots;
+}
+
+/** The cursor of an ordered list: the offset of the next page. */
+function offsetCursor(offset: number): string {
+  return Buffer.from(`offset|${offset}`).toString('base64url');
+}
+
+/** A keyset cursor for the default order, an offset cursor for `orderBy`. */
+function parseCursor(
+  raw: string,
+  orderBy: string | undefined,
+  issues: ValidationIssue[],
+): { key?: ReturnType<typeof decodeCursor>; offset?: number } | undefined {
+  if (orderBy === undefined) return { key: decodeCursor(raw, issues) };
+  // At most 999,999 rows deep: an offset is read and discarded row by row.
+  const m = /^offset\|(\d{1,6})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  if (!m) {
+    issues.push({ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' });
+    return undefined;
+  }
+  return { offset: Number(m[1]) };
 }
 
 export function sessionCursor(s: Session): string {

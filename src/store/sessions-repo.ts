@@ -1,4 +1,18 @@
-import { and, asc, desc, eq, getTableColumns, gte, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  ilike,
+  isNull,
+  lte,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import { isoMicros } from '../model/span.ts';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from './db.ts';
@@ -28,18 +42,80 @@ export interface SessionFilter {
   healthTag?: string;
   since: Date;
   until?: Date;
+  /** Part of the session id or agent name, case-insensitive. */
+  text?: string;
   before?: { lastCallAt: Date; micros?: number; sessionId: string };
   limit: number;
 }
 
-/** Sessions by most recent activity, keyset-paged; reads only the rollup. */
-export async function listSessionRows(db: Db, f: SessionFilter): Promise<SessionRow[]> {
-  const where: (SQL | undefined)[] = [
+/** Columns a session list can be ordered by (besides the default, most recent activity). */
+export const SESSION_ORDERS = [
+  'started',
+  'duration',
+  'calls',
+  'failures',
+  'cost',
+  'tokens',
+] as const;
+export type SessionOrder = (typeof SESSION_ORDERS)[number];
+
+const ORDER_SQL: Record<SessionOrder, SQL> = {
+  started: sql`${sessions.firstCallAt}`,
+  duration: sql`(${sessions.lastEndAt} - ${sessions.firstCallAt})`,
+  calls: sql`${sessions.toolCalls}`,
+  failures: sql`${sessions.failedCalls}`,
+  cost: sql`${sessions.estCostUsd}`,
+  tokens: sql`(${sessions.inputTokens} + ${sessions.outputTokens})`,
+};
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function whereOf(f: Omit<SessionFilter, 'limit'>): SQL | undefined {
+  const text = f.text ? `%${likeEscape(f.text)}%` : undefined;
+  return and(
     f.projectId === null ? undefined : eq(sessions.projectId, f.projectId),
     f.agentName === undefined ? undefined : eq(sessions.agentName, f.agentName),
     f.healthTag === undefined ? undefined : eq(sessions.healthTag, f.healthTag),
     gte(sessions.lastCallAt, f.since),
     f.until === undefined ? undefined : lte(sessions.firstCallAt, f.until),
+    text === undefined
+      ? undefined
+      : or(ilike(sessions.sessionId, text), ilike(sessions.agentName, text)),
+  );
+}
+
+/** How many sessions match the filter (the list's "N of M"). */
+export async function countSessionRows(
+  db: Db,
+  f: Omit<SessionFilter, 'limit' | 'before'>,
+): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(sessions).where(whereOf(f));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Sessions ordered by one column (ties by session id), offset-paged: the orders have no index to
+ * walk, so a keyset gains nothing over an offset here.
+ */
+export async function listSessionRowsOrdered(
+  db: Db,
+  f: Omit<SessionFilter, 'before'> & { orderBy: SessionOrder; descending: boolean; offset: number },
+): Promise<SessionRow[]> {
+  const dir = f.descending ? desc : asc;
+  return db
+    .select(SESSION_WITH_MICROS)
+    .from(sessions)
+    .where(whereOf(f))
+    .orderBy(dir(ORDER_SQL[f.orderBy]), dir(sessions.sessionId))
+    .limit(f.limit)
+    .offset(f.offset);
+}
+
+/** Sessions by most recent activity, keyset-paged; reads only the rollup. */
+export async function listSessionRows(db: Db, f: SessionFilter): Promise<SessionRow[]> {
+  const where: (SQL | undefined)[] = [
+    whereOf(f),
     // A row comparison is an index condition; the equivalent a < t or (a = t and id < s) only filters.
     f.before === undefined
       ? undefined

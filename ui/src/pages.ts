@@ -4,6 +4,8 @@ import { Live } from './views/live/live.tsx';
 import { Overview } from './views/overview/overview.tsx';
 import { Placeholder } from './views/placeholder.tsx';
 import { SessionPage } from './views/session/session.tsx';
+import { Sessions } from './views/sessions/sessions.tsx';
+import { Compare } from './views/compare/compare.tsx';
 
 export interface PageProps {
   /** Path parameters of the matched pattern (`/sessions/:id` gives `id`). */
@@ -26,9 +28,9 @@ export interface Page {
  */
 export const PAGES: Page[] = [
   { path: '/', title: 'Overview', nav: 'Overview', view: Overview },
-  { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Placeholder },
+  { path: '/sessions', title: 'Sessions', nav: 'Sessions', view: Sessions },
   { path: '/sessions/:id', title: 'Session', view: SessionPage },
-  { path: '/compare', title: 'Compare sessions', view: Placeholder },
+  { path: '/compare', title: 'Compare sessions', view: Compare },
   { path: '/live', title: 'Live', nav: 'Live', view: Live },
   { path: '/lineage', title: 'Lineage', nav: 'Lineage', view: Lineage },
   { path: '/servers', title: 'Servers', nav: 'Servers', view: Placeholder },
