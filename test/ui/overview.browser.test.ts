@@ -79,11 +79,23 @@ describe('overview page (browser)', () => {
     try {
       await p.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await p.page.keyboard.press('/');
-      await p.page.getByRole('combobox', { name: 'Session id or page' }).fill('overview-1');
+      const palette = p.page.getByRole('combobox', {
+        name: 'Session id, page, agent, server or alert',
+      });
+      await palette.fill('overview-1');
       await p.page.keyboard.press('Enter');
       await p.page.getByRole('heading', { level: 1, name: 'Session' }).waitFor();
       expect(new URL(p.page.url()).pathname).toBe('/sessions/overview-1');
       expect(new URL(p.page.url()).searchParams.get('project')).toBe('default');
+      // Agents and servers the project has seen are offered by name.
+      await p.page.keyboard.press('Control+k');
+      await palette.fill('plann');
+      await p.page.getByRole('option', { name: 'Agent planner: sessions' }).click();
+      await p.page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+      expect(new URL(p.page.url()).searchParams.get('agent')).toBe('planner');
+      await p.page.keyboard.press('Control+k');
+      await palette.fill('filesys');
+      await p.page.getByRole('option', { name: 'Server filesystem' }).waitFor();
       expect(p.consoleErrors.join(' / ')).toBe('');
     } finally {
       await p.close();

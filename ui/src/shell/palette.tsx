@@ -1,7 +1,9 @@
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PAGES } from '../pages.ts';
+import { query } from '../graphql/client.ts';
 import { href, navigate, param } from '../router.ts';
+import { PALETTE_TARGETS, type PaletteTargets } from './queries.ts';
 
 const open = signal(false);
 export const openPalette = () => (open.value = true);
@@ -11,9 +13,25 @@ interface Command {
   go: string;
 }
 
-/** What the palette offers for `text`: a session id, then pages whose name matches. */
+/** Agents, servers (last 7 days) and firing alerts, read when the palette opens. */
+const targets = signal<PaletteTargets | null>(null);
+
+function loadTargets(): void {
+  query<PaletteTargets>(PALETTE_TARGETS, { projectId: param('project') || null })
+    .then((t) => (targets.value = t))
+    // The palette still jumps to session ids and pages without them.
+    .catch(() => (targets.value = null));
+}
+
+const MAX_MATCHES = 8;
+
+/**
+ * What the palette offers for `text`: a session id, pages, then agents, servers and firing alerts
+ * whose name (or message) contains it.
+ */
 function commands(text: string): Command[] {
   const t = text.trim();
+  const lower = t.toLowerCase();
   const project = param('project');
   const out: Command[] = [];
   if (t)
@@ -21,8 +39,28 @@ function commands(text: string): Command[] {
       label: `Open session ${t}`,
       go: href(`/sessions/${encodeURIComponent(t)}`, { project }),
     });
-  for (const p of PAGES.filter((p) => p.nav && p.nav.toLowerCase().includes(t.toLowerCase())))
+  for (const p of PAGES.filter((p) => p.nav && p.nav.toLowerCase().includes(lower)))
     out.push({ label: `Go to ${p.nav}`, go: href(p.path, { project }) });
+  const found = targets.value;
+  if (!found || !t) return out;
+  const named = found.lineage.nodes.filter((n) => n.name.toLowerCase().includes(lower));
+  for (const n of named.slice(0, MAX_MATCHES)) {
+    if (n.type === 'agent')
+      out.push({
+        label: `Agent ${n.name}: sessions`,
+        go: href('/sessions', { project, agent: n.name }),
+      });
+    else if (n.type === 'server')
+      out.push({
+        label: `Server ${n.name}`,
+        go: href(`/servers/${encodeURIComponent(n.name)}`, { project }),
+      });
+  }
+  const alerts = found.alerts.edges.filter(
+    (e) => e.node.message.toLowerCase().includes(lower) || e.node.id.startsWith(t),
+  );
+  for (const { node } of alerts.slice(0, MAX_MATCHES))
+    out.push({ label: `Alert: ${node.message}`, go: href('/alerts', { project, alert: node.id }) });
   return out;
 }
 
@@ -40,13 +78,15 @@ window.addEventListener('keydown', (e) => {
   }
 });
 
-/** The command palette (`/` or Ctrl-K): jump to a session id or a page. */
+/** The command palette (`/` or Ctrl-K): jump to a session id, a page, an agent, a server or an alert. */
 export function Palette() {
   const [text, setText] = useState('');
   const [sel, setSel] = useState(0);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    if (open.value) input.current?.focus();
+    if (!open.value) return;
+    input.current?.focus();
+    loadTargets();
   }, [open.value]);
   if (!open.value) return null;
   const list = commands(text);
@@ -69,8 +109,8 @@ export function Palette() {
           aria-expanded="true"
           aria-controls="palette-list"
           aria-activedescendant={list[sel] ? `palette-${sel}` : undefined}
-          aria-label="Session id or page"
-          placeholder="Session id or page…"
+          aria-label="Session id, page, agent, server or alert"
+          placeholder="Session id, page, agent, server or alert…"
           value={text}
           onInput={(e) => {
             setText((e.target as HTMLInputElement).value);

@@ -40,3 +40,28 @@ export interface Viewer {
   via: string;
   user: { id: string; email: string } | null;
 }
+
+/** What the command palette can jump to besides pages: agents, servers and firing alerts. */
+export const PALETTE_TARGETS = gql`
+  query PaletteTargets($projectId: String) {
+    lineage(hours: 168, projectId: $projectId) {
+      nodes {
+        name
+        type
+      }
+    }
+    alerts(first: 20, status: "firing", projectId: $projectId) {
+      edges {
+        node {
+          id
+          message
+        }
+      }
+    }
+  }
+`;
+
+export interface PaletteTargets {
+  lineage: { nodes: { name: string; type: string }[] };
+  alerts: { edges: { node: { id: string; message: string } }[] };
+}
