@@ -199,8 +199,13 @@ describe.each(backends)('$name', ({ available, env }) => {
     });
 
     it('the live event carries the microseconds', async () => {
-      await sse.waitFor(() => sse.events.some((e) => e.data.includes(turn.ids.intent)), 5000);
-      const data = JSON.parse(sse.events.find((e) => e.data.includes(turn.ids.intent))!.data);
+      // Matched by span_id: a child's event names the intent too, as its parent_span_id.
+      const intentEvent = () =>
+        sse.events
+          .map((e) => JSON.parse(e.data) as { span_id?: string; started_at?: string })
+          .find((d) => d.span_id === turn.ids.intent);
+      await sse.waitFor(() => intentEvent() !== undefined, 5000);
+      const data = intentEvent()!;
       expect(data.started_at).toBe(
         turn.spans.find((s) => s.span_id === turn.ids.intent)!.started_at,
       );
