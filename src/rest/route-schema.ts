@@ -31,6 +31,9 @@ export const AJV_OPTIONS = {
     coerceTypes: 'array' as const,
     useDefaults: true,
     removeAdditional: false as const,
+    // `type: ['string', 'null']` is how a nullable field is written; without this ajv's strict
+    // mode prints a warning line to stderr (not JSON), breaking the log stream.
+    allowUnionTypes: true,
   },
   // ajv-formats types its own copy of Ajv; it is the same class Fastify uses at run time.
   plugins: [ajvFormats as never],

@@ -30,7 +30,12 @@ describe('the configuration reference', () => {
       'SPYGLASS_PROJECT_ID',
     ])
       known.add(other);
-    const files = ['README.md', ...readdirSync(new URL('docs/', root)).map((f) => `docs/${f}`)];
+    const files = [
+      'README.md',
+      ...readdirSync(new URL('docs/', root))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const unknown = files.flatMap((f) =>
       [...read(f).matchAll(/\bSPYGLASS_[A-Z0-9_]*[A-Z0-9]\b/g)]
         .map((m) => m[0])

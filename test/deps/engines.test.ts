@@ -36,7 +36,7 @@ function refusing(
 describe('engines', () => {
   it('every production dependency runs on the oldest Node package.json promises', () => {
     const oldest = semver.minVersion(pkg.engines.node)?.version ?? '';
-    expect(oldest).toBe('20.6.0');
+    expect(oldest).toBe('20.19.0');
     expect(refusing(oldest, (p) => !p.dev)).toEqual([]);
   });
 

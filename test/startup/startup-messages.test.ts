@@ -61,8 +61,15 @@ describe('spyglass serve start-up messages', () => {
             buf += String(d);
             let nl: number;
             while ((nl = buf.indexOf('\n')) >= 0) {
-              messages.push((JSON.parse(buf.slice(0, nl)) as { msg: string }).msg);
+              const line = buf.slice(0, nl);
               buf = buf.slice(nl + 1);
+              // Every line on stderr is a JSON log record (a stray warning line breaks log shippers).
+              try {
+                messages.push((JSON.parse(line) as { msg: string }).msg);
+              } catch {
+                reject(new Error(`not a JSON log line on stderr: ${line}`));
+                return;
+              }
             }
             if (messages.some((m) => m.startsWith('MCP server gone is down'))) resolve();
           });
