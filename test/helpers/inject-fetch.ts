@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 /** Something that answers fetch-style requests for paths: the in-process app (no socket). */
@@ -28,9 +28,38 @@ export function injectFetch(app: FastifyInstance): PathFetch['fetch'] {
     const empty = res.statusCode === 204 || res.statusCode === 304 || init.method === 'HEAD';
     const stream = res.stream();
     if (empty) stream.resume();
-    return new Response(empty ? null : (Readable.toWeb(stream) as ReadableStream), {
+    return new Response(empty ? null : toWeb(stream), {
       status: res.statusCode,
       headers,
     });
   };
+}
+
+/**
+ * The body as a web stream that tolerates being cancelled while data still arrives (Node 20's
+ * Readable.toWeb then throws "Controller is already closed" from a data event, uncaught).
+ */
+function toWeb(stream: Readable): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stream.on('data', (chunk: Buffer) => {
+        if (!done) controller.enqueue(new Uint8Array(chunk));
+      });
+      stream.on('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      stream.on('error', (err) => {
+        if (done) return;
+        done = true;
+        controller.error(err);
+      });
+    },
+    cancel() {
+      done = true;
+      stream.destroy();
+    },
+  });
 }
