@@ -22,7 +22,7 @@ import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { registerOtlpHttpReceiver } from './receivers/otlp-http.ts';
 import { registerGraphql } from './graphql/yoga.ts';
 import { handleError } from './rest/errors.ts';
-import { AJV_OPTIONS, schemaErrorFormatter, validatorCompiler } from './rest/route-schema.ts';
+import { schemaErrorFormatter, validatorCompiler } from './rest/route-schema.ts';
 import { registerProbes } from './rest/probes.ts';
 import { routeGetsToReplica } from './rest/replica-reads.ts';
 import { registerSettingsRoutes } from './rest/settings-routes.ts';
@@ -79,9 +79,10 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     // Slow or idle clients cannot hold sockets: header, whole-request and keep-alive timeouts.
     ...serverTimeouts(s.config.http),
     // Route schemas (src/rest/route-schema.ts): every problem at once, in docs/api.md's 422 shape.
-    ajv: AJV_OPTIONS,
     schemaErrorFormatter,
   });
+  // Every route's schemas compile here (query and path coerce, bodies do not), so Fastify's own
+  // ajv instance is never built.
   app.setValidatorCompiler(validatorCompiler);
   capConnectionsPerAddress(
     app,

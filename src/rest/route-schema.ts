@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type {
   FastifyInstance,
@@ -24,19 +24,17 @@ export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
 }
 
-/** Fastify's `ajv` option: report all problems, coerce query strings, no silent removal. */
-export const AJV_OPTIONS = {
-  customOptions: {
-    allErrors: true,
-    coerceTypes: 'array' as const,
-    useDefaults: true,
-    removeAdditional: false as const,
-    // `type: ['string', 'null']` is how a nullable field is written; without this ajv's strict
-    // mode prints a warning line to stderr (not JSON), breaking the log stream.
-    allowUnionTypes: true,
-  },
-  // ajv-formats types its own copy of Ajv; it is the same class Fastify uses at run time.
-  plugins: [ajvFormats as never],
+/** What both compilers below share: report all problems, defaults filled in, no silent removal. */
+const AJV_BASE: Options = {
+  allErrors: true,
+  coerceTypes: 'array',
+  useDefaults: true,
+  removeAdditional: false,
+  // `type: ['string', 'null']` is how a nullable field is written; without this ajv's strict
+  // mode prints a warning line to stderr (not JSON), breaking the log stream.
+  allowUnionTypes: true,
+  // The same route schema object may be compiled for several routes: never register it by $id.
+  addUsedSchema: false,
 };
 
 /**
@@ -46,11 +44,8 @@ export const AJV_OPTIONS = {
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? jsonAjv : textAjv).compile(schema as object);
 
-// The same route schema object may be compiled for several routes: never register it by $id.
-const textAjv = withFormats(new Ajv({ ...AJV_OPTIONS.customOptions, addUsedSchema: false }));
-const jsonAjv = withFormats(
-  new Ajv({ ...AJV_OPTIONS.customOptions, coerceTypes: false, addUsedSchema: false }),
-);
+const textAjv = withFormats(new Ajv(AJV_BASE));
+const jsonAjv = withFormats(new Ajv({ ...AJV_BASE, coerceTypes: false }));
 
 function withFormats(ajv: Ajv): Ajv {
   (ajvFormats as unknown as (a: Ajv) => Ajv)(ajv);

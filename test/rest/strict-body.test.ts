@@ -2,16 +2,11 @@ import Fastify from 'fastify';
 import { Type as T } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { handleError } from '../../src/rest/errors.ts';
-import {
-  AJV_OPTIONS,
-  schemaErrorFormatter,
-  typed,
-  validatorCompiler,
-} from '../../src/rest/route-schema.ts';
+import { schemaErrorFormatter, typed, validatorCompiler } from '../../src/rest/route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from '../../src/rest/strict-body.ts';
 
 async function app() {
-  const a = Fastify({ ajv: AJV_OPTIONS, schemaErrorFormatter });
+  const a = Fastify({ schemaErrorFormatter });
   a.setErrorHandler(handleError);
   a.setValidatorCompiler(validatorCompiler);
   typed(a).post(
