@@ -22,8 +22,10 @@ describe('the configuration reference', () => {
 
   it('is the only list: README and docs/ name no server variable the loader does not read', () => {
     const known = new Set(ENV_SETTINGS.flatMap((s) => [s.name, ...s.alias]));
-    // Not settings of the server: the config file's location and the CLI's and SDK's own.
+    // Not settings of the server: the config file's location, the CLI's and SDK's own, and the
+    // browser tests' chromium binary.
     for (const other of [
+      'SPYGLASS_CHROMIUM',
       'SPYGLASS_CONFIG',
       'SPYGLASS_URL',
       'SPYGLASS_API_KEY',
