@@ -16,6 +16,7 @@ import { openStore } from './store/open-store.ts';
 import { startPeriodic } from './scale/jobs/periodic.ts';
 import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
+import { shutdownSteps } from './startup/shutdown-steps.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -121,19 +122,26 @@ export async function startServer(
     (stopping ??= (async () => {
       // Order matters: stop taking requests, let in-flight ones finish (they wait on their commit),
       // commit anything still queued, then close the database. Live streams never end by
-      // themselves, so they are closed first.
+      // themselves, so they are closed first. A step that takes long is named in the log.
+      const steps = shutdownSteps(logger);
       services.live.close();
       services.liveClients.endAll('server shutting down');
       // Keep-alive clients would hold the server open for the keep-alive timeout: close each
       // connection as soon as its in-flight request is answered.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-      await Promise.allSettled([app.close(), grpc?.close()]);
-      clearInterval(sweep);
-      await leaderJobs.stop();
-      await priceReload.stop();
-      await services.stats.stop();
-      await services.close();
-      await store.close();
+      try {
+        await steps.run('in-flight requests and gRPC calls', () =>
+          Promise.allSettled([app.close(), grpc?.close()]),
+        );
+        await steps.run('background jobs', () => leaderJobs.stop());
+        await steps.run('pricing reload', () => priceReload.stop());
+        await steps.run('statistics refresh', () => services.stats.stop());
+        await steps.run('commit of queued spans and deliveries', () => services.close());
+        await steps.run('database close', () => store.close());
+      } finally {
+        clearInterval(sweep);
+        steps.done();
+      }
       logger.info('spyglass stopped');
     })());
   return { app, services, httpUrl, grpcPort: grpc?.port ?? null, stop };

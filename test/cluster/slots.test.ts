@@ -61,6 +61,18 @@ describe.runIf(findRedisServer() !== null)('shared slots', () => {
     }
   }, 30_000);
 
+  it('a worker whose own event loop was blocked past the wait still goes by the answer Redis gave', async () => {
+    const prefix = `t-${randomUUID()}`;
+    const [x, y] = await Promise.all([slots('x', prefix), slots('y', prefix)]);
+    expect(await y.take('k', 1)).toBe(true);
+    const take = x.take('k', 1);
+    // Busy for longer than the 1 s wait (a worker starting up on a loaded machine): the answer
+    // (full) is on the socket when the timer fires. Alone, x's share of 1 would admit it.
+    const until = Date.now() + 1_300;
+    while (Date.now() < until);
+    expect(await take).toBe(false);
+  });
+
   it('while Redis is away each worker allows its share (cap / workers), and the counts are stated again when it returns empty', async () => {
     const prefix = `t-${randomUUID()}`;
     const [x, y] = await Promise.all([slots('x', prefix), slots('y', prefix)]);

@@ -35,16 +35,36 @@ export async function startTestServer(
     },
     dataDir,
   );
+  const recent = recentLines();
   const server = await startServer(
     config,
-    logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent),
   );
   return {
     ...server,
     dataDir,
     dispose: async () => {
-      await server.stop();
+      // A stop that hangs fails the test's hook with a bare timeout: print what the server last
+      // logged (its shutdown names the step it waits on) so the cause is on the record.
+      const slow = setTimeout(() => {
+        process.stderr.write(
+          `test server still stopping after 15 s; its last log lines:\n${recent.lines.join('')}`,
+        );
+      }, 15_000);
+      await server.stop().finally(() => clearTimeout(slow));
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A pino destination keeping the last 200 lines in memory, written out only when needed. */
+function recentLines(): { lines: string[]; write(line: string): void } {
+  const lines: string[] = [];
+  return {
+    lines,
+    write(line: string) {
+      lines.push(line);
+      if (lines.length > 200) lines.shift();
     },
   };
 }

@@ -82,9 +82,14 @@ export class SharedSlots {
     let ok = mine < this.localShare(max);
     if (this.redis) {
       let timer: NodeJS.Timeout | undefined;
+      // A timer that fires after this process's own event loop was blocked must not beat an
+      // answer already waiting on the socket: setImmediate runs after the loop has read it.
       const late = new Promise<never>(
         (_, reject) =>
-          (timer = setTimeout(() => reject(new Error('redis did not answer')), ASK_TIMEOUT_MS)),
+          (timer = setTimeout(
+            () => setImmediate(() => reject(new Error('redis did not answer'))),
+            ASK_TIMEOUT_MS,
+          )),
       );
       try {
         const answer = this.redis.eval(
