@@ -1,5 +1,6 @@
 import { PAGES } from '../pages.ts';
 import { href, location, matchPath, param } from '../router.ts';
+import { isAdmin } from './session.ts';
 
 /** Main navigation; the project in the URL follows every link. */
 export function Nav() {
@@ -8,7 +9,7 @@ export function Nav() {
   return (
     <nav aria-label="Main">
       <ul>
-        {PAGES.filter((p) => p.nav).map((p) => {
+        {PAGES.filter((p) => p.nav && (!p.admin || isAdmin())).map((p) => {
           const current =
             p.path === '/'
               ? here === '/'

@@ -4,6 +4,7 @@ import { PAGES } from '../pages.ts';
 import { query } from '../graphql/client.ts';
 import { href, navigate, param } from '../router.ts';
 import { PALETTE_TARGETS, type PaletteTargets } from './queries.ts';
+import { isAdmin } from './session.ts';
 
 const open = signal(false);
 export const openPalette = () => (open.value = true);
@@ -39,7 +40,9 @@ function commands(text: string): Command[] {
       label: `Open session ${t}`,
       go: href(`/sessions/${encodeURIComponent(t)}`, { project }),
     });
-  for (const p of PAGES.filter((p) => p.nav && p.nav.toLowerCase().includes(lower)))
+  for (const p of PAGES.filter(
+    (p) => p.nav && (!p.admin || isAdmin()) && p.nav.toLowerCase().includes(lower),
+  ))
     out.push({ label: `Go to ${p.nav}`, go: href(p.path, { project }) });
   const found = targets.value;
   if (!found || !t) return out;

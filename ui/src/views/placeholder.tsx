@@ -6,7 +6,7 @@ export function Placeholder({ params }: PageProps) {
   const q = location.value.query.toString();
   return (
     <>
-      <p class="muted">This page is not built yet (issue #26).</p>
+      <p class="muted">This page is not built yet (issue #27).</p>
       {(q || Object.keys(params).length > 0) && (
         <p>
           Filters:{' '}
