@@ -24,6 +24,6 @@ it('names the shutdown step the process is waiting on once it takes long, and st
     step: 'database close',
     msg: 'shutdown still waiting on: database close',
   });
-  expect(lines[0].waitedMs).toBeGreaterThanOrEqual(40);
+  expect(lines[0]?.waitedMs).toBeGreaterThanOrEqual(40);
   expect(lines.some((l) => l.step === 'quick step')).toBe(false);
 });
