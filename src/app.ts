@@ -1,3 +1,4 @@
+import { trackInFlight, type InFlight } from './rest/in-flight.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ANONYMOUS, type Principal } from './auth/principal.ts';
 import type { Access } from './auth/access.ts';
@@ -44,6 +45,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route with its access level, for docs and the auth matrix test. */
     routeList: RouteEntry[];
+    /** Requests still being answered (named by a shutdown that waits on them). */
+    inFlight: InFlight;
   }
   interface FastifyContextConfig {
     /** Who may call the route; default by method (see auth-hook.ts). */
@@ -90,6 +93,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
     (a) => s.auth.isTrustedProxy(a),
     s.slots,
   );
+  app.decorate('inFlight', trackInFlight(app));
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (req) => {
     req.principal = ANONYMOUS;

@@ -130,8 +130,10 @@ export async function startServer(
       // connection as soon as its in-flight request is answered.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
-        await steps.run('in-flight requests and gRPC calls', () =>
-          Promise.allSettled([app.close(), grpc?.close()]),
+        await steps.run(
+          'in-flight requests and gRPC calls',
+          () => Promise.allSettled([app.close(), grpc?.close()]),
+          () => app.inFlight.list(),
         );
         await steps.run('background jobs', () => leaderJobs.stop());
         await steps.run('pricing reload', () => priceReload.stop());

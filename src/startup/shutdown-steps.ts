@@ -9,16 +9,22 @@ export const SLOW_STEP_MS = 10_000;
  */
 export function shutdownSteps(logger: Logger, slowMs = SLOW_STEP_MS) {
   let current = '';
+  let detail: (() => unknown) | undefined;
   let since = Date.now();
   const watchdog = setInterval(() => {
     const waitedMs = Date.now() - since;
     if (waitedMs >= slowMs)
-      logger.warn({ step: current, waitedMs }, `shutdown still waiting on: ${current}`);
+      logger.warn(
+        { step: current, waitedMs, on: detail?.() },
+        `shutdown still waiting on: ${current}`,
+      );
   }, slowMs / 2);
   watchdog.unref();
   return {
-    async run<T>(step: string, work: () => Promise<T>): Promise<T> {
+    /** `waitingOn` says what the step waits for (logged with the warning). */
+    async run<T>(step: string, work: () => Promise<T>, waitingOn?: () => unknown): Promise<T> {
       current = step;
+      detail = waitingOn;
       since = Date.now();
       logger.debug({ step }, 'shutdown step');
       return work();

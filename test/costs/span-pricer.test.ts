@@ -115,8 +115,9 @@ describe('priceSpans', () => {
     ]);
   });
 
-  it('keeps a batch without models or rules cheap', () => {
-    const spans = Array.from({ length: 100_000 }, (_, i) =>
+  // Its speed is a benchmark's business (npm run bench), not a timed test's.
+  it('prices a batch without models or rules: tool calls at 0, other spans unpriced', () => {
+    const spans = Array.from({ length: 1_000 }, (_, i) =>
       span({
         spanType: i % 2 ? 'tool_call' : 'handoff',
         serverName: `s${i % 50}`,
@@ -125,10 +126,7 @@ describe('priceSpans', () => {
     );
     const rules = new ToolCostRules([]);
     const table = book(new PriceTable([]));
-    const start = performance.now();
     priceSpans(spans, table, rules);
-    // Generous bound for a shared machine; it takes a few milliseconds on a quiet one.
-    expect(performance.now() - start).toBeLessThan(250);
     expect(spans[1]?.costUsd).toBe(0);
     expect(spans[0]?.costUsd).toBeNull();
   });

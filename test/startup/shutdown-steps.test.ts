@@ -18,7 +18,11 @@ it('names the shutdown step the process is waiting on once it takes long, and st
   const steps = shutdownSteps(logger, 40);
   await steps.run('quick step', async () => undefined);
   // The step ends only once the warning about it was logged: no sleeping, no race.
-  await steps.run('database close', () => warnedOnce);
+  await steps.run(
+    'database close',
+    () => warnedOnce,
+    () => ['POST /api/traces/spans'],
+  );
   steps.done();
   expect(lines[0]).toMatchObject({
     step: 'database close',
