@@ -118,6 +118,8 @@ export async function startServer(
   );
 
   let stopping: Promise<void> | null = null;
+  /** How long a stop lets in-flight requests finish (docs/ingest.md#durability). */
+  const REQUEST_GRACE_MS = 20_000;
   const stop = () =>
     (stopping ??= (async () => {
       // Order matters: stop taking requests, let in-flight ones finish (they wait on their commit),
@@ -129,6 +131,16 @@ export async function startServer(
       // Keep-alive clients would hold the server open for the keep-alive timeout: close each
       // connection as soon as its in-flight request is answered.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      // A request still open after the grace (longer than a commit's retries, shorter than a
+      // cluster primary's wait for its workers) is cut: a client that holds one open, or a
+      // handler that never answers, must not hold the stop. A cut request was never acknowledged.
+      const cut = setTimeout(() => {
+        logger.warn(
+          { requests: app.inFlight.list() },
+          `shutdown: cutting the connections of requests still open after ${REQUEST_GRACE_MS / 1000} s`,
+        );
+        app.server.closeAllConnections();
+      }, REQUEST_GRACE_MS);
       try {
         await steps.run(
           'in-flight requests and gRPC calls',
@@ -141,6 +153,7 @@ export async function startServer(
         await steps.run('commit of queued spans and deliveries', () => services.close());
         await steps.run('database close', () => store.close());
       } finally {
+        clearTimeout(cut);
         clearInterval(sweep);
         steps.done();
       }
