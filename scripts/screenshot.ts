@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: the README's dashboard pictures. Starts a real server (PGlite, a temp data
- * dir, auth off on loopback), seeds it through native ingest with a multi-agent session and some
- * traffic, and captures each page into docs/img/<name>.png at 1280×800 with Debian's chromium
+ * dir, auth off on loopback), runs a real agent session through the agent SDK and real MCP
+ * servers (scripts/demo-agent.ts), adds background traffic through native ingest, and captures each page into docs/img/<name>.png at 1280×800 with Debian's chromium
  * (playwright-core). A page still showing the placeholder is skipped with a line saying so: run it
  * again once the page is built.
  */
@@ -10,111 +10,11 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServerProc } from '../bench/server-proc.ts';
 import { nativeSpan } from '../test/helpers/spans.ts';
+import { runDemoAgent } from './demo-agent.ts';
 
 const OUT = join(import.meta.dirname, '../docs/img');
 const CHROMIUM = process.env.SPYGLASS_CHROMIUM ?? '/usr/bin/chromium';
 const SESSION = 'checkout-7f3a';
-
-/** A support agent hands off to a billing agent; tool calls on three MCP servers, one failure. */
-function demoSession(end: number): Record<string, unknown>[] {
-  const spans: Record<string, unknown>[] = [];
-  let t = end - 95_000;
-  const add = (over: Record<string, unknown>, ms: number) => {
-    spans.push(
-      nativeSpan({
-        session_id: SESSION,
-        trace_id: SESSION,
-        started_at: new Date(t).toISOString(),
-        ended_at: new Date(t + ms).toISOString(),
-        latency_ms: ms,
-        ...over,
-      }),
-    );
-    t += ms + 400;
-  };
-  const root = 'demo-root';
-  add(
-    {
-      span_id: root,
-      span_type: 'agent',
-      agent_name: 'support',
-      server_name: 'support',
-      tool_name: 'answer ticket #4411',
-    },
-    1_200,
-  );
-  const calls: [string, string, string, Record<string, unknown>][] = [
-    ['support', 'crm', 'get_customer', { customer_id: 'c_1029' }],
-    ['support', 'crm', 'list_orders', { customer_id: 'c_1029', limit: 5 }],
-    ['support', 'docs', 'search', { query: 'refund policy annual plan' }],
-  ];
-  for (const [agent, server, tool, args] of calls)
-    add(
-      {
-        parent_span_id: root,
-        agent_name: agent,
-        server_name: server,
-        tool_name: tool,
-        input_args: args,
-      },
-      600 + tool.length * 90,
-    );
-  add(
-    {
-      span_id: 'demo-handoff',
-      parent_span_id: root,
-      span_type: 'handoff',
-      agent_name: 'support',
-      server_name: 'support',
-      tool_name: '→ billing',
-    },
-    200,
-  );
-  add(
-    {
-      parent_span_id: 'demo-handoff',
-      agent_name: 'billing',
-      server_name: 'stripe',
-      tool_name: 'get_invoice',
-      input_args: { invoice: 'in_88' },
-    },
-    900,
-  );
-  add(
-    {
-      parent_span_id: 'demo-handoff',
-      agent_name: 'billing',
-      server_name: 'stripe',
-      tool_name: 'create_refund',
-      input_args: { invoice: 'in_88', amount: 4900 },
-      status: 'error',
-      error: 'card_declined: issuer unavailable',
-      output_result: null,
-    },
-    2_400,
-  );
-  add(
-    {
-      parent_span_id: 'demo-handoff',
-      agent_name: 'billing',
-      server_name: 'stripe',
-      tool_name: 'create_refund',
-      input_args: { invoice: 'in_88', amount: 4900 },
-    },
-    1_300,
-  );
-  add(
-    {
-      parent_span_id: root,
-      agent_name: 'support',
-      server_name: 'crm',
-      tool_name: 'add_note',
-      input_args: { text: 'Refunded in_88' },
-    },
-    500,
-  );
-  return spans;
-}
 
 /** Background traffic over the last 30 minutes: a few agents and servers, a few failures. */
 function traffic(end: number): Record<string, unknown>[] {
@@ -151,7 +51,7 @@ const browser = await chromium.launch({
 });
 try {
   const now = Date.now();
-  const spans = [...traffic(now), ...demoSession(now)];
+  const spans = traffic(now);
   for (let i = 0; i < spans.length; i += 500) {
     const res = await fetch(`${server.httpUrl}/api/traces/spans`, {
       method: 'POST',
@@ -160,6 +60,7 @@ try {
     });
     if (res.status >= 300) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
   }
+  await runDemoAgent(server.httpUrl, SESSION);
   mkdirSync(OUT, { recursive: true });
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
