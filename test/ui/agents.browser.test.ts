@@ -117,7 +117,12 @@ describe('agents pages (browser)', () => {
       const source = p.page.getByTestId('prevention-source');
       await expect.poll(() => source.innerText(), { timeout: 15_000 }).toBe('project default');
       expect(await p.page.getByLabel('Loop threshold').inputValue()).toBe('9');
-      // The server's validation error, under the field it names; nothing stored.
+      // A value GraphQL refuses (not an Int), then one the service refuses: each under its field.
+      await p.page.getByLabel('Loop threshold').fill('2.5');
+      await p.page.getByRole('button', { name: 'Save as override' }).click();
+      await expect
+        .poll(() => p.page.locator('#pc-loopThreshold-error').innerText())
+        .toContain('Int cannot represent non-integer value');
       await p.page.getByLabel('Loop threshold').fill('0');
       await p.page.getByRole('button', { name: 'Save as override' }).click();
       await expect

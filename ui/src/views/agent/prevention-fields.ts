@@ -108,6 +108,10 @@ export function formErrors(err: unknown): FormErrors {
       const f = CONFIG_FIELDS.find((c) => c.snake === name || c.key === name);
       if (f) fields[f.key] = String(i.msg ?? 'invalid');
     }
+    // A value GraphQL itself refuses (2.5 for an Int) names the input field in its message.
+    const coerced = /at "input\.(\w+)"/.exec(g?.message ?? '');
+    const f = CONFIG_FIELDS.find((c) => c.key === coerced?.[1]);
+    if (f && g) fields[f.key] ??= g.message.slice(g.message.lastIndexOf(';') + 1).trim();
     return { message: g?.message ?? err.networkError?.message ?? err.message, fields };
   }
   return { message: err instanceof Error ? err.message : String(err), fields };
