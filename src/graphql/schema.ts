@@ -18,6 +18,7 @@ import './admin.ts';
 import './ingest.ts';
 import './ui-auth.ts';
 import './overview.ts';
+import './agent-stats.ts';
 
 /** The schema; domain files register their types on import. */
 export const schema: GraphQLSchema = builder.toSchema();

@@ -38,6 +38,17 @@ export interface SessionTree {
   truncated: boolean;
 }
 
+/** One agent's sessions in a window, summed from the session rollups (the dashboard's agent pages). */
+export interface AgentSessionStats {
+  agentName: string;
+  sessions: number;
+  toolCalls: number;
+  failedCalls: number;
+  preventedCalls: number;
+  estCostUsd: number;
+  lastCallAt: Date;
+}
+
 export interface LineageNode {
   /** `agent:<name>` or `server:<name>`. */
   id: string;

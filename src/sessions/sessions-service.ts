@@ -2,7 +2,13 @@ import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import type { HealthTag } from '../model/health-tags.ts';
-import type { Lineage, Session, SessionTree, SessionTreeNode } from '../model/session.ts';
+import type {
+  AgentSessionStats,
+  Lineage,
+  Session,
+  SessionTree,
+  SessionTreeNode,
+} from '../model/session.ts';
 import { HEALTH_TAGS, type Span } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
@@ -15,6 +21,7 @@ import {
   listSessionSpans,
   type SessionRow,
   SESSION_ORDERS,
+  sumSessionsByAgent,
 } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
@@ -145,6 +152,26 @@ export class SessionsService {
     const since = windowStart(q, until, 24, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     return buildLineage(await sumLineage(this.db, projectId, since, until));
+  }
+
+  /**
+   * Sessions active in a window (default the last 24 h) summed per agent (or for one agent), most
+   * sessions first: the dashboard's agent list and agent page.
+   */
+  async byAgent(by: Principal, q: Window & { agentName?: string }): Promise<AgentSessionStats[]> {
+    enforce(by, 'read');
+    const projectId = scopeProject(by, q.projectId);
+    const issues: ValidationIssue[] = [];
+    const until = checkTime('until', q.until, issues);
+    const since = windowStart(q, until ?? new Date(), 24, issues);
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
+    const rows = await sumSessionsByAgent(this.db, {
+      projectId,
+      agentName: q.agentName,
+      since,
+      until,
+    });
+    return rows.map((r) => ({ ...r, estCostUsd: Math.round(r.estCostUsd * 1e6) / 1e6 }));
   }
 
   /** Sessions active in a window (default the last 24 h) per health tag, most first. */

@@ -7,6 +7,7 @@ import {
   getTableColumns,
   gte,
   ilike,
+  isNotNull,
   isNull,
   lte,
   or,
@@ -204,4 +205,37 @@ export async function countSessionsByHealth(
     )
     .groupBy(sessions.healthTag)
     .orderBy(desc(sql`count(*)`), sessions.healthTag);
+}
+
+/** The most agents sumSessionsByAgent answers. */
+export const MAX_AGENT_STATS = 1000;
+
+/**
+ * Sessions active in [since, until] (as listSessionRows selects them) summed per agent, most
+ * sessions first (the first MAX_AGENT_STATS); sessions without an agent name are left out. Reads only the rollup.
+ */
+export async function sumSessionsByAgent(
+  db: Db,
+  f: { projectId: string | null; agentName?: string; since: Date; until?: Date },
+) {
+  return db
+    .select({
+      agentName: sql<string>`${sessions.agentName}`,
+      sessions: sql<number>`count(*)::int`,
+      toolCalls: sql<number>`coalesce(sum(${sessions.toolCalls}), 0)::int`,
+      failedCalls: sql<number>`coalesce(sum(${sessions.failedCalls}), 0)::int`,
+      preventedCalls: sql<number>`coalesce(sum(${sessions.preventedCalls}), 0)::int`,
+      estCostUsd: sql<number>`coalesce(sum(${sessions.estCostUsd}), 0)::float8`,
+      lastCallAt: sql<Date>`max(${sessions.lastCallAt})`.mapWith(sessions.lastCallAt),
+    })
+    .from(sessions)
+    .where(
+      and(
+        whereOf({ projectId: f.projectId, agentName: f.agentName, since: f.since, until: f.until }),
+        isNotNull(sessions.agentName),
+      ),
+    )
+    .groupBy(sessions.agentName)
+    .orderBy(desc(sql`count(*)`), sessions.agentName)
+    .limit(MAX_AGENT_STATS);
 }
