@@ -43,6 +43,8 @@ describe('servers pages (browser)', () => {
           { timeout: 15_000 },
         )
         .toBe(1);
+      // Observed servers are graded from their spans too (CatalogEntry.scorecard).
+      expect(await cell(p, 'filesystem', 1).innerText()).toMatch(/^(A\+|A|B|C|D|F)$/);
       expect(await p.page.getByRole('link', { name: 'alpha' }).getAttribute('href')).toBe(
         '/servers/alpha',
       );
@@ -193,6 +195,12 @@ describe('servers pages (browser)', () => {
       await p.page.locator('.catalog-entry, .health-tab p.muted').first().waitFor();
       expect(await p.page.getByRole('button', { name: /catalog entry/ }).count()).toBe(0);
       expect(await p.page.locator('[data-admin]').count()).toBe(0);
+      // A server only observed in spans: never checked, still graded, no error state.
+      await p.page.goto(`${s.ui.base}/servers/filesystem`);
+      await p.page.getByText('Never checked yet.').waitFor();
+      await p.page.getByRole('table', { name: 'Dimensions' }).waitFor();
+      await p.page.locator('.catalog-entry').waitFor();
+      expect(await p.page.locator('.error-state').count()).toBe(0);
       expect(p.consoleErrors.join(' / ')).toBe('');
       expect(p.foreignRequests).toEqual([]);
     } finally {

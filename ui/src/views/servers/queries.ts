@@ -27,6 +27,10 @@ export const SERVERS = gql`
       projectId
       source
       transport
+      scorecard {
+        grade
+        score
+      }
     }
   }
 `;
@@ -46,7 +50,13 @@ export interface HealthRow {
 
 export interface ServersData {
   healthServers: HealthRow[];
-  servers: { name: string; projectId: string; source: string; transport: string | null }[];
+  servers: {
+    name: string;
+    projectId: string;
+    source: string;
+    transport: string | null;
+    scorecard: { grade: string; score: number } | null;
+  }[];
 }
 
 /** Checks configured servers now (every one, or only serverName); admins only. */

@@ -20,7 +20,7 @@ export const GRADES = ['A+', 'A', 'B', 'C', 'D', 'F'] as const;
 export const SORTS = ['name', 'status', 'grade', 'checked', 'latency', 'tools', 'drift'] as const;
 export type SortKey = (typeof SORTS)[number];
 
-/** Configured servers first-class, then catalog names no check covers (status unknown). */
+/** Configured servers with their latest check, then catalog names no check covers (status unknown, graded from spans). */
 export function mergeRows(d: ServersData): ServerRow[] {
   const rows = new Map<string, ServerRow>();
   for (const h of d.healthServers)
@@ -42,8 +42,8 @@ export function mergeRows(d: ServersData): ServerRow[] {
         name: s.name,
         configured: false,
         status: 'unknown',
-        grade: null,
-        score: null,
+        grade: s.scorecard?.grade ?? null,
+        score: s.scorecard?.score ?? null,
         checkedAt: null,
         latencyMs: null,
         toolsCount: null,
