@@ -116,6 +116,9 @@ describe('servers pages (browser)', () => {
       await p.page.getByRole('img', { name: 'Health check latency over time' }).waitFor();
       await p.page.getByRole('img', { name: 'Health check status over time' }).waitFor();
       await p.page.getByRole('table', { name: 'Health checks, newest first' }).waitFor();
+      // Fewer checks than a page: nothing older to load.
+      expect(await p.page.getByText(/^The last \d+ checks, oldest left\.$/).count()).toBe(1);
+      expect(await p.page.getByRole('button', { name: /older checks/ }).count()).toBe(0);
       const dims = p.page.getByRole('table', { name: 'Dimensions' });
       await dims.waitFor();
       for (const d of [

@@ -2,19 +2,34 @@ import { gql } from '@urql/core';
 
 /** The health tab's operations (the other tabs keep their own files). */
 
-/** The newest checks of one server, newest first (the chart and the table). */
+/** One server's checks, newest first, a page at a time (the charts and the table). */
 export const HEALTH_HISTORY = gql`
-  query ServerHealthHistory($name: String!, $projectId: String, $limit: Int) {
-    healthHistory(name: $name, projectId: $projectId, limit: $limit) {
-      status
-      checkedAt
-      latencyMs
-      toolsCount
-      schemaDrift
-      error
+  query ServerHealthHistory($name: String!, $projectId: String, $first: Int!, $after: String) {
+    healthHistoryConnection(name: $name, projectId: $projectId, first: $first, after: $after) {
+      edges {
+        node {
+          status
+          checkedAt
+          latencyMs
+          toolsCount
+          schemaDrift
+          error
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
     }
   }
 `;
+
+export interface HistoryData {
+  healthHistoryConnection: {
+    edges: { node: HealthPoint }[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+}
 
 export interface HealthPoint {
   status: string;
