@@ -1,7 +1,7 @@
 import type { CatalogEntry, CatalogKind } from '../model/catalog.ts';
 import { builder } from './builder.ts';
 
-const CatalogEntryRef = builder.objectRef<CatalogEntry>('CatalogEntry').implement({
+export const CatalogEntryRef = builder.objectRef<CatalogEntry>('CatalogEntry').implement({
   description: 'An agent or server catalog entry (docs/api.md#shapes)',
   fields: (t) => ({
     name: t.exposeString('name'),

@@ -1,6 +1,7 @@
 import type { Cap, Dimension, Scorecard } from '../model/scorecard.ts';
 import type { ServerKey } from '../model/security-scan.ts';
 import { builder } from './builder.ts';
+import { CatalogEntryRef } from './catalog.ts';
 import { HealthResultRef } from './health.ts';
 import { loaderFor, loaderKind } from './loaders.ts';
 
@@ -52,6 +53,19 @@ builder.objectField(HealthResultRef, 'scorecard', (t) =>
     description: "The server's scorecard (GET /api/health/servers/{name}/scorecard)",
     resolve: (r, _a, ctx) =>
       loaderFor(ctx, scorecards).load({ projectId: r.projectId, serverName: r.serverName }),
+  }),
+);
+
+builder.objectField(CatalogEntryRef, 'scorecard', (t) =>
+  t.field({
+    type: ScorecardRef,
+    nullable: true,
+    description:
+      "A server entry's scorecard, observed-only servers included (batched like HealthResult.scorecard); null for agents",
+    resolve: (e, _a, ctx) =>
+      e.kind === 'server'
+        ? loaderFor(ctx, scorecards).load({ projectId: e.projectId, serverName: e.name })
+        : null,
   }),
 );
 
