@@ -53,8 +53,20 @@ export function Breakdown({ data, project }: { data: CostsData; project: string 
       ),
     },
     { key: 'calls', label: 'Calls', value: (m) => m.calls, num: true },
-    { key: 'input', label: 'Input tokens', value: (m) => m.inputTokens, num: true },
-    { key: 'output', label: 'Output tokens', value: (m) => m.outputTokens, num: true },
+    {
+      key: 'input',
+      label: 'Input tokens',
+      value: (m) => m.inputTokens,
+      render: (m) => m.inputTokens.toLocaleString(),
+      num: true,
+    },
+    {
+      key: 'output',
+      label: 'Output tokens',
+      value: (m) => m.outputTokens,
+      render: (m) => m.outputTokens.toLocaleString(),
+      num: true,
+    },
     {
       key: 'cost',
       label: 'Cost',

@@ -18,7 +18,7 @@ export default function Costs(_props: PageProps) {
   return (
     <div class="costs">
       <RangePicker s={s} />
-      <div aria-busy={q.fetching} aria-live="polite">
+      <div aria-busy={q.fetching}>
         {q.error && <ErrorState error={q.error} retry={q.refetch} />}
         {!q.data && !q.error && <Loading what="costs" />}
         {q.data && <Breakdown data={q.data} project={s.project} />}
