@@ -1,6 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { TimeChart } from '../../charts/time-chart.tsx';
 import { href } from '../../router.ts';
+import { viewer } from '../../shell/session.ts';
 import { Time } from '../../shell/time.tsx';
 import type { AgentCost, CostsData, ModelCost, ToolCost } from './queries.ts';
 import { ShareTable, usd, type Column } from './share-table.tsx';
@@ -138,7 +139,9 @@ export function Breakdown({ data, project }: { data: CostsData; project: string 
       <section aria-labelledby="costs-total" class="costs-summary">
         <h2 id="costs-total">Total</h2>
         <p>
-          <Time value={b.since} /> to <Time value={b.until} /> (whole hours)
+          Project <span class="mono">{project || viewer.value?.projectId || 'default'}</span>,{' '}
+          <Time value={b.since} /> to <Time value={b.until} /> (whole hours). Costs are per project:
+          with all projects chosen, the default project is shown.
         </p>
         <dl class="costs-totals" data-testid="totals">
           <div>
