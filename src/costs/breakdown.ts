@@ -2,11 +2,13 @@ import {
   COST_WINDOWS,
   type AgentCost,
   type CostBreakdown,
+  type CostPoint,
+  type CostRange,
   type CostWindow,
   type ModelCost,
   type ToolCost,
 } from '../model/cost.ts';
-import type { HourlyCostRow, TopSessionRow } from '../store/costs-repo.ts';
+import type { HourlyCostRow, HourlySeriesRow, TopSessionRow } from '../store/costs-repo.ts';
 
 export { COST_WINDOWS, type CostWindow } from '../model/cost.ts';
 
@@ -24,8 +26,7 @@ export function windowEdges(window: CostWindow, now: Date): { since: Date; until
 
 /** Groups the window's rollup rows by model, tool and agent; everything sorted by cost, highest first. */
 export function buildBreakdown(
-  window: CostWindow,
-  edges: { since: Date; until: Date },
+  range: CostRange,
   rows: readonly HourlyCostRow[],
   sessions: readonly TopSessionRow[],
 ): CostBreakdown {
@@ -85,9 +86,9 @@ export function buildBreakdown(
       .map((x) => ({ ...x, ...roundCosts(x) }))
       .sort((a, b) => b.costUsd - a.costUsd || name(a).localeCompare(name(b)));
   return {
-    window,
-    since: edges.since,
-    until: edges.until,
+    window: range.window,
+    since: range.since,
+    until: range.until,
     totalCostUsd: usd(llm + tool),
     llmCostUsd: usd(llm),
     toolCostUsd: usd(tool),
@@ -101,6 +102,19 @@ export function buildBreakdown(
       lastCallAt: s.last_call_at,
     })),
   };
+}
+
+/** One point per hour of the range, zero where the rollup has no row (at most 720: the range is bounded). */
+export function buildSeries(range: CostRange, rows: readonly HourlySeriesRow[]): CostPoint[] {
+  const byHour = new Map(rows.map((r) => [r.hour.getTime(), r]));
+  const out: CostPoint[] = [];
+  for (let t = range.since.getTime(); t < range.until.getTime(); t += HOUR) {
+    const r = byHour.get(t);
+    const llm = usd(r?.llm_cost_usd ?? 0);
+    const tool = usd(r?.tool_cost_usd ?? 0);
+    out.push({ at: new Date(t), llmCostUsd: llm, toolCostUsd: tool, costUsd: usd(llm + tool) });
+  }
+  return out;
 }
 
 /** Dollars to 1e-9: enough for one token of the cheapest model, without float noise from summing. */

@@ -2,10 +2,11 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config/types.ts';
-import { SpyglassError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import {
   deletePricing,
+  sumCostPerHour,
   sumHourlyCosts,
   topSessionsByCost,
   upsertPricing,
@@ -13,13 +14,13 @@ import {
 import type { Db } from '../store/db.ts';
 import { findProject } from '../store/projects-repo.ts';
 import {
-  COST_WINDOWS,
   type CostBreakdown,
-  type CostWindow,
+  type CostPoint,
   type ModelPrice,
   type ModelPriceInput,
 } from '../model/cost.ts';
-import { buildBreakdown, windowEdges } from './breakdown.ts';
+import { buildBreakdown, buildSeries } from './breakdown.ts';
+import { costRange, type CostRangeQuery } from './cost-range.ts';
 import { PriceBook, type PriceRecord } from './price-book.ts';
 import { checkPriceInput } from './pricing-input.ts';
 import { ToolCostRules } from './tool-rules.ts';
@@ -150,20 +151,34 @@ export class CostService {
     return { modelId: id, removed };
   }
 
-  /** Cost by model, tool, agent and the top sessions of a window, read from the rollups only. */
+  /**
+   * Cost by model, tool, agent and the top sessions of a window (or a since/until range of at
+   * most 30 days), read from the rollups only.
+   */
   async breakdown(
     by: Principal,
-    q: { projectId?: string | null; window?: string | undefined; now?: Date } = {},
+    q: CostRangeQuery & { projectId?: string | null } = {},
   ): Promise<CostBreakdown> {
     enforce(by, 'read');
     const projectId = this.project(by, q.projectId);
-    const window = checkWindow(q.window);
-    const edges = windowEdges(window, q.now ?? new Date());
+    const range = costRange(q);
     const [rows, sessions] = await Promise.all([
-      sumHourlyCosts(this.deps.db, projectId, edges.since, edges.until),
-      topSessionsByCost(this.deps.db, projectId, edges.since, edges.until, TOP_SESSIONS),
+      sumHourlyCosts(this.deps.db, projectId, range.since, range.until),
+      topSessionsByCost(this.deps.db, projectId, range.since, range.until, TOP_SESSIONS),
     ]);
-    return buildBreakdown(window, edges, rows, sessions);
+    return buildBreakdown(range, rows, sessions);
+  }
+
+  /** The cost of each hour of the same window or range as `breakdown` (at most 720 points). */
+  async series(
+    by: Principal,
+    q: CostRangeQuery & { projectId?: string | null } = {},
+  ): Promise<{ range: ReturnType<typeof costRange>; points: CostPoint[] }> {
+    enforce(by, 'read');
+    const projectId = this.project(by, q.projectId);
+    const range = costRange(q);
+    const rows = await sumCostPerHour(this.deps.db, projectId, range.since, range.until);
+    return { range, points: buildSeries(range, rows) };
   }
 
   private async store(
@@ -202,21 +217,6 @@ export class CostService {
   private async requireProject(projectId: string): Promise<void> {
     if (!(await findProject(this.deps.db, projectId))) throw notFound(`no project ${projectId}`);
   }
-}
-
-/** `window` of the breakdown: 24h, 7d or 30d (default 24h); anything else is a 422 naming the field. */
-function checkWindow(raw: string | undefined): CostWindow {
-  if (raw === undefined || raw === '') return '24h';
-  if (Object.hasOwn(COST_WINDOWS, raw)) return raw as CostWindow;
-  throw new SpyglassError('validation', 'invalid window', {
-    issues: [
-      {
-        loc: ['query', 'window'],
-        msg: `Input should be one of ${Object.keys(COST_WINDOWS).join(', ')}`,
-        type: 'enum',
-      },
-    ],
-  });
 }
 
 function toModelPrice(r: PriceRecord): ModelPrice {

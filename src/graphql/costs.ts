@@ -2,6 +2,8 @@ import { resolveArrayConnection } from '@pothos/plugin-relay';
 import type {
   AgentCost,
   CostBreakdown,
+  CostPoint,
+  CostRange,
   ModelCost,
   ModelPrice,
   SessionCost,
@@ -91,6 +93,39 @@ const CostBreakdownRef = builder.objectRef<CostBreakdown>('CostBreakdown').imple
   }),
 });
 
+const CostPointRef = builder.objectRef<CostPoint>('CostPoint').implement({
+  description: 'One hour of a cost series',
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime', description: 'the start of the hour' }),
+    llmCostUsd: t.exposeFloat('llmCostUsd'),
+    toolCostUsd: t.exposeFloat('toolCostUsd'),
+    costUsd: t.exposeFloat('costUsd'),
+  }),
+});
+
+const CostSeriesRef = builder
+  .objectRef<CostRange & { points: CostPoint[] }>('CostSeries')
+  .implement({
+    fields: (t) => ({
+      window: t.exposeString('window', { description: '24h, 7d, 30d or custom' }),
+      since: t.expose('since', { type: 'DateTime' }),
+      until: t.expose('until', { type: 'DateTime' }),
+      points: t.field({ type: [CostPointRef], resolve: (s) => s.points }),
+    }),
+  });
+
+/** A named window, or since and until (whole hours, at most 30 days) instead. */
+const rangeArgs = builder.args((t) => ({
+  window: t.string({ required: false, description: '24h (default), 7d or 30d' }),
+  since: t.field({
+    type: 'DateTime',
+    required: false,
+    description: 'with until instead of window; widened to whole hours, at most 30 days',
+  }),
+  until: t.field({ type: 'DateTime', required: false }),
+  projectId: t.string({ required: false }),
+}));
+
 const PricingInput = builder.inputType('ModelPricingInput', {
   description:
     "USD per 1M tokens; on update, fields left out keep the model's values at effectiveFrom",
@@ -107,11 +142,21 @@ const PricingInput = builder.inputType('ModelPricingInput', {
 builder.queryField('costBreakdown', (t) =>
   t.field({
     type: CostBreakdownRef,
-    args: {
-      window: t.arg.string({ required: false, description: '24h (default), 7d or 30d' }),
-      projectId: t.arg.string({ required: false }),
-    },
+    args: rangeArgs,
     resolve: (_r, a, ctx) => ctx.services.costs.breakdown(ctx.principal, withoutNulls(a)),
+  }),
+);
+
+builder.queryField('costSeries', (t) =>
+  t.field({
+    type: CostSeriesRef,
+    description:
+      'Cost per hour of the same window or range as costBreakdown (at most 720 points, zero-filled)',
+    args: rangeArgs,
+    resolve: async (_r, a, ctx) => {
+      const { range, points } = await ctx.services.costs.series(ctx.principal, withoutNulls(a));
+      return { ...range, points };
+    },
   }),
 );
 

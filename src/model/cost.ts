@@ -57,11 +57,23 @@ export interface SessionCost {
   lastCallAt: Date;
 }
 
-/** Costs of a window read from the hourly rollups; the edges are whole hours. */
-export interface CostBreakdown {
-  window: CostWindow;
+/** The hour-aligned edges a breakdown or series reads: a named window, or 'custom' for since/until. */
+export interface CostRange {
+  window: CostWindow | 'custom';
   since: Date;
   until: Date;
+}
+
+/** One hour of a cost series: what the hour's spans cost, LLM and tool apart. */
+export interface CostPoint {
+  at: Date;
+  llmCostUsd: number;
+  toolCostUsd: number;
+  costUsd: number;
+}
+
+/** Costs of a window read from the hourly rollups; the edges are whole hours. */
+export interface CostBreakdown extends CostRange {
   totalCostUsd: number;
   llmCostUsd: number;
   toolCostUsd: number;

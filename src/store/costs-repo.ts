@@ -105,6 +105,41 @@ export async function sumHourlyCosts(
   }));
 }
 
+export interface HourlySeriesRow {
+  hour: Date;
+  llm_cost_usd: number;
+  tool_cost_usd: number;
+}
+
+/** The range's cost per hour from span_hourly, LLM and tool apart: one row per hour that has spans. */
+export async function sumCostPerHour(
+  db: Db,
+  projectId: string,
+  since: Date,
+  until: Date,
+): Promise<HourlySeriesRow[]> {
+  const { rows } = await execute<{
+    hour: Date | string;
+    llm_cost_usd: number;
+    tool_cost_usd: number;
+  }>(
+    db,
+    sql`
+    select hour,
+           coalesce(sum(cost_usd) filter (where span_type <> 'tool_call'), 0) as llm_cost_usd,
+           coalesce(sum(cost_usd) filter (where span_type = 'tool_call'), 0) as tool_cost_usd
+    from span_hourly
+    where project_id = ${projectId} and hour >= ${timestamptz(since)} and hour < ${timestamptz(until)}
+    group by hour
+    order by hour`,
+  );
+  return rows.map((r) => ({
+    hour: new Date(r.hour),
+    llm_cost_usd: Number(r.llm_cost_usd),
+    tool_cost_usd: Number(r.tool_cost_usd),
+  }));
+}
+
 export interface TopSessionRow {
   session_id: string;
   agent_name: string | null;
