@@ -80,6 +80,37 @@ describe('settings: audit log and instance (browser)', () => {
     }
   });
 
+  it('pages older entries by cursor, newest first, within the filter of the URL', async () => {
+    for (let i = 0; i < 52; i++)
+      await createProject(ui.base, admin, `paged-${String(i).padStart(2, '0')}`);
+    const p = await openPage(ui, '/settings/audit?target=project:paged-');
+    try {
+      await signInWithKey(p, admin, 'Audit log');
+      const status = p.page.getByRole('status');
+      await expect
+        .poll(() => status.innerText(), { timeout: 15_000 })
+        .toBe('50 entries, older ones below');
+      const target = p.page.locator('table.audit-table td.target');
+      await p.page.getByRole('button', { name: 'Show older entries' }).click();
+      await expect.poll(() => status.innerText()).toBe('52 entries');
+      const all = await target.allInnerTexts();
+      expect(new Set(all)).toEqual(
+        new Set(
+          Array.from({ length: 52 }, (_, i) => `project:paged-${String(i).padStart(2, '0')}`),
+        ),
+      );
+      const times = await p.page
+        .locator('table.audit-table time')
+        .evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime') ?? '')));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect(await p.page.getByRole('button', { name: 'Show older entries' }).count()).toBe(0);
+      expect(await p.page.getByLabel('Target starts with').inputValue()).toBe('project:paged-');
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('turns payload redaction on: the API says so and a span ingested afterwards has no payload', async () => {
     const p = await openPage(ui, '/settings/instance');
     try {
@@ -96,6 +127,7 @@ describe('settings: audit log and instance (browser)', () => {
         'settings',
       );
       expect(got.json).toMatchObject({ redact_payloads: true });
+      await p.screenshot('settings-instance');
       await checkPage(p);
     } finally {
       await p.close();
