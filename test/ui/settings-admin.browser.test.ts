@@ -195,6 +195,32 @@ describe('settings: audit log and instance (browser)', () => {
     }
   });
 
+  it("a project-bound admin reads instance settings without changing them, and sees the server's refusal of another project", async () => {
+    await createProject(ui.base, admin, 'bound-p');
+    const bound = (await createKey(ui.base, admin, { role: 'admin', project_id: 'bound-p' })).key;
+    const p = await openPage(ui, '/settings/instance');
+    try {
+      await signInWithKey(p, bound, 'Instance settings');
+      await p.page
+        .getByText('only an admin bound to no project changes instance settings')
+        .waitFor();
+      expect(await p.page.getByLabel('Redact payloads').isDisabled()).toBe(true);
+      expect(await p.page.getByRole('button', { name: 'Save instance settings' }).count()).toBe(0);
+      // Its prevention defaults are its project's.
+      await p.page.getByText('nothing saved, the built-in defaults apply').waitFor();
+      expect(await p.page.locator('.instance-section code').first().innerText()).toBe('bound-p');
+      await checkPage(p);
+      // Another project in the URL: the server refuses, and the page says so readably.
+      await p.page.goto(`${ui.base}/settings/instance?project=default`);
+      const refusal = p.page.getByRole('alert').filter({ hasText: 'FORBIDDEN' });
+      await refusal.waitFor();
+      expect(await refusal.innerText()).toContain('ask an admin');
+      expect(p.consoleErrors.join(' / ')).toBe('');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('tells a viewer these pages are for admins (the server refuses them too)', async () => {
     const p = await openPage(ui, '/settings/audit');
     try {

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { mutate } from '../../graphql/client.ts';
 import { useQuery } from '../../graphql/hooks.ts';
 import type { PageProps } from '../../pages.ts';
+import { viewer } from '../../shell/session.ts';
 import { ErrorState, Loading } from '../../shell/states.tsx';
 import { AdminsOnly } from './admins-only.tsx';
 import { FormErrorBox, formError, type FormError } from './form-errors.tsx';
@@ -38,6 +39,8 @@ function InstanceSettings() {
   if (q.error && !q.data) return <ErrorState error={q.error} retry={q.refetch} />;
   const current = saved ?? q.data?.settings;
   if (!current) return <Loading what="the instance settings" />;
+  // A project-bound admin reads them but cannot change them (the server refuses it too).
+  const bound = viewer.value?.projectId ?? null;
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -72,6 +75,7 @@ function InstanceSettings() {
             id="redact-payloads"
             name="redactPayloads"
             defaultChecked={current.redactPayloads}
+            disabled={bound !== null}
             aria-describedby="redact-help"
           />
           <label for="redact-payloads">Redact payloads</label>
@@ -82,11 +86,18 @@ function InstanceSettings() {
           <strong>{current.redactPayloads ? 'on' : 'off'}</strong>.
         </p>
         {error && <FormErrorBox error={error} id="instance-error" />}
-        <div class="form-actions">
-          <button class="primary" type="submit" disabled={busy} aria-busy={busy}>
-            {busy ? 'Saving…' : 'Save instance settings'}
-          </button>
-        </div>
+        {bound !== null ? (
+          <p>
+            Your key is bound to project <code>{bound}</code>: only an admin bound to no project
+            changes instance settings.
+          </p>
+        ) : (
+          <div class="form-actions">
+            <button class="primary" type="submit" disabled={busy} aria-busy={busy}>
+              {busy ? 'Saving…' : 'Save instance settings'}
+            </button>
+          </div>
+        )}
         {saved && (
           <p role="status" class="saved">
             Saved: payload redaction is {saved.redactPayloads ? 'on' : 'off'}.
