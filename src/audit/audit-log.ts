@@ -114,13 +114,7 @@ export class AuditLog {
         })),
       });
     await this.flush();
-    return listAudit(this.db, {
-      projectId: by.projectId,
-      action: filter.action,
-      actor: filter.actor,
-      result: filter.result,
-      ...page,
-    });
+    return listAudit(this.db, { ...filter, projectId: by.projectId, ...page });
   }
 
   close(): Promise<void> {

@@ -144,6 +144,12 @@ builder.queryField('auditLog', (t) =>
       action: t.arg.string({ required: false, description: 'e.g. api_key.created' }),
       actor: t.arg.string({ required: false, description: 'masked e-mail or key:<prefix>' }),
       result: t.arg.string({ required: false, description: 'success or failure' }),
+      target: t.arg.string({
+        required: false,
+        description: 'the resource starts with this text, e.g. project: or project:acme',
+      }),
+      since: t.arg({ type: 'DateTime', required: false, description: 'at or after' }),
+      until: t.arg({ type: 'DateTime', required: false, description: 'before' }),
     },
     resolve: (_r, args, ctx) => {
       if (args.result && args.result !== 'success' && args.result !== 'failure')
@@ -152,6 +158,9 @@ builder.queryField('auditLog', (t) =>
         action: args.action ?? undefined,
         actor: args.actor ?? undefined,
         result: (args.result ?? undefined) as 'success' | 'failure' | undefined,
+        resourcePrefix: args.target ?? undefined,
+        since: args.since ?? undefined,
+        until: args.until ?? undefined,
       };
       return page(args, () =>
         resolveOffsetConnection({ args, defaultSize: 50, maxSize: MAX_PAGE }, (p) =>

@@ -9,11 +9,17 @@ export interface AuditEvent {
   projectId: string | null;
 }
 
-/** Which entries to list; every field given must match exactly. */
+/** Which entries to list; every field given must match (action, actor and result exactly). */
 export interface AuditFilter {
   action?: string | undefined;
   actor?: string | undefined;
   result?: 'success' | 'failure' | undefined;
+  /** The resource starts with this text (`project:` or `project:acme`), taken literally. */
+  resourcePrefix?: string | undefined;
+  /** At or after this instant. */
+  since?: Date | undefined;
+  /** Before this instant. */
+  until?: Date | undefined;
 }
 
 /** The API's JSON for an entry (GET /api/audit/logs). */

@@ -1,7 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, gte, like, lt } from 'drizzle-orm';
 import type { AuditFilter } from '../model/audit-event.ts';
 import type { Db } from './db.ts';
 import { auditLogs } from './schema.ts';
+import { likeEscape } from './sessions-repo.ts';
 
 export type AuditRow = typeof auditLogs.$inferSelect;
 
@@ -22,6 +23,11 @@ export async function listAudit(
         opts.action === undefined ? undefined : eq(auditLogs.action, opts.action),
         opts.actor === undefined ? undefined : eq(auditLogs.actor, opts.actor),
         opts.result === undefined ? undefined : eq(auditLogs.result, opts.result),
+        opts.resourcePrefix === undefined
+          ? undefined
+          : like(auditLogs.resource, `${likeEscape(opts.resourcePrefix)}%`),
+        opts.since === undefined ? undefined : gte(auditLogs.timestamp, opts.since),
+        opts.until === undefined ? undefined : lt(auditLogs.timestamp, opts.until),
       ),
     )
     .orderBy(desc(auditLogs.timestamp), desc(auditLogs.eventId))

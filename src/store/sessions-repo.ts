@@ -70,7 +70,7 @@ const ORDER_SQL: Record<SessionOrder, SQL> = {
 };
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern. */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function whereOf(f: Omit<SessionFilter, 'limit'>): SQL | undefined {
   const text = f.text ? `%${likeEscape(f.text)}%` : undefined;
