@@ -21,14 +21,14 @@ describe('settings: projects, users, API keys (browser)', () => {
     try {
       const page = p.page;
       await page.getByRole('navigation', { name: 'Settings' }).waitFor();
-      await page.getByLabel('Name').fill('Team Alpha');
+      await page.getByLabel('Name', { exact: true }).fill('Team Alpha');
       await page.getByLabel('Id (optional)').fill('team-alpha');
       await page.getByRole('button', { name: 'Create', exact: true }).click();
-      await page.getByRole('cell', { name: 'team-alpha' }).waitFor();
+      await page.getByRole('cell', { name: 'team-alpha', exact: true }).waitFor();
       expect((await project('team-alpha')).json).toMatchObject({ name: 'Team Alpha' });
 
       // The server's validation error shows next to the form.
-      await page.getByLabel('Name').fill('Duplicate');
+      await page.getByLabel('Name', { exact: true }).fill('Duplicate');
       await page.getByLabel('Id (optional)').fill('team-alpha');
       await page.getByRole('button', { name: 'Create', exact: true }).click();
       await expect
@@ -38,7 +38,7 @@ describe('settings: projects, users, API keys (browser)', () => {
       await page.getByRole('button', { name: 'Rename Team Alpha' }).click();
       await page.getByLabel('New name for team-alpha').fill('Team Beta');
       await page.getByRole('button', { name: 'Save' }).click();
-      await page.getByRole('cell', { name: 'Team Beta' }).waitFor();
+      await page.getByRole('cell', { name: 'Team Beta', exact: true }).waitFor();
       expect((await project('team-alpha')).json).toMatchObject({ name: 'Team Beta' });
 
       await page.getByRole('button', { name: 'Delete Team Beta' }).click();
@@ -50,7 +50,9 @@ describe('settings: projects, users, API keys (browser)', () => {
       expect(await p.axe()).toEqual([]);
       await typed.fill('Team Beta');
       await confirm.click();
-      await page.getByRole('cell', { name: 'team-alpha' }).waitFor({ state: 'detached' });
+      await page
+        .getByRole('cell', { name: 'team-alpha', exact: true })
+        .waitFor({ state: 'detached' });
       expect((await project('team-alpha')).status).toBe(404);
       await expectCleanPage(p);
       await p.screenshot('settings-projects');
@@ -71,7 +73,7 @@ describe('settings: projects, users, API keys (browser)', () => {
       const token = await secret.innerText();
       expect(token.length).toBeGreaterThan(20);
       expect(await page.getByText('It will not be shown again').count()).toBe(1);
-      await page.getByRole('cell', { name: email }).waitFor();
+      await page.getByRole('cell', { name: email, exact: true }).waitFor();
       await p.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
         origin: ui.base,
       });
@@ -82,7 +84,7 @@ describe('settings: projects, users, API keys (browser)', () => {
       await p.screenshot('settings-users-invited');
 
       await page.reload();
-      await page.getByRole('cell', { name: email }).waitFor();
+      await page.getByRole('cell', { name: email, exact: true }).waitFor();
       expect(await page.getByTestId('secret').count()).toBe(0);
       expect(await page.content()).not.toContain(token);
 
@@ -94,13 +96,34 @@ describe('settings: projects, users, API keys (browser)', () => {
 
       await page.getByRole('button', { name: `Make admin (${email})` }).click();
       await expect.poll(async () => userOf(email)).toMatchObject({ role: 'admin' });
-      await page.getByRole('button', { name: `Deactivate ${email}` }).click();
-      await page
-        .getByRole('group', { name: `Deactivate ${email}` })
-        .getByRole('button', { name: 'Deactivate' })
-        .click();
+      // The only admin user cannot be deactivated: the server's refusal shows in the row.
+      const deactivate = async () => {
+        await page.getByRole('button', { name: `Deactivate ${email}` }).click();
+        await page
+          .getByRole('group', { name: `Deactivate ${email}` })
+          .getByRole('button', { name: 'Deactivate' })
+          .click();
+      };
+      await deactivate();
+      await expect
+        .poll(() => page.getByRole('row').filter({ hasText: email }).innerText())
+        .toContain('refusing to remove the last admin');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      // With a second admin, the first may step down and leave.
+      const second = await call(ui.base, 'POST', '/api/users/invite', {
+        key: boot,
+        body: { email: 'second.admin@example.com', role: 'admin' },
+      });
+      expect(second.status).toBe(201);
+      const acceptedSecond = await call(ui.base, 'POST', '/api/users/accept-invite', {
+        body: { token: second.json.invite_token, password: GOOD_PASSWORD },
+      });
+      expect(acceptedSecond.status).toBe(200);
+      await page.getByRole('button', { name: `Make viewer (${email})` }).click();
+      await expect.poll(async () => userOf(email)).toMatchObject({ role: 'viewer' });
+      await deactivate();
       await expect.poll(async () => userOf(email)).toMatchObject({ status: 'deactivated' });
-      await page.getByRole('cell', { name: 'deactivated' }).waitFor();
+      await page.getByRole('cell', { name: 'deactivated', exact: true }).waitFor();
       await expectCleanPage(p);
     } finally {
       await p.close();
@@ -118,19 +141,19 @@ describe('settings: projects, users, API keys (browser)', () => {
     const p = await openSignedIn(ui, admin, '/settings/keys', 'API keys');
     try {
       const page = p.page;
-      await page.getByLabel('Name').fill('ci key');
+      await page.getByLabel('Name', { exact: true }).fill('ci key');
       await page.getByLabel('Role').selectOption('viewer');
       await page.getByRole('button', { name: 'Create key' }).click();
       const secret = page.getByTestId('secret');
       await secret.waitFor();
       const key = await secret.innerText();
       expect((await call(ui.base, 'GET', '/api/projects', { key })).status).toBe(200);
-      await page.getByRole('cell', { name: 'ci key' }).waitFor();
+      await page.getByRole('cell', { name: 'ci key', exact: true }).waitFor();
       await expectCleanPage(p);
       await p.screenshot('settings-keys-created');
 
       await page.reload();
-      await page.getByRole('cell', { name: 'ci key' }).waitFor();
+      await page.getByRole('cell', { name: 'ci key', exact: true }).waitFor();
       expect(await page.getByTestId('secret').count()).toBe(0);
       expect(await page.content()).not.toContain(key);
 
@@ -139,10 +162,10 @@ describe('settings: projects, users, API keys (browser)', () => {
         .getByRole('group', { name: 'Revoke ci key' })
         .getByRole('button', { name: 'Revoke' })
         .click();
-      await page.getByRole('cell', { name: 'ci key' }).waitFor({ state: 'detached' });
+      await page.getByRole('cell', { name: 'ci key', exact: true }).waitFor({ state: 'detached' });
       expect((await call(ui.base, 'GET', '/api/projects', { key })).status).toBe(401);
       await page.getByLabel('Show revoked keys').check();
-      await page.getByRole('cell', { name: 'ci key' }).waitFor();
+      await page.getByRole('cell', { name: 'ci key', exact: true }).waitFor();
       expect(await page.getByRole('button', { name: 'Revoke ci key' }).count()).toBe(0);
       await expectCleanPage(p);
     } finally {
@@ -175,7 +198,7 @@ describe('settings: projects, users, API keys (browser)', () => {
       await alert.waitFor();
       expect(await alert.innerText()).toContain('FORBIDDEN');
       await p.page.goto(`${ui.base}/settings/projects`);
-      await p.page.getByRole('cell', { name: 'bound-one' }).waitFor();
+      await p.page.getByRole('cell', { name: 'bound-one', exact: true }).waitFor();
       expect(await p.page.getByRole('heading', { name: 'Create a project' }).count()).toBe(0);
       expect(await p.axe()).toEqual([]);
       expect(p.foreignRequests).toEqual([]);

@@ -133,7 +133,7 @@ function CreateKey(props: {
   return (
     <section aria-labelledby="create-key-h" class="settings-form" data-admin>
       <h2 id="create-key-h">Create an API key</h2>
-      <form onSubmit={submit} aria-busy={action.busy}>
+      <form onSubmit={submit} onInput={action.clear} aria-busy={action.busy}>
         <label>
           Name <input name="name" required maxLength={200} autocomplete="off" />
         </label>
@@ -170,6 +170,7 @@ function CreateKey(props: {
 function KeyRow({ apiKey: k, onChanged }: { apiKey: SettingsKey; onChanged: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const action = useAction();
+  const self = viewer.value?.actor === `key:${k.prefix}`;
   const revoke = async () => {
     if (await action.run(() => mutate(REVOKE_API_KEY, { id: k.id }))) {
       setConfirming(false);
@@ -197,11 +198,18 @@ function KeyRow({ apiKey: k, onChanged }: { apiKey: SettingsKey; onChanged: () =
             <p>
               Revoke <strong>{k.name}</strong> (<code>{k.prefix}</code>)? Everything using it gets
               401 from now on; dashboard sessions signed in with it end.
+              {self && <strong> You are signed in with this key: you will be signed out.</strong>}
             </p>
             <button type="button" class="danger" onClick={revoke} disabled={action.busy}>
               {action.busy ? 'Revoking…' : 'Revoke'}
             </button>{' '}
-            <button type="button" onClick={() => setConfirming(false)}>
+            <button
+              type="button"
+              onClick={() => {
+                setConfirming(false);
+                action.clear();
+              }}
+            >
               Cancel
             </button>
           </div>

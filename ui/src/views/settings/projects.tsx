@@ -80,7 +80,7 @@ function CreateProject({ onCreated }: { onCreated: () => void }) {
   return (
     <section aria-labelledby="create-project-h" class="settings-form" data-admin>
       <h2 id="create-project-h">Create a project</h2>
-      <form onSubmit={submit} aria-busy={action.busy}>
+      <form onSubmit={submit} onInput={action.clear} aria-busy={action.busy}>
         <label>
           Name <input name="name" required maxLength={200} />
         </label>

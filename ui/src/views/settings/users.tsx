@@ -126,7 +126,7 @@ function InviteForm({ onInvited }: { onInvited: (i: InviteData['inviteUser']) =>
   return (
     <section aria-labelledby="invite-h" class="settings-form" data-admin>
       <h2 id="invite-h">Invite a user</h2>
-      <form onSubmit={submit} aria-busy={action.busy}>
+      <form onSubmit={submit} onInput={action.clear} aria-busy={action.busy}>
         <label>
           E-mail <input name="email" type="email" required autocomplete="off" />
         </label>
@@ -215,7 +215,13 @@ function UserRow({ user: u, onChanged }: { user: SettingsUser; onChanged: () => 
             <button type="button" class="danger" onClick={deactivate} disabled={action.busy}>
               {action.busy ? 'Deactivating…' : 'Deactivate'}
             </button>{' '}
-            <button type="button" onClick={() => setConfirming(false)}>
+            <button
+              type="button"
+              onClick={() => {
+                setConfirming(false);
+                action.clear();
+              }}
+            >
               Cancel
             </button>
           </div>
