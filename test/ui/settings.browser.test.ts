@@ -173,6 +173,28 @@ describe('settings: projects, users, API keys (browser)', () => {
     }
   });
 
+  it('pages through the keys 50 at a time, the page in the URL', async () => {
+    for (let i = 0; i < 50; i++)
+      await createKey(ui.base, boot, { name: `bulk key ${i}`, role: 'viewer' });
+    const p = await openSignedIn(ui, admin, '/settings/keys', 'API keys');
+    try {
+      const page = p.page;
+      const rows = page.locator('.settings-table tbody tr');
+      await page.getByRole('cell', { name: 'bulk key 49', exact: true }).waitFor();
+      expect(await rows.count()).toBe(50);
+      await page.getByRole('button', { name: 'Next 50 keys' }).click();
+      await page.getByRole('cell', { name: 'ui admin', exact: true }).waitFor();
+      expect(new URL(page.url()).searchParams.get('after')).toBeTruthy();
+      expect(await page.getByRole('cell', { name: 'bulk key 49', exact: true }).count()).toBe(0);
+      await page.getByRole('button', { name: 'First page' }).click();
+      await page.getByRole('cell', { name: 'bulk key 49', exact: true }).waitFor();
+      expect(new URL(page.url()).searchParams.get('after')).toBeNull();
+      await expectCleanPage(p);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('a viewer sees no Settings and gets the admins-only message', async () => {
     const viewer = (await createKey(ui.base, boot, { name: 'ui viewer', role: 'viewer' })).key;
     const p = await openSignedIn(ui, viewer, '/', 'Overview');
@@ -197,6 +219,7 @@ describe('settings: projects, users, API keys (browser)', () => {
       const alert = p.page.locator('.error-state');
       await alert.waitFor();
       expect(await alert.innerText()).toContain('FORBIDDEN');
+      expect(await p.page.getByRole('heading', { name: 'Invite a user' }).count()).toBe(0);
       await p.page.goto(`${ui.base}/settings/projects`);
       await p.page.getByRole('cell', { name: 'bound-one', exact: true }).waitFor();
       expect(await p.page.getByRole('heading', { name: 'Create a project' }).count()).toBe(0);

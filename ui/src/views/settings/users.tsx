@@ -35,17 +35,21 @@ function Users() {
     after: param('after') || null,
   });
   const [invite, setInvite] = useState<InviteData['inviteUser'] | null>(null);
+  // Users are global: a project-bound admin may not manage them (the list's error says so).
+  const global = viewer.value?.projectId === null;
   return (
     <>
       {invite ? (
         <Invitation invite={invite} onDone={() => setInvite(null)} />
       ) : (
-        <InviteForm
-          onInvited={(i) => {
-            setInvite(i);
-            q.refetch();
-          }}
-        />
+        global && (
+          <InviteForm
+            onInvited={(i) => {
+              setInvite(i);
+              q.refetch();
+            }}
+          />
+        )
       )}
       <section aria-labelledby="users-h">
         <h2 id="users-h">Users</h2>
