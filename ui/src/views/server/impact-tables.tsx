@@ -1,12 +1,16 @@
 import { visibleEscapes } from '../../lib/json-view.ts';
-import { href } from '../../router.ts';
+import { href, param } from '../../router.ts';
 import { Time } from '../../shell/time.tsx';
 import type { SessionHit } from './impact-queries.ts';
 
 /** A link to the agent's page; spans without an agent name have none. */
 export function AgentLink({ name }: { name: string | null }) {
   if (name === null) return <span class="muted">(no agent name)</span>;
-  return <a href={`/agents/${encodeURIComponent(name)}`}>{visibleEscapes(name)}</a>;
+  return (
+    <a href={href(`/agents/${encodeURIComponent(name)}`, { project: param('project') })}>
+      {visibleEscapes(name)}
+    </a>
+  );
 }
 
 /** Sessions hit, each linking to its session page. */
@@ -32,7 +36,11 @@ export function SessionTable({ caption, rows }: { caption: string; rows: Session
         {rows.map((s) => (
           <tr key={s.sessionId}>
             <td>
-              <a href={href(`/sessions/${encodeURIComponent(s.sessionId)}`)}>
+              <a
+                href={href(`/sessions/${encodeURIComponent(s.sessionId)}`, {
+                  project: param('project'),
+                })}
+              >
                 {visibleEscapes(s.sessionId)}
               </a>
             </td>
