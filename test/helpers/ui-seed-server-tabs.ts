@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { stdioFixture, writeConfig } from '../health/helpers.ts';
+import { fixtureArgs } from './fixture-scripts.ts';
 import { nativeSpan } from './spans.ts';
 import { seedSpans } from './ui.ts';
 
@@ -51,6 +52,14 @@ export function writeServerTabsConfig(dir: string): { config: string; driftFile:
     servers: [
       stdioFixture('drifting', 'normal', {}, { FIXTURE_TOOLS_FILE: driftFile }),
       stdioFixture('poisoned', 'normal', {}, { FIXTURE_TOOLS_FILE: poisonFile }),
+      // test/fixtures/mcp/hostile-tools.ts: NUL, terminal escapes, bidi override, 1 MB, 100 deep.
+      {
+        name: 'hostile',
+        transport: 'stdio',
+        command: process.execPath,
+        args: fixtureArgs('hostile-server'),
+        timeout_seconds: 30,
+      },
     ],
   });
   return { config, driftFile };
@@ -72,6 +81,12 @@ export async function gql(
 }
 
 const CHECK = `mutation ($s: String!) { runHealthChecks(serverName: $s) { status toolsCount } }`;
+
+/** Checks a server once (its tool list is stored). */
+export async function check(base: string, server: string): Promise<void> {
+  const done = await gql(base, CHECK, { s: server });
+  expect(done.runHealthChecks).toHaveLength(1);
+}
 
 /** Checks `drifting`, rewrites its tools file, checks again: one drift event with both lists. */
 export async function seedDrift(base: string, driftFile: string): Promise<void> {

@@ -2,7 +2,9 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../health/helpers.ts';
 import { openPage, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import {
+  check,
   gql,
   seedDrift,
   seedImpactSpans,
@@ -22,6 +24,7 @@ describe('server tabs (browser)', () => {
     ui = await startUi({ SPYGLASS_CONFIG: config });
     await seedDrift(ui.base, driftFile);
     await seedImpactSpans(ui.base);
+    await check(ui.base, 'hostile');
   });
   afterAll(async () => {
     await ui?.close();
@@ -146,6 +149,26 @@ describe('server tabs (browser)', () => {
         await p.page.evaluate(() => (window as { __pwned?: unknown }).__pwned),
       ).toBeUndefined();
       await clean(p, 'server-tools-poisoned');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('tools of the hostile server: escapes, NUL and bidi characters shown as escapes, not acted on', async () => {
+    const p = await openPage(ui, '/servers/hostile?tab=tools');
+    try {
+      const names = p.page.locator('.tool-list summary code.tool-name');
+      await names.first().waitFor({ timeout: 15_000 });
+      const shown = await names.allInnerTexts();
+      const visible = (s: string) =>
+        s.replace(
+          /[\u0000-\u001f\u202e]/g,
+          (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}}`,
+        );
+      expect(shown).toContain(visible(ESCAPE_NAME));
+      expect(shown).toContain(visible(NUL_NAME));
+      expect(shown.join('')).not.toMatch(/[\u0000\u001b\u202e]/);
+      await clean(p, 'server-tools-hostile');
     } finally {
       await p.close();
     }
