@@ -30,6 +30,7 @@ import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
 import { ObservedToolsService } from './health/observed-tools.ts';
+import { ServerToolsService } from './health/server-tools.ts';
 import { ScoringService } from './scoring/scoring-service.ts';
 import { AnomalyDetector } from './anomalies/detector.ts';
 import { buildChecks } from './security/registry.ts';
@@ -89,6 +90,8 @@ export interface Services {
   prevention: PreventionService;
   /** Tool lists agents saw (POST /api/servers/{name}/tools): drift of servers Spyglass cannot reach. */
   observedTools: ObservedToolsService;
+  /** A server's current tools, a drift's two tool lists, the sessions that called it (the dashboard's server tabs). */
+  serverTools: ServerToolsService;
   /** The alert pipeline (docs/alerts.md, docs/alert-producers.md): every producer fires through it. */
   alerts: AlertService;
   /** The monitor's and ingest's alerts (src/alerts/producers), firing through `alerts`. */
@@ -291,6 +294,7 @@ export async function createServices(
     slos: new SloService({ db: store.db, alerts, logger }),
     prevention: new PreventionService({ db: store.db, audit }),
     observedTools: new ObservedToolsService({ db: store.db, alerts, logger }),
+    serverTools: new ServerToolsService({ db: store.db }),
     alerts,
     alertProducers,
     limiter,

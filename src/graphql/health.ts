@@ -50,7 +50,7 @@ const DriftChangeRef = builder.objectRef<DriftChange>('DriftChange').implement({
   }),
 });
 
-const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
+export const DriftEventRef = builder.objectRef<DriftEvent>('DriftEvent').implement({
   fields: (t) => ({
     id: t.exposeString('id'),
     serverName: t.exposeString('serverName'),

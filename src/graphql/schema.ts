@@ -4,6 +4,7 @@ import './spans.ts';
 import './settings.ts';
 import './projects.ts';
 import './health.ts';
+import './server-tools.ts';
 import './scorecard.ts';
 import './security.ts';
 import './anomalies.ts';

@@ -108,6 +108,15 @@ export interface AffectedAgent {
   lastCalledAt: Date;
 }
 
+/** One session that called a server (or one of its tools) in a window: who a change or outage hits. */
+export interface ServerSession {
+  sessionId: string;
+  agentName: string | null;
+  callCount: number;
+  errorCount: number;
+  lastCalledAt: Date;
+}
+
 /** Per-agent usage of a server in the window, and how bad its outage would be. */
 export interface BlastRadius {
   serverName: string;

@@ -1,0 +1,79 @@
+import { enforce } from '../auth/access.ts';
+import { scopeProject, type Principal } from '../auth/principal.ts';
+import type { DriftEvent, ServerSession, ToolSnapshot } from '../model/health.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
+import type { Db } from '../store/db.ts';
+import { findBaseline, findToolSnapshot, listResults } from '../store/health-repo.ts';
+import { findObservedBaseline } from '../store/observed-repo.ts';
+import { sessionsOfServer } from '../store/server-sessions-repo.ts';
+
+/**
+ * Reads behind the dashboard's server tabs (docs/ui.md#server-tabs-drift-tools-security-impact):
+ * a server's current tool list, the two tool lists a drift event was diffed from, and the
+ * sessions that called it. Reads only; every one scoped to the caller's project.
+ */
+export class ServerToolsService {
+  constructor(private readonly deps: { db: Db }) {}
+
+  /**
+   * The tools of the server's newest listed schema: its latest health check that listed tools,
+   * else the newest list an agent posted; [] when neither exists.
+   */
+  async tools(
+    by: Principal,
+    name: string,
+    projectId?: string | null,
+  ): Promise<{ tools: ToolSnapshot[]; schemaHash: string | null; source: string }> {
+    enforce(by, 'read');
+    const scoped = scopeProject(by, projectId);
+    const [last] = await listResults(this.deps.db, scoped, name, 1);
+    // A key bound to no project reads the default project's, as the REST reads do without project_id.
+    const project = last?.projectId ?? scoped ?? DEFAULT_PROJECT;
+    const checked = await findBaseline(this.deps.db, project, name);
+    if (checked) return this.snapshot(checked.schemaHash, 'check');
+    const observed = await findObservedBaseline(this.deps.db, project, name);
+    return observed
+      ? this.snapshot(observed, 'agent')
+      : { tools: [], schemaHash: null, source: 'none' };
+  }
+
+  /** The tool lists before and after a drift event the caller already read; null once retention removed one. */
+  async driftTools(
+    by: Principal,
+    event: DriftEvent,
+    side: 'previous' | 'current',
+  ): Promise<ToolSnapshot[] | null> {
+    enforce(by, 'read');
+    scopeProject(by, event.projectId);
+    return findToolSnapshot(
+      this.deps.db,
+      side === 'previous' ? event.previousHash : event.currentHash,
+    );
+  }
+
+  /** Sessions that called the server (or one tool of it) in the last `hours`, newest call first. */
+  async sessions(
+    by: Principal,
+    req: {
+      name: string;
+      hours: number;
+      limit: number;
+      toolName?: string | null | undefined;
+      projectId?: string | null | undefined;
+    },
+    now = new Date(),
+  ): Promise<ServerSession[]> {
+    enforce(by, 'read');
+    return sessionsOfServer(this.deps.db, {
+      projectId: scopeProject(by, req.projectId),
+      serverName: req.name,
+      toolName: req.toolName ?? undefined,
+      since: new Date(now.getTime() - req.hours * 3_600_000),
+      limit: req.limit,
+    });
+  }
+
+  private async snapshot(hash: string, source: string) {
+    return { tools: (await findToolSnapshot(this.deps.db, hash)) ?? [], schemaHash: hash, source };
+  }
+}
