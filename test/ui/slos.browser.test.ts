@@ -40,9 +40,9 @@ describe('SLOs page (browser)', () => {
 
   const rows = (p: UiPage) => p.page.locator('table.slo-table tbody tr');
   const row = (p: UiPage, agent: string) => rows(p).filter({ hasText: agent });
-  const open = async (path: string, key = admin) => {
+  const open = async (path: string, key = admin, heading = 'SLOs') => {
     const p = await openPage(ui, path);
-    await signIn(p, key, 'SLOs');
+    await signIn(p, key, heading);
     return p;
   };
   const clean = (p: UiPage) => {
@@ -85,7 +85,7 @@ describe('SLOs page (browser)', () => {
 
       await p.page.getByLabel('Status').selectOption('breached');
       await expect.poll(() => rows(p).count()).toBe(1);
-      expect(new URL(p.page.url()).searchParams.get('state')).toBe('breached');
+      expect(new URL(p.page.url()).searchParams.get('status')).toBe('breached');
       expect(await rows(p).first().locator('th').innerText()).toBe('breach-agent');
       clean(p);
     } finally {
@@ -93,7 +93,17 @@ describe('SLOs page (browser)', () => {
     }
   });
 
-  it('the overview link with ?state=breached and ?slo=<id> open the filtered list and one SLO', async () => {
+  it("the overview's link (?status=breached), ?state=breached and ?slo=<id> open the filtered list and one SLO", async () => {
+    const overview = await open('/', admin, 'Overview');
+    try {
+      await overview.page.locator('a.tile[href^="/slos"]').click();
+      expect(new URL(overview.page.url()).search).toBe('?status=breached');
+      await overview.page.getByRole('heading', { level: 1, name: 'SLOs' }).waitFor();
+      await expect.poll(() => rows(overview).count(), { timeout: 15_000 }).toBe(1);
+      expect(await rows(overview).first().locator('th').innerText()).toBe('breach-agent');
+    } finally {
+      await overview.close();
+    }
     const p = await open(`/slos?state=breached&slo=${breached.slo_id}`);
     try {
       await p.page.getByRole('heading', { level: 2, name: /SLO: breach-agent/ }).waitFor();

@@ -17,17 +17,20 @@ const STATES = ['', 'breached', 'ok', 'no_data'] as const;
 const STATE = {
   project: field.string(),
   slo: field.string(),
+  status: field.oneOf(STATES, ''),
+  /** The same filter under the name `?state=` (both are accepted; the page writes `status`). */
   state: field.oneOf(STATES, ''),
   agent: field.string(),
 };
 
 /**
  * SLOs (`/slos`): every SLO of the project evaluated now (current value against target, sample
- * size, since when), filtered by `?state=` and `?agent=`; `?slo=<id>` opens one. Admins create,
+ * size, since when), filtered by `?status=` (or `?state=`) and `?agent=`; `?slo=<id>` opens one. Admins create,
  * edit and delete (docs/ui.md#slos).
  */
 export default function Slos(_props: PageProps) {
   const s = readState(location.value.query, STATE);
+  const status = s.status || s.state;
   const projectId = s.project || null;
   const [created, setCreated] = useState(0);
   const res = useQuery<SlosData>(SLOS, { projectId }, { pollMs: 60_000 });
@@ -35,12 +38,12 @@ export default function Slos(_props: PageProps) {
   const agent = s.agent.toLowerCase();
   const rows = all.filter(
     (r) =>
-      (!s.state || r.status === s.state) && (!agent || r.agentName.toLowerCase().includes(agent)),
+      (!status || r.status === status) && (!agent || r.agentName.toLowerCase().includes(agent)),
   );
   const breached = all.filter((r) => r.status === 'breached').length;
   const selected = res.data?.slos.find((d) => d.sloId === s.slo);
   const link = (slo: string | null) =>
-    href('/slos', { project: s.project, state: s.state, agent: s.agent, slo });
+    href('/slos', { project: s.project, status, agent: s.agent, slo });
 
   return (
     <div class="slos">
@@ -54,7 +57,10 @@ export default function Slos(_props: PageProps) {
       >
         <label>
           Status
-          <select value={s.state} onChange={(e) => setParams({ state: e.currentTarget.value })}>
+          <select
+            value={status}
+            onChange={(e) => setParams({ status: e.currentTarget.value, state: null })}
+          >
             <option value="">any</option>
             <option value="breached">breached</option>
             <option value="ok">met</option>
