@@ -152,6 +152,9 @@ describe('SLOs page (browser)', () => {
       await p.page.getByRole('heading', { level: 2, name: /SLO: met-agent/ }).waitFor();
       await p.page.getByRole('button', { name: 'Edit' }).click();
       const form = p.page.locator('form.slo-form').filter({ hasText: 'Edit this SLO' });
+      await expect
+        .poll(() => p.page.evaluate(() => document.activeElement?.getAttribute('name')))
+        .toBe('agentName');
       await form.getByLabel('Window (hours)').fill('12');
       await form.getByLabel('Target').fill('95');
       await form.getByRole('button', { name: 'Save' }).click();
@@ -176,6 +179,10 @@ describe('SLOs page (browser)', () => {
       await p.page.getByRole('button', { name: 'Delete' }).click();
       const confirm = p.page.getByRole('group', { name: /Delete the SLO of doomed-agent/ });
       await confirm.waitFor();
+      // The confirmation takes focus, on its safe choice.
+      await expect
+        .poll(() => p.page.evaluate(() => document.activeElement?.textContent))
+        .toBe('Cancel');
       expect(await p.axe()).toEqual([]);
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       expect((await listSlos(ui.base, admin)).map((s) => s.slo_id)).toContain(doomed.slo_id);

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, mutate, type ReadableError } from '../../graphql/client.ts';
 import { href } from '../../router.ts';
 import { isAdmin } from '../../shell/session.ts';
@@ -23,6 +23,11 @@ export function SloDetail(props: {
   const [confirming, setConfirming] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [error, setError] = useState<ReadableError | null>(null);
+  // The confirmation takes focus (on Cancel, the safe choice) so keyboard users land on it.
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+  }, [confirming]);
   const remove = () => {
     setDeleting(true);
     setError(null);
@@ -84,6 +89,7 @@ export function SloDetail(props: {
           id="edit-slo"
           key={slo.sloId + slo.updatedAt}
           legend="Edit this SLO"
+          focus
           submit="Save"
           initial={slo}
           onCancel={() => setEditing(false)}
@@ -108,7 +114,12 @@ export function SloDetail(props: {
           <button type="button" class="danger" disabled={deleting} onClick={remove}>
             {deleting ? 'Deleting…' : 'Confirm delete'}
           </button>
-          <button type="button" disabled={deleting} onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            ref={cancel}
+            disabled={deleting}
+            onClick={() => setConfirming(false)}
+          >
             Cancel
           </button>
         </div>

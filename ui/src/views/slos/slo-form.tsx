@@ -1,5 +1,5 @@
 import { CombinedError } from '@urql/core';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../../graphql/client.ts';
 import type { SloFields } from './queries.ts';
 
@@ -44,7 +44,13 @@ export function SloForm(props: {
   initial?: SloFields;
   onSave: (fields: SloFields) => Promise<void>;
   onCancel?: () => void;
+  /** Focus the first field when shown (the edit form opened by a button). */
+  focus?: boolean;
 }) {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (props.focus) form.current?.querySelector('input')?.focus();
+  }, []);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Failure | null>(null);
   const init = props.initial;
@@ -60,6 +66,7 @@ export function SloForm(props: {
       : {};
   return (
     <form
+      ref={form}
       class="slo-form"
       aria-busy={busy}
       onSubmit={(e) => {
