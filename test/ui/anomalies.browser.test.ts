@@ -68,6 +68,9 @@ describe('anomalies page (browser)', () => {
       expect(await p.page.getByRole('heading', { level: 1 }).count()).toBe(1);
       await p.screenshot('anomalies');
       expect(await p.axe()).toEqual([]);
+      // The dark theme too (contrast of the severity colours and chart legend).
+      await p.page.emulateMedia({ colorScheme: 'dark' });
+      expect(await p.axe()).toEqual([]);
       expect(p.consoleErrors.join(' / ')).toBe('');
       expect(p.foreignRequests).toEqual([]);
     } finally {

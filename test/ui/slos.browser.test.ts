@@ -82,6 +82,9 @@ describe('SLOs page (browser)', () => {
       expect(await p.page.getByRole('heading', { level: 1 }).count()).toBe(1);
       await p.screenshot('slos');
       expect(await p.axe()).toEqual([]);
+      await p.page.emulateMedia({ colorScheme: 'dark' });
+      expect(await p.axe()).toEqual([]);
+      await p.page.emulateMedia({ colorScheme: 'light' });
 
       await p.page.getByLabel('Status').selectOption('breached');
       await expect.poll(() => rows(p).count()).toBe(1);
