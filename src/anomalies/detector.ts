@@ -2,9 +2,12 @@ import type { Logger } from 'pino';
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { AlertSink, FireInput } from '../model/alert.ts';
+import { DEFAULT_PROJECT } from '../model/span.ts';
+import type { SeriesRequest } from './filter.ts';
 import {
   listAnomalies,
   loadBaselines,
+  loadToolSeries,
   loadCurrentSamples,
   loadStates,
   saveStates,
@@ -20,6 +23,7 @@ import {
   BASELINE_DAYS,
   METRICS,
   type AnomalyFilter,
+  type AnomalyPoint,
   type AnomalyRecord,
   type AnomalySeverity,
   type Metric,
@@ -32,6 +36,8 @@ export interface DetectorDeps {
   logger?: Logger | undefined;
   now?: () => Date;
 }
+
+const HOUR_MS = 3_600_000;
 
 const keyOf = (s: { serverName: string; toolName: string; metric: string }) =>
   `${s.serverName}\u0000${s.toolName}\u0000${s.metric}`;
@@ -139,6 +145,20 @@ export class AnomalyDetector {
     enforce(by, 'read');
     const { projectId, ...rest } = filter;
     return listAnomalies(this.deps.db, scopeProject(by, projectId), rest);
+  }
+
+  /**
+   * One tool's hourly values of a metric over the last `hours` clock hours up to the current one
+   * (any role; the caller's project, the one a global key names, else `default`).
+   */
+  series(
+    by: Principal,
+    req: SeriesRequest & { projectId?: string | null | undefined },
+  ): Promise<AnomalyPoint[]> {
+    enforce(by, 'read');
+    const project = scopeProject(by, req.projectId) ?? DEFAULT_PROJECT;
+    const to = (Math.floor(this.now().getTime() / HOUR_MS) + 1) * HOUR_MS;
+    return loadToolSeries(this.deps.db, project, req, to - req.hours * HOUR_MS, to);
   }
 
   /** Applies the episode rules for one record; returns the episode state to store. */

@@ -1,6 +1,13 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { parseEnumParam } from '../traces/query-params.ts';
-import { ANOMALY_SEVERITIES, METRICS, type AnomalyFilter } from '../model/anomaly.ts';
+import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
+import {
+  ANOMALY_SEVERITIES,
+  MAX_SERIES_HOURS,
+  METRICS,
+  SERIES_HOURS,
+  type AnomalyFilter,
+  type Metric,
+} from '../model/anomaly.ts';
 
 /**
  * The list filter from REST query parameters or GraphQL arguments: an unknown severity or metric is
@@ -23,13 +30,49 @@ export function parseAnomalyFilter(
     issues,
   );
   const metric = parseEnumParam(names.metric, raw.metric ?? undefined, METRICS, issues);
-  if (issues.length > 0) {
-    for (const i of issues) i.loc[0] = where;
-    throw new SpyglassError(
-      'validation',
-      issues.map((i) => `${String(i.loc[1])}: ${i.msg}`).join('; '),
-      { issues },
-    );
-  }
+  fail(issues, where);
   return { serverName: raw.serverName || undefined, severity, metric };
+}
+
+export interface SeriesRequest {
+  serverName: string;
+  toolName: string;
+  metric: Metric;
+  hours: number;
+}
+
+/** A series request from GraphQL arguments: metric one of METRICS, hours 1 to MAX_SERIES_HOURS. */
+export function parseSeriesArgs(raw: {
+  serverName: string;
+  toolName: string;
+  metric: string;
+  hours?: number | null | undefined;
+}): SeriesRequest {
+  const issues: ValidationIssue[] = [];
+  const metric = parseEnumParam('metric', raw.metric, METRICS, issues);
+  const hours = parseIntParam(
+    'hours',
+    raw.hours ?? undefined,
+    SERIES_HOURS,
+    1,
+    MAX_SERIES_HOURS,
+    issues,
+  );
+  fail(issues, 'args');
+  return {
+    serverName: raw.serverName,
+    toolName: raw.toolName,
+    metric: metric ?? 'error_rate',
+    hours,
+  };
+}
+
+function fail(issues: ValidationIssue[], where: string): void {
+  if (issues.length === 0) return;
+  for (const i of issues) i.loc[0] = where;
+  throw new SpyglassError(
+    'validation',
+    issues.map((i) => `${String(i.loc[1])}: ${i.msg}`).join('; '),
+    { issues },
+  );
 }

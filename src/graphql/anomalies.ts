@@ -1,6 +1,6 @@
-import { parseAnomalyFilter } from '../anomalies/filter.ts';
+import { parseAnomalyFilter, parseSeriesArgs } from '../anomalies/filter.ts';
 import { resolveArrayConnection } from '@pothos/plugin-relay';
-import type { AnomalyRecord } from '../model/anomaly.ts';
+import type { AnomalyPoint, AnomalyRecord } from '../model/anomaly.ts';
 import { builder, type Context } from './builder.ts';
 
 /** Anomalies (docs/anomalies.md): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
@@ -90,5 +90,36 @@ builder.queryField('anomaliesConnection', (t) =>
       projectId: t.arg.string(anomalyArgs.projectId),
     },
     resolve: async (_r, a, ctx) => resolveArrayConnection({ args: a }, await list(ctx, a)),
+  }),
+);
+
+const AnomalyPointRef = builder.objectRef<AnomalyPoint>('AnomalyPoint').implement({
+  description: "One clock hour of a tool's metric (hours without calls are left out)",
+  fields: (t) => ({
+    hour: t.expose('hour', { type: 'DateTime' }),
+    calls: t.exposeInt('calls'),
+    value: t.exposeFloat('value', {
+      description: 'error_rate: errors ÷ calls; latency_ms: mean latency in ms',
+    }),
+  }),
+});
+
+builder.queryField('anomalySeries', (t) =>
+  t.field({
+    type: [AnomalyPointRef],
+    description:
+      "A tool's hourly error rate or mean latency over the last `hours` clock hours up to the current one, oldest first: the series an anomaly is scored on (docs/anomalies.md#series)",
+    args: {
+      serverName: t.arg.string({ required: true }),
+      toolName: t.arg.string({ required: true }),
+      metric: t.arg.string({ required: true, description: 'error_rate or latency_ms' }),
+      hours: t.arg.int({ required: false, description: '1 to 720; default 170 (7 days + 2 h)' }),
+      projectId: t.arg.string(anomalyArgs.projectId),
+    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.anomalies.series(ctx.principal, {
+        ...parseSeriesArgs(a),
+        projectId: a.projectId,
+      }),
   }),
 );

@@ -33,6 +33,12 @@ const SloStatusRef = builder.objectRef<SloEvaluation>('SloStatus').implement({
     status: t.exposeString('status', { description: 'ok, breached or no_data' }),
     sampleSize: t.exposeInt('sampleSize'),
     evaluatedAt: t.expose('evaluatedAt', { type: 'DateTime' }),
+    since: t.expose('since', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'when the SLO entered this status (for a breached one: when the breach began); kept across evaluations',
+    }),
   }),
 });
 

@@ -47,6 +47,18 @@ export interface AnomalyRecord {
   since: Date | null;
 }
 
+/** One clock hour of a tool's metric (docs/anomalies.md#series): what the chart of an anomaly plots. */
+export interface AnomalyPoint {
+  hour: Date;
+  calls: number;
+  /** The metric's hourly value: errors ÷ calls, or the mean latency in ms. */
+  value: number;
+}
+
+/** Hours a series covers by default (the 7-day baseline, the sample hour and the current one) and at most. */
+export const SERIES_HOURS = BASELINE_DAYS * 24 + 2;
+export const MAX_SERIES_HOURS = 720;
+
 export interface AnomalyFilter {
   serverName?: string | undefined;
   severity?: AnomalySeverity | undefined;

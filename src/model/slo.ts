@@ -31,6 +31,8 @@ export interface SloEvaluation {
   status: SloStatus;
   sampleSize: number;
   evaluatedAt: Date;
+  /** When the SLO entered this status (a breach's start); null until recorded. */
+  since: Date | null;
 }
 
 /** An SLO as REST and the CLI print it (docs/slos.md#rest). */

@@ -122,10 +122,12 @@ export class SloService {
       currentValue: i.currentValue,
       sampleSize: i.sampleSize,
     }));
-    const previous = await recordStates(this.deps.db, projectId, states, now);
+    const recorded = await recordStates(this.deps.db, projectId, states, now);
     for (const item of items) {
-      if (!previous.has(item.sloId)) continue; // deleted while being evaluated
-      await this.onTransition(projectId, item, previous.get(item.sloId) ?? null);
+      const r = recorded.get(item.sloId);
+      if (!r) continue; // deleted while being evaluated
+      item.since = r.changedAt;
+      await this.onTransition(projectId, item, r.previous);
     }
     return items;
   }

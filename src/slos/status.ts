@@ -15,6 +15,7 @@ export function judge(m: SloMeasure, now: Date): SloEvaluation {
     windowHours: m.windowHours,
     sampleSize: m.sampleSize,
     evaluatedAt: now,
+    since: null,
   };
   if (m.sampleSize === 0) return { ...base, currentValue: null, status: 'no_data' };
   if (m.metric === 'latency_p99') {

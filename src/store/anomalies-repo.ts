@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import {
   BASELINE_DAYS,
+  type AnomalyPoint,
   MIN_BASELINE_SAMPLES,
   MIN_CURRENT_CALLS,
   type AnomalyFilter,
@@ -226,4 +227,38 @@ export async function listAnomalies(
     const { alerted: _alerted, ...record } = toState(r);
     return record;
   });
+}
+
+/**
+ * One tool's hourly value of `metric` over [from, to) (hours with calls only), summed over the
+ * rollup's agents and models like the detector's samples; read through span_hourly's primary key
+ * (project, hour), so at most `to − from` hours of one project's rows.
+ */
+export async function loadToolSeries(
+  db: Db,
+  projectId: string,
+  tool: { serverName: string; toolName: string; metric: Metric },
+  from: number,
+  to: number,
+): Promise<AnomalyPoint[]> {
+  const value =
+    tool.metric === 'error_rate'
+      ? sql`sum(errors)::float8 / sum(calls)`
+      : sql`sum(latency_sum_ms)::float8 / sum(calls)`;
+  const { rows } = await execute<{ hour: string | Date; calls: number | string; value: number }>(
+    db,
+    sql`
+select hour, sum(calls)::int as calls, ${value} as value
+from span_hourly
+where project_id = ${projectId} and hour >= ${timestamptz(from)} and hour < ${timestamptz(to)}
+  and span_type = 'tool_call' and server_name = ${tool.serverName} and tool_name = ${tool.toolName}
+group by hour
+having sum(calls) > 0
+order by hour`,
+  );
+  return rows.map((r) => ({
+    hour: new Date(r.hour),
+    calls: Number(r.calls),
+    value: Number(r.value),
+  }));
 }

@@ -87,8 +87,14 @@ export interface StateUpdate {
   sampleSize: number;
 }
 
+/** An SLO's status before this evaluation (null: never evaluated) and since when its new status holds. */
+export interface Recorded {
+  previous: string | null;
+  changedAt: Date | null;
+}
+
 /**
- * Writes the new states and returns each SLO's previous status (null: never evaluated). The old
+ * Writes the new states and returns each SLO's previous status and when the new one began. The old
  * rows are read FOR UPDATE in the same statement, so of two evaluators racing (several workers,
  * the background job and a GET), the second sees the first one's status and no transition twice.
  * SLOs deleted meanwhile are simply absent from the result.
@@ -98,7 +104,7 @@ export async function recordStates(
   projectId: string,
   states: readonly StateUpdate[],
   now: Date,
-): Promise<Map<string, string | null>> {
+): Promise<Map<string, Recorded>> {
   if (states.length === 0) return new Map();
   const json = JSON.stringify(
     states.map((s) => ({
@@ -109,7 +115,11 @@ export async function recordStates(
     })),
   );
   const at = now.toISOString();
-  const { rows } = await execute<{ slo_id: string; previous: string | null }>(
+  const { rows } = await execute<{
+    slo_id: string;
+    previous: string | null;
+    changed_at: string | Date | null;
+  }>(
     db,
     sql`update slo_states st
         set status = i.status, current_value = i.current_value, sample_size = i.sample_size, evaluated_at = ${at}::timestamptz,
@@ -119,9 +129,14 @@ export async function recordStates(
              where o.project_id = ${projectId} and o.slo_id in (select (e->>'slo_id')::uuid from jsonb_array_elements(${json}::jsonb) e)
              for update) old
         where st.slo_id = i.slo_id and old.slo_id = i.slo_id
-        returning st.slo_id, old.status as previous`,
+        returning st.slo_id, old.status as previous, st.changed_at`,
   );
-  return new Map(rows.map((r) => [r.slo_id, r.previous]));
+  return new Map(
+    rows.map((r) => [
+      r.slo_id,
+      { previous: r.previous, changedAt: r.changed_at === null ? null : new Date(r.changed_at) },
+    ]),
+  );
 }
 
 /**
