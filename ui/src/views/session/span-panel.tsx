@@ -8,6 +8,7 @@ import {
 } from '../../lib/json-view.ts';
 import { guardOutcome } from '../../lib/span-rows.ts';
 import { callWorker } from '../../lib/worker-rpc.ts';
+import { href, param } from '../../router.ts';
 import { ErrorState, Loading } from '../../shell/states.tsx';
 import { Time } from '../../shell/time.tsx';
 import { SPAN, type SpanDetailData } from './queries.ts';
@@ -144,6 +145,7 @@ export function SpanPanel({
               </dd>
             </div>
           </dl>
+          <SpanLinks span={s} />
           {s.error && (
             <section class="payload" aria-label="Error">
               <h3>Error</h3>
@@ -157,5 +159,35 @@ export function SpanPanel({
         </>
       )}
     </aside>
+  );
+}
+
+/**
+ * From a call to what may explain it, one click each (docs/ui.md#session): the server's page, its
+ * drift and its security findings, and the agent's page.
+ */
+function SpanLinks({
+  span,
+}: {
+  span: { spanType: string; serverName: string; agentName: string | null };
+}) {
+  const project = param('project');
+  const server = `/servers/${encodeURIComponent(span.serverName)}`;
+  const isCall = span.spanType === 'tool_call';
+  return (
+    <nav class="span-links" aria-label="Related pages">
+      {isCall && (
+        <>
+          <a href={href(server, { project })}>Server {visibleEscapes(span.serverName)}</a>
+          <a href={href(server, { project, tab: 'drift' })}>Its drift</a>
+          <a href={href(server, { project, tab: 'security' })}>Its security findings</a>
+        </>
+      )}
+      {span.agentName && (
+        <a href={href(`/agents/${encodeURIComponent(span.agentName)}`, { project })}>
+          Agent {visibleEscapes(span.agentName)}
+        </a>
+      )}
+    </nav>
   );
 }
