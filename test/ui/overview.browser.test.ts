@@ -38,6 +38,16 @@ describe('overview page (browser)', () => {
         .toBeGreaterThanOrEqual(7);
       const text = await p.page.locator('main').innerText();
       expect(text).toContain('Spans per minute');
+      // The headline is the last whole minute of the sparkline, not the one still filling.
+      const [label, big] = await p.page.evaluate(() => [
+        document.querySelector('[aria-label^="Spans per minute"]')?.getAttribute('aria-label'),
+        document.querySelector('.tile .big')?.textContent,
+      ]);
+      const perMinute = (label ?? '')
+        .replace(/^[^:]*:/, '')
+        .split(',')
+        .map(Number);
+      expect(big).toBe(String(perMinute.at(-2)));
       expect(text).toMatch(/Sessions \(24 h\)\s*4/);
       expect(await p.page.locator('h1').count()).toBe(1);
       expect(await p.page.locator('nav a[aria-current="page"]').innerText()).toBe('Overview');

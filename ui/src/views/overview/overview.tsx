@@ -61,7 +61,9 @@ export function Overview() {
         <p>No spans, sessions or servers yet{project ? ` in project ${project}` : ''}.</p>
       </FirstSpan>
     );
-  const lastRate = rates.at(-1) ?? 0;
+  // The headline figures are of the last whole minute: the current one is still filling (a
+  // single span in it would read "1" and, if it failed, "100 %").
+  const lastRate = rates.at(-2) ?? 0;
   const breached = d.sloStatus.filter((s) => s.status === 'breached');
   const link = (path: string, query: Record<string, string> = {}) =>
     href(path, { project, ...query });
@@ -69,7 +71,8 @@ export function Overview() {
     <div class="tiles">
       <a class="tile" href={link('/live')}>
         <h2>Spans per minute</h2>
-        <div class="big">{counts.at(-1) ?? 0}</div>
+        <div class="big">{counts.at(-2) ?? 0}</div>
+        <p class="muted">in the last whole minute</p>
         <Sparkline
           values={counts}
           label={`Spans per minute, last ${MINUTES} minutes: ${counts.join(', ')}`}
@@ -78,6 +81,7 @@ export function Overview() {
       <a class="tile" href={link('/live', { status: 'error' })}>
         <h2>Error rate</h2>
         <div class="big">{(lastRate * 100).toFixed(1)}%</div>
+        <p class="muted">in the last whole minute</p>
         <Sparkline values={rates} bad label={`Error rate per minute, last ${MINUTES} minutes`} />
       </a>
       <section class="tile" aria-labelledby="t-sessions">
