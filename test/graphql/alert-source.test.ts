@@ -56,8 +56,8 @@ describe('Alert.source', () => {
     );
     const none = { sloId: null, serverName: null, toolName: null, metric: null };
     const rest = { sessionId: null, agentName: null };
-    expect(by.get(ids.slo)).toEqual({ ...none, ...rest, kind: 'slo', sloId: 'slo-1' });
-    expect(by.get(ids.anomaly)).toEqual({
+    expect(by.get(ids.slo ?? '')).toEqual({ ...none, ...rest, kind: 'slo', sloId: 'slo-1' });
+    expect(by.get(ids.anomaly ?? '')).toEqual({
       ...rest,
       kind: 'anomaly',
       sloId: null,
@@ -65,10 +65,25 @@ describe('Alert.source', () => {
       toolName: 'read_file',
       metric: 'error_rate',
     });
-    expect(by.get(ids.session)).toEqual({ ...none, ...rest, kind: 'session', sessionId: 'sess-9' });
-    expect(by.get(ids.server)).toEqual({ ...none, ...rest, kind: 'server', serverName: 'files' });
-    expect(by.get(ids.agent)).toEqual({ ...none, ...rest, kind: 'agent', agentName: 'planner' });
-    expect(by.get(ids.none)).toBeNull();
+    expect(by.get(ids.session ?? '')).toEqual({
+      ...none,
+      ...rest,
+      kind: 'session',
+      sessionId: 'sess-9',
+    });
+    expect(by.get(ids.server ?? '')).toEqual({
+      ...none,
+      ...rest,
+      kind: 'server',
+      serverName: 'files',
+    });
+    expect(by.get(ids.agent ?? '')).toEqual({
+      ...none,
+      ...rest,
+      kind: 'agent',
+      agentName: 'planner',
+    });
+    expect(by.get(ids.none ?? '')).toBeNull();
   });
 
   it("alert(id) reads one alert of the caller's project, null for another project or an unknown id", async () => {

@@ -1,0 +1,87 @@
+import { gql } from '@urql/core';
+import { signal } from '@preact/signals';
+import { useSubscription } from '../graphql/hooks.ts';
+import { href, location } from '../router.ts';
+import './toasts.css';
+
+/** New alerts as they fire, for the toasts on every page (the snake_case inbox record in `data`). */
+const ALERT_FIRED_TOAST = gql`
+  subscription AlertFiredToast {
+    alertFired {
+      data
+    }
+  }
+`;
+
+interface Toast {
+  id: string;
+  severity: string;
+  title: string;
+  project: string;
+}
+
+const HIDE_AFTER_MS = 10_000;
+const MAX_SHOWN = 4;
+const toasts = signal<Toast[]>([]);
+const timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+function dismiss(id: string): void {
+  clearTimeout(timers.get(id));
+  timers.delete(id);
+  toasts.value = toasts.value.filter((t) => t.id !== id);
+}
+
+function show(t: Toast): void {
+  if (toasts.value.some((x) => x.id === t.id)) return;
+  const kept = [t, ...toasts.value];
+  for (const old of kept.slice(MAX_SHOWN)) dismiss(old.id);
+  toasts.value = kept.slice(0, MAX_SHOWN);
+  timers.set(
+    t.id,
+    setTimeout(() => dismiss(t.id), HIDE_AFTER_MS),
+  );
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The shell's toast host: each alert fired in the project being viewed is announced (a polite
+ * `role="status"` region, fixed over the page so nothing moves), with a link to it; a toast
+ * hides itself after 10 s or with its close button, and the alert stays in the inbox.
+ */
+export function Toasts() {
+  useSubscription<{ alertFired: { data: Record<string, unknown> } }>(
+    ALERT_FIRED_TOAST,
+    undefined,
+    (d) => {
+      const a = d.alertFired.data;
+      const project = location.value.query.get('project') || 'default';
+      const id = text(a.id);
+      if (!id || text(a.project_id) !== project) return;
+      show({ id, severity: text(a.severity), title: text(a.title), project });
+    },
+  );
+  return (
+    <div class="toasts" role="status" aria-live="polite">
+      {toasts.value.map((t) => (
+        <div key={t.id} class={`toast toast-${t.severity}`}>
+          <p>
+            <strong>New {t.severity} alert:</strong> {t.title}
+          </p>
+          <a
+            href={href('/alerts', {
+              project: t.project === 'default' ? null : t.project,
+              alert: t.id,
+            })}
+            onClick={() => dismiss(t.id)}
+          >
+            Open the alert
+          </a>
+          <button type="button" aria-label={`Dismiss: ${t.title}`} onClick={() => dismiss(t.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
