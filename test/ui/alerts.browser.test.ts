@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, createKey } from '../helpers/auth.ts';
 import { configFile, startReceiver, type Receiver } from '../alerts/helpers.ts';
-import { openPage, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { nativeSpan } from '../helpers/spans.ts';
+import { openPage, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
 import {
   failSession,
   fireUntilSeen,
@@ -150,6 +151,10 @@ describe('alerts page (browser)', () => {
     try {
       await expect.poll(() => rows(p).count(), { timeout: 15_000 }).toBe(4);
       const toast = p.page.locator('.toasts[role="status"] .toast');
+      // Toasts sit over the page: their host is fixed, so an arrival moves no content.
+      expect(await p.page.locator('.toasts').evaluate((el) => getComputedStyle(el).position)).toBe(
+        'fixed',
+      );
       const fired = await fireUntilSeen(
         ui.base,
         admin,
@@ -267,6 +272,53 @@ describe('alerts page (browser)', () => {
       );
       expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
       expect(await p.axe()).toEqual([]);
+      clean(p);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('resolves an alert after a confirm step, as the API then says', async () => {
+    const id = await idOf('alert-s2', 'budget_exceeded');
+    const p = await open(`/alerts?alert=${id}`);
+    try {
+      const detail = p.page.locator('.alert-detail');
+      await detail.getByRole('heading', { level: 2, name: /budget exceeded/ }).waitFor();
+      await detail.getByRole('button', { name: 'Resolve…' }).click();
+      expect((await inbox(ui.base, admin)).find((a) => a.id === id)?.status).toBe('firing');
+      await detail.getByRole('button', { name: 'Confirm resolve' }).click();
+      await expect.poll(() => detail.locator('.status').innerText()).toBe('resolved');
+      expect((await inbox(ui.base, admin)).find((a) => a.id === id)?.status).toBe('resolved');
+      clean(p);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('pages: 25 alerts, then older ones on request', async () => {
+    const total = (await inbox(ui.base, admin)).length;
+    await seedSpans(
+      ui.base,
+      Array.from({ length: 25 }, (_, i) =>
+        nativeSpan({
+          session_id: `alert-page-${i}`,
+          trace_id: `trace-page-${i}`,
+          status: 'error',
+          error: 'boom',
+          output_result: null,
+          health_tag: 'tool_failure',
+        }),
+      ),
+      admin,
+    );
+    await expect.poll(async () => (await inbox(ui.base, admin)).length).toBe(total + 25);
+    const all = (await inbox(ui.base, admin)).length;
+    const p = await open('/alerts?status=all');
+    try {
+      await expect.poll(() => rows(p).count(), { timeout: 15_000 }).toBe(25);
+      await p.page.getByRole('button', { name: 'Load older alerts' }).click();
+      await expect.poll(() => rows(p).count()).toBe(all);
+      expect(await p.page.getByRole('button', { name: 'Load older alerts' }).count()).toBe(0);
       clean(p);
     } finally {
       await p.close();
