@@ -2,6 +2,7 @@ import { gql } from '@urql/core';
 import { signal } from '@preact/signals';
 import { useSubscription } from '../graphql/hooks.ts';
 import { href, location } from '../router.ts';
+import { viewer } from './session.ts';
 import './toasts.css';
 
 /** New alerts as they fire, for the toasts on every page (the snake_case inbox record in `data`). */
@@ -44,6 +45,11 @@ function show(t: Toast): void {
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** The project the server answers for: a project-bound key's own, else `?project=`, else default. */
+export function viewedProject(): string {
+  return viewer.value?.projectId ?? (location.value.query.get('project') || 'default');
+}
+
 /**
  * The shell's toast host: each alert fired in the project being viewed is announced (a polite
  * `role="status"` region, fixed over the page so nothing moves), with a link to it; a toast
@@ -55,7 +61,7 @@ export function Toasts() {
     undefined,
     (d) => {
       const a = d.alertFired.data;
-      const project = location.value.query.get('project') || 'default';
+      const project = viewedProject();
       const id = text(a.id);
       if (!id || text(a.project_id) !== project) return;
       show({ id, severity: text(a.severity), title: text(a.title), project });

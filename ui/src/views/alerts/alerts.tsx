@@ -4,6 +4,7 @@ import { useSubscription } from '../../graphql/hooks.ts';
 import { field, readState } from '../../lib/url-state.ts';
 import { href, location, setParams } from '../../router.ts';
 import { ErrorState } from '../../shell/states.tsx';
+import { viewedProject } from '../../shell/toasts.tsx';
 import { AlertConfigSection } from './config.tsx';
 import { AlertDetail } from './detail.tsx';
 import { AlertRow } from './row.tsx';
@@ -57,12 +58,9 @@ interface ListState {
 }
 
 /** Whether a newly fired alert belongs in the list the filters show. */
-function matches(
-  a: AlertItem,
-  s: { project: string; status: string; type: string; severity: string },
-) {
+function matches(a: AlertItem, s: { status: string; type: string; severity: string }) {
   return (
-    a.projectId === (s.project || 'default') &&
+    a.projectId === viewedProject() &&
     ['', 'all', a.status].includes(s.status) &&
     (!s.type || s.type === a.type) &&
     (!s.severity || s.severity === a.severity)
