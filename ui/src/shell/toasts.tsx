@@ -32,15 +32,26 @@ function dismiss(id: string): void {
   toasts.value = toasts.value.filter((t) => t.id !== id);
 }
 
+/** Starts (or restarts) the toast's hide timer; hovering or focusing it holds the timer. */
+function arm(id: string): void {
+  clearTimeout(timers.get(id));
+  if (!toasts.value.some((t) => t.id === id)) return;
+  timers.set(
+    id,
+    setTimeout(() => dismiss(id), HIDE_AFTER_MS),
+  );
+}
+
+function hold(id: string): void {
+  clearTimeout(timers.get(id));
+}
+
 function show(t: Toast): void {
   if (toasts.value.some((x) => x.id === t.id)) return;
   const kept = [t, ...toasts.value];
   for (const old of kept.slice(MAX_SHOWN)) dismiss(old.id);
   toasts.value = kept.slice(0, MAX_SHOWN);
-  timers.set(
-    t.id,
-    setTimeout(() => dismiss(t.id), HIDE_AFTER_MS),
-  );
+  arm(t.id);
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -53,7 +64,7 @@ export function viewedProject(): string {
 /**
  * The shell's toast host: each alert fired in the project being viewed is announced (a polite
  * `role="status"` region, fixed over the page so nothing moves), with a link to it; a toast
- * hides itself after 10 s or with its close button, and the alert stays in the inbox.
+ * hides itself 10 s after it was last hovered or focused, or with its close button, and the alert stays in the inbox.
  */
 export function Toasts() {
   useSubscription<{ alertFired: { data: Record<string, unknown> } }>(
@@ -70,7 +81,14 @@ export function Toasts() {
   return (
     <div class="toasts" role="status" aria-live="polite">
       {toasts.value.map((t) => (
-        <div key={t.id} class={`toast toast-${t.severity}`}>
+        <div
+          key={t.id}
+          class={`toast toast-${t.severity}`}
+          onMouseEnter={() => hold(t.id)}
+          onMouseLeave={() => arm(t.id)}
+          onFocusIn={() => hold(t.id)}
+          onFocusOut={() => arm(t.id)}
+        >
           <p>
             <strong>New {t.severity} alert:</strong> {t.title}
           </p>
