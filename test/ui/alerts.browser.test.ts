@@ -140,6 +140,7 @@ describe('alerts page (browser)', () => {
       expect(await detail.locator('.status time').getAttribute('datetime')).toBe(
         new Date(until).toISOString(),
       );
+      await p.screenshot('alert-detail');
       clean(p);
     } finally {
       await p.close();
