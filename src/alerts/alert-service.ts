@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Outbound } from '../net/guarded-fetch.ts';
 import {
   deleteOldAlerts,
+  findAlert,
   findAlertConfig,
   insertAlert,
   resolveByKey,
@@ -147,6 +148,13 @@ export class AlertService implements AlertSink {
   inbox(by: Principal, q: InboxQuery & { projectId?: string | null }): Promise<InboxPage> {
     enforce(by, 'read');
     return readInbox(this.d.db, this.project(by, q.projectId), q, this.now());
+  }
+
+  /** One alert of the caller's project (any role; a shared link opens it), or null. */
+  async get(by: Principal, id: string, projectId?: string | null): Promise<Alert | null> {
+    enforce(by, 'read');
+    const row = await findAlert(this.d.db, this.project(by, projectId), id);
+    return row ? toAlert(row, this.now()) : null;
   }
 
   counts(by: Principal, projectId?: string | null): Promise<AlertCounts> {

@@ -1,8 +1,31 @@
 import { alertCursor } from '../alerts/inbox.ts';
+import { alertSource, type AlertSource } from '../alerts/source.ts';
 import type { Alert, AlertConfig, AlertCounts, WebhookTestResult } from '../model/alert.ts';
 import { builder, toConnection } from './builder.ts';
 
 /** Alerts over GraphQL (docs/api.md#graphql): the same AlertService, roles and scoping as /api/alerts/*. */
+
+type SourceFields = Partial<
+  Record<'sloId' | 'serverName' | 'toolName' | 'metric' | 'sessionId' | 'agentName', string | null>
+>;
+
+const SourceRef = builder.objectRef<AlertSource>('AlertSource').implement({
+  description:
+    'What raised the alert, to link to it (docs/alerts.md#what-raised-it); only the fields of its kind are set',
+  fields: (t) => {
+    const part = (k: keyof SourceFields) =>
+      t.string({ nullable: true, resolve: (s) => (s as SourceFields)[k] ?? null });
+    return {
+      kind: t.exposeString('kind', { description: 'slo, anomaly, session, server or agent' }),
+      sloId: part('sloId'),
+      serverName: part('serverName'),
+      toolName: part('toolName'),
+      metric: part('metric'),
+      sessionId: part('sessionId'),
+      agentName: part('agentName'),
+    };
+  },
+});
 
 const AlertRef = builder.objectRef<Alert>('Alert').implement({
   description: 'An inbox record (docs/alerts.md#the-inbox-record)',
@@ -24,6 +47,7 @@ const AlertRef = builder.objectRef<Alert>('Alert').implement({
     fields: t.field({ type: 'JSON', resolve: (a) => a.fields }),
     delivery: t.exposeString('delivery'),
     deliveryError: t.exposeString('deliveryError', { nullable: true }),
+    source: t.field({ type: SourceRef, nullable: true, resolve: (a) => alertSource(a) }),
   }),
 });
 
@@ -85,6 +109,17 @@ builder.queryField('alerts', (t) =>
       });
       return toConnection(page.alerts, alertCursor, page.nextCursor !== null);
     },
+  }),
+);
+
+builder.queryField('alert', (t) =>
+  t.field({
+    type: AlertRef,
+    nullable: true,
+    description:
+      "One alert of the caller's project by id (the dashboard's shared link); null when there is none",
+    args: { id: t.arg.string({ required: true }), projectId: t.arg.string({ required: false }) },
+    resolve: (_r, a, ctx) => ctx.services.alerts.get(ctx.principal, a.id, a.projectId),
   }),
 );
 

@@ -6,6 +6,7 @@ import { Login } from '../views/login/login.tsx';
 import { Header } from './header.tsx';
 import { Nav } from './nav.tsx';
 import { Palette } from './palette.tsx';
+import { Toasts } from './toasts.tsx';
 import { ErrorState, Loading } from './states.tsx';
 import { loadViewer, viewer, viewerError } from './session.ts';
 
@@ -59,6 +60,7 @@ function Shell() {
         )}
       </main>
       <Palette />
+      <Toasts />
     </div>
   );
 }
