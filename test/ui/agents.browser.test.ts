@@ -139,7 +139,7 @@ describe('agents pages (browser)', () => {
       await p.page.getByRole('button', { name: 'Save as override' }).click();
       await expect.poll(() => source.innerText()).toBe('agent override');
       await expect
-        .poll(() => p.page.getByRole('status').last().innerText())
+        .poll(() => p.page.locator('main').getByRole('status').last().innerText())
         .toBe('Saved as override.');
       expect((await gqlWithKey(ui.base, admin, CONFIG, { a: 'alpha' })).preventionConfig).toEqual({
         source: 'agent',

@@ -160,7 +160,11 @@ describe('costs page (browser)', { timeout: 90_000 }, () => {
       expect(await price()).toBeUndefined();
       await form.getByLabel('Input USD / 1M tokens').fill('1.5');
       await form.getByRole('button', { name: 'Add price' }).click();
-      await p.page.getByRole('status').getByText('Saved the price of ui-test-model.').waitFor();
+      await p.page
+        .locator('main')
+        .getByRole('status')
+        .getByText('Saved the price of ui-test-model.')
+        .waitFor();
       await poll(price).toEqual({
         modelId: 'ui-test-model',
         inputPer1mUsd: 1.5,

@@ -29,7 +29,7 @@ describe('live page (browser)', () => {
       await p.page.getByRole('heading', { level: 1, name: 'Live' }).waitFor();
       const log = p.page.getByRole('log');
       await expect.poll(() => log.locator('li').count(), { timeout: 15_000 }).toBe(6);
-      await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await p.page.locator('main').getByRole('status').filter({ hasText: 'Live' }).waitFor();
       expect(await log.innerText()).toContain('upstream refused');
 
       // Through the subscription: the row, its error (SpanEvent.error), then the session's
@@ -75,7 +75,11 @@ describe('live page (browser)', () => {
     const p = await openPage(ui, '/live?agent=scroller');
     try {
       const log = p.page.getByRole('log');
-      await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+      await p.page
+        .locator('main')
+        .getByRole('status')
+        .filter({ hasText: 'Live' })
+        .waitFor({ timeout: 15_000 });
       await seedSpans(
         ui.base,
         Array.from({ length: 40 }, () => nativeSpan({ agent_name: 'scroller' })),

@@ -36,7 +36,7 @@ describe('sessions page (browser)', () => {
     try {
       await p.page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
       await expect
-        .poll(() => p.page.getByRole('status').innerText(), { timeout: 15_000 })
+        .poll(() => p.page.locator('main').getByRole('status').innerText(), { timeout: 15_000 })
         .toBe(`50 of ${SESSIONS} sessions`);
       expect(await rows(p).count()).toBeGreaterThan(5);
       expect(await rows(p).count()).toBeLessThan(50);
@@ -51,7 +51,7 @@ describe('sessions page (browser)', () => {
         .poll(
           async () => {
             await scroller.evaluate((el) => el.scrollTo(0, el.scrollHeight));
-            return p.page.getByRole('status').innerText();
+            return p.page.locator('main').getByRole('status').innerText();
           },
           { timeout: 15_000 },
         )
@@ -72,12 +72,14 @@ describe('sessions page (browser)', () => {
   it('filters by agent into the URL and narrows the list', async () => {
     const p = await openPage(ui, '/sessions');
     try {
-      await expect.poll(() => p.page.getByRole('status').innerText()).toContain(`of ${SESSIONS}`);
+      await expect
+        .poll(() => p.page.locator('main').getByRole('status').innerText())
+        .toContain(`of ${SESSIONS}`);
       await p.page.getByLabel('Agent').fill('beta');
       await p.page.getByRole('button', { name: 'Apply' }).click();
       const beta = Math.ceil(SESSIONS / 3);
       await expect
-        .poll(() => p.page.getByRole('status').innerText(), { timeout: 15_000 })
+        .poll(() => p.page.locator('main').getByRole('status').innerText(), { timeout: 15_000 })
         .toBe(`${beta} of ${beta} sessions`);
       expect(new URL(p.page.url()).searchParams.get('agent')).toBe('beta');
       const agents = await rows(p).locator('td:nth-child(3)').allInnerTexts();
@@ -91,7 +93,9 @@ describe('sessions page (browser)', () => {
   it('sorts by a column server-side, both ways, and selects two sessions to compare', async () => {
     const p = await openPage(ui, '/sessions');
     try {
-      await expect.poll(() => p.page.getByRole('status').innerText()).toContain(`of ${SESSIONS}`);
+      await expect
+        .poll(() => p.page.locator('main').getByRole('status').innerText())
+        .toContain(`of ${SESSIONS}`);
       const firstCalls = () => rows(p).first().locator('td:nth-child(7)').innerText();
       await p.page.getByRole('button', { name: 'Calls' }).click();
       await expect.poll(firstCalls).toBe('5');

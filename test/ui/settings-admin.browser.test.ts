@@ -86,7 +86,7 @@ describe('settings: audit log and instance (browser)', () => {
     const p = await openPage(ui, '/settings/audit?target=project:paged-');
     try {
       await signInWithKey(p, admin, 'Audit log');
-      const status = p.page.getByRole('status');
+      const status = p.page.locator('main').getByRole('status');
       await expect
         .poll(() => status.innerText(), { timeout: 15_000 })
         .toBe('50 entries, older ones below');

@@ -78,7 +78,7 @@ describe('settings: projects, users, API keys (browser)', () => {
         origin: ui.base,
       });
       await page.getByRole('button', { name: 'Copy' }).click();
-      await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+      await page.locator('main').getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
       await expectCleanPage(p);
       await p.screenshot('settings-users-invited');

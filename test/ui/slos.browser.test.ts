@@ -78,7 +78,9 @@ describe('SLOs page (browser)', () => {
       expect(await row(p, 'breach-agent').locator('time').getAttribute('datetime')).toMatch(
         /^\d{4}-\d\d-\d\dT/,
       );
-      expect(await p.page.getByRole('status').innerText()).toBe('2 of 2 SLOs shown, 1 breached');
+      expect(await p.page.locator('main').getByRole('status').innerText()).toBe(
+        '2 of 2 SLOs shown, 1 breached',
+      );
       expect(await p.page.getByRole('heading', { level: 1 }).count()).toBe(1);
       await p.screenshot('slos');
       expect(await p.axe()).toEqual([]);
