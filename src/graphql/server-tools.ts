@@ -1,6 +1,9 @@
 import type { ServerSession, ToolSnapshot } from '../model/health.ts';
 import { builder } from './builder.ts';
 import { DriftEventRef, bounded } from './health.ts';
+import { loaderFor, loaderKind } from './loaders.ts';
+import type { Context } from './builder.ts';
+import type { DriftEvent } from '../model/health.ts';
 
 /** A server's tools, a drift's two tool lists and the sessions that called it (the dashboard's server tabs). */
 
@@ -43,18 +46,30 @@ builder.queryField('serverTools', (t) =>
   }),
 );
 
+/** Every drift event's two tool lists in a request come from one read (by schema hash). */
+const SNAPSHOTS = loaderKind<string, { hash: string; tools: ToolSnapshot[] }>({
+  batch: (ctx, hashes) => ctx.services.serverTools.snapshots(ctx.principal, hashes),
+  keyOf: (k) => (typeof k === 'string' ? k : k.hash),
+});
+
+async function driftTools(e: DriftEvent, ctx: Context, side: 'previous' | 'current') {
+  ctx.services.serverTools.checkDriftRead(ctx.principal, e);
+  const hash = side === 'previous' ? e.previousHash : e.currentHash;
+  return (await loaderFor(ctx, SNAPSHOTS).load(hash))?.tools ?? null;
+}
+
 builder.objectFields(DriftEventRef, (t) => ({
   previousTools: t.field({
     type: [McpToolRef],
     nullable: true,
     description: 'The tool list before the change; null once retention removed it',
-    resolve: (e, _a, ctx) => ctx.services.serverTools.driftTools(ctx.principal, e, 'previous'),
+    resolve: (e, _a, ctx) => driftTools(e, ctx, 'previous'),
   }),
   currentTools: t.field({
     type: [McpToolRef],
     nullable: true,
     description: 'The tool list after the change; null once retention removed it',
-    resolve: (e, _a, ctx) => ctx.services.serverTools.driftTools(ctx.principal, e, 'current'),
+    resolve: (e, _a, ctx) => driftTools(e, ctx, 'current'),
   }),
 }));
 
@@ -85,7 +100,8 @@ builder.queryField('serverSessions', (t) =>
       ctx.services.serverTools.sessions(ctx.principal, {
         name: a.name,
         toolName: a.toolName,
-        hours: bounded('hours', a.hours, 24, 1, 720),
+        // A week at most, as driftImpact: the window is read from raw spans.
+        hours: bounded('hours', a.hours, 24, 1, 168),
         limit: bounded('limit', a.limit, 20, 1, 100),
         projectId: a.projectId,
       }),

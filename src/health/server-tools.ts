@@ -3,7 +3,12 @@ import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { DriftEvent, ServerSession, ToolSnapshot } from '../model/health.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
-import { findBaseline, findToolSnapshot, listResults } from '../store/health-repo.ts';
+import {
+  findBaseline,
+  findToolSnapshot,
+  findToolSnapshots,
+  listResults,
+} from '../store/health-repo.ts';
 import { findObservedBaseline } from '../store/observed-repo.ts';
 import { sessionsOfServer } from '../store/server-sessions-repo.ts';
 
@@ -37,18 +42,25 @@ export class ServerToolsService {
       : { tools: [], schemaHash: null, source: 'none' };
   }
 
-  /** The tool lists before and after a drift event the caller already read; null once retention removed one. */
-  async driftTools(
-    by: Principal,
-    event: DriftEvent,
-    side: 'previous' | 'current',
-  ): Promise<ToolSnapshot[] | null> {
+  /**
+   * May the caller read the tool lists of this drift event (one it already read)? Throws if not.
+   * The lists themselves come batched from `snapshots`.
+   */
+  checkDriftRead(by: Principal, event: DriftEvent): void {
     enforce(by, 'read');
     scopeProject(by, event.projectId);
-    return findToolSnapshot(
-      this.deps.db,
-      side === 'previous' ? event.previousHash : event.currentHash,
-    );
+  }
+
+  /**
+   * The tool lists of schema hashes taken from drift events the caller may read (checkDriftRead),
+   * in one read; a hash retention removed is absent.
+   */
+  async snapshots(
+    by: Principal,
+    hashes: readonly string[],
+  ): Promise<{ hash: string; tools: ToolSnapshot[] }[]> {
+    enforce(by, 'read');
+    return findToolSnapshots(this.deps.db, hashes);
   }
 
   /** Sessions that called the server (or one tool of it) in the last `hours`, newest call first. */

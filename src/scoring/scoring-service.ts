@@ -1,3 +1,4 @@
+import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Db } from '../store/db.ts';
 import { notFound } from '../errors.ts';
@@ -46,6 +47,7 @@ export class ScoringService {
 
   /** Scorecards of the given servers (GraphQL batches); servers outside the caller's project are left out. */
   forKeys(by: Principal, keys: readonly ServerKey[], now = new Date()): Promise<Scorecard[]> {
+    enforce(by, 'read');
     const scope = scopeProject(by, null);
     return this.cards(scope === null ? keys : keys.filter((k) => k.projectId === scope), now);
   }

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type {
   CheckedStatus,
   DriftChange,
@@ -115,6 +115,19 @@ export async function findToolSnapshot(db: Db, hash: string): Promise<ToolSnapsh
     .where(eq(toolSchemas.hash, hash))
     .limit(1);
   return row ? fromPg(row.tools as ToolSnapshot[]) : null;
+}
+
+/** The tool lists of several schema hashes in one read (those retention removed are absent). */
+export async function findToolSnapshots(
+  db: Db,
+  hashes: readonly string[],
+): Promise<{ hash: string; tools: ToolSnapshot[] }[]> {
+  if (hashes.length === 0) return [];
+  const rows = await db
+    .select({ hash: toolSchemas.hash, tools: toolSchemas.tools })
+    .from(toolSchemas)
+    .where(inArray(toolSchemas.hash, [...hashes]));
+  return rows.map((r) => ({ hash: r.hash, tools: fromPg(r.tools as ToolSnapshot[]) }));
 }
 
 /** The newest result of each (project, server) asked for; one index probe per server. */

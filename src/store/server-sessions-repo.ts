@@ -5,7 +5,8 @@ import { execute, type Db } from './db.ts';
 /**
  * The sessions that called a server (or one tool of it) since `since`, most recent call first:
  * the sessions a drift or an outage of that server reaches (docs/health.md#rest). A span without a
- * session id belongs to its trace's session, as in the session rollups.
+ * session id belongs to its trace's session, as in the session rollups. Sessions of different
+ * projects that share an id stay apart.
  */
 export async function sessionsOfServer(
   db: Db,
@@ -30,7 +31,7 @@ export async function sessionsOfServer(
           (count(*) filter (where status = 'error'))::int as error_count,
           max(started_at) as last_called_at
         from spans where ${sql.join(where, sql` and `)}
-        group by 1 order by max(started_at) desc, 1 limit ${q.limit}`,
+        group by project_id, 1 order by max(started_at) desc, 1 limit ${q.limit}`,
   );
   return rows.map((r) => ({
     sessionId: String(r.session_id),

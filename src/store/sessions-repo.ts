@@ -213,6 +213,7 @@ export const MAX_AGENT_STATS = 1000;
 /**
  * Sessions active in [since, until] (as listSessionRows selects them) summed per agent, most
  * sessions first (the first MAX_AGENT_STATS); sessions without an agent name are left out. Reads only the rollup.
+ * Sums are float8, not int: a busy agent's calls over a long window may pass 2^31.
  */
 export async function sumSessionsByAgent(
   db: Db,
@@ -221,10 +222,10 @@ export async function sumSessionsByAgent(
   return db
     .select({
       agentName: sql<string>`${sessions.agentName}`,
-      sessions: sql<number>`count(*)::int`,
-      toolCalls: sql<number>`coalesce(sum(${sessions.toolCalls}), 0)::int`,
-      failedCalls: sql<number>`coalesce(sum(${sessions.failedCalls}), 0)::int`,
-      preventedCalls: sql<number>`coalesce(sum(${sessions.preventedCalls}), 0)::int`,
+      sessions: sql<number>`count(*)::float8`,
+      toolCalls: sql<number>`coalesce(sum(${sessions.toolCalls}), 0)::float8`,
+      failedCalls: sql<number>`coalesce(sum(${sessions.failedCalls}), 0)::float8`,
+      preventedCalls: sql<number>`coalesce(sum(${sessions.preventedCalls}), 0)::float8`,
       estCostUsd: sql<number>`coalesce(sum(${sessions.estCostUsd}), 0)::float8`,
       lastCallAt: sql<Date>`max(${sessions.lastCallAt})`.mapWith(sessions.lastCallAt),
     })
