@@ -73,6 +73,18 @@ describe.runIf(findRedisServer() !== null)('shared slots', () => {
     expect(await take).toBe(false);
   });
 
+  it('a worker that has just started waits for its Redis connection rather than deciding alone', async () => {
+    const prefix = `t-${randomUUID()}`;
+    const y = await slots('y', prefix);
+    expect(await y.take('k', 1)).toBe(true);
+    // Its connection is still being made: alone, x's share of 1 would admit a second holder.
+    const conn = connectRedis(redis.url, 'test slots', logger, 'local share');
+    const x = new SharedSlots(conn, { prefix, instanceId: 'x', leaseMs: 1_000, workers: 2 });
+    made.push(x);
+    expect(conn.status).not.toBe('ready');
+    expect(await x.take('k', 1)).toBe(false);
+  });
+
   it('while Redis is away each worker allows its share (cap / workers), and the counts are stated again when it returns empty', async () => {
     const prefix = `t-${randomUUID()}`;
     const [x, y] = await Promise.all([slots('x', prefix), slots('y', prefix)]);

@@ -27,6 +27,8 @@ export interface SlotsOptions {
 
 /** A new connection waits at most this long for Redis before its worker decides alone. */
 const ASK_TIMEOUT_MS = 1000;
+/** Takes right after start wait at most this long for the first connection (its timeout is 2 s). */
+const FIRST_CONNECT_WAIT_MS = 2500;
 
 // KEYS[1] the scope's hash. ARGV: instance, cap, lease-key prefix, lease ms.
 const TAKE = `
@@ -66,7 +68,44 @@ export class SharedSlots {
     this.timer = setInterval(() => this.renew(), Math.max(100, Math.floor(opts.leaseMs / 3)));
     this.timer.unref();
     redis.on('ready', () => this.renew());
+    // Settles once the first connection attempt is over, whichever way it went.
+    this.firstAttempt =
+      redis.status === 'ready'
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = () => {
+              redis.off('ready', done);
+              redis.off('error', done);
+              redis.off('end', done);
+              resolve();
+            };
+            redis.once('ready', done);
+            redis.once('error', done);
+            redis.once('end', done);
+          });
+    void this.firstAttempt.then(() => (this.firstSettled = true));
   }
+
+  /** Settled once the connection's first attempt succeeded or failed. */
+  private readonly firstAttempt: Promise<void> = Promise.resolve();
+
+  /**
+   * A worker that has just started is still connecting: asking Redis then would fail at once (no
+   * offline queue) and its take would be decided alone while the other workers ask Redis, which
+   * together can admit more than the cap. So the first takes wait for that first attempt (at most
+   * FIRST_CONNECT_WAIT_MS); Redis down at start fails the attempt quickly (refused).
+   */
+  private async firstConnect(): Promise<void> {
+    if (this.firstSettled) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.firstAttempt,
+      new Promise<void>((r) => (timer = setTimeout(r, FIRST_CONNECT_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private firstSettled = false;
 
   /** What one worker allows of `max` on its own. */
   localShare(max: number): number {
@@ -81,6 +120,8 @@ export class SharedSlots {
     const renewals = this.renewals;
     let ok = mine < this.localShare(max);
     if (this.redis) {
+      // Only until the first attempt settled: after it the ask goes out at once (no await first).
+      if (!this.firstSettled) await this.firstConnect();
       let timer: NodeJS.Timeout | undefined;
       // A timer that fires after this process's own event loop was blocked must not beat an
       // answer already waiting on the socket: setImmediate runs after the loop has read it.
