@@ -89,6 +89,7 @@ export class SessionHandle implements Session {
         spanType: 'handoff',
         serverName: scope.agentName,
         toolName: `→ ${targetAgent}`,
+        extra: { target_agent_name: targetAgent },
         startedAt,
         endedAt: rt.opts.clock(),
         status,

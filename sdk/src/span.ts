@@ -27,6 +27,8 @@ export interface WireSpan {
   input_tokens?: number | null;
   output_tokens?: number | null;
   model_id?: string | null;
+  /** A handoff's receiving agent: the lineage graph draws the handoff edge from it. */
+  target_agent_name?: string | null;
   project_id?: string;
 }
 

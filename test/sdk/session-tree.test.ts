@@ -120,6 +120,7 @@ describe('sessions, handoffs and LLM calls read back from the server', () => {
       server_name: 'planner',
       agent_name: 'planner',
       tool_name: '→ writer',
+      target_agent_name: 'writer',
       parent_span_id: ids.root,
     });
     const [child] = by((s) => s.span_type === 'agent' && s.agent_name === 'writer');
