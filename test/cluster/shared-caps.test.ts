@@ -186,7 +186,10 @@ describe.runIf(findRedisServer() !== null)('caps across instances sharing Redis'
       Array.from({ length: PER_KEY }, () => sse(holder.url, KEYS.crash)),
     );
     const sockets = Array.from({ length: PER_ADDRESS }, () => socketFrom(holder.url, from));
-    expect(streams.map((s) => s.admitted)).toEqual([true, true, true]);
+    expect(
+      streams.map((s) => s.admitted),
+      JSON.stringify(streams.map((s) => s.detail)),
+    ).toEqual([true, true, true]);
     expect(await served(sockets)).toBe(sockets.length);
 
     // While the holder lives, its places count on A.

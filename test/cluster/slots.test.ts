@@ -85,6 +85,15 @@ describe.runIf(findRedisServer() !== null)('shared slots', () => {
     expect(await x.take('k', 1)).toBe(false);
   });
 
+  it("a just-started worker's first takes are each counted once when its connection comes up", async () => {
+    const prefix = `t-${randomUUID()}`;
+    const conn = connectRedis(redis.url, 'test slots', logger, 'local share');
+    const x = new SharedSlots(conn, { prefix, instanceId: 'x', leaseMs: 1_000, workers: 1 });
+    made.push(x);
+    // The renewal sent when the connection is ready must not count them before they ask.
+    expect(await takes(x, 'k', 4, 3)).toEqual([true, true, true, false]);
+  });
+
   it('while Redis is away each worker allows its share (cap / workers), and the counts are stated again when it returns empty', async () => {
     const prefix = `t-${randomUUID()}`;
     const [x, y] = await Promise.all([slots('x', prefix), slots('y', prefix)]);

@@ -114,14 +114,15 @@ export class SharedSlots {
 
   /** One place in `scope` if fewer than `max` are held cluster-wide; never throws. */
   async take(scope: string, max: number): Promise<boolean> {
+    // Before counting the take as held: a renewal (one goes out when the connection becomes
+    // ready) must not state it before Redis was asked, or the ask would count it twice.
+    if (this.redis && !this.firstSettled) await this.firstConnect();
     const mine = this.held.get(scope) ?? 0;
     if (mine >= max) return false;
     this.held.set(scope, mine + 1);
     const renewals = this.renewals;
     let ok = mine < this.localShare(max);
     if (this.redis) {
-      // Only until the first attempt settled: after it the ask goes out at once (no await first).
-      if (!this.firstSettled) await this.firstConnect();
       let timer: NodeJS.Timeout | undefined;
       // A timer that fires after this process's own event loop was blocked must not beat an
       // answer already waiting on the socket: setImmediate runs after the loop has read it.
