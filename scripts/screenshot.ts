@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { startServerProc } from '../bench/server-proc.ts';
 import { nativeSpan } from '../test/helpers/spans.ts';
 import { runDemoAgent } from './demo-agent.ts';
+import { demoServersYaml } from './demo-servers.ts';
 
 const OUT = join(import.meta.dirname, '../docs/img');
 const CHROMIUM = process.env.SPYGLASS_CHROMIUM ?? '/usr/bin/chromium';
@@ -43,7 +44,10 @@ function traffic(end: number): Record<string, unknown>[] {
   });
 }
 
-const server = await startServerProc({ rateLimits: 'off' });
+const server = await startServerProc({
+  rateLimits: 'off',
+  extraConfig: `monitor:\n  enabled: false\n${demoServersYaml()}`,
+});
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   headless: true,
@@ -61,6 +65,11 @@ try {
     if (res.status >= 300) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
   }
   await runDemoAgent(server.httpUrl, SESSION);
+  // The servers' first check and scan, as `spyglass check` and `spyglass scan` would run them.
+  for (const path of ['/api/health/check', '/api/security/scan']) {
+    const res = await fetch(`${server.httpUrl}${path}`, { method: 'POST' });
+    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  }
   mkdirSync(OUT, { recursive: true });
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
@@ -71,6 +80,8 @@ try {
     ['overview', '/', '.tile'],
     ['sessions', '/sessions', 'table, [role="grid"]'],
     ['session', `/sessions/${SESSION}`, '[role="treeitem"]'],
+    ['servers', '/servers', 'table tbody tr'],
+    ['server-security', '/servers/github?tab=security', '.finding, table'],
   ];
   for (const [name, path, ready] of shots) {
     await page.goto(`${server.httpUrl}${path}`);

@@ -43,7 +43,7 @@ export function SecurityTab({ name }: { name: string }) {
             </p>
           )}
           <ol class="findings">
-            {latest.findings.map((f, i) => (
+            {bySeverity(latest.findings).map((f, i) => (
               <FindingView key={`${i}:${f.rule}`} finding={f} />
             ))}
           </ol>
@@ -127,5 +127,14 @@ function ScanNow(props: { name: string; projectId: string | null; done: () => vo
         </p>
       )}
     </div>
+  );
+}
+
+const RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+
+/** Most severe first (the scan's order within one severity kept). */
+function bySeverity<T extends { severity: string }>(findings: readonly T[]): T[] {
+  return [...findings].sort(
+    (a, b) => (RANK[a.severity.toLowerCase()] ?? 5) - (RANK[b.severity.toLowerCase()] ?? 5),
   );
 }
