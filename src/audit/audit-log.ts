@@ -32,6 +32,8 @@ export type AuditAction =
 export const MAX_PAGE = 200;
 /** Far beyond any audit log, and inside what PostgreSQL's OFFSET takes. */
 export const MAX_OFFSET = 1_000_000_000;
+/** The longest text filter (an audited resource is a path of ids and names). */
+export const MAX_FILTER_CHARS = 512;
 
 /**
  * Audit writes never block a request (docs/auth.md#audit-log): entries are queued and written in batches.
@@ -102,17 +104,24 @@ export class AuditLog {
         ? 'offset'
         : null,
     ].filter((f) => f !== null);
-    if (bad.length > 0)
-      throw new SpyglassError('validation', 'invalid page', {
-        issues: bad.map((f) => ({
-          loc: ['query', f],
-          msg:
-            f === 'limit'
-              ? `Input should be 1 to ${MAX_PAGE + 1}`
-              : `Input should be 0 to ${MAX_OFFSET}`,
-          type: 'int_range',
-        })),
-      });
+    const issues = bad.map((f) => ({
+      loc: ['query', f],
+      msg:
+        f === 'limit'
+          ? `Input should be 1 to ${MAX_PAGE + 1}`
+          : `Input should be 0 to ${MAX_OFFSET}`,
+      type: 'int_range',
+    }));
+    // Text filters are matched against every entry of the window: keep them short.
+    for (const f of ['action', 'actor', 'result', 'resourcePrefix'] as const) {
+      if ((filter[f]?.length ?? 0) > MAX_FILTER_CHARS)
+        issues.push({
+          loc: ['query', f === 'resourcePrefix' ? 'target' : f],
+          msg: `String should have at most ${MAX_FILTER_CHARS} characters`,
+          type: 'string_too_long',
+        });
+    }
+    if (issues.length > 0) throw new SpyglassError('validation', 'invalid page', { issues });
     await this.flush();
     return listAudit(this.db, { ...filter, projectId: by.projectId, ...page });
   }

@@ -47,6 +47,14 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe('auditLog(target, since, until)', () => {
+  it('refuses a text filter over 512 characters, naming it', async () => {
+    const { errors } = await h.gql(LOG, { target: 'x'.repeat(513) }, ADMIN);
+    expect(errors?.[0]?.extensions).toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ loc: ['query', 'target'], type: 'string_too_long' }],
+    });
+  });
+
   it('matches resources by prefix, with _ and % literal', async () => {
     expect((await resources({ target: 'project:aud_' })).sort()).toEqual([
       'project:aud_one',
