@@ -26,7 +26,12 @@ export type AuditAction =
   | 'alerts.config_saved'
   | 'model_pricing.updated'
   | 'prevention_config.update'
-  | 'prevention_config.delete';
+  | 'prevention_config.delete'
+  | 'slo.created'
+  | 'slo.updated'
+  | 'slo.deleted'
+  | 'catalog.updated'
+  | 'catalog.deleted';
 
 /** The largest page of the log. */
 export const MAX_PAGE = 200;

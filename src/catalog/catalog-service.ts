@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.ts';
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { CatalogEntry, CatalogKind } from '../model/catalog.ts';
@@ -34,6 +35,8 @@ export interface CatalogOptions {
   policy: OutboundPolicy;
   /** monitor.max_catalog_servers_per_project: entries with a url one project may have. */
   maxServersWithUrl: number;
+  /** Where changes and deletes are recorded (the audit log). */
+  audit?: Pick<AuditLog, 'record'>;
 }
 
 /**
@@ -81,8 +84,20 @@ export class CatalogService {
     enforce(by, 'write');
     const projectId = this.project(by, requested);
     const patch = parsePatch(kind, body);
+    const audited = (entry: CatalogEntry) => {
+      this.opts.audit?.record(
+        by,
+        'catalog.updated',
+        `${kind}:${projectId}/${name}`,
+        'success',
+        projectId,
+      );
+      return entry;
+    };
     if (kind === 'agent')
-      return toEntry(kind, await upsertCatalogEntry(this.db, kind, projectId, name, patch));
+      return audited(
+        toEntry(kind, await upsertCatalogEntry(this.db, kind, projectId, name, patch)),
+      );
     const configured =
       projectId === DEFAULT_PROJECT ? this.opts.servers.find((s) => s.name === name) : undefined;
     const row = await withServerCatalogLock(this.db, projectId, async (tx) => {
@@ -104,7 +119,7 @@ export class CatalogService {
       }
       return upsertCatalogEntry(tx, 'server', projectId, name, patch);
     });
-    return toEntry(kind, row);
+    return audited(toEntry(kind, row));
   }
 
   async delete(
@@ -117,6 +132,13 @@ export class CatalogService {
     const projectId = this.project(by, requested);
     if (!(await deleteCatalogEntry(this.db, kind, projectId, name)))
       throw notFound(`no ${kind} ${name} in project ${projectId}`);
+    this.opts.audit?.record(
+      by,
+      'catalog.deleted',
+      `${kind}:${projectId}/${name}`,
+      'success',
+      projectId,
+    );
   }
 
   /** Registers names found in stored spans that the catalog lacks (POST /api/{agents,servers}/discover). */

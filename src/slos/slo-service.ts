@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.ts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AlertSink } from '../model/alert.ts';
@@ -30,6 +31,8 @@ export interface SloServiceDeps {
   logger: Logger;
   /** The clock evaluations use when no time is given (tests move it). */
   now?: () => Date;
+  /** Where creates, changes and deletes are recorded (the audit log). */
+  audit?: Pick<AuditLog, 'record'>;
 }
 
 /**
@@ -74,6 +77,7 @@ export class SloService {
         'conflict',
         `project ${project} already has ${MAX_SLOS_PER_PROJECT} SLOs; delete one first`,
       );
+    this.deps.audit?.record(by, 'slo.created', `slo:${project}/${row.sloId}`, 'success', project);
     return row;
   }
 
@@ -89,6 +93,7 @@ export class SloService {
     const fields = parseSloBody(body, current);
     const row = await updateSloRow(this.deps.db, project, sloId, fields, this.now());
     if (!row) throw missing(sloId);
+    this.deps.audit?.record(by, 'slo.updated', `slo:${project}/${sloId}`, 'success', project);
     return row;
   }
 
@@ -96,6 +101,7 @@ export class SloService {
     enforce(by, 'write');
     const project = this.project(by, projectId);
     if (!isUuid(sloId) || !(await deleteSloRow(this.deps.db, project, sloId))) throw missing(sloId);
+    this.deps.audit?.record(by, 'slo.deleted', `slo:${project}/${sloId}`, 'success', project);
   }
 
   /** The caller's SLOs (or one agent's) evaluated now; transitions alert as the background job's do. */
