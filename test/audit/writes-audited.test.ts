@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /** SLO and catalog writes land in the audit log with who did them (docs/auth.md#audit-log). */
+const ROOT = join(import.meta.dirname, '../..');
 const ADMIN = `sg_${'e'.repeat(64)}`;
 let h: InProcessApp;
 beforeAll(async () => {
@@ -40,4 +43,19 @@ it('records SLO creates, changes and deletes, and catalog changes and deletes', 
     ['catalog.deleted', 'agent:default/planner'],
   ])
     expect(seen).toContainEqual(expect.objectContaining({ action, resource, result: 'success' }));
+});
+
+it('the audit log page suggests exactly the actions the server records', () => {
+  const quoted = (text: string) => [...text.matchAll(/'([a-z_]+\.[a-z_]+)'/g)].map((m) => m[1]);
+  const server = readFileSync(join(ROOT, 'src/audit/audit-log.ts'), 'utf8');
+  const union = server.slice(
+    server.indexOf('export type AuditAction'),
+    server.indexOf(';', server.indexOf('export type AuditAction')),
+  );
+  const page = readFileSync(join(ROOT, 'ui/src/views/settings/audit.tsx'), 'utf8');
+  const list = page.slice(
+    page.indexOf('const ACTIONS'),
+    page.indexOf('];', page.indexOf('const ACTIONS')),
+  );
+  expect(quoted(list).sort()).toEqual(quoted(union).sort());
 });

@@ -32,6 +32,11 @@ const ACTIONS = [
   'model_pricing.updated',
   'prevention_config.update',
   'prevention_config.delete',
+  'slo.created',
+  'slo.updated',
+  'slo.deleted',
+  'catalog.updated',
+  'catalog.deleted',
 ];
 const PAGE = 50;
 
