@@ -118,7 +118,7 @@ export async function startServer(
   );
 
   let stopping: Promise<void> | null = null;
-  /** How long a stop lets in-flight requests finish (docs/ingest.md#durability). */
+  /** How long a stop lets in-flight requests finish (docs/ingest.md#durability-and-back-pressure). */
   const REQUEST_GRACE_MS = 20_000;
   const stop = () =>
     (stopping ??= (async () => {
