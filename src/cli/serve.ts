@@ -1,5 +1,6 @@
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
+import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
@@ -8,6 +9,7 @@ import { createLogger } from '../logger.ts';
 export async function runServe(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  guardDroppedTypesQuery(logger);
   if (config.workers > 1) {
     const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);
