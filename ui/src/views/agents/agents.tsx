@@ -1,3 +1,4 @@
+import { SortHeader } from '../../shell/sort-header.tsx';
 import { Fragment } from 'preact';
 import type { PageProps } from '../../pages.ts';
 import { useQuery } from '../../graphql/hooks.ts';
@@ -93,21 +94,14 @@ export default function Agents(_props: PageProps) {
           <thead>
             <tr>
               {COLUMNS.map((c) => (
-                <th
+                <SortHeader
                   key={c.key}
-                  scope="col"
-                  class={c.num ? 'num' : undefined}
-                  aria-sort={
-                    s.sort === c.key ? (s.dir === 'asc' ? 'ascending' : 'descending') : undefined
-                  }
-                >
-                  <button type="button" class="sort" onClick={() => sortBy(c.key)}>
-                    {c.label}
-                    <span aria-hidden="true">
-                      {s.sort === c.key ? (s.dir === 'asc' ? ' ▲' : ' ▼') : ''}
-                    </span>
-                  </button>
-                </th>
+                  label={c.label}
+                  num={c.num}
+                  active={s.sort === c.key}
+                  ascending={s.dir === 'asc'}
+                  onSort={() => sortBy(c.key)}
+                />
               ))}
             </tr>
           </thead>

@@ -1,3 +1,4 @@
+import { SortHeader } from '../../shell/sort-header.tsx';
 import type { ComponentChildren } from 'preact';
 import { param, setParams } from '../../router.ts';
 
@@ -53,17 +54,14 @@ export function ShareTable<T>(props: {
         <thead>
           <tr>
             {columns.map((c) => (
-              <th
+              <SortHeader
                 key={c.key}
-                scope="col"
-                class={c.num ? 'num' : undefined}
-                aria-sort={sort === c.key ? (asc ? 'ascending' : 'descending') : undefined}
-              >
-                <button type="button" class="sort" onClick={() => sortBy(c.key)}>
-                  {c.label}
-                  <span aria-hidden="true">{sort === c.key ? (asc ? ' ▲' : ' ▼') : ''}</span>
-                </button>
-              </th>
+                label={c.label}
+                num={c.num}
+                active={sort === c.key}
+                ascending={asc}
+                onSort={() => sortBy(c.key)}
+              />
             ))}
             <th scope="col" class="num">
               Share

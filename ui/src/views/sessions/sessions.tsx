@@ -1,3 +1,4 @@
+import { SortHeader } from '../../shell/sort-header.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { query, describeError, type ReadableError } from '../../graphql/client.ts';
 import { field, readState } from '../../lib/url-state.ts';
@@ -203,21 +204,14 @@ export function Sessions() {
               <th scope="col">Agent</th>
               <th scope="col">Health</th>
               {COLUMNS.map((c) => (
-                <th
+                <SortHeader
                   key={c.key}
-                  scope="col"
-                  class={c.num ? 'num' : undefined}
-                  aria-sort={
-                    s.sort === c.key ? (s.dir === 'asc' ? 'ascending' : 'descending') : undefined
-                  }
-                >
-                  <button type="button" class="sort" onClick={() => sortBy(c.key)}>
-                    {c.label}
-                    <span aria-hidden="true">
-                      {s.sort === c.key ? (s.dir === 'asc' ? ' ▲' : ' ▼') : ''}
-                    </span>
-                  </button>
-                </th>
+                  label={c.label}
+                  num={c.num}
+                  active={s.sort === c.key}
+                  ascending={s.dir === 'asc'}
+                  onSort={() => sortBy(c.key)}
+                />
               ))}
             </tr>
           </thead>
