@@ -2,6 +2,7 @@
 import type { Linter } from 'eslint';
 
 export const ADAPTERS: string[];
+export const HTTP: string[];
 export const BASE: string[];
 export const STORE: string[];
 export const SERVICES: string[];

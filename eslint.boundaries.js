@@ -1,11 +1,13 @@
 // The direction of the data flow, checked by lint (docs/architecture.md):
 //   receivers -> normalize -> ingest -> store -> services -> graphql / rest / cli
 // store/ imports no service or adapter, a service imports no adapter, an adapter imports no other
-// adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
+// adapter, http/ (the HTTP plumbing the adapters share) imports no adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
 // nothing of the server. An import against these rules fails `npm run check`.
 
 /** The folders under src/ by layer. A new folder must be added to one of these lists. */
 export const ADAPTERS = ['rest', 'graphql', 'cli', 'receivers'];
+/** Just below the adapters: Fastify hooks, error handler, route schemas that REST, GraphQL and the receivers share. */
+export const HTTP = ['http'];
 export const BASE = ['model', 'config', 'metrics', 'net'];
 export const STORE = ['store'];
 export const SERVICES = [
@@ -44,8 +46,8 @@ const serverNotSdk = {
     'Server code must not import the client SDK (sdk/): shared shapes live in src/model/, held equal by test/sdk/contract.test.ts.',
 };
 const noAdapters = forbid(
-  ADAPTERS,
-  'Services and the store must not import an adapter (rest, graphql, cli, receivers).',
+  [...ADAPTERS, ...HTTP],
+  'Services and the store must not import an adapter (rest, graphql, cli, receivers) or http/, the plumbing the adapters share.',
 );
 
 const rule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -56,8 +58,8 @@ export const boundaries = [
     files: inside(BASE),
     rules: rule(
       forbid(
-        [...STORE, ...SERVICES, ...ADAPTERS],
-        'model/, config/, metrics/ and net/ are the base: they import no store, service or adapter.',
+        [...STORE, ...SERVICES, ...HTTP, ...ADAPTERS],
+        'model/, config/, metrics/ and net/ are the base: they import no store, service, http/ or adapter.',
       ),
       serverNotSdk,
     ),
@@ -71,6 +73,16 @@ export const boundaries = [
     ),
   },
   { files: inside(SERVICES), rules: rule(noAdapters, serverNotSdk) },
+  {
+    files: inside(HTTP),
+    rules: rule(
+      forbid(
+        ADAPTERS,
+        'http/ sits below the adapters (rest, graphql, cli, receivers): it must not import one.',
+      ),
+      serverNotSdk,
+    ),
+  },
   ...ADAPTERS.map((adapter) => ({
     files: inside([adapter]),
     rules: rule(

@@ -5,11 +5,76 @@ import type { Principal } from '../auth/principal.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
 import { enforce } from '../auth/access.ts';
 import { parseUtc } from '../normalize/native.ts';
-import type { Services } from '../services.ts';
+import type { AlertService } from '../alerts/alert-service.ts';
+import type { AnomalyDetector } from '../anomalies/detector.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { KeyAdmin } from '../auth/key-admin.ts';
+import type { UiSessions } from '../auth/ui-sessions.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
+import type { Config } from '../config/types.ts';
+import type { CostService } from '../costs/cost-service.ts';
+import type { HealthService } from '../health/health-service.ts';
+import type { ObservedToolsService } from '../health/observed-tools.ts';
+import type { ServerToolsService } from '../health/server-tools.ts';
+import type { NativeIngest } from '../ingest/accept-native.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { LiveClients } from '../live/live-clients.ts';
+import type { PreventionService } from '../prevention/config-service.ts';
+import type { ProjectsService } from '../projects/projects-service.ts';
+import type { Limiter } from '../scale/limits/limiter.ts';
+import type { ScoringService } from '../scoring/scoring-service.ts';
+import type { ScanService } from '../security/scan-service.ts';
+import type { SessionsService } from '../sessions/sessions-service.ts';
+import type { SettingsService } from '../settings/settings-service.ts';
+import type { SloService } from '../slos/slo-service.ts';
+import type { Store } from '../store/open-store.ts';
+import type { SpansService } from '../traces/spans-service.ts';
+import type { UsersService } from '../users/users-service.ts';
+
+/**
+ * What resolvers reach through `ctx.services`. Pothos gives the whole schema one context type, so
+ * GraphQL is the one adapter that holds many services at once: it covers every capability of the
+ * API. It still lists exactly what its resolvers (and its WebSocket transport, src/graphql/ws.ts)
+ * use, not the process's whole set: no writer, registrar, metrics, keys, stats or alert producers.
+ */
+export interface GraphqlServices {
+  alerts: AlertService;
+  anomalies: AnomalyDetector;
+  audit: AuditLog;
+  /** Sign-in (ui-auth.ts) and the WebSocket handshake. */
+  auth: Authenticator;
+  catalog: CatalogService;
+  config: Pick<Config, 'databaseReadUrl' | 'graphql' | 'http' | 'ingest' | 'rateLimits'>;
+  costs: CostService;
+  health: HealthService;
+  /** The span ingest mutation. */
+  ingest: NativeIngest['ingest'];
+  keyAdmin: KeyAdmin;
+  /** The sign-in and WebSocket rate limits. */
+  limiter: Limiter;
+  observedTools: ObservedToolsService;
+  prevention: PreventionService;
+  projects: ProjectsService;
+  scoring: ScoringService;
+  security: ScanService;
+  serverTools: ServerToolsService;
+  sessions: SessionsService;
+  settings: SettingsService;
+  slos: SloService;
+  spans: SpansService;
+  /** `me` reads its user row directly (ui-auth.ts); nothing else touches the store. */
+  store: Pick<Store, 'db'>;
+  uiSessions: UiSessions;
+  users: UsersService;
+  /** Subscriptions: the event bus and the one budget of live clients. */
+  bus: EventBus;
+  liveClients: LiveClients;
+}
 
 export interface Context {
   principal: Principal;
-  services: Services;
+  services: GraphqlServices;
   /** The WebSocket a subscription arrives on (absent over HTTP). */
   live?: LiveConnection;
   /** Over HTTP: what the sign-in mutations need to set or clear the session cookie. */

@@ -14,7 +14,7 @@ import { SpyglassError } from '../errors.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
 import { browserRefusal, cookieSessionRefusal } from '../auth/browser-origin.ts';
 import { sessionTokenFrom } from '../auth/ui-sessions.ts';
-import type { Services } from '../services.ts';
+import type { GraphqlServices } from './builder.ts';
 
 type Enveloped = ReturnType<
   YogaServerInstance<Record<string, unknown>, Record<string, unknown>>['getEnveloped']
@@ -24,6 +24,9 @@ interface Session {
   conn: LiveConnection;
   who: string;
 }
+
+/** What the WebSocket transport uses: the handshake's checks and the live budget. */
+export type WsDeps = Pick<GraphqlServices, 'auth' | 'config' | 'limiter' | 'liveClients'>;
 
 /**
  * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance, so the
@@ -36,7 +39,7 @@ interface Session {
 export function serveGraphqlWs(
   app: FastifyInstance,
   yoga: YogaServerInstance<any, any>,
-  s: Services,
+  s: WsDeps,
 ): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -152,7 +155,7 @@ interface Refusal {
 }
 
 /** The checks an upgrade passes before a socket exists; null admits it. */
-async function admitUpgrade(req: IncomingMessage, s: Services): Promise<Refusal | null> {
+async function admitUpgrade(req: IncomingMessage, s: WsDeps): Promise<Refusal | null> {
   if (new URL(req.url ?? '/', 'http://x').pathname !== '/graphql')
     return { status: 404, detail: `no WebSocket endpoint ${(req.url ?? '/').split('?')[0]}` };
   const refusal = browserRefusal(req.headers, s.config.http.allowedOrigins);
@@ -178,7 +181,7 @@ async function admitUpgrade(req: IncomingMessage, s: Services): Promise<Refusal 
   return null;
 }
 
-async function rateLimit(s: Services, who: string): Promise<Refusal | null> {
+async function rateLimit(s: WsDeps, who: string): Promise<Refusal | null> {
   if (!s.config.rateLimits.enabled) return null;
   const r = await s.limiter.take('graphql-ws', s.config.rateLimits.default, who);
   return r.ok
@@ -191,7 +194,7 @@ async function rateLimit(s: Services, who: string): Promise<Refusal | null> {
 }
 
 /** The client address, X-Forwarded-For counting only from trusted proxies (as for HTTP routes). */
-function clientId(req: IncomingMessage, s: Services): string {
+function clientId(req: IncomingMessage, s: WsDeps): string {
   return `ip:${proxyaddr(req, (addr) => s.auth.isTrustedProxy(addr))}`;
 }
 

@@ -5,8 +5,8 @@ import { createYoga } from 'graphql-yoga';
 import { SpyglassError } from '../errors.ts';
 import type { LiveConnection } from '../live/live-clients.ts';
 import { checkBrowserOrigin } from '../auth/browser-origin.ts';
-import type { Services } from '../services.ts';
-import type { Context } from './builder.ts';
+import type { Logger } from 'pino';
+import type { Context, GraphqlServices } from './builder.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
 import { queryLimits } from './limits.ts';
 import { schema } from './schema.ts';
@@ -15,6 +15,11 @@ import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
 import { variableCoercion } from './variables.ts';
 import { httpSignIn, signedOutOperations } from './ui-auth.ts';
+
+/** What GraphQL uses: its resolvers' services (builder.ts) and a logger for the errors it masks. */
+export interface GraphqlDeps extends GraphqlServices {
+  logger: Logger;
+}
 
 interface ServerContext {
   req: FastifyRequest;
@@ -29,7 +34,8 @@ interface ServerContext {
  * cost and alias limits keep one query from taking the server down. GraphiQL (development only)
  * is served from the package, without a key, under its own CSP.
  */
-export function registerGraphql(app: FastifyInstance, s: Services): void {
+export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
+  const { logger, ...s } = deps;
   const graphiql = s.config.graphql.graphiql;
   const yoga = createYoga<ServerContext, Context>({
     schema,
@@ -58,7 +64,7 @@ export function registerGraphql(app: FastifyInstance, s: Services): void {
         if (original instanceof PothosValidationError)
           return new GraphQLError(original.message, { extensions: { code: 'BAD_USER_INPUT' } });
         if (error instanceof GraphQLError && !error.originalError) return error;
-        s.logger.error({ err: original }, 'graphql resolver failed');
+        logger.error({ err: original }, 'graphql resolver failed');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
       },
     },

@@ -1,16 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { SpyglassError } from '../errors.ts';
-import { acceptNativeBatch, NORMALIZE_SLICE_SPANS } from '../ingest/accept-native.ts';
-import type { Services } from '../services.ts';
+import {
+  acceptNativeBatch,
+  NORMALIZE_SLICE_SPANS,
+  type NativeIngest,
+} from '../ingest/accept-native.ts';
+import type { Config } from '../config/types.ts';
+import type { LanedWriter } from '../ingest/laned-writer.ts';
+import type { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
 import { SLICE_BYTES, tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import type { JsonParsePool } from './json-pool.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
 
+/** What the native receiver uses, and nothing else. */
+export interface NativeReceiverDeps {
+  config: Pick<Config, 'ingest'>;
+  ingest: NativeIngest['ingest'];
+  /** Refuses a project's large batch before it is parsed when its backlog is full. */
+  writer: Pick<LanedWriter, 'admit'>;
+  rateLimitWarnings: RateLimitWarnings;
+}
+
 /** POST /api/traces/spans: the native JSON batch (docs/ingest.md#native-spans). */
 export async function registerNativeReceiver(
   app: FastifyInstance,
-  s: Services,
+  s: NativeReceiverDeps,
   pool: JsonParsePool,
 ): Promise<void> {
   await app.register(async (scope) => {

@@ -2,11 +2,22 @@ import type { Principal } from '../auth/principal.ts';
 import { SELECTION_DOC } from '../ingest/ignored-spans-log.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { normalizeOtlp, type OtlpRejection } from '../normalize/otlp.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config/types.ts';
+import type { IgnoredSpansLog } from '../ingest/ignored-spans-log.ts';
+import type { NativeIngest } from '../ingest/accept-native.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
 /** partial_success.error_message lists at most this many problems, then says how many more. */
 export const MAX_REPORTED_PROBLEMS = 100;
+
+/** What an OTLP export uses (over HTTP and gRPC), and nothing else. */
+export interface OtlpExportDeps {
+  config: Pick<Config, 'ingest'>;
+  ingest: NativeIngest['ingest'];
+  metrics: Metrics;
+  ignoredSpans: IgnoredSpansLog;
+}
 
 /**
  * The export step shared by OTLP/HTTP and OTLP/gRPC. Spans that are not agent, LLM or tool spans
@@ -15,7 +26,7 @@ export const MAX_REPORTED_PROBLEMS = 100;
  * stored are rejected one by one and reported in partial_success; the good spans are stored.
  */
 export async function exportOtlp(
-  s: Services,
+  s: OtlpExportDeps,
   principal: Principal,
   req: DecodedExport,
 ): Promise<ExportOutcome> {

@@ -2,17 +2,28 @@ import type { Principal } from '../auth/principal.ts';
 import { SpyglassError } from '../errors.ts';
 import { whoIs } from '../ingest/rate-limit-warnings.ts';
 import { enforce } from '../auth/access.ts';
-import type { Services } from '../services.ts';
-import { exportOtlp } from './otlp-export.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Config } from '../config/types.ts';
+import type { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
+import type { Limiter } from '../scale/limits/limiter.ts';
+import { exportOtlp, type OtlpExportDeps } from './otlp-export.ts';
 import type { CallMeta } from './otlp-grpc.ts';
 import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
+
+/** What admitting a gRPC call uses, and nothing else. */
+export interface GrpcAdmitDeps {
+  config: Pick<Config, 'rateLimits'>;
+  limiter: Limiter;
+  rateLimitWarnings: RateLimitWarnings;
+  auth: Authenticator;
+}
 
 /**
  * What OTLP/HTTP does before its handler, for a gRPC call and from its metadata alone: the `otlp`
  * rate limit (counted per API key, else per address, like HTTP), then authentication and the
  * write check. A throttled call gets RESOURCE_EXHAUSTED with google.rpc.RetryInfo.
  */
-export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Principal> {
+export async function admitGrpcExport(s: GrpcAdmitDeps, meta: CallMeta): Promise<Principal> {
   const address = peerAddress(meta.peer);
   if (s.config.rateLimits.enabled) {
     const who = whoIs(meta.metadata, address);
@@ -38,7 +49,7 @@ export async function admitGrpcExport(s: Services, meta: CallMeta): Promise<Prin
  * (RESOURCE_EXHAUSTED), it is logged as OTLP/HTTP's 429s are: telemetry is being dropped.
  */
 export async function exportGrpc(
-  s: Services,
+  s: OtlpExportDeps & { rateLimitWarnings: RateLimitWarnings },
   principal: Principal,
   req: DecodedExport,
   meta: CallMeta,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SpyglassError } from '../errors.ts';
-import type { Services } from '../services.ts';
-import { exportOtlp } from './otlp-export.ts';
+import type { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
+import { exportOtlp, type OtlpExportDeps } from './otlp-export.ts';
 import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { ExportOutcome } from '../model/otlp.ts';
@@ -11,10 +11,15 @@ import { useSlicedParsers } from './sliced-parsers.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 
+/** What the OTLP/HTTP receiver uses: the export's services and the 429 warnings. */
+export interface OtlpHttpReceiverDeps extends OtlpExportDeps {
+  rateLimitWarnings: RateLimitWarnings;
+}
+
 /** OTLP/HTTP at the spec's path and the standard one; JSON or protobuf in, same encoding out. */
 export async function registerOtlpHttpReceiver(
   app: FastifyInstance,
-  s: Services,
+  s: OtlpHttpReceiverDeps,
   pool: JsonParsePool,
 ): Promise<void> {
   await app.register(async (scope) => {
@@ -36,6 +41,8 @@ export async function registerOtlpHttpReceiver(
               'OTLP/HTTP takes application/json or application/x-protobuf',
             );
           }
+          // Fastify types a body by route, not by content type: the protobuf parser above
+          // (useSlicedParsers, `parseAs: 'buffer'`) hands on a Buffer, JSON a parsed value.
           const decoded = isProtobuf
             ? decodeOtlpProtobuf(req.body as Buffer)
             : decodeOtlpJson(req.body);

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toAlertConfigJson, toAlertCountsJson, toAlertJson } from '../model/alert-json.ts';
 import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES } from '../model/alert.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
-import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
+import type { AlertService } from '../alerts/alert-service.ts';
+import { typed } from '../http/route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
 
 const oneOf = (values: readonly string[]) => T.Optional(T.Unsafe<string>({ enum: [...values] }));
 const Query = T.Object({ project_id: T.Optional(T.String()) });
@@ -23,11 +23,16 @@ const ConfigBody = T.Object({
   chat_webhook: T.Optional(NullableString()),
 });
 
+/** The services these routes use, and nothing else. */
+export interface AlertRoutesDeps {
+  alerts: AlertService;
+}
+
 /**
  * docs/api.md#alerts alert routes, thin over AlertService: reads for every role, writes (ack, resolve,
  * snooze, config, test) for admins, everything scoped to the caller's project.
  */
-export function registerAlertRoutes(app: FastifyInstance, s: Services): void {
+export function registerAlertRoutes(app: FastifyInstance, s: AlertRoutesDeps): void {
   const r = typed(app);
 
   r.get('/api/alerts/inbox', { schema: { querystring: InboxQuery } }, async (req, reply) => {

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { MAX_OFFSET, MAX_PAGE } from '../audit/audit-log.ts';
 import { toAuditEventJson } from '../model/audit-event.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { typed } from '../http/route-schema.ts';
 
 const Query = T.Object({
   limit: T.Integer({ minimum: 1, maximum: MAX_PAGE, default: 50 }),
@@ -13,11 +13,16 @@ const Query = T.Object({
   result: T.Optional(T.Enum(['success', 'failure'])),
 });
 
+/** The services these routes use, and nothing else. */
+export interface AuditRoutesDeps {
+  audit: AuditLog;
+}
+
 /**
  * GET /api/audit/logs (docs/auth.md#audit-log): limit default 50, max 200; offset default 0;
  * action, actor and result filter. AuditLog decides who reads which entries.
  */
-export function registerAuditRoutes(app: FastifyInstance, s: Services): void {
+export function registerAuditRoutes(app: FastifyInstance, s: AuditRoutesDeps): void {
   typed(app).get(
     '/api/audit/logs',
     { config: { access: 'admin' }, schema: { querystring: Query } },

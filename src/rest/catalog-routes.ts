@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toCatalogJson, type CatalogKind } from '../model/catalog.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
-import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
+import { typed } from '../http/route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
 
 const Query = T.Object({ project_id: T.Optional(T.String()) });
 const common = {
@@ -27,11 +27,16 @@ const BODY: Record<CatalogKind, ReturnType<typeof T.Object>> = {
   }),
 };
 
+/** The services these routes use, and nothing else. */
+export interface CatalogRoutesDeps {
+  catalog: CatalogService;
+}
+
 /**
  * Agent and server catalogs (docs/api.md#rest). The spec names PUT /api/servers/metadata/{name}; the
  * reads and the delete it leaves open follow the agents' paths.
  */
-export function registerCatalogRoutes(app: FastifyInstance, s: Services): void {
+export function registerCatalogRoutes(app: FastifyInstance, s: CatalogRoutesDeps): void {
   const r = typed(app);
   for (const [kind, base, param] of [
     ['agent', '/api/agents/metadata', 'agent_name'],

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
 import { toModelPriceJson, toCostBreakdownJson, type ModelPriceInput } from '../model/cost.ts';
 import { MAX_MODEL_ID, MAX_PRICE, MAX_PROVIDER } from '../costs/pricing-input.ts';
-import type { Services } from '../services.ts';
-import { queryString as str } from './query-values.ts';
-import { typed } from './route-schema.ts';
+import type { CostService } from '../costs/cost-service.ts';
+import { queryString as str } from '../http/query-values.ts';
+import { typed } from '../http/route-schema.ts';
 
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 const BreakdownQuery = T.Object({
@@ -60,11 +60,16 @@ function priceInput(b: Static<typeof PriceChange>): ModelPriceInput {
   };
 }
 
+/** The services these routes use, and nothing else. */
+export interface CostsRoutesDeps {
+  costs: CostService;
+}
+
 /**
  * Costs and model pricing (docs/costs.md). Bodies are checked without type coercion: a price sent
  * as text or a model id sent as a number is a 422, as it always was.
  */
-export function registerCostsRoutes(app: FastifyInstance, s: Pick<Services, 'costs'>): void {
+export function registerCostsRoutes(app: FastifyInstance, s: CostsRoutesDeps): void {
   const r = typed(app);
   const admin = { access: 'admin' as const };
 

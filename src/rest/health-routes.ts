@@ -9,9 +9,11 @@ import {
   toToolObservationJson,
 } from '../model/health.ts';
 import { toScorecardJson } from '../model/scorecard.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
-import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
+import type { HealthService } from '../health/health-service.ts';
+import type { ObservedToolsService } from '../health/observed-tools.ts';
+import type { ScoringService } from '../scoring/scoring-service.ts';
+import { typed } from '../http/route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
 
 const NameParams = T.Object({ name: T.String() });
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
@@ -22,8 +24,15 @@ const ServerRequest = T.Object({
   project_id: T.Optional(NullableString()),
 });
 
+/** The services these routes use, and nothing else. */
+export interface HealthRoutesDeps {
+  health: HealthService;
+  observedTools: ObservedToolsService;
+  scoring: ScoringService;
+}
+
 /** docs/health.md#rest health routes, scoped to the caller's project like every read. */
-export function registerHealthRoutes(app: FastifyInstance, s: Services): void {
+export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps): void {
   const h = s.health;
   const r = typed(app);
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toApiKeyJson } from '../model/api-key.ts';
-import type { Services } from '../services.ts';
-import { bodyOptional, typed } from './route-schema.ts';
+import type { KeyAdmin } from '../auth/key-admin.ts';
+import { bodyOptional, typed } from '../http/route-schema.ts';
 
 /** JSON types only: KeyAdmin checks the values (role, expiry range, project) for every adapter. */
 const CreateBody = T.Object({
@@ -16,8 +16,13 @@ const CreateBody = T.Object({
   ),
 });
 
+/** The services these routes use, and nothing else. */
+export interface KeyRoutesDeps {
+  keyAdmin: KeyAdmin;
+}
+
 /** API key management (docs/auth.md); the rules live in KeyAdmin (src/auth/key-admin.ts). */
-export function registerKeyRoutes(app: FastifyInstance, s: Services): void {
+export function registerKeyRoutes(app: FastifyInstance, s: KeyRoutesDeps): void {
   const r = typed(app);
   const admin = { access: 'admin' as const };
   r.post(

@@ -1,15 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { normalisePath } from '../metrics/metrics.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config/types.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 const UNINSTRUMENTED = new Set(['/metrics', '/api/liveness', '/api/readiness']);
+
+/** What the request metrics and GET /metrics use, and nothing else. */
+export interface MetricsRoutesDeps {
+  config: Pick<Config, 'metricsToken'>;
+  metrics: Metrics;
+}
 
 /**
  * GET /metrics (docs/api.md): needs `Authorization: Bearer <SPYGLASS_METRICS_TOKEN>`;
  * without a configured token the endpoint does not exist (404, empty body).
  */
-export function registerMetrics(app: FastifyInstance, s: Services): void {
+export function registerMetrics(app: FastifyInstance, s: MetricsRoutesDeps): void {
   const m = s.metrics;
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toPreventionConfigJson } from '../model/prevention-config.ts';
-import type { Services } from '../services.ts';
-import { queryString as str } from './query-values.ts';
-import { typed } from './route-schema.ts';
+import type { PreventionService } from '../prevention/config-service.ts';
+import { queryString as str } from '../http/query-values.ts';
+import { typed } from '../http/route-schema.ts';
 
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 const AgentQuery = T.Object({
@@ -21,6 +21,11 @@ const ProjectParams = T.Object({ project_id: T.String() });
  */
 const ConfigBody = T.Record(T.String(), T.Unknown());
 
+/** The services these routes use, and nothing else. */
+export interface PreventionRoutesDeps {
+  prevention: PreventionService;
+}
+
 /**
  * Prevention config (docs/prevention.md). Reads need any role (the SDK's key reads its
  * agent's config at session start), writes the admin role (the default for non-GET routes; the
@@ -28,10 +33,7 @@ const ConfigBody = T.Record(T.String(), T.Unknown());
  * bound key's own, else `project_id` from the query, else `default`); the long spelling names it
  * in the path.
  */
-export function registerPreventionRoutes(
-  app: FastifyInstance,
-  s: Pick<Services, 'prevention'>,
-): void {
+export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRoutesDeps): void {
   const p = s.prevention;
   const r = typed(app);
   const agentRoute = { params: AgentParams, querystring: ProjectQuery };

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Store } from '../store/open-store.ts';
+
+/** What the probes use: readiness pings the store. */
+export interface ProbesDeps {
+  store: Pick<Store, 'ping'>;
+}
 
 /**
  * Liveness (no I/O), readiness (storage answers), and the deprecated /api/status. Orchestrators
  * poll these, so they are the only routes outside the rate limits (no limiter I/O either).
  */
-export function registerProbes(app: FastifyInstance, s: Services): void {
+export function registerProbes(app: FastifyInstance, s: ProbesDeps): void {
   const probe = { config: { access: 'public' as const, rateLimit: false as const } };
   app.get('/api/liveness', probe, async () => ({ status: 'ok' }));
   app.get('/api/status', probe, async (_req, reply) => {

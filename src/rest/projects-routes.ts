@@ -1,15 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toProjectJson } from '../model/project.ts';
-import type { Services } from '../services.ts';
-import { bodyOptional, typed } from './route-schema.ts';
+import type { ProjectsService } from '../projects/projects-service.ts';
+import { bodyOptional, typed } from '../http/route-schema.ts';
 
 const Params = T.Object({ project_id: T.String() });
 /** Settings are any JSON object: ProjectsService checks their shape, depth and size for every adapter. */
 const Fields = { name: T.String(), settings: T.Optional(T.Unknown()) };
 
+/** The services these routes use, and nothing else. */
+export interface ProjectRoutesDeps {
+  projects: ProjectsService;
+}
+
 /** Projects (docs/auth.md#projects); ProjectsService decides who may change what. */
-export function registerProjectRoutes(app: FastifyInstance, s: Services): void {
+export function registerProjectRoutes(app: FastifyInstance, s: ProjectRoutesDeps): void {
   const r = typed(app);
   const admin = { access: 'admin' as const };
   r.get('/api/projects', async (req) => (await s.projects.list(req.principal)).map(toProjectJson));

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { parseAnomalyFilter } from '../anomalies/filter.ts';
 import { toAnomalyJson } from '../model/anomaly.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
+import type { AnomalyDetector } from '../anomalies/detector.ts';
+import { typed } from '../http/route-schema.ts';
 
 // severity and metric are checked by parseAnomalyFilter, whose 422 names the allowed values.
 const Query = T.Object({
@@ -13,11 +13,16 @@ const Query = T.Object({
   metric: T.Optional(T.String()),
 });
 
+/** The services these routes use, and nothing else. */
+export interface ReliabilityRoutesDeps {
+  anomalies: AnomalyDetector;
+}
+
 /**
  * docs/anomalies.md#rest reliability: the tools currently anomalous, as the background detector last stored
  * them. Any authenticated role; scoped to the caller's project (or project_id for a global key).
  */
-export function registerReliabilityRoutes(app: FastifyInstance, s: Services): void {
+export function registerReliabilityRoutes(app: FastifyInstance, s: ReliabilityRoutesDeps): void {
   typed(app).get('/api/reliability/anomalies', { schema: { querystring: Query } }, async (req) => {
     const q = req.query;
     const filter = parseAnomalyFilter(

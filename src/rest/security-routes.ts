@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toScanJson } from '../model/security-scan.ts';
-import type { Services } from '../services.ts';
-import { bodyOptional, typed } from './route-schema.ts';
+import type { ScanService } from '../security/scan-service.ts';
+import { bodyOptional, typed } from '../http/route-schema.ts';
 
 const OptionalText = T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] }));
 /** What a scan acts on: in the JSON body or as query parameters (the body wins). */
@@ -10,12 +10,17 @@ const Target = T.Object({ server_name: OptionalText, project_id: OptionalText })
 const Name = T.Object({ name: T.String() });
 const Project = T.Object({ project_id: T.Optional(T.String()) });
 
+/** The services these routes use, and nothing else. */
+export interface SecurityRoutesDeps {
+  security: ScanService;
+}
+
 /**
  * docs/api.md#rest security routes; ScanService scopes each to the caller's project and decides who
  * may scan (a scan spawns processes and makes outbound requests: the write role, and the same
  * per-route default rate limit as POST /api/health/check).
  */
-export function registerSecurityRoutes(app: FastifyInstance, s: Services): void {
+export function registerSecurityRoutes(app: FastifyInstance, s: SecurityRoutesDeps): void {
   const r = typed(app);
   r.post(
     '/api/security/scan',

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
 import { toLineageJson, toSessionJson, toSessionTreeJson } from '../model/session.ts';
-import type { Services } from '../services.ts';
-import type { Window } from '../sessions/sessions-service.ts';
-import { queryInt, queryString as str, queryTime } from './query-values.ts';
-import { typed } from './route-schema.ts';
+import type { SessionsService, Window } from '../sessions/sessions-service.ts';
+import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
+import { typed } from '../http/route-schema.ts';
 
 const WindowQuery = {
   project_id: T.Optional(T.String()),
@@ -33,8 +32,13 @@ function window(q: Static<typeof LineageQuery>): Window {
   };
 }
 
+/** The services these routes use, and nothing else. */
+export interface SessionRoutesDeps {
+  sessions: SessionsService;
+}
+
 /** Sessions, span trees and the lineage graph (docs/api.md#rest). */
-export function registerSessionRoutes(app: FastifyInstance, s: Pick<Services, 'sessions'>): void {
+export function registerSessionRoutes(app: FastifyInstance, s: SessionRoutesDeps): void {
   const r = typed(app);
   r.get('/api/agents/sessions', { schema: { querystring: SessionsQuery } }, async (req, reply) => {
     const q = req.query;

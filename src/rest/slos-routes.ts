@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { SLO_METRICS, toSloJson, toSloStatusJson, type SloMetric } from '../model/slo.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
-import { OPTIONAL_BODY } from './strict-body.ts';
+import type { SloService } from '../slos/slo-service.ts';
+import { typed } from '../http/route-schema.ts';
+import { OPTIONAL_BODY } from '../http/strict-body.ts';
 
 const Query = T.Object({ project_id: T.Optional(T.String()) });
 const IdParams = T.Object({ slo_id: T.String() });
@@ -20,8 +20,13 @@ const CreateBody = T.Object(
 );
 const PatchBody = T.Partial(T.Object(fields), { additionalProperties: false });
 
+/** The services these routes use, and nothing else. */
+export interface SloRoutesDeps {
+  slos: SloService;
+}
+
 /** SLOs (docs/slos.md#rest): definitions and their status now. Writes need the admin role (the default for non-GET). */
-export function registerSloRoutes(app: FastifyInstance, s: Services): void {
+export function registerSloRoutes(app: FastifyInstance, s: SloRoutesDeps): void {
   const r = typed(app);
 
   r.get('/api/slos', { schema: { querystring: Query } }, async (req) =>

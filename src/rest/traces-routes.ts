@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
 import { toSpanJson } from '../model/span.ts';
-import type { Services } from '../services.ts';
-import type { SpanQuery } from '../traces/spans-service.ts';
-import { queryInt, queryString as str, queryTime } from './query-values.ts';
-import { typed } from './route-schema.ts';
+import type { SpanQuery, SpansService } from '../traces/spans-service.ts';
+import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
+import { typed } from '../http/route-schema.ts';
 
 const SpansQuery = T.Object({
   project_id: T.Optional(T.String()),
@@ -41,8 +40,13 @@ function spansQuery(q: Query): SpanQuery {
   };
 }
 
+/** The services these routes use, and nothing else. */
+export interface TracesRoutesDeps {
+  spans: SpansService;
+}
+
 /** Reading spans (docs/api.md#rest); the next page's cursor is the X-Next-Cursor header. */
-export function registerTracesRoutes(app: FastifyInstance, s: Pick<Services, 'spans'>): void {
+export function registerTracesRoutes(app: FastifyInstance, s: TracesRoutesDeps): void {
   typed(app).get(
     '/api/traces/spans',
     { schema: { querystring: SpansQuery } },

@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toUserJson } from '../model/user.ts';
-import type { Services } from '../services.ts';
-import { typed } from './route-schema.ts';
+import type { UsersService } from '../users/users-service.ts';
+import { typed } from '../http/route-schema.ts';
 
 const Text = T.String({ minLength: 1 });
 const UserParams = T.Object({ user_id: T.String() });
 
+/** The services these routes use, and nothing else. */
+export interface UserRoutesDeps {
+  users: UsersService;
+}
+
 /** Users and invitations (docs/auth.md#users): user management is for global admins (UsersService decides). */
-export function registerUserRoutes(app: FastifyInstance, s: Services): void {
+export function registerUserRoutes(app: FastifyInstance, s: UserRoutesDeps): void {
   const r = typed(app);
   const admin = { access: 'global-admin' as const };
   r.get('/api/users', { config: admin }, async (req) =>

@@ -8,7 +8,7 @@ import { nativeSpan } from '../helpers/spans.ts';
 
 /**
  * Rate limits (docs/auth.md#rate-limits) with small limits from a config file. The window is fixed at
- * one minute in src/rest/rate-limit.ts and these tests do not wait a minute: recovery is shown by
+ * one minute in src/http/rate-limit.ts and these tests do not wait a minute: recovery is shown by
  * Retry-After / X-RateLimit-Reset staying within the window and, with Redis, by the counter's TTL
  * and by both servers accepting again once the counter is gone.
  */

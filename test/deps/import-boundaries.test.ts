@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS, BASE, boundaries, SERVICES, STORE } from '../../eslint.boundaries.js';
+import { ADAPTERS, BASE, boundaries, HTTP, SERVICES, STORE } from '../../eslint.boundaries.js';
 
 /**
  * `npm run check` lints with eslint.boundaries.js: an import against the data flow fails it. These
@@ -35,7 +35,32 @@ describe('import boundaries', () => {
     [
       'a service imports an adapter',
       'src/health/health-service.ts',
-      "import { x } from '../rest/auth-hook.ts';",
+      "import { x } from '../rest/keys-routes.ts';",
+    ],
+    [
+      'a service imports the HTTP plumbing',
+      'src/health/health-service.ts',
+      "import { x } from '../http/auth-hook.ts';",
+    ],
+    [
+      'the store imports the HTTP plumbing',
+      'src/store/spans-repo.ts',
+      "import { x } from '../http/errors.ts';",
+    ],
+    [
+      'the model imports the HTTP plumbing',
+      'src/model/span.ts',
+      "import { x } from '../http/route-schema.ts';",
+    ],
+    [
+      'the HTTP plumbing imports an adapter',
+      'src/http/auth-hook.ts',
+      "import { x } from '../graphql/builder.ts';",
+    ],
+    [
+      'the HTTP plumbing imports the SDK',
+      'src/http/rate-limit.ts',
+      "import { x } from '../../sdk/src/config.ts';",
     ],
     [
       'a nested service file imports an adapter',
@@ -45,7 +70,7 @@ describe('import boundaries', () => {
     [
       'an adapter imports another adapter',
       'src/graphql/spans.ts',
-      "import { x } from '../rest/auth-hook.ts';",
+      "import { x } from '../rest/traces-routes.ts';",
     ],
     ['the CLI imports REST', 'src/cli/api-key.ts', "import { x } from '../rest/keys-routes.ts';"],
     [
@@ -87,6 +112,21 @@ describe('import boundaries', () => {
       "import { a } from '../health/health-service.ts';\nimport { b } from '../auth/x.ts';",
     ],
     [
+      'GraphQL imports the HTTP plumbing',
+      'src/graphql/yoga.ts',
+      "import { a } from '../http/errors.ts';",
+    ],
+    [
+      'a receiver imports the HTTP plumbing',
+      'src/receivers/otlp-http.ts',
+      "import { a } from '../http/route-schema.ts';",
+    ],
+    [
+      'the HTTP plumbing imports services, the store and the base',
+      'src/http/auth-hook.ts',
+      "import { a } from '../auth/access.ts';\nimport { b } from '../store/db.ts';\nimport { c } from '../errors.ts';",
+    ],
+    [
       'an adapter imports its own folder',
       'src/graphql/spans.ts',
       "import { a } from './builder.ts';",
@@ -115,7 +155,7 @@ describe('import boundaries', () => {
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
       .sort();
-    const layered = [...ADAPTERS, ...BASE, ...STORE, ...SERVICES].sort();
+    const layered = [...ADAPTERS, ...HTTP, ...BASE, ...STORE, ...SERVICES].sort();
     expect(layered).toEqual(folders);
   });
 });

@@ -20,7 +20,7 @@ export class Limiter {
 
   /** `redis`: a connection to count in (see connectRedis), `prefix` the cluster's name; none = process memory. */
   constructor(
-    /** The shared counters' connection; the per-route limits (src/rest/rate-limit.ts) count through it too. */
+    /** The shared counters' connection; the per-route limits (src/http/rate-limit.ts) count through it too. */
     readonly redis: Redis | undefined = undefined,
     private readonly prefix = 'spyglass',
   ) {}

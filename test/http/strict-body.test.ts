@@ -1,9 +1,9 @@
 import Fastify from 'fastify';
 import { Type as T } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { handleError } from '../../src/rest/errors.ts';
-import { schemaErrorFormatter, typed, validatorCompiler } from '../../src/rest/route-schema.ts';
-import { NullableString, OPTIONAL_BODY } from '../../src/rest/strict-body.ts';
+import { handleError } from '../../src/http/errors.ts';
+import { schemaErrorFormatter, typed, validatorCompiler } from '../../src/http/route-schema.ts';
+import { NullableString, OPTIONAL_BODY } from '../../src/http/strict-body.ts';
 
 async function app() {
   const a = Fastify({ schemaErrorFormatter });

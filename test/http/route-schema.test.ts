@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import { Type as T } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { handleError } from '../../src/rest/errors.ts';
-import { schemaErrorFormatter, typed, validatorCompiler } from '../../src/rest/route-schema.ts';
+import { handleError } from '../../src/http/errors.ts';
+import { schemaErrorFormatter, typed, validatorCompiler } from '../../src/http/route-schema.ts';
 
 async function app() {
   const a = Fastify({ schemaErrorFormatter });

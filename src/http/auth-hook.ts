@@ -1,15 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { enforce, type Access } from '../auth/access.ts';
-import { readKey } from '../auth/authenticate.ts';
+import { readKey, type Authenticator } from '../auth/authenticate.ts';
 import { cookieSessionRefusal } from '../auth/browser-origin.ts';
 import { LOCAL_ADMIN, SIGNED_OUT } from '../auth/principal.ts';
 import { sessionTokenFrom } from '../auth/ui-sessions.ts';
 import { forbidden } from '../errors.ts';
-import type { Services } from '../services.ts';
 
 /** A route names its access level in its config, or gets the default for its method: GET/HEAD read, anything else write. */
 export function accessOf(method: string, access: Access | undefined): Access {
   return access ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
+}
+
+/** What the hook uses, and nothing else. */
+export interface AuthHookDeps {
+  auth: Authenticator;
 }
 
 /**
@@ -19,7 +23,7 @@ export function accessOf(method: string, access: Access | undefined): Access {
  * reads and changes nothing; the route's Origin check still applies to it, and the real request
  * that follows is authenticated as usual.
  */
-export function installAuth(app: FastifyInstance, s: Services): void {
+export function installAuth(app: FastifyInstance, s: AuthHookDeps): void {
   app.addHook('onRequest', async (req) => {
     const access = accessOf(req.method, req.routeOptions.config.access);
     if (
