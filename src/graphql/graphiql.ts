@@ -52,6 +52,7 @@ export function graphiqlPage(): GraphiqlPage {
 
 /** A browser opening /graphql: GET asking for HTML and carrying no operation. */
 export function wantsGraphiql(req: FastifyRequest): boolean {
-  const q = req.query as Record<string, unknown> | undefined;
-  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !q?.query;
+  const q = req.query;
+  const operation = typeof q === 'object' && q !== null && 'query' in q && Boolean(q.query);
+  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !operation;
 }

@@ -47,8 +47,8 @@ export async function registerUiRoutes(app: FastifyInstance, dir = UI_DIR): Prom
   if (index) {
     // Only reply.sendFile: the route below is ours, so it carries its access level like every route.
     await app.register(fastifyStatic, { root: join(dir, 'assets'), serve: false });
-    app.get('/assets/*', publicRoute, (req, reply) => {
-      const file = (req.params as { '*': string })['*'];
+    app.get<{ Params: { '*': string } }>('/assets/*', publicRoute, (req, reply) => {
+      const file = req.params['*'];
       return reply.sendFile(file, join(dir, 'assets'), {
         immutable: true,
         maxAge: '365d',
