@@ -12,6 +12,7 @@ import { acceptEmptyJsonBodies } from './http/empty-json.ts';
 import { JsonParsePool } from './receivers/json-pool.ts';
 import { acceptCompressedBodies } from './receivers/decompress.ts';
 import { handleError } from './http/errors.ts';
+import { countRequests } from './http/request-metrics.ts';
 import { schemaErrorFormatter, validatorCompiler } from './http/route-schema.ts';
 import { registerProbes, type ProbesDeps } from './rest/probes.ts';
 import { routeGetsToReplica } from './http/replica-reads.ts';
@@ -89,6 +90,7 @@ export async function buildApp(s: AppDeps): Promise<FastifyInstance> {
   if (s.config.databaseReadUrl) routeGetsToReplica(app);
   app.setErrorHandler(handleError);
   addSecurityHeaders(app);
+  countRequests(app, s.metrics);
   registerMetrics(app, { config: s.config, metrics: s.metrics });
   await installRateLimits(
     app,

@@ -1,32 +1,21 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { normalisePath } from '../metrics/metrics.ts';
 import type { Config } from '../config/types.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
-const UNINSTRUMENTED = new Set(['/metrics', '/api/liveness', '/api/readiness']);
-
-/** What the request metrics and GET /metrics use, and nothing else. */
+/** What GET /metrics uses, and nothing else. */
 export interface MetricsRoutesDeps {
   config: Pick<Config, 'metricsToken'>;
-  metrics: Metrics;
+  metrics: Pick<Metrics, 'registry'>;
 }
 
 /**
  * GET /metrics (docs/api.md): needs `Authorization: Bearer <SPYGLASS_METRICS_TOKEN>`;
- * without a configured token the endpoint does not exist (404, empty body).
+ * without a configured token the endpoint does not exist (404, empty body). The request counters
+ * it reports are kept by src/http/request-metrics.ts.
  */
 export function registerMetrics(app: FastifyInstance, s: MetricsRoutesDeps): void {
   const m = s.metrics;
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url;
-    if (route && UNINSTRUMENTED.has(route)) return;
-    // Unmatched paths share one label: raw 404 URLs would let any client grow the series without bound.
-    const path = route ? normalisePath(route, req.url) : '{unmatched}';
-    m.httpRequests.inc({ method: req.method, path, status: String(reply.statusCode) });
-    m.httpDuration.observe({ method: req.method, path }, reply.elapsedTime / 1000);
-  });
-
   app.get('/metrics', { config: { access: 'public' } }, async (req, reply) => {
     const token = s.config.metricsToken;
     if (!token) return reply.status(404).send();
