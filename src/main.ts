@@ -72,6 +72,7 @@ export async function startServer(
         maxMessageBytes: config.ingest.maxBodyBytes,
         admit: (meta) => admitGrpcExport(services, meta),
         onExport: (req, principal, meta) => exportGrpc(services, principal, req, meta),
+        slices: services.slices,
         tenantOf: (principal, meta) => tenantOf(principal, peerAddress(meta.peer)),
         onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),
       });

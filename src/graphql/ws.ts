@@ -102,7 +102,7 @@ export function serveGraphqlWs(
         }
         socket.once('close', () => conn.release());
         conn.ready = congestion(req.socket);
-        const cork = corkForTurn(req.socket);
+        const cork = corkForTurn(req.socket, s.delivery);
         const send = socket.send.bind(socket);
         socket.send = ((...args: Parameters<WebSocket['send']>) => (
           cork(),

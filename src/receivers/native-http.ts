@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { SpyglassError } from '../errors.ts';
 import { acceptNativeBatch, NORMALIZE_SLICE_SPANS } from '../ingest/accept-native.ts';
 import type { Services } from '../services.ts';
-import { SLICE_BYTES, tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
+import { SLICE_BYTES, tenantOf } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import type { JsonParsePool } from './json-pool.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
@@ -23,7 +23,9 @@ export async function registerNativeReceiver(
     scope.addHook('preParsing', async (req) => {
       refuseLarge(req.principal.projectId, Number(req.headers['content-length'] ?? 0) || 0);
     });
-    useSlicedParsers(scope, pool, [], (req, bytes) => refuseLarge(req.principal.projectId, bytes));
+    useSlicedParsers(scope, s.slices, pool, [], (req, bytes) =>
+      refuseLarge(req.principal.projectId, bytes),
+    );
     scope.post(
       '/api/traces/spans',
       { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) },
@@ -40,7 +42,7 @@ export async function registerNativeReceiver(
         // waiting body (issue 25: 10,000 spans were 50-150 ms in one piece).
         const tenant = tenantOf(req.principal, req.ip);
         const bytes = Number(req.headers['content-length'] ?? 0) || 0;
-        const turn = yieldToOthers(bytes, tenant);
+        const turn = s.slices.yieldToOthers(bytes, tenant);
         if (turn) await turn;
         const count = Array.isArray(req.body) ? Math.max(1, req.body.length) : 1;
         // A large batch of a project whose backlog is full is refused before it is validated: that
@@ -48,7 +50,7 @@ export async function registerNativeReceiver(
         if (count > NORMALIZE_SLICE_SPANS && req.principal.projectId !== null)
           s.writer.admit(req.principal.projectId, count);
         const perSlice = Math.ceil((bytes * NORMALIZE_SLICE_SPANS) / count);
-        const between = () => yieldToOthers(perSlice, tenant);
+        const between = () => s.slices.yieldToOthers(perSlice, tenant);
         const { stored, duplicates } = await acceptNativeBatch(
           { maxBatchSpans: s.config.ingest.maxBatchSpans, ingest: s.ingest },
           req.principal,

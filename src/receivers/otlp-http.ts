@@ -18,7 +18,7 @@ export async function registerOtlpHttpReceiver(
   pool: JsonParsePool,
 ): Promise<void> {
   await app.register(async (scope) => {
-    useSlicedParsers(scope, pool, PROTOBUF_TYPES);
+    useSlicedParsers(scope, s.slices, pool, PROTOBUF_TYPES);
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
       scope.post(
         path,
