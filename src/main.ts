@@ -52,7 +52,6 @@ export async function startServer(
     databaseUrl: config.databaseUrl,
     databaseReadUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
-    onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
     migrate: !opts.worker,
   });
