@@ -48,7 +48,7 @@ import { encodeSpans, insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
 import { startClusterSync, type ClusterSync } from './scale/coord/cluster-sync.ts';
 
-/** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
+/** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per app (a process runs one; tests build several). */
 export interface Services {
   config: Config;
   store: Store;
