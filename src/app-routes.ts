@@ -57,12 +57,12 @@ export async function registerRoutes(
   const { config, ingest, metrics, ignoredSpans, rateLimitWarnings } = s;
   await registerNativeReceiver(
     app,
-    { config, ingest, writer: s.writer, rateLimitWarnings },
+    { config, ingest, writer: s.writer, rateLimitWarnings, slices: s.slices },
     jsonPool,
   );
   await registerOtlpHttpReceiver(
     app,
-    { config, ingest, metrics, ignoredSpans, rateLimitWarnings },
+    { config, ingest, metrics, ignoredSpans, rateLimitWarnings, slices: s.slices },
     jsonPool,
   );
   registerTracesRoutes(app, { spans: s.spans });
@@ -113,5 +113,6 @@ export async function registerRoutes(
     users: s.users,
     bus: s.bus,
     liveClients: s.liveClients,
+    delivery: s.delivery,
   });
 }

@@ -52,7 +52,6 @@ export async function startServer(
     databaseUrl: config.databaseUrl,
     databaseReadUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
-    onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
     migrate: !opts.worker,
   });
@@ -72,6 +71,7 @@ export async function startServer(
         maxMessageBytes: config.ingest.maxBodyBytes,
         admit: (meta) => admitGrpcExport(services, meta),
         onExport: (req, principal, meta) => exportGrpc(services, principal, req, meta),
+        slices: services.slices,
         tenantOf: (principal, meta) => tenantOf(principal, peerAddress(meta.peer)),
         onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),
       });

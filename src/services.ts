@@ -25,7 +25,8 @@ import { createOutbound } from './net/guarded-fetch.ts';
 import { Limiter } from './scale/limits/limiter.ts';
 import { DEFAULT_SSE, SseHub } from './live/sse-hub.ts';
 import { DEFAULT_LIVE_LIMITS, LiveClients } from './live/live-clients.ts';
-import { setDeliveryShare } from './live/delivery-share.ts';
+import { DeliveryBudget } from './live/delivery-share.ts';
+import { CpuSlices } from './ingest/cpu-slices.ts';
 import { endRevokedStreams } from './live/revocation.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { HealthService } from './health/health-service.ts';
@@ -47,7 +48,7 @@ import { encodeSpans, insertSpans } from './store/spans-repo.ts';
 import { StatsKeeper } from './store/stats-keeper.ts';
 import { startClusterSync, type ClusterSync } from './scale/coord/cluster-sync.ts';
 
-/** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per process. */
+/** Everything the adapters (REST, GraphQL, gRPC, CLI) call. Built once per app (a process runs one; tests build several). */
 export interface Services {
   config: Config;
   store: Store;
@@ -57,6 +58,10 @@ export interface Services {
   registrar: Registrar;
   bus: EventBus;
   live: SseHub;
+  /** This app's share of the event loop for live delivery (SSE, GraphQL subscriptions, WebSocket frames). */
+  delivery: DeliveryBudget;
+  /** This app's ingest CPU slices, shared by its HTTP and gRPC receivers and all their tenants. */
+  slices: CpuSlices;
   /** The one budget of live connections (SSE, GraphQL over SSE and WebSocket). */
   liveClients: LiveClients;
   /** Places counted across workers and instances (live clients per key, sockets per address). */
@@ -184,7 +189,7 @@ export async function createServices(
   const unwatchScans = watchSecurityScans(bus, alerts, logger);
   const alertProducers = attachProducers({ sink: alerts, health, db: store.db, config, logger });
   deps.onCommitted = alertProducers.onCommitted;
-  setDeliveryShare(config.live.deliverySharePercent / 100);
+  const delivery = new DeliveryBudget(config.live.deliverySharePercent / 100);
   const slots = new SharedSlots(
     config.redisUrl
       ? connectRedis(
@@ -210,7 +215,7 @@ export async function createServices(
     slots,
   );
   const revocation = endRevokedStreams(keys, liveClients, logger);
-  const live = new SseHub(bus, liveClients, {
+  const live = new SseHub(bus, liveClients, delivery, {
     ...DEFAULT_SSE,
     keepaliveMs: config.live.keepaliveSeconds * 1000,
   });
@@ -254,6 +259,8 @@ export async function createServices(
     registrar,
     bus,
     live,
+    delivery,
+    slices: new CpuSlices(),
     liveClients,
     slots,
     metrics,

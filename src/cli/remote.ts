@@ -117,6 +117,12 @@ export async function withLocalServices<T>(fn: (s: Services) => Promise<T>): Pro
   const config = loadConfig();
   const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
   const { openStore } = await import('../store/open-store.ts');
+  // A CLI command runs one per process: this is its process entry for the database, so the
+  // process-wide driver guard is installed here (src/store/postgres-guard.ts).
+  if (config.databaseUrl) {
+    const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
+    guardPostgresDriver(() => {});
+  }
   const { createServices } = await import('../services.ts');
   const store = await openStore({
     databaseUrl: config.databaseUrl,

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
 import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
+import { guardPostgresDriver } from '../store/postgres-guard.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
@@ -9,7 +10,10 @@ import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
 export async function runServe(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // Process-wide hooks for postgres.js's known escapes, installed here, by the process entry (the
+  // primary and every worker run it), not per store: see src/store/postgres-guard.ts.
   guardDroppedTypesQuery(logger);
+  if (config.databaseUrl) guardPostgresDriver((msg) => logger.warn(msg));
   if (config.workers > 1) {
     const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);

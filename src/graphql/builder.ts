@@ -20,6 +20,7 @@ import type { ServerToolsService } from '../health/server-tools.ts';
 import type { NativeIngest } from '../ingest/accept-native.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { LiveClients } from '../live/live-clients.ts';
+import type { DeliveryBudget } from '../live/delivery-share.ts';
 import type { PreventionService } from '../prevention/config-service.ts';
 import type { ProjectsService } from '../projects/projects-service.ts';
 import type { Limiter } from '../scale/limits/limiter.ts';
@@ -70,6 +71,8 @@ export interface GraphqlServices {
   /** Subscriptions: the event bus and the one budget of live clients. */
   bus: EventBus;
   liveClients: LiveClients;
+  /** The app's share of the event loop for live delivery (src/live/delivery-share.ts). */
+  delivery: DeliveryBudget;
 }
 
 export interface Context {

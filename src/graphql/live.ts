@@ -122,11 +122,12 @@ async function openStream<T extends LiveEvent>(
   interest: Interest,
   accept: (e: LiveEvent) => e is T,
 ): Promise<EventStream<T>> {
-  const { bus, liveClients } = ctx.services;
+  const { bus, liveClients, delivery } = ctx.services;
   const buffer = liveClients.limits.buffer;
   if (ctx.live)
     return iterateEvents(bus, interest, accept, {
       buffer,
+      delivery,
       onClose: ctx.live.addSubscription(),
       ready: ctx.live.ready,
     });
@@ -139,6 +140,7 @@ async function openStream<T extends LiveEvent>(
   // The HTTP response pulls from the stream only as fast as its socket drains.
   stream = iterateEvents(bus, interest, accept, {
     buffer,
+    delivery,
     onClose: () => {
       uncount();
       conn.release();

@@ -14,32 +14,40 @@ import type { Context } from './builder.ts';
  * event object to all its subscribers, so 200 dashboards watching spans cost one execution per
  * span instead of 200. The caller is part of the key so a resolver that reads its context can never
  * hand one caller's answer to another. Results are held only as long as the event object lives.
+ * The caches belong to the plugin, so each app (each yoga instance) has its own.
  */
 export function sharedSubscriptions(): Plugin<Context> {
+  const shared: SharedResults = {
+    byEvent: new WeakMap(),
+    documentIds: new WeakMap(),
+    nextDocumentId: 1,
+  };
+  const subscribe = (args: ExecutionArgs) => subscribeShared(shared, args);
   return {
-    onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribeShared as never),
+    onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribe as never),
   };
 }
 
-const resultsByEvent = new WeakMap<
-  object,
-  Map<string, ExecutionResult | Promise<ExecutionResult>>
->();
-const documentIds = new WeakMap<DocumentNode, number>();
-let nextDocumentId = 1;
+interface SharedResults {
+  /** Per event object, the results computed for it, by subscription key. */
+  byEvent: WeakMap<object, Map<string, ExecutionResult | Promise<ExecutionResult>>>;
+  documentIds: WeakMap<DocumentNode, number>;
+  nextDocumentId: number;
+}
 
 async function subscribeShared(
+  shared: SharedResults,
   args: ExecutionArgs,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
-  const key = keyOf(args);
+  const key = keyOf(shared, args);
   const it = source[Symbol.asyncIterator]();
   const run = (payload: unknown) => {
     if (payload === null || typeof payload !== 'object')
       return execute({ ...args, rootValue: payload });
-    let perEvent = resultsByEvent.get(payload);
-    if (!perEvent) resultsByEvent.set(payload, (perEvent = new Map()));
+    let perEvent = shared.byEvent.get(payload);
+    if (!perEvent) shared.byEvent.set(payload, (perEvent = new Map()));
     let result = perEvent.get(key);
     if (!result) perEvent.set(key, (result = execute({ ...args, rootValue: payload })));
     return result;
@@ -70,9 +78,9 @@ async function subscribeShared(
   return mapped;
 }
 
-function keyOf(args: ExecutionArgs): string {
-  let doc = documentIds.get(args.document);
-  if (doc === undefined) documentIds.set(args.document, (doc = nextDocumentId++));
+function keyOf(shared: SharedResults, args: ExecutionArgs): string {
+  let doc = shared.documentIds.get(args.document);
+  if (doc === undefined) shared.documentIds.set(args.document, (doc = shared.nextDocumentId++));
   const p = (args.contextValue as Context | undefined)?.principal;
   const who = p ? `${p.role}|${p.projectId ?? '*'}|${p.keyId ?? p.actor}` : '-';
   return `${doc}|${args.operationName ?? ''}|${JSON.stringify(args.variableValues ?? {})}|${who}`;

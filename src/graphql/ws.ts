@@ -26,7 +26,10 @@ interface Session {
 }
 
 /** What the WebSocket transport uses: the handshake's checks and the live budget. */
-export type WsDeps = Pick<GraphqlServices, 'auth' | 'config' | 'limiter' | 'liveClients'>;
+export type WsDeps = Pick<
+  GraphqlServices,
+  'auth' | 'config' | 'limiter' | 'liveClients' | 'delivery'
+>;
 
 /**
  * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance, so the
@@ -105,7 +108,7 @@ export function serveGraphqlWs(
         }
         socket.once('close', () => conn.release());
         conn.ready = congestion(req.socket);
-        const cork = corkForTurn(req.socket);
+        const cork = corkForTurn(req.socket, s.delivery);
         const send = socket.send.bind(socket);
         socket.send = ((...args: Parameters<WebSocket['send']>) => (
           cork(),

@@ -27,12 +27,18 @@ export interface StdioProcessOptions {
   onError(err: Error): void;
 }
 
-const live = new Set<number>();
+/**
+ * The children of this process, whichever app (or CLI command) started them: process-level by
+ * nature, like the exit hook that kills what is left of them. Tracked by child, not by pid: if an
+ * exited server's pid is handed out again (to another app's server) before the first is stopped,
+ * stopping the first does not stop tracking the second.
+ */
+const live = new Set<ChildProcess>();
 let hookInstalled = false;
 
 /** Process groups of stdio servers still running (tests use it to prove nothing leaks). */
 export function liveStdioGroups(): number[] {
-  return [...live];
+  return [...live].map((child) => child.pid as number);
 }
 
 export class StdioProcess {
@@ -79,7 +85,7 @@ export class StdioProcess {
       });
       this.child = child;
       // Tracked from now, not from 'spawn': a check may be torn down before that event.
-      if (child.pid !== undefined) live.add(child.pid);
+      if (child.pid !== undefined) live.add(child);
       child.once('spawn', () => resolve());
       child.once('error', (err) => {
         reject(err);
@@ -134,7 +140,7 @@ export class StdioProcess {
     } finally {
       // The leader is gone; SIGKILL stragglers of its group, then stop tracking it.
       if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
-      live.delete(pid);
+      live.delete(child);
       child.stdout?.destroy();
       child.stderr?.destroy();
       child.stdin?.destroy();
@@ -191,6 +197,6 @@ function installExitHook(): void {
   if (hookInstalled) return;
   hookInstalled = true;
   process.once('exit', () => {
-    for (const pid of live) signalGroup(pid, 'SIGKILL');
+    for (const child of live) signalGroup(child.pid as number, 'SIGKILL');
   });
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
 import { RELAYED_TYPES, type EventBus, type Sequenced } from './bus.ts';
-import { creditWait, timed } from './delivery-share.ts';
+import type { DeliveryBudget } from './delivery-share.ts';
 import { EventQueue } from './event-queue.ts';
 import type { LiveClients, LiveConnection } from './live-clients.ts';
 
@@ -40,6 +40,8 @@ export class SseHub {
   constructor(
     private readonly bus: EventBus,
     private readonly budget: LiveClients,
+    /** The app's live delivery budget (src/live/delivery-share.ts): rounds are charged to it. */
+    private readonly delivery: DeliveryBudget,
     private readonly opts: SseOptions = DEFAULT_SSE,
   ) {
     this.unsubscribe = bus.subscribeBatches({ type: '*', projectId: null }, (items) =>
@@ -158,14 +160,14 @@ export class SseHub {
       // Clients that are caught up get the same events: the chunk is encoded once per round.
       const chunks = new Map<Sequenced, Map<string, Buffer>>();
       for (const c of this.dirty) {
-        const wait = creditWait();
+        const wait = this.delivery.creditWait();
         if (wait) {
           for (const waiting of this.dirty) waiting.deferred = true;
           return this.scheduleRound(wait);
         }
         this.dirty.delete(c);
         c.deferred = false;
-        timed(() => this.flush(c, chunks));
+        this.delivery.timed(() => this.flush(c, chunks));
       }
     };
     if (after) void after.then(round);

@@ -1,6 +1,6 @@
 import { SpyglassError } from '../errors.ts';
 import type { EventBus, Interest, LiveEvent } from './bus.ts';
-import { deliveryPaused } from './delivery-share.ts';
+import type { DeliveryBudget } from './delivery-share.ts';
 import { EventQueue } from './event-queue.ts';
 
 export interface EventStream<T> extends AsyncIterableIterator<T> {
@@ -8,25 +8,14 @@ export interface EventStream<T> extends AsyncIterableIterator<T> {
   end(reason: string): void;
 }
 
-// Consumers are woken after the publishing code has returned, all in one macrotask: executing
-// subscriptions never runs on the ingest path.
-const waiting = new Set<() => void>();
-let scheduled = false;
-function wakeLater(fn: () => void): void {
-  waiting.add(fn);
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(() => {
-    scheduled = false;
-    const fns = [...waiting];
-    waiting.clear();
-    for (const f of fns) f();
-  });
-}
-
 export interface StreamOptions {
   /** Events held for a slow consumer; the oldest is dropped beyond it. */
   buffer: number;
+  /**
+   * The app's live delivery budget: the stream waits for its credit, and consumers are woken
+   * through it after the publishing code has returned, all in one macrotask.
+   */
+  delivery: DeliveryBudget;
   /** Runs once however the stream ends. */
   onClose: () => void;
   /**
@@ -46,7 +35,7 @@ export function iterateEvents<T extends LiveEvent>(
   accept: (e: LiveEvent) => e is T,
   opts: StreamOptions,
 ): EventStream<T> {
-  const { onClose, ready } = opts;
+  const { onClose, ready, delivery } = opts;
   const queue = new EventQueue(opts.buffer);
   let wake: (() => void) | null = null;
   let done = false;
@@ -54,7 +43,7 @@ export function iterateEvents<T extends LiveEvent>(
   const unsubscribe = bus.subscribeBatches(interest, (items) => {
     // Waiting in next() means caught up: the whole batch; otherwise the consumer lags.
     queue.push(items, wake === null);
-    if (wake) wakeLater(wake);
+    if (wake) delivery.wakeLater(wake);
   });
   const close = () => {
     if (done) return;
@@ -62,7 +51,7 @@ export function iterateEvents<T extends LiveEvent>(
     unsubscribe();
     queue.clear();
     onClose();
-    if (wake) wakeLater(wake);
+    if (wake) delivery.wakeLater(wake);
   };
   const finish = (): Promise<IteratorResult<T>> => {
     close();
@@ -80,7 +69,7 @@ export function iterateEvents<T extends LiveEvent>(
           throw new SpyglassError('unauthenticated', reason);
         }
         if (done) return { value: undefined, done: true };
-        const congested = ready?.() ?? (queue.size > 0 ? deliveryPaused() : null);
+        const congested = ready?.() ?? (queue.size > 0 ? delivery.deliveryPaused() : null);
         if (congested) {
           await congested;
           continue;

@@ -8,7 +8,7 @@ import {
 import type { Config } from '../config/types.ts';
 import type { LanedWriter } from '../ingest/laned-writer.ts';
 import type { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
-import { SLICE_BYTES, tenantOf, yieldToOthers } from '../ingest/cpu-slices.ts';
+import { SLICE_BYTES, tenantOf, type CpuSlices } from '../ingest/cpu-slices.ts';
 import { warnWhenRateLimited } from './rate-limit-hook.ts';
 import type { JsonParsePool } from './json-pool.ts';
 import { useSlicedParsers } from './sliced-parsers.ts';
@@ -20,6 +20,8 @@ export interface NativeReceiverDeps {
   /** Refuses a project's large batch before it is parsed when its backlog is full. */
   writer: Pick<LanedWriter, 'admit'>;
   rateLimitWarnings: RateLimitWarnings;
+  /** The app's CPU slices, shared by tenants in turn (src/ingest/cpu-slices.ts). */
+  slices: CpuSlices;
 }
 
 /** POST /api/traces/spans: the native JSON batch (docs/ingest.md#native-spans). */
@@ -38,7 +40,9 @@ export async function registerNativeReceiver(
     scope.addHook('preParsing', async (req) => {
       refuseLarge(req.principal.projectId, Number(req.headers['content-length'] ?? 0) || 0);
     });
-    useSlicedParsers(scope, pool, [], (req, bytes) => refuseLarge(req.principal.projectId, bytes));
+    useSlicedParsers(scope, s.slices, pool, [], (req, bytes) =>
+      refuseLarge(req.principal.projectId, bytes),
+    );
     scope.post(
       '/api/traces/spans',
       { config: { rateLimitKey: 'spans' }, onResponse: warnWhenRateLimited(s) },
@@ -55,7 +59,7 @@ export async function registerNativeReceiver(
         // waiting body (issue 25: 10,000 spans were 50-150 ms in one piece).
         const tenant = tenantOf(req.principal, req.ip);
         const bytes = Number(req.headers['content-length'] ?? 0) || 0;
-        const turn = yieldToOthers(bytes, tenant);
+        const turn = s.slices.yieldToOthers(bytes, tenant);
         if (turn) await turn;
         const count = Array.isArray(req.body) ? Math.max(1, req.body.length) : 1;
         // A large batch of a project whose backlog is full is refused before it is validated: that
@@ -63,7 +67,7 @@ export async function registerNativeReceiver(
         if (count > NORMALIZE_SLICE_SPANS && req.principal.projectId !== null)
           s.writer.admit(req.principal.projectId, count);
         const perSlice = Math.ceil((bytes * NORMALIZE_SLICE_SPANS) / count);
-        const between = () => yieldToOthers(perSlice, tenant);
+        const between = () => s.slices.yieldToOthers(perSlice, tenant);
         const { stored, duplicates } = await acceptNativeBatch(
           { maxBatchSpans: s.config.ingest.maxBatchSpans, ingest: s.ingest },
           req.principal,

@@ -26,7 +26,7 @@ import {
 } from '@grpc/grpc-js';
 import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
-import { ingestSlice } from '../ingest/cpu-slices.ts';
+import type { CpuSlices } from '../ingest/cpu-slices.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
@@ -44,7 +44,9 @@ export interface GrpcReceiverOptions<A = unknown> {
   /** Decides from metadata alone whether the call may proceed (throws a SpyglassError if not). */
   admit: (meta: CallMeta) => Promise<A>;
   onExport: (req: DecodedExport, admitted: A, meta: CallMeta) => Promise<ExportOutcome>;
-  /** Whose call this is, for taking turns in the ingest CPU slices (src/ingest/cpu-slices.ts). */
+  /** The app's ingest CPU slices (src/ingest/cpu-slices.ts), shared with its HTTP receivers. */
+  slices: CpuSlices;
+  /** Whose call this is, for taking turns in the ingest CPU slices. */
   tenantOf?: (admitted: A, meta: CallMeta) => string;
   maxMessageBytes: number;
   /** Sees errors that reach clients only as INTERNAL "internal error", so they can be logged. */
@@ -110,7 +112,7 @@ async function handleExport<A>(
   const meta = { metadata: flattenMetadata(call.metadata), peer: call.getPeer() };
   const admitted = await opts.admit(meta);
   // Decoding and what follows it run in an ingest CPU slice, as on OTLP/HTTP.
-  await ingestSlice(call.request.length, opts.tenantOf?.(admitted, meta));
+  await opts.slices.ingestSlice(call.request.length, opts.tenantOf?.(admitted, meta));
   return opts.onExport(decodeOtlpProtobuf(call.request), admitted, meta);
 }
 

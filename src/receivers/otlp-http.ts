@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SpyglassError } from '../errors.ts';
 import type { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
+import type { CpuSlices } from '../ingest/cpu-slices.ts';
 import { exportOtlp, type OtlpExportDeps } from './otlp-export.ts';
 import { decodeOtlpJson } from './otlp-json.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
@@ -14,6 +15,8 @@ const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 /** What the OTLP/HTTP receiver uses: the export's services and the 429 warnings. */
 export interface OtlpHttpReceiverDeps extends OtlpExportDeps {
   rateLimitWarnings: RateLimitWarnings;
+  /** The app's CPU slices, shared by tenants in turn (src/ingest/cpu-slices.ts). */
+  slices: CpuSlices;
 }
 
 /** OTLP/HTTP at the spec's path and the standard one; JSON or protobuf in, same encoding out. */
@@ -23,7 +26,7 @@ export async function registerOtlpHttpReceiver(
   pool: JsonParsePool,
 ): Promise<void> {
   await app.register(async (scope) => {
-    useSlicedParsers(scope, pool, PROTOBUF_TYPES);
+    useSlicedParsers(scope, s.slices, pool, PROTOBUF_TYPES);
     for (const path of ['/api/traces/otlp', '/v1/traces']) {
       scope.post(
         path,

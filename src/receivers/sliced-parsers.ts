@@ -1,11 +1,11 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { ingestSlice, tenantOf } from '../ingest/cpu-slices.ts';
+import { tenantOf, type CpuSlices } from '../ingest/cpu-slices.ts';
 import { assembleParts } from './json-parts.ts';
 import { LARGE_JSON_BYTES, type JsonParsePool } from './json-pool.ts';
 
 /**
- * Body parsers for the ingest routes of `scope`: the body is handed on in an ingest CPU slice
- * (src/ingest/cpu-slices.ts), so parsing it and the handler's work that follows do not run back
+ * Body parsers for the ingest routes of `scope`: the body is handed on in one of the app's ingest
+ * CPU slices (`slices`, src/ingest/cpu-slices.ts), so parsing it and the handler's work that follows do not run back
  * to back with a burst of other requests, and tenants take turns (authentication ran before
  * parsing). JSON keeps Fastify's own parser, prototype-poisoning checks included; a JSON body over
  * LARGE_JSON_BYTES is parsed, with the same checks and the same 400, on a thread of `pool` and
@@ -15,6 +15,7 @@ import { LARGE_JSON_BYTES, type JsonParsePool } from './json-pool.ts';
  */
 export function useSlicedParsers(
   scope: FastifyInstance,
+  slices: CpuSlices,
   pool: JsonParsePool,
   protobufTypes: string[] = [],
   refuseJson?: (req: FastifyRequest, bytes: number) => void,
@@ -31,16 +32,18 @@ export function useSlicedParsers(
     }
     const tenant = tenantOf(req.principal, req.ip);
     if (bytes <= LARGE_JSON_BYTES) {
-      whenSliced(bytes, tenant, () => parseJson(req, (body as Buffer).toString('utf8'), done));
+      whenSliced(slices, bytes, tenant, () =>
+        parseJson(req, (body as Buffer).toString('utf8'), done),
+      );
       return;
     }
     pool.parse(body as Buffer, tenant).then(
       (parsed) => {
         if (parsed.kind === 'invalid') done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
         else if (parsed.kind === 'fallback')
-          whenSliced(bytes, tenant, () => parseJson(req, parsed.text, done));
+          whenSliced(slices, bytes, tenant, () => parseJson(req, parsed.text, done));
         else
-          assembleParts(parsed, (n) => ingestSlice(n, tenant)).then(
+          assembleParts(parsed, (n) => slices.ingestSlice(n, tenant)).then(
             (value) => done(null, value),
             (err: Error) => done(err, undefined),
           );
@@ -50,13 +53,13 @@ export function useSlicedParsers(
   });
   if (protobufTypes.length > 0) {
     scope.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (req, body, done) =>
-      whenSliced(body.length, tenantOf(req.principal, req.ip), () => done(null, body)),
+      whenSliced(slices, body.length, tenantOf(req.principal, req.ip), () => done(null, body)),
     );
   }
 }
 
-function whenSliced(bytes: number, tenant: string, work: () => void): void {
-  const wait = ingestSlice(bytes, tenant);
+function whenSliced(slices: CpuSlices, bytes: number, tenant: string, work: () => void): void {
+  const wait = slices.ingestSlice(bytes, tenant);
   if (wait) void wait.then(work);
   else work();
 }

@@ -7,7 +7,6 @@ import type { Sql } from 'postgres';
 import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { guardPostgresDriver } from './postgres-guard.ts';
 import { routingDb } from './read-routing.ts';
 import * as schema from './schema.ts';
 
@@ -31,8 +30,6 @@ export interface StoreOptions {
   dataDir: string;
   /** Connections to PostgreSQL. */
   poolSize?: number;
-  /** Where the store reports conditions it recovered from. */
-  onWarning?: (message: string) => void;
   /** Where the store says what it is doing when that takes a while (creating the embedded database). */
   onInfo?: (message: string) => void;
   /** False when another process already applied the migrations (a cluster worker). Default true. */
@@ -48,7 +45,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         opts.databaseUrl,
         opts.databaseReadUrl,
         opts.poolSize ?? 10,
-        opts.onWarning ?? (() => {}),
         opts.migrate ?? true,
       )
     : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
@@ -65,18 +61,13 @@ async function openPostgres(
   url: string,
   readUrl: string | undefined,
   max: number,
-  warn: (message: string) => void,
   runMigrations: boolean,
 ): Promise<Store> {
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const unguard = guardPostgresDriver(warn);
   // Connect first, so a wrong host, port, database or password is reported as such rather than
   // as the first migration statement that failed.
-  const client = await connectPool(url, max).catch((err: unknown) => {
-    unguard();
-    throw err;
-  });
+  const client = await connectPool(url, max);
   const db = drizzle(client, { schema }) as unknown as Db;
   try {
     if (runMigrations) {
@@ -93,7 +84,6 @@ async function openPostgres(
     }
   } catch (err) {
     await client.end({ timeout: 1 });
-    unguard();
     throw migrationError(err);
   }
   const replica =
@@ -101,7 +91,6 @@ async function openPostgres(
       ? null
       : await connectPool(readUrl, max, 'spyglass-read').catch(async (err: unknown) => {
           await client.end({ timeout: 1 });
-          unguard();
           throw err;
         });
   const replicaDb = replica && (drizzle(replica, { schema }) as unknown as Db);
@@ -115,7 +104,6 @@ async function openPostgres(
     },
     close: async () => {
       await Promise.all([client.end({ timeout: 5 }), replica?.end({ timeout: 5 })]);
-      unguard();
     },
   };
 }

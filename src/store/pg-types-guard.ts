@@ -14,23 +14,28 @@ export function isDroppedTypesQuery(err: unknown): boolean {
   );
 }
 
-let installed = false;
+const MARK = Symbol.for('spyglass.droppedTypesQueryGuard');
 
 /**
- * In the server process (`spyglass serve`): logs that escaped rejection as a warning; any other
- * unhandled rejection still ends the process, as Node's default does.
+ * In the server process (`spyglass serve`, src/cli/serve.ts, its process entry): logs that escaped
+ * rejection as a warning; any other unhandled rejection still ends the process, as Node's default
+ * does. The listener is the process's, so it is installed there once, not by a store; a second call
+ * finds it (by its mark) and does nothing.
  */
 export function guardDroppedTypesQuery(logger: Logger): void {
-  if (installed) return;
-  installed = true;
-  process.on('unhandledRejection', (err) => {
-    if (isDroppedTypesQuery(err)) {
-      logger.warn(
-        { err: (err as Error).message },
-        'database connection failed while opening (retried)',
-      );
-      return;
-    }
-    throw err;
-  });
+  if (process.listeners('unhandledRejection').some((l) => MARK in l)) return;
+  const onRejection = Object.assign(
+    (err: unknown) => {
+      if (isDroppedTypesQuery(err)) {
+        logger.warn(
+          { err: (err as Error).message },
+          'database connection failed while opening (retried)',
+        );
+        return;
+      }
+      throw err;
+    },
+    { [MARK]: true },
+  );
+  process.on('unhandledRejection', onRejection);
 }

@@ -20,10 +20,10 @@ describe('the HTTP modules get only what they use', () => {
     expectTypeOf<keyof ProbesDeps>().toEqualTypeOf<'store'>();
     expectTypeOf<keyof AuthHookDeps>().toEqualTypeOf<'auth'>();
     expectTypeOf<keyof NativeReceiverDeps>().toEqualTypeOf<
-      'config' | 'ingest' | 'writer' | 'rateLimitWarnings'
+      'config' | 'ingest' | 'writer' | 'rateLimitWarnings' | 'slices'
     >();
     expectTypeOf<keyof OtlpHttpReceiverDeps>().toEqualTypeOf<
-      'config' | 'ingest' | 'metrics' | 'ignoredSpans' | 'rateLimitWarnings'
+      'config' | 'ingest' | 'metrics' | 'ignoredSpans' | 'rateLimitWarnings' | 'slices'
     >();
   });
 

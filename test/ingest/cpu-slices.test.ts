@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ingestSlice, SLICE_BYTES } from '../../src/ingest/cpu-slices.ts';
+import { CpuSlices, SLICE_BYTES } from '../../src/ingest/cpu-slices.ts';
 
 const nextTurn = () => new Promise<void>((r) => setTimeout(r, 0));
 
 /** Sends `count` bodies of `bytes` in one turn; resolves with the turn (0 = the burst's own) each one's work ran in. */
-async function burst(count: number, bytes: number): Promise<{ order: number[]; turnOf: number[] }> {
+async function burst(
+  slices: CpuSlices,
+  count: number,
+  bytes: number,
+): Promise<{ order: number[]; turnOf: number[] }> {
   await nextTurn();
   const order: number[] = [];
   const turnOf: number[] = [];
@@ -17,7 +21,7 @@ async function burst(count: number, bytes: number): Promise<{ order: number[]; t
   setImmediate(counter);
   await Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const wait = ingestSlice(bytes);
+      const wait = slices.ingestSlice(bytes);
       if (wait) await wait;
       order.push(i);
       turnOf.push(turn);
@@ -30,7 +34,7 @@ async function burst(count: number, bytes: number): Promise<{ order: number[]; t
 describe('ingest CPU slices', () => {
   it('lets a burst of requests through in arrival order, a slice of body bytes per turn, and leaves none waiting', async () => {
     const perSlice = Math.ceil(SLICE_BYTES / 100_000);
-    const { order, turnOf } = await burst(12, 100_000);
+    const { order, turnOf } = await burst(new CpuSlices(), 12, 100_000);
     expect(order).toEqual([...Array(12).keys()]);
     // A slice's worth ran in the burst's own turn; the rest were spread over later turns.
     expect(turnOf.filter((t) => t === 0)).toHaveLength(perSlice);
@@ -38,18 +42,20 @@ describe('ingest CPU slices', () => {
   });
 
   it('lets small requests through together, and a body larger than a slice through alone', async () => {
-    const small = await burst(Math.floor(SLICE_BYTES / 1_000), 1_000);
+    const slices = new CpuSlices();
+    const small = await burst(slices, Math.floor(SLICE_BYTES / 1_000), 1_000);
     expect(small.turnOf.every((t) => t === 0)).toBe(true);
-    const large = await burst(3, SLICE_BYTES * 2);
+    const large = await burst(slices, 3, SLICE_BYTES * 2);
     expect(large.order).toEqual([0, 1, 2]);
     expect(new Set(large.turnOf).size).toBe(3);
   });
 
   it("lets another tenant's small body through before a flooding tenant's next large one", async () => {
+    const slices = new CpuSlices();
     await nextTurn();
     const order: string[] = [];
     const run = async (name: string, bytes: number, tenant: string) => {
-      const wait = ingestSlice(bytes, tenant);
+      const wait = slices.ingestSlice(bytes, tenant);
       if (wait) await wait;
       order.push(name);
     };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
+import { DeliveryBudget } from '../../src/live/delivery-share.ts';
 
 /**
  * Live delivery's share of the event loop (hardening #8): under a flood, delivery waits for credit
@@ -11,19 +12,17 @@ import { ConfigError, loadConfig } from '../../src/config/load-config.ts';
  */
 afterEach(() => {
   vi.useRealTimers();
-  vi.resetModules();
 });
 
-async function freshShare() {
+/** A budget made on the faked clock (`fraction` undefined: the default share). */
+function freshShare(fraction?: number): DeliveryBudget {
   vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] });
-  vi.resetModules();
-  return import('../../src/live/delivery-share.ts');
+  return new DeliveryBudget(fraction);
 }
 
 /** ms until delivery may go on after `spentMs` of work from a full burst. */
 async function waitAfter(percent: number | null, spentMs: number): Promise<number> {
-  const share = await freshShare();
-  if (percent !== null) share.setDeliveryShare(percent / 100);
+  const share = freshShare(percent === null ? undefined : percent / 100);
   expect(share.creditWait()).toBeNull();
   share.charge(spentMs);
   const wait = share.creditWait();
@@ -52,9 +51,8 @@ describe('live delivery share', () => {
   });
 
   it('refuses a share outside (0, 1]', async () => {
-    const share = await freshShare();
-    expect(() => share.setDeliveryShare(0)).toThrow(RangeError);
-    expect(() => share.setDeliveryShare(1.5)).toThrow(RangeError);
+    expect(() => new DeliveryBudget(0)).toThrow(RangeError);
+    expect(() => new DeliveryBudget(1.5)).toThrow(RangeError);
   });
 });
 

@@ -12,6 +12,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpyglassError } from '../../src/errors.ts';
+import { CpuSlices } from '../../src/ingest/cpu-slices.ts';
 import {
   TRACE_EXPORT_PATH,
   startOtlpGrpcServer,
@@ -106,6 +107,7 @@ describe('OTLP/gRPC receiver', () => {
     server = await startOtlpGrpcServer({
       host: '127.0.0.1',
       port: 0,
+      slices: new CpuSlices(),
       maxMessageBytes: 4 * 1024 * 1024,
       admit: async (meta) => admission(meta),
       onExport: async (req, _admitted, meta) => {
@@ -246,6 +248,7 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
     const server = await startOtlpGrpcServer({
       host: '127.0.0.1',
       port: 0,
+      slices: new CpuSlices(),
       maxMessageBytes: 1024,
       admit: admitAll,
       onExport: async () => {
@@ -273,6 +276,7 @@ describe('OTLP/gRPC receiver limits and shutdown', () => {
     const server = await startOtlpGrpcServer({
       host: '127.0.0.1',
       port: 0,
+      slices: new CpuSlices(),
       maxMessageBytes: 1024 * 1024,
       admit: admitAll,
       onExport: async () => {

@@ -29,7 +29,6 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
-    onWarning: (msg) => logger.warn(msg),
     onInfo: (msg) => logger.info(msg),
   });
   await store.close();

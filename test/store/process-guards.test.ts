@@ -1,0 +1,38 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { guardDroppedTypesQuery } from '../../src/store/pg-types-guard.ts';
+import { guardPostgresDriver } from '../../src/store/postgres-guard.ts';
+
+/**
+ * The guards for postgres.js's escapes are the process's listeners (src/store/postgres-guard.ts),
+ * installed by the process entry: however often they are asked for (two entries, two apps), the
+ * process gets one of each.
+ */
+let uncaughtBefore: NodeJS.UncaughtExceptionListener[] = [];
+let rejectionBefore: NodeJS.UnhandledRejectionListener[] = [];
+const addedUncaught = () =>
+  process.listeners('uncaughtException').filter((l) => !uncaughtBefore.includes(l));
+const addedRejection = () =>
+  process.listeners('unhandledRejection').filter((l) => !rejectionBefore.includes(l));
+
+beforeEach(() => {
+  uncaughtBefore = process.listeners('uncaughtException');
+  rejectionBefore = process.listeners('unhandledRejection');
+});
+
+afterEach(() => {
+  for (const l of addedUncaught()) process.removeListener('uncaughtException', l);
+  for (const l of addedRejection()) process.removeListener('unhandledRejection', l);
+});
+
+it('installs each process-wide guard once, however many times it is asked for', () => {
+  const logger = pino({ level: 'silent' });
+  guardPostgresDriver(() => {});
+  guardPostgresDriver(() => {});
+  guardDroppedTypesQuery(logger);
+  guardDroppedTypesQuery(logger);
+  expect(addedUncaught()).toHaveLength(1);
+  expect(addedRejection()).toHaveLength(1);
+  // The driver guard runs before any other listener, as it must to swallow its one error first.
+  expect(process.listeners('uncaughtException')[0]).toBe(addedUncaught()[0]);
+});
