@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { DriftEvent, HealthResult, ToolSnapshot } from '../../../src/model/health.ts';
+import type {
+  CheckedStatus,
+  DriftEvent,
+  HealthResult,
+  ToolSnapshot,
+} from '../../../src/model/health.ts';
 import type { ScanFinding } from '../../../src/model/security-scan.ts';
 import { upsertCatalogEntry } from '../../../src/store/catalog-repo.ts';
 import {
@@ -34,7 +39,11 @@ import { HOSTILE, hourAgo, project, span, useRepoStore } from '../../helpers/rep
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);
 
-function result(projectId: string, checkedAt: Date, over: Partial<HealthResult> = {}) {
+function result(
+  projectId: string,
+  checkedAt: Date,
+  over: Partial<HealthResult> & { status?: CheckedStatus } = {},
+): HealthResult & { status: CheckedStatus } {
   return {
     id: randomUUID(),
     projectId,
