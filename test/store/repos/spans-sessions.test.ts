@@ -38,6 +38,7 @@ describe.each(backends)('$name', ({ name, available }) => {
           sessionId: 'sess',
           startedAtMicros: 233,
           endedAtMicros: 7,
+          latencyMs: 0.05,
           status: 'error',
           error: 'boom',
           inputArgs: { path: '/etc/passwd', nested: { n: 1, list: [true, null] } },
@@ -157,7 +158,7 @@ describe.each(backends)('$name', ({ name, available }) => {
 
       it('drops NUL from span text and keeps every other character as sent', async () => {
         const p = project();
-        const text = `it's "quoted" \\ back; drop table spans;-- %_ é 😀`;
+        const text = `it's "quoted" \\ back; drop table spans;-- %_ é 😀 \uFFFD`;
         const s = span(p, at(300), {
           error: `bad\u0000${text}`,
           toolName: `tool\u0000x`,
@@ -345,6 +346,114 @@ describe.each(backends)('$name', ({ name, available }) => {
         expect(await sumLineage(db(), p, new Date(t0.getTime() + 2 * 3_600_000), until)).toEqual(
           [],
         );
+      });
+
+      it("orders a session's spans one microsecond apart inside one millisecond, and reads their exact times", async () => {
+        const p = project();
+        const ms = at(50_000);
+        await insertSpans(db(), [
+          span(p, ms, {
+            sessionId: 'micro',
+            spanId: 'third',
+            startedAtMicros: 902,
+            endedAtMicros: 950,
+          }),
+          span(p, ms, {
+            sessionId: 'micro',
+            spanId: 'first',
+            startedAtMicros: 0,
+            endedAtMicros: 900,
+          }),
+          span(p, ms, {
+            sessionId: 'micro',
+            spanId: 'second',
+            startedAtMicros: 901,
+            endedAtMicros: 999,
+          }),
+        ]);
+        const tree = (await listSessionSpans(db(), p, 'micro', 10)).map(rowToSpan);
+        expect(tree.map((s) => [s.spanId, s.startedAtMicros, s.endedAtMicros])).toEqual([
+          ['first', 0, 900],
+          ['second', 901, 999],
+          ['third', 902, 950],
+        ]);
+        expect((await listSpans(db(), { projectId: p, limit: 10 })).map((s) => s.spanId)).toEqual([
+          'third',
+          'second',
+          'first',
+        ]);
+      });
+
+      it('pages through sessions whose last calls share one millisecond', async () => {
+        const p = project();
+        const ms = at(60_000);
+        await insertSpans(
+          db(),
+          ['a', 'b', 'c', 'd'].map((id, i) =>
+            span(p, ms, { sessionId: `page-${id}`, startedAtMicros: 100 + (3 - i) * 200 }),
+          ),
+        );
+        const seen: string[] = [];
+        let before: { lastCallAt: Date; micros?: number; sessionId: string } | undefined;
+        for (let i = 0; i < 10; i++) {
+          const [row] = await listSessionRows(db(), {
+            projectId: p,
+            since: t0,
+            limit: 1,
+            ...(before ? { before } : {}),
+          });
+          if (!row) break;
+          seen.push(row.sessionId);
+          before = {
+            lastCallAt: row.lastCallAt,
+            micros: Number(row.lastCallUs),
+            sessionId: row.sessionId,
+          };
+        }
+        expect(seen).toEqual(['page-a', 'page-b', 'page-c', 'page-d']);
+      });
+
+      it('ranks guard outcomes into the session tag and counts prevented calls apart from failures', async () => {
+        const p = project();
+        const call = (sessionId: string, i: number, over: Partial<Span> = {}) =>
+          span(p, at(70_000 + i * 1000), { sessionId, ...over });
+        await insertSpans(db(), [
+          call('loop', 0),
+          call('loop', 1),
+          call('loop', 2, { status: 'prevented', healthTag: 'loop_detected' }),
+          call('budget', 0),
+          call('budget', 1, { status: 'prevented', healthTag: 'budget_exceeded' }),
+          ...[0, 1, 2].map((i) => call('breaker', i, { status: 'error', error: 'refused' })),
+          call('breaker', 3, { status: 'prevented', healthTag: 'circuit_breaker_open' }),
+          call('explicit', 0, { status: 'prevented', healthTag: 'budget_warning' }),
+          call('plain', 0),
+        ]);
+        const row = async (id: string) => {
+          const r = await findSessionRow(db(), p, id);
+          return [r?.healthTag, r?.toolCalls, r?.failedCalls, r?.preventedCalls];
+        };
+        expect(await row('loop')).toEqual(['loop_detected', 3, 0, 1]);
+        expect(await row('budget')).toEqual(['budget_exceeded', 2, 0, 1]);
+        expect(await row('breaker')).toEqual(['circuit_breaker_open', 4, 3, 1]);
+        expect(await row('explicit')).toEqual(['budget_warning', 1, 0, 1]);
+        expect(await row('plain')).toEqual(['success', 1, 0, 0]);
+        const tagged = await listSessionRows(db(), {
+          projectId: p,
+          since: t0,
+          healthTag: 'circuit_breaker_open',
+          limit: 10,
+        });
+        expect(tagged.map((r) => r.sessionId)).toEqual(['breaker']);
+        expect(
+          (
+            await listSpans(db(), {
+              projectId: p,
+              sessionId: 'loop',
+              status: 'prevented',
+              limit: 10,
+            })
+          ).map((s) => s.healthTag),
+        ).toEqual(['loop_detected']);
       });
 
       it('retention removes spans and their rollups older than the cutoff and keeps the rest', async () => {
