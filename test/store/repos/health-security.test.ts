@@ -348,6 +348,34 @@ describe.each(backends)('$name', ({ name, available }) => {
         expect(await findServerProjects(db(), p, 'never')).toEqual([]);
       });
 
+      it('retention removes checks from the scorecard rollups too', async () => {
+        const p = project();
+        const now = new Date();
+        const old = new Date(now.getTime() - 3 * 86_400_000);
+        await saveCheck(db(), {
+          result: result(p, old),
+          instructions: null,
+          tools: null,
+          drift: null,
+        });
+        const before = await loadScoreInputs(
+          db(),
+          [{ projectId: p, serverName: 'filesystem' }],
+          now,
+        );
+        expect(before[0]).toMatchObject({ checks7d: 1, p99Bucket30d: expect.any(Number) });
+        expect(await findServerProjects(db(), p, 'filesystem')).toEqual([p]);
+        await deleteHealthBefore(db(), new Date(now.getTime() - 86_400_000));
+        const after = await loadScoreInputs(
+          db(),
+          [{ projectId: p, serverName: 'filesystem' }],
+          now,
+        );
+        expect(after[0]).toMatchObject({ checks7d: 0, downChecks7d: 0, p99Bucket30d: null });
+        // a server known only from its checks is gone with them
+        expect(await findServerProjects(db(), p, 'filesystem')).toEqual([]);
+      });
+
       it('stores scans with their findings, hostile text as sent, and pages their history', async () => {
         const p = project();
         const findings = [
