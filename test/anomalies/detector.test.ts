@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnomalyDetector } from '../../src/anomalies/detector.ts';
 import { execute } from '../../src/store/db.ts';
 import { call, configFile, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
@@ -93,7 +93,7 @@ async function anomalies(query = '', key = ADMIN) {
 const find = (list: Record<string, unknown>[], server_name: string, metric: string) =>
   list.find((a) => a.server_name === server_name && a.metric === metric);
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'anomaly detection' : `anomaly detection (skipped: no ${name} in this run)`,
     () => {

@@ -21,7 +21,7 @@ import {
   expectStatus,
   type CreatedKey,
 } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -88,7 +88,7 @@ function grpcMetadata(key?: string): Metadata {
   return md;
 }
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'tenant isolation' : `tenant isolation (skipped: no ${name} in this run)`,
     () => {

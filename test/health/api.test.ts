@@ -6,7 +6,7 @@ import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import type { CheckedStatus, HealthResult } from '../../src/model/health.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
@@ -72,7 +72,7 @@ function traffic(
   );
 }
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'health API' : `health API (skipped: no ${name} in this run)`,
     () => {
@@ -543,7 +543,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
 
         it('runs when the service starts', async () => {
           const dataDir = tempDir();
-          // The same data directory (PGlite) or database (PostgreSQL) for both starts.
+          // The same data directory for both starts.
           const sameStore = {
             ...(await env()),
             SPYGLASS_DATA_DIR: dataDir,

@@ -47,3 +47,11 @@ export const backends: Backend[] = [
     env: async () => ({ SPYGLASS_DATABASE_URL: await createPgDatabase() }),
   },
 ];
+
+/**
+ * The back end of server-level tests whose PostgreSQL run covered only storage: the repository
+ * suite (test/store/repos/) runs every repository against both drivers without a server, so these
+ * start their server on PGlite alone. Tests of what needs a real PostgreSQL server (durability,
+ * cluster, read replica, partitions, outages, migrations) keep `backends`.
+ */
+export const serverBackends: Backend[] = backends.filter((b) => b.name === 'pglite');

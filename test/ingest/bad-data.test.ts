@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
@@ -17,7 +17,7 @@ function rawBatch(spans: Record<string, unknown>[], raw: Record<string, string>)
 
 const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'bad native data' : `bad native data (skipped: no ${name})`,
     () => {

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 
-// The whole suite runs once per storage back end (PGlite, PostgreSQL), each on its own server.
-describe.each(backends)('$name', ({ name, available, env }) => {
+// The HTTP ingest and read API on a PGlite server; what it stores is read back per driver in
+// test/store/repos/spans-sessions.test.ts.
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'native spans' : `native spans (skipped: no ${name} in this run)`,
     () => {

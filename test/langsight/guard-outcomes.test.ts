@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { at, microIso } from './wire.ts';
 
@@ -39,7 +39,7 @@ function call_(
   };
 }
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight guard outcomes reach the session', () => {
     let server: TestServer;
     const get = async (path: string) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SseClient } from '../helpers/sse.ts';
 import { at, langsightTurn, microIso } from './wire.ts';
@@ -12,7 +12,7 @@ import { at, langsightTurn, microIso } from './wire.ts';
 
 const ADMIN = bootstrapKey();
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight microsecond timestamps', () => {
     let server: TestServer;
     let sse: SseClient;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -22,7 +22,7 @@ const getOrder = (extra: Record<string, unknown> = {}, required = ['order_id']) 
 });
 const listed = (tools: unknown[]) => ({ tools, agent_name: 'support-agent', project_id: '' });
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight: observed tool schemas', () => {
     let server: TestServer;
     const req = (method: string, path: string, body?: unknown, key = ADMIN) =>

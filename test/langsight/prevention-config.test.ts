@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ADMIN = bootstrapKey();
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight: prevention config of an agent with nothing stored', () => {
     let server: TestServer;
     const req = (method: string, path: string, body?: unknown) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SseClient } from '../helpers/sse.ts';
 import { langsightTurn } from './wire.ts';
@@ -24,7 +24,7 @@ const LANGSIGHT_FIELDS = [
 ];
 const camel = (f: string) => f.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight batch round trip', () => {
     let server: TestServer;
     let sse: SseClient;

@@ -6,7 +6,7 @@ import type { CheckedStatus, Classification } from '../../src/model/health.ts';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan, type NewFinding } from '../../src/store/security-repo.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -121,7 +121,7 @@ const card = (name: string, projectId: string | null = 'default') =>
 const dim = async (name: string, d: string) =>
   (await card(name)).dimensions.find((x) => x.name === d);
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'scorecards' : `scorecards (skipped: no ${name} in this run)`,
     () => {

@@ -7,7 +7,7 @@ import { readPinRows } from '../../src/store/security-pins-repo.ts';
 import { insertScan } from '../../src/store/security-repo.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { SseClient } from '../helpers/sse.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -28,7 +28,7 @@ const post = async (path: string, body?: unknown, key = ADMIN) =>
 const gql = async (query: string, key = ADMIN) => (await post('/graphql', { query }, key)).json;
 const names = (scans: { server_name: string }[]) => scans.map((s) => s.server_name);
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'security scan API' : `security scan API (skipped: no ${name} in this run)`,
     () => {

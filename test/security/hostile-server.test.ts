@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
-import { backends } from '../helpers/backends.ts';
+import { serverBackends } from '../helpers/backends.ts';
 import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helpers.ts';
@@ -12,9 +12,10 @@ import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helper
 /**
  * A hostile MCP server (test/fixtures/mcp/hostile-server.ts: NUL in descriptions, a tool name,
  * instructions and serverInfo; lone surrogates; terminal escapes; a 1 MB description; a 100-deep
- * schema) is checked, stored, scanned and graded like any other, on both storage back ends:
- * PostgreSQL refuses NUL and lone surrogates, and one such character used to fail every check
- * and blind the scan and the grade. A store failure never puts SQL or parameters in a scan.
+ * schema) is checked, stored, scanned and graded like any other: PostgreSQL refuses NUL and lone
+ * surrogates, and one such character used to fail every check and blind the scan and the grade.
+ * A store failure never puts SQL or parameters in a scan. The server runs on PGlite; the same
+ * text is stored and read back through each repository on both drivers in test/store/repos/.
  */
 const ADMIN = `sg_${'7'.repeat(63)}b`;
 
@@ -27,7 +28,7 @@ const hostile = (name: string, env: Record<string, string> = {}) => ({
   timeout_seconds: 30,
 });
 
-describe.each(backends)('$name', ({ available, env }) => {
+describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('a hostile MCP server', () => {
     let dir: string;
     let server: TestServer;

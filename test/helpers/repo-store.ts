@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import type { Span } from '../../src/model/span.ts';
+import type { Db } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/open-store.ts';
+import { createPgDatabase, type Backend } from './backends.ts';
+import { seededDataDir } from './data-dir.ts';
+
+/**
+ * The store of one back end for a repository suite (test/store/repos/), opened directly with the
+ * real driver as the server opens it (src/store/open-store.ts): a copy of the run's migrated PGlite,
+ * or a fresh database on the shared PostgreSQL cluster. No server, no HTTP. Call inside a
+ * `describe.runIf(available)` of `describe.each(backends)`; tests share the store and keep apart by
+ * project (`project()` gives a fresh id).
+ */
+export function useRepoStore(name: Backend['name']): () => Db {
+  let store: Store | undefined;
+  const dataDir = name === 'pglite' ? seededDataDir('spyglass-repos-') : '';
+  beforeAll(async () => {
+    store = await openStore(
+      name === 'postgres'
+        ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 4 }
+        : { dataDir },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!store) throw new Error('the store is not open (beforeAll failed)');
+    return store.db;
+  };
+}
+
+/** A project id no other test uses. */
+export const project = (label = 'p'): string => `${label}-${randomUUID().slice(0, 8)}`;
+
+/** A successful tool call of `projectId` lasting 10 ms from `startedAt`; `over` sets any field. */
+export function span(projectId: string, startedAt: Date, over: Partial<Span> = {}): Span {
+  return {
+    spanId: randomUUID(),
+    traceId: null,
+    parentSpanId: null,
+    sessionId: null,
+    projectId,
+    spanType: 'tool_call',
+    serverName: 'filesystem',
+    toolName: 'read_file',
+    agentName: 'planner',
+    status: 'success',
+    error: null,
+    startedAt,
+    endedAt: new Date(startedAt.getTime() + 10),
+    startedAtMicros: 0,
+    endedAtMicros: 0,
+    latencyMs: 10,
+    inputArgs: null,
+    outputResult: null,
+    llmInput: null,
+    llmOutput: null,
+    inputTokens: null,
+    outputTokens: null,
+    modelId: null,
+    healthTag: null,
+    costUsd: null,
+    costEstimated: null,
+    ...over,
+  };
+}
+
+/** Text PostgreSQL refuses (NUL, a lone surrogate, the escape marker) amid quoting and LIKE characters. */
+export const HOSTILE = `a\u0000b'"\\%_\uD800\u{10FFFD}000041;drop table x;--é😀`;
+
+/** The top of the current hour minus `hours`. */
+export function hourAgo(hours: number, now = Date.now()): Date {
+  return new Date(Math.floor(now / 3_600_000) * 3_600_000 - hours * 3_600_000);
+}
