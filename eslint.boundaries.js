@@ -14,6 +14,7 @@ export const SERVICES = [
   'audit',
   'auth',
   'catalog',
+  'compose',
   'costs',
   'health',
   'ingest',
