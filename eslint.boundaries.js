@@ -16,6 +16,7 @@ export const SERVICES = [
   'audit',
   'auth',
   'catalog',
+  'compose',
   'costs',
   'health',
   'ingest',

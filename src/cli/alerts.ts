@@ -5,7 +5,8 @@ import { toAlertJson, type AlertJson } from '../model/alert-json.ts';
 import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, alertsKit } from './local.ts';
 
 const COLUMNS = [
   'id',
@@ -63,7 +64,7 @@ export function alertsCommand(): Command {
             'GET',
             `/api/alerts/inbox?${query({ ...q, project_id: o.project })}`,
           )) as AlertJson[])
-        : await withLocalServices(async (s) =>
+        : await withLocal(alertsKit, async (s) =>
             (
               await s.alerts.inbox(LOCAL_ADMIN, { ...q, projectId: o.project ?? DEFAULT_PROJECT })
             ).alerts.map(toAlertJson),
@@ -95,7 +96,7 @@ export function alertsCommand(): Command {
             path,
             action === 'snooze' ? { minutes: Number(o.minutes) } : {},
           )) as AlertJson)
-        : await withLocalServices(async (s) =>
+        : await withLocal(alertsKit, async (s) =>
             toAlertJson(await s.alerts.move(LOCAL_ADMIN, id, t, o.project ?? DEFAULT_PROJECT)),
           );
       if (o.json) return printJson(alert);

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import type { Principal } from '../auth/principal.ts';
 import { toApiKeyJson } from '../model/api-key.ts';
 import { printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, apiKeyKit } from './local.ts';
 
 const CLI_ACTOR: Principal = { role: 'admin', projectId: null, actor: 'cli', keyId: null };
 const COLUMNS = [
@@ -56,7 +57,7 @@ export function apiKeyCommand(): Command {
       const remote = remoteFrom(o);
       const created = remote
         ? ((await callApi(remote, 'POST', '/api/auth/api-keys', body)) as Record<string, unknown>)
-        : await withLocalServices(async (s) => {
+        : await withLocal(apiKeyKit, async (s) => {
             const { key, apiKey } = await s.keyAdmin.create(CLI_ACTOR, {
               name: o.name,
               role: o.role,
@@ -86,7 +87,7 @@ export function apiKeyCommand(): Command {
           'GET',
           `/api/auth/api-keys${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`,
         )) as Record<string, unknown>[])
-      : await withLocalServices(async (s) =>
+      : await withLocal(apiKeyKit, async (s) =>
           (await s.keyAdmin.list(CLI_ACTOR, o.project ?? null)).map(toApiKeyJson),
         );
     printRows(rows, COLUMNS, o.json ?? false);
@@ -101,7 +102,7 @@ export function apiKeyCommand(): Command {
     const remote = remoteFrom(o);
     const result = remote
       ? await callApi(remote, 'DELETE', `/api/auth/api-keys/${encodeURIComponent(id)}`)
-      : await withLocalServices(async (s) => {
+      : await withLocal(apiKeyKit, async (s) => {
           await s.keyAdmin.revoke(CLI_ACTOR, id);
           return { id, revoked: true };
         });

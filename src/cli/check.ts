@@ -3,9 +3,10 @@ import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { SpyglassError } from '../errors.ts';
 import type { CheckReport } from '../health/checker.ts';
 import { toCheckJson, type DriftChange } from '../model/health.ts';
-import type { Services } from '../services.ts';
+import type { HealthService } from '../health/health-service.ts';
 import { Lines, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, checkKit } from './local.ts';
 
 export const CHECK_COLUMNS = [
   'server_name',
@@ -38,7 +39,9 @@ export function checkCommand(): Command {
             '/api/health/check',
             o.server ? { server_name: o.server } : {},
           )) as Record<string, unknown>[])
-        : await withLocalServices(async (s) => (await checkLocally(s, o.server)).map(toCheckJson));
+        : await withLocal(checkKit, async (s) =>
+            (await checkLocally(s, o.server)).map(toCheckJson),
+          );
       if (rows.length === 0 && !o.server) process.stderr.write(NO_SERVERS);
       printCheckRows(rows, o.json ?? false);
       if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
@@ -46,7 +49,7 @@ export function checkCommand(): Command {
 }
 
 export async function checkLocally(
-  s: Services,
+  s: { health: Pick<HealthService, 'runChecks'> },
   server: string | undefined,
 ): Promise<CheckReport[]> {
   try {

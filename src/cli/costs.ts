@@ -7,7 +7,8 @@ import {
   type CostWindow,
 } from '../model/cost.ts';
 import { printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, costsKit } from './local.ts';
 
 /** `spyglass costs`: the cost breakdown of a window as three tables (model, tool, agent), or JSON. */
 export function costsCommand(): Command {
@@ -41,7 +42,7 @@ export function costsCommand(): Command {
               'GET',
               `/api/costs/breakdown?${query.toString()}`,
             )) as CostBreakdownJson)
-          : await withLocalServices(async (s) =>
+          : await withLocal(costsKit, async (s) =>
               toCostBreakdownJson(
                 await s.costs.breakdown(LOCAL_ADMIN, { projectId: o.project, window: o.window }),
               ),

@@ -3,7 +3,8 @@ import type { CheckReport } from '../health/checker.ts';
 import { toCheckJson } from '../model/health.ts';
 import { NO_SERVERS, printCheckRows } from './check.ts';
 import { escapeLine, jsonText } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, checkKit } from './local.ts';
 
 /**
  * `spyglass monitor`: the health monitor as a standalone daemon (default every 30 s, docs/health.md#monitor-and-cli), or
@@ -54,7 +55,7 @@ export function monitorCommand(): Command {
         // Loaded here so that other commands start without the checker.
         const { startEmbeddedHealth } = await import('../health/embedded.ts');
         const { HealthMonitor } = await import('../health/monitor.ts');
-        await withLocalServices(async (s) => {
+        await withLocal(checkKit, async (s) => {
           if (o.once) {
             const reports = await new HealthMonitor(s.health, {
               intervalSeconds: o.interval,

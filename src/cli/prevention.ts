@@ -9,7 +9,8 @@ import {
 } from '../model/prevention-config.ts';
 import type { PreventionService } from '../prevention/config-service.ts';
 import { printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
+import { callApi, remoteFrom, type RemoteOptions } from './remote.ts';
+import { withLocal, preventionKit } from './local.ts';
 
 type Common = { agent?: string; project?: string; url?: string; apiKey?: string; json?: boolean };
 const LIST_COLUMNS = [
@@ -131,7 +132,7 @@ async function run(
         ? ''
         : `?${new URLSearchParams({ project_id: o.project }).toString()}`,
     )) as PreventionConfigJson | PreventionConfigJson[];
-  return withLocalServices(async (s) => {
+  return withLocal(preventionKit, async (s) => {
     const out = await local(s.prevention);
     return Array.isArray(out) ? out.map(toPreventionConfigJson) : toPreventionConfigJson(out);
   });

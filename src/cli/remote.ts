@@ -1,5 +1,3 @@
-import type { Services } from '../services.ts';
-
 export interface RemoteOptions {
   url: string;
   apiKey?: string | undefined;
@@ -107,36 +105,6 @@ function unreachable(url: string, err: unknown): string {
     return `cannot resolve the host of ${url}; check --url (SPYGLASS_URL)`;
   if (code === 'TimeoutError') return `${url} did not answer within ${TIMEOUT_MS / 1000} s`;
   return `cannot reach ${url} (${e.message ?? code ?? 'unknown error'}); check --url (SPYGLASS_URL) and that \`spyglass serve\` runs there`;
-}
-
-/** Opens the configured database directly (no server needed) for the duration of `fn`. */
-export async function withLocalServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
-  // The config, logger and services pull in most of the server; load them only for commands that need them.
-  const { loadConfig } = await import('../config/load-config.ts');
-  const { createLogger } = await import('../logger.ts');
-  const config = loadConfig();
-  const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
-  const { openStore } = await import('../store/open-store.ts');
-  // A CLI command runs one per process: this is its process entry for the database, so the
-  // process-wide driver guard is installed here (src/store/postgres-guard.ts).
-  if (config.databaseUrl) {
-    const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
-    guardPostgresDriver(() => {});
-  }
-  const { createServices } = await import('../services.ts');
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    onInfo: (msg) => process.stderr.write(`spyglass: ${msg}\n`),
-  });
-  const services = await createServices(config, store, logger);
-  try {
-    return await fn(services);
-  } finally {
-    await services.close();
-    await store.close();
-  }
 }
 
 /** Options shared by commands that can work either on the database or through a server. */

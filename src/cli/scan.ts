@@ -7,7 +7,8 @@ import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
 import { toScanJson } from '../model/security-scan.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, scanKit } from './local.ts';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 type Severity = (typeof SEVERITIES)[number];
@@ -93,7 +94,7 @@ export function scanCommand(): Command {
 }
 
 async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
-  return withLocalServices(async (s) => {
+  return withLocal(scanKit, async (s) => {
     const tty = process.stderr.isTTY;
     const stored = await s.security.scan(
       LOCAL_ADMIN,

@@ -3,7 +3,8 @@ import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
 import { toScorecardJson } from '../model/scorecard.ts';
 import { printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices, type RemoteOptions } from './remote.ts';
+import { callApi, remoteFrom, type RemoteOptions } from './remote.ts';
+import { withLocal, scorecardKit } from './local.ts';
 
 const COLUMNS = [
   'server_name',
@@ -72,7 +73,7 @@ async function readLocal(
   server: string | undefined,
   project: string | undefined,
 ): Promise<CardJson[]> {
-  return withLocalServices(async (s) => {
+  return withLocal(scorecardKit, async (s) => {
     const cards = server
       ? [await s.scoring.get(LOCAL_ADMIN, server, project)]
       : await s.scoring.list(LOCAL_ADMIN, project);

@@ -9,7 +9,8 @@ import {
   type TreeNodeJson,
 } from '../model/session.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, sessionsKit } from './local.ts';
 
 const COLUMNS = [
   'session_id',
@@ -56,7 +57,7 @@ export function sessionsCommand(): Command {
             const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
             const detail = remote
               ? ((await callApi(remote, 'GET', path)) as SessionTreeJson)
-              : await withLocalServices(async (s) =>
+              : await withLocal(sessionsKit, async (s) =>
                   toSessionTreeJson(await s.sessions.tree(LOCAL_ADMIN, o.id as string, o.project)),
                 );
             if (o.json) return printJson(detail);
@@ -76,7 +77,7 @@ export function sessionsCommand(): Command {
                 'GET',
                 `/api/agents/sessions?${toQuery(query)}`,
               )) as SessionJson[])
-            : await withLocalServices(async (s) => {
+            : await withLocal(sessionsKit, async (s) => {
                 const { intFromText, timeFromText } = await import('../traces/query-params.ts');
                 const page = await s.sessions.list(LOCAL_ADMIN, {
                   projectId: o.project,

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { toSloJson, toSloStatusJson, type SloJson, type SloStatusJson } from '../model/slo.ts';
 import { printRows } from './output.ts';
-import { callApi, remoteFrom, withLocalServices } from './remote.ts';
+import { callApi, remoteFrom } from './remote.ts';
+import { withLocal, slosKit } from './local.ts';
 
 const STATUS_COLUMNS = [
   'agent_name',
@@ -56,7 +57,7 @@ export function slosCommand(): Command {
         if (o.definitions) {
           const all = remote
             ? ((await callApi(remote, 'GET', `/api/slos${qs}`)) as SloJson[])
-            : await withLocalServices(async (s) =>
+            : await withLocal(slosKit, async (s) =>
                 (await s.slos.list(LOCAL_ADMIN, o.project ?? 'default')).map(toSloJson),
               );
           rows = o.agent === undefined ? all : all.filter((r) => r.agent_name === o.agent);
@@ -64,7 +65,7 @@ export function slosCommand(): Command {
           // Evaluating records transitions, exactly as the server's background evaluator does.
           rows = remote
             ? ((await callApi(remote, 'GET', `/api/slos/status${qs}`)) as SloStatusJson[])
-            : await withLocalServices(async (s) =>
+            : await withLocal(slosKit, async (s) =>
                 (
                   await s.slos.status(LOCAL_ADMIN, {
                     projectId: o.project ?? 'default',

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { CheckCancelled, type CheckReport } from './checker.ts';
 import type { HealthService } from './health-service.ts';
+import type { CheckTarget } from '../model/health.ts';
 import { targetKey } from './targets.ts';
 
 export interface MonitorOptions {
@@ -22,6 +23,8 @@ export class HealthMonitor {
   private readonly nextDue = new Map<string, number>();
   /** Whether each server's last check found it down: the log says so once per transition. */
   private readonly wasDown = new Map<string, boolean>();
+  /** Servers whose check is still running: a check slower than the interval is not joined again. */
+  private readonly checking = new Set<string>();
   private readonly running = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
   private stopped = false;
@@ -76,18 +79,8 @@ export class HealthMonitor {
       let due = this.nextDue.get(key) ?? now;
       if (due <= now) {
         due = now + this.health.intervalOf(t, this.opts.intervalSeconds) * 1000;
-        this.track(
-          this.health.check(t, this.abort.signal).then(
-            (report) => {
-              this.logTransition(key, report);
-              this.opts.onReport?.(report);
-            },
-            (err: unknown) => {
-              if (!(err instanceof CheckCancelled))
-                this.opts.logger.error({ err, server: t.name }, 'health check could not be stored');
-            },
-          ),
-        );
+        // Joining the check still in flight would report its result once more (twice in a row).
+        if (!this.checking.has(key)) this.startCheck(key, t);
       }
       this.nextDue.set(key, due);
       next = Math.min(next, due);
@@ -100,6 +93,25 @@ export class HealthMonitor {
     // With no servers yet, look again after one interval (catalog entries may appear).
     const wait = Number.isFinite(next) ? next - now : this.opts.intervalSeconds * 1000;
     this.schedule(Math.min(Math.max(wait, 50), this.opts.intervalSeconds * 1000));
+  }
+
+  private startCheck(key: string, t: CheckTarget): void {
+    this.checking.add(key);
+    this.track(
+      this.health
+        .check(t, this.abort.signal)
+        .then(
+          (report) => {
+            this.logTransition(key, report);
+            this.opts.onReport?.(report);
+          },
+          (err: unknown) => {
+            if (!(err instanceof CheckCancelled))
+              this.opts.logger.error({ err, server: t.name }, 'health check could not be stored');
+          },
+        )
+        .finally(() => this.checking.delete(key)),
+    );
   }
 
   /** Down (first seen, or after being reachable) and back: one line each, not one per check. */

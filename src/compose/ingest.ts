@@ -1,0 +1,92 @@
+import type { CostService } from '../costs/cost-service.ts';
+import { Registrar } from '../catalog/registrar.ts';
+import { IgnoredSpansLog } from '../ingest/ignored-spans-log.ts';
+import { ingestSpans, type IngestDeps, type IngestResult } from '../ingest/ingest-service.ts';
+import { KnownProjects } from '../ingest/known-projects.ts';
+import { LanedWriter } from '../ingest/laned-writer.ts';
+import { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { Span } from '../model/span.ts';
+import type { SettingsService } from '../settings/settings-service.ts';
+import { findProject } from '../store/projects-repo.ts';
+import { encodeSpans, insertSpans } from '../store/spans-repo.ts';
+import { StatsKeeper } from '../store/stats-keeper.ts';
+import type { Base } from './core.ts';
+
+/** The ingest path (docs/ingest.md): redact, price, commit through the writer, publish, register. */
+export interface Ingest {
+  writer: LanedWriter;
+  registrar: Registrar;
+  /** Keeps planner statistics current; started by startServer. */
+  stats: StatsKeeper;
+  rateLimitWarnings: RateLimitWarnings;
+  ignoredSpans: IgnoredSpansLog;
+  ingest(spans: Span[]): Promise<IngestResult>;
+  /** Drops the registered names, known id and prices of a deleted project. */
+  forgetProject(id: string): void;
+  /** Commits every acknowledged span. */
+  close(): Promise<void>;
+}
+
+export interface IngestParts {
+  settings: SettingsService;
+  /** Loaded: ingest prices spans with its book and tool rules. */
+  costs: CostService;
+  bus: EventBus;
+  metrics: Metrics;
+  /** Called with every committed batch (the alert producers). */
+  onCommitted?: IngestDeps['onCommitted'];
+  /** The spans-per-minute limit of a project, when rate limits are on. */
+  takeSpans?: IngestDeps['takeSpans'];
+}
+
+export function createIngest({ config, store, logger }: Base, p: IngestParts): Ingest {
+  const writer = new LanedWriter(
+    {
+      encode: encodeSpans,
+      commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
+      maxQueuedSpans: config.ingest.maxQueuedSpans,
+      maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
+      maxCommitSpans: config.ingest.maxCommitSpans,
+      logger,
+    },
+    store.kind === 'postgres' ? config.ingest.commitLanes : 1,
+  ); // PGlite runs one statement at a time anyway
+  const registrar = new Registrar(store.db, logger);
+  const knownProjects = new KnownProjects(
+    async (id) => (await findProject(store.db, id)) !== undefined,
+  );
+  // PGlite: a 6,000-row sample instead of 30,000, since ingest waits while it is read.
+  const stats = new StatsKeeper(store.db, logger, {
+    statisticsTarget: store.kind === 'pglite' ? 20 : undefined,
+  });
+  const deps: IngestDeps = {
+    writer,
+    settings: p.settings,
+    registrar,
+    bus: p.bus,
+    projects: knownProjects,
+    pricing: { book: p.costs.book, rules: p.costs.rules },
+    onIngested: (n: number) => {
+      p.metrics.spansIngested.inc(n);
+      stats.noteWritten(n);
+    },
+    onCommitted: p.onCommitted,
+    takeSpans: p.takeSpans,
+  };
+  return {
+    writer,
+    registrar,
+    stats,
+    rateLimitWarnings: new RateLimitWarnings(logger),
+    ignoredSpans: new IgnoredSpansLog(logger),
+    ingest: (spans) => ingestSpans(deps, spans),
+    forgetProject: (id) => {
+      registrar.forgetProject(id);
+      knownProjects.forget(id);
+      p.costs.book.forget(id);
+    },
+    close: () => writer.close(),
+  };
+}
