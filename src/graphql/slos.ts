@@ -1,5 +1,7 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { describeRange } from '../model/int-range.ts';
 import type { Slo, SloEvaluation } from '../model/slo.ts';
+import { SLO_WINDOW_HOURS } from '../slos/validate.ts';
 import { builder } from './builder.ts';
 
 const SloRef = builder.objectRef<Slo>('Slo').implement({
@@ -51,7 +53,7 @@ const fields =
       description:
         'success_rate: a percentage, a value in (0, 1] read as a fraction (1 = 100 %); latency_p99: milliseconds',
     }),
-    windowHours: t.int({ required: false, description: '1 to 720; default 24' }),
+    windowHours: t.int({ required: false, description: describeRange(SLO_WINDOW_HOURS) }),
   });
 const SloInput = builder.inputType('SloInput', { fields: fields(true) });
 const SloPatchInput = builder.inputType('SloPatchInput', {

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toAlertConfigJson, toAlertCountsJson, toAlertJson } from '../model/alert-json.ts';
 import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES } from '../model/alert.ts';
+import { INBOX_LIMIT } from '../alerts/inbox.ts';
+import { describeRange } from '../model/int-range.ts';
 import type { Services } from '../services.ts';
 import { typed } from './route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from './strict-body.ts';
@@ -14,7 +16,8 @@ const InboxQuery = T.Object({
   status: oneOf([...ALERT_STATUSES, 'active', 'all']),
   type: oneOf(ALERT_TYPES),
   severity: oneOf(SEVERITIES),
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 200 })),
+  // AlertService checks the range for every adapter.
+  limit: T.Optional(T.Integer({ description: describeRange(INBOX_LIMIT) })),
   cursor: T.Optional(T.String()),
 });
 // The config view's own keys may be posted back and are ignored; AlertService refuses the rest.

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
+import { describeRange } from '../model/int-range.ts';
 import { toScanJson } from '../model/security-scan.ts';
+import { SCAN_HISTORY_LIMIT, SCAN_HISTORY_OFFSET } from '../security/scan-service.ts';
 import type { Services } from '../services.ts';
 import { bodyOptional, typed } from './route-schema.ts';
 
@@ -47,8 +49,9 @@ export function registerSecurityRoutes(app: FastifyInstance, s: Services): void 
         params: Name,
         querystring: T.Object({
           ...Project.properties,
-          limit: T.Optional(T.Integer({ minimum: 1, maximum: 100 })),
-          offset: T.Optional(T.Integer({ minimum: 0, maximum: 10_000 })),
+          // ScanService checks the ranges for every adapter.
+          limit: T.Optional(T.Integer({ description: describeRange(SCAN_HISTORY_LIMIT) })),
+          offset: T.Optional(T.Integer({ description: describeRange(SCAN_HISTORY_OFFSET) })),
         }),
       },
     },

@@ -1,19 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { SLO_METRICS, toSloJson, toSloStatusJson, type SloMetric } from '../model/slo.ts';
+import { describeRange } from '../model/int-range.ts';
 import type { Services } from '../services.ts';
+import { MAX_AGENT_NAME, SLO_WINDOW_HOURS } from '../slos/validate.ts';
 import { typed } from './route-schema.ts';
 import { OPTIONAL_BODY } from './strict-body.ts';
 
 const Query = T.Object({ project_id: T.Optional(T.String()) });
 const IdParams = T.Object({ slo_id: T.String() });
 const fields = {
-  agent_name: T.String({ minLength: 1, maxLength: 200 }),
+  agent_name: T.String({ description: `not blank, at most ${MAX_AGENT_NAME} characters` }),
   metric: T.Unsafe<SloMetric>({ enum: [...SLO_METRICS] }),
   threshold: T.Number(),
-  window_hours: T.Optional(T.Integer({ minimum: 1, maximum: 720 })),
+  window_hours: T.Optional(T.Integer({ description: describeRange(SLO_WINDOW_HOURS) })),
 };
-// The body's shape; SloService checks the values (threshold by metric, project_id) for every adapter.
+// The body's shape; SloService checks the values (threshold by metric, window and name lengths,
+// project_id) for every adapter, so REST and GraphQL refuse a value alike.
 const CreateBody = T.Object(
   { ...fields, project_id: T.Optional(T.String()) },
   { additionalProperties: false },

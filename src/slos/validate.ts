@@ -1,11 +1,12 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
 import type { SloFields } from '../store/slos-repo.ts';
 
+import { checkInt, type IntRange } from '../model/int-range.ts';
 import { SLO_METRICS, type SloMetric } from '../model/slo.ts';
 
 export const MAX_AGENT_NAME = 200;
-export const MAX_WINDOW_HOURS = 720;
-export const DEFAULT_WINDOW_HOURS = 24;
+/** The window an SLO is measured over, in hours: 30 days at most. */
+export const SLO_WINDOW_HOURS: IntRange = { min: 1, max: 720, default: 24 };
 const WRITABLE = ['agent_name', 'metric', 'threshold', 'window_hours'];
 
 /**
@@ -96,14 +97,12 @@ export function parseSloBody(body: unknown, current?: SloFields, projectId?: str
     else threshold = checked;
   }
 
-  let windowHours = current?.windowHours ?? DEFAULT_WINDOW_HOURS;
+  let windowHours = current?.windowHours ?? SLO_WINDOW_HOURS.default;
   if (b.window_hours !== undefined) {
     const w = b.window_hours;
     if (typeof w !== 'number' || !Number.isInteger(w))
       issue('window_hours', 'Input should be a valid integer', 'int_type');
-    else if (w < 1 || w > MAX_WINDOW_HOURS)
-      issue('window_hours', `Input should be between 1 and ${MAX_WINDOW_HOURS}`, 'value_error');
-    else windowHours = w;
+    else windowHours = checkInt('window_hours', w, SLO_WINDOW_HOURS, issues, 'body');
   }
   if (
     issues.length > 0 ||
