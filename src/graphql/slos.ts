@@ -61,23 +61,6 @@ const SloPatchInput = builder.inputType('SloPatchInput', {
   fields: fields(false),
 });
 
-/** The body SloService checks (REST's field names), so both edges share one validation. */
-function toBody(i: {
-  agentName?: string | null;
-  metric?: string | null;
-  threshold?: number | null;
-  windowHours?: number | null;
-}) {
-  return Object.fromEntries(
-    Object.entries({
-      agent_name: i.agentName,
-      metric: i.metric,
-      threshold: i.threshold,
-      window_hours: i.windowHours,
-    }).filter(([, v]) => v !== undefined),
-  );
-}
-
 builder.queryField('slos', (t) =>
   t.field({
     type: [SloRef],
@@ -115,7 +98,7 @@ builder.mutationField('createSlo', (t) =>
       input: t.arg({ type: SloInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => ctx.services.slos.create(ctx.principal, toBody(a.input), a.projectId),
+    resolve: (_r, a, ctx) => ctx.services.slos.create(ctx.principal, a.input, a.projectId),
   }),
 );
 
@@ -127,8 +110,7 @@ builder.mutationField('updateSlo', (t) =>
       input: t.arg({ type: SloPatchInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.slos.update(ctx.principal, a.sloId, toBody(a.input), a.projectId),
+    resolve: (_r, a, ctx) => ctx.services.slos.update(ctx.principal, a.sloId, a.input, a.projectId),
   }),
 );
 

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
-import { SLO_METRICS, toSloJson, toSloStatusJson, type SloMetric } from '../model/slo.ts';
+import { Type as T, type Static } from 'typebox';
+import {
+  SLO_METRICS,
+  toSloJson,
+  toSloStatusJson,
+  type SloInput,
+  type SloMetric,
+} from '../model/slo.ts';
 import { describeRange } from '../model/int-range.ts';
 import type { Services } from '../services.ts';
 import { MAX_AGENT_NAME, SLO_WINDOW_HOURS } from '../slos/validate.ts';
@@ -23,6 +29,17 @@ const CreateBody = T.Object(
 );
 const PatchBody = T.Partial(T.Object(fields), { additionalProperties: false });
 
+/** The body in domain terms. */
+function sloInput(b: Static<typeof CreateBody> | Static<typeof PatchBody>): SloInput {
+  return {
+    agentName: b.agent_name,
+    metric: b.metric,
+    threshold: b.threshold,
+    windowHours: b.window_hours,
+    projectId: 'project_id' in b ? b.project_id : undefined,
+  };
+}
+
 /** SLOs (docs/slos.md#rest): definitions and their status now. Writes need the admin role (the default for non-GET). */
 export function registerSloRoutes(app: FastifyInstance, s: Services): void {
   const r = typed(app);
@@ -37,7 +54,9 @@ export function registerSloRoutes(app: FastifyInstance, s: Services): void {
     async (req, reply) =>
       reply
         .status(201)
-        .send(toSloJson(await s.slos.create(req.principal, req.body, req.query.project_id))),
+        .send(
+          toSloJson(await s.slos.create(req.principal, sloInput(req.body), req.query.project_id)),
+        ),
   );
 
   r.get(
@@ -64,7 +83,12 @@ export function registerSloRoutes(app: FastifyInstance, s: Services): void {
     { ...OPTIONAL_BODY, schema: { params: IdParams, querystring: Query, body: PatchBody } },
     async (req) =>
       toSloJson(
-        await s.slos.update(req.principal, req.params.slo_id, req.body, req.query.project_id),
+        await s.slos.update(
+          req.principal,
+          req.params.slo_id,
+          sloInput(req.body),
+          req.query.project_id,
+        ),
       ),
   );
 
