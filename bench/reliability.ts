@@ -161,16 +161,16 @@ async function defineSlos(services: Services): Promise<void> {
   for (const [i, agent] of AGENTS.entries()) {
     const windowHours = i % 2 === 0 ? 24 : 168;
     await services.slos.create(LOCAL_ADMIN, {
-      agent_name: agent,
+      agentName: agent,
       metric: 'success_rate',
       threshold: 95,
-      window_hours: windowHours,
+      windowHours,
     });
     await services.slos.create(LOCAL_ADMIN, {
-      agent_name: agent,
+      agentName: agent,
       metric: 'latency_p99',
       threshold: 30_000,
-      window_hours: windowHours,
+      windowHours,
     });
   }
 }

@@ -9,7 +9,8 @@ import {
 } from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
+import { parseEnumParam } from '../traces/query-params.ts';
+import { checkInt, type IntRange } from '../model/int-range.ts';
 import {
   ALERT_STATUSES,
   ALERT_TYPES,
@@ -28,9 +29,12 @@ export interface InboxQuery {
   status?: string | undefined;
   type?: string | undefined;
   severity?: string | undefined;
-  limit?: string | number | undefined;
+  limit?: number | null | undefined;
   cursor?: string | undefined;
 }
+
+/** Alerts one inbox page holds. */
+export const INBOX_LIMIT: IntRange = { min: 1, max: 200, default: 50 };
 
 export interface InboxPage {
   alerts: Alert[];
@@ -52,7 +56,7 @@ export async function readInbox(
   const status = parseEnumParam('status', q.status, STATUS_FILTERS, issues) ?? 'active';
   const type = parseEnumParam('type', q.type, ALERT_TYPES, issues);
   const severity = parseEnumParam('severity', q.severity, SEVERITIES, issues);
-  const limit = parseIntParam('limit', q.limit, 50, 1, 200, issues);
+  const limit = checkInt('limit', q.limit, INBOX_LIMIT, issues);
   const before = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
   const statuses = status === 'active' ? ACTIVE : status === 'all' ? ALERT_STATUSES : [status];

@@ -3,7 +3,7 @@ import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { AlertSink, FireInput } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
-import type { SeriesRequest } from './filter.ts';
+import { parseSeriesArgs, type SeriesArgs } from './filter.ts';
 import {
   listAnomalies,
   loadBaselines,
@@ -149,14 +149,16 @@ export class AnomalyDetector {
 
   /**
    * One tool's hourly values of a metric over the last `hours` clock hours up to the current one
-   * (any role; the caller's project, the one a global key names, else `default`).
+   * (any role; the caller's project, the one a global key names, else `default`). The metric and
+   * `hours` (SERIES_HOURS_RANGE) are checked here, a 422 naming each argument.
    */
   series(
     by: Principal,
-    req: SeriesRequest & { projectId?: string | null | undefined },
+    raw: SeriesArgs & { projectId?: string | null | undefined },
   ): Promise<AnomalyPoint[]> {
     enforce(by, 'read');
-    const project = scopeProject(by, req.projectId) ?? DEFAULT_PROJECT;
+    const req = parseSeriesArgs(raw);
+    const project = scopeProject(by, raw.projectId) ?? DEFAULT_PROJECT;
     const to = (Math.floor(this.now().getTime() / HOUR_MS) + 1) * HOUR_MS;
     return loadToolSeries(this.deps.db, project, req, to - req.hours * HOUR_MS, to);
   }

@@ -1,10 +1,10 @@
 import { SpyglassError, type ValidationIssue } from '../errors.ts';
-import { parseEnumParam, parseIntParam } from '../traces/query-params.ts';
+import { checkInt } from '../model/int-range.ts';
+import { parseEnumParam } from '../traces/query-params.ts';
 import {
   ANOMALY_SEVERITIES,
-  MAX_SERIES_HOURS,
   METRICS,
-  SERIES_HOURS,
+  SERIES_HOURS_RANGE,
   type AnomalyFilter,
   type Metric,
 } from '../model/anomaly.ts';
@@ -41,23 +41,18 @@ export interface SeriesRequest {
   hours: number;
 }
 
-/** A series request from GraphQL arguments: metric one of METRICS, hours 1 to MAX_SERIES_HOURS. */
-export function parseSeriesArgs(raw: {
+/** A series request (GraphQL's arguments): metric one of METRICS, hours in SERIES_HOURS_RANGE. */
+export interface SeriesArgs {
   serverName: string;
   toolName: string;
   metric: string;
   hours?: number | null | undefined;
-}): SeriesRequest {
+}
+
+export function parseSeriesArgs(raw: SeriesArgs): SeriesRequest {
   const issues: ValidationIssue[] = [];
   const metric = parseEnumParam('metric', raw.metric, METRICS, issues);
-  const hours = parseIntParam(
-    'hours',
-    raw.hours ?? undefined,
-    SERIES_HOURS,
-    1,
-    MAX_SERIES_HOURS,
-    issues,
-  );
+  const hours = checkInt('hours', raw.hours, SERIES_HOURS_RANGE, issues);
   fail(issues, 'args');
   return {
     serverName: raw.serverName,

@@ -4,6 +4,7 @@ import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { toAlertJson, type AlertJson } from '../model/alert-json.ts';
 import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
+import { intFromText } from '../traces/query-params.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, alertsKit } from './local.ts';
@@ -66,7 +67,11 @@ export function alertsCommand(): Command {
           )) as AlertJson[])
         : await withLocal(alertsKit, async (s) =>
             (
-              await s.alerts.inbox(LOCAL_ADMIN, { ...q, projectId: o.project ?? DEFAULT_PROJECT })
+              await s.alerts.inbox(LOCAL_ADMIN, {
+                ...q,
+                limit: intFromText(o.limit),
+                projectId: o.project ?? DEFAULT_PROJECT,
+              })
             ).alerts.map(toAlertJson),
           );
       printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);

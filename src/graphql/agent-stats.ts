@@ -1,5 +1,5 @@
 import type { AgentSessionStats } from '../model/session.ts';
-import { withoutNulls } from './args.ts';
+import { WINDOW_HOURS_DESCRIPTION, withoutNulls } from './args.ts';
 import { builder } from './builder.ts';
 
 /** Per-agent sums of the session rollups, for the dashboard's agent pages (docs/ui.md#agents). */
@@ -30,7 +30,7 @@ builder.queryField('agentSessionStats', (t) =>
       until: t.arg({ type: 'DateTime', required: false }),
       hours: t.arg.int({
         required: false,
-        description: 'Look back this many hours (1-720) when since is not given; default 24',
+        description: WINDOW_HOURS_DESCRIPTION,
       }),
     },
     resolve: (_r, a, ctx) => ctx.services.sessions.byAgent(ctx.principal, withoutNulls(a)),

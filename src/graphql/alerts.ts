@@ -104,7 +104,7 @@ builder.queryField('alerts', (t) =>
         status: a.status ?? undefined,
         type: a.type ?? undefined,
         severity: a.severity ?? undefined,
-        limit: a.first ?? 50,
+        limit: a.first,
         cursor: a.after ?? undefined,
       });
       return toConnection(page.alerts, alertCursor, page.nextCursor !== null);

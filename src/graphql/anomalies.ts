@@ -1,6 +1,7 @@
-import { parseAnomalyFilter, parseSeriesArgs } from '../anomalies/filter.ts';
+import { parseAnomalyFilter } from '../anomalies/filter.ts';
+import { describeRange } from '../model/int-range.ts';
 import { resolveArrayConnection } from '@pothos/plugin-relay';
-import type { AnomalyPoint, AnomalyRecord } from '../model/anomaly.ts';
+import { SERIES_HOURS_RANGE, type AnomalyPoint, type AnomalyRecord } from '../model/anomaly.ts';
 import { builder, type Context } from './builder.ts';
 
 /** Anomalies (docs/anomalies.md): the same stored evaluations, roles and scoping as GET /api/reliability/anomalies. */
@@ -113,13 +114,12 @@ builder.queryField('anomalySeries', (t) =>
       serverName: t.arg.string({ required: true }),
       toolName: t.arg.string({ required: true }),
       metric: t.arg.string({ required: true, description: 'error_rate or latency_ms' }),
-      hours: t.arg.int({ required: false, description: '1 to 720; default 170 (7 days + 2 h)' }),
+      hours: t.arg.int({
+        required: false,
+        description: `${describeRange(SERIES_HOURS_RANGE)} (7 days + 2 h)`,
+      }),
       projectId: t.arg.string(anomalyArgs.projectId),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.anomalies.series(ctx.principal, {
-        ...parseSeriesArgs(a),
-        projectId: a.projectId,
-      }),
+    resolve: (_r, a, ctx) => ctx.services.anomalies.series(ctx.principal, a),
   }),
 );

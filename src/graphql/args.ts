@@ -1,3 +1,6 @@
+import { describeRange } from '../model/int-range.ts';
+import { WINDOW_HOURS } from '../traces/query-params.ts';
+
 /** GraphQL's "not given" is null or absent; services take absent (undefined) only. */
 export type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
 
@@ -7,3 +10,6 @@ export function withoutNulls<T extends object>(args: T | null | undefined): With
   for (const [k, v] of Object.entries(args ?? {})) if (v !== null) out[k] = v;
   return out as WithoutNulls<T>;
 }
+
+/** The `hours` argument of a read window, described from the rule SessionsService checks. */
+export const WINDOW_HOURS_DESCRIPTION = `Look back this many hours (${describeRange(WINDOW_HOURS)}) when since is not given`;

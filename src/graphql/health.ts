@@ -1,5 +1,7 @@
 import { SpyglassError } from '../errors.ts';
+import { BLAST_RADIUS_HOURS, DRIFT_IMPACT_HOURS, HISTORY_LIMIT } from '../health/health-service.ts';
 import { keysetCursor } from '../health/page-cursor.ts';
+import { describeRange } from '../model/int-range.ts';
 import type {
   AffectedAgent,
   BlastRadius,
@@ -115,28 +117,6 @@ const BlastRadiusRef = builder.objectRef<BlastRadius>('BlastRadius').implement({
   }),
 });
 
-export function bounded(
-  name: string,
-  value: number | null | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new SpyglassError('validation', `${name} must be an integer from ${min} to ${max}`, {
-      issues: [
-        {
-          loc: ['args', name],
-          msg: `Input should be an integer from ${min} to ${max}`,
-          type: 'int_range',
-        },
-      ],
-    });
-  }
-  return v;
-}
-
 builder.queryField('healthServers', (t) =>
   t.field({
     type: [HealthResultRef],
@@ -169,14 +149,14 @@ builder.queryField('healthHistory', (t) =>
     description: 'The newest results of one server (healthHistoryConnection pages through all)',
     args: {
       name: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false }),
+      limit: t.arg.int({ required: false, description: describeRange(HISTORY_LIMIT) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: async (_r, a, ctx) =>
       (
         await ctx.services.health.history(ctx.principal, a.name, {
           projectId: a.projectId,
-          limit: bounded('limit', a.limit, 10, 1, 100),
+          limit: a.limit,
         })
       ).items,
   }),
@@ -190,7 +170,7 @@ builder.queryField('healthHistoryConnection', (t) =>
     resolve: async (_r, a, ctx) => {
       const page = await ctx.services.health.history(ctx.principal, a.name, {
         projectId: a.projectId,
-        limit: bounded('first', a.first, 10, 1, 100),
+        limit: a.first,
         after: a.after,
       });
       return toConnection(page.items, (r) => keysetCursor(r.checkedAt, r.id), !!page.nextCursor);
@@ -204,14 +184,14 @@ builder.queryField('driftHistory', (t) =>
     description: 'The newest drift events of one server (driftHistoryConnection pages through all)',
     args: {
       name: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false }),
+      limit: t.arg.int({ required: false, description: describeRange(HISTORY_LIMIT) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: async (_r, a, ctx) =>
       (
         await ctx.services.health.driftHistory(ctx.principal, a.name, {
           projectId: a.projectId,
-          limit: bounded('limit', a.limit, 10, 1, 100),
+          limit: a.limit,
         })
       ).items,
   }),
@@ -226,7 +206,7 @@ builder.queryField('driftHistoryConnection', (t) =>
     resolve: async (_r, a, ctx) => {
       const page = await ctx.services.health.driftHistory(ctx.principal, a.name, {
         projectId: a.projectId,
-        limit: bounded('first', a.first, 10, 1, 100),
+        limit: a.first,
         after: a.after,
       });
       return toConnection(page.items, (e) => keysetCursor(e.detectedAt, e.id), !!page.nextCursor);
@@ -240,14 +220,14 @@ builder.queryField('driftImpact', (t) =>
     args: {
       name: t.arg.string({ required: true }),
       toolName: t.arg.string({ required: true }),
-      hours: t.arg.int({ required: false }),
+      hours: t.arg.int({ required: false, description: describeRange(DRIFT_IMPACT_HOURS) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
       ctx.services.health.driftImpact(ctx.principal, {
         name: a.name,
         toolName: a.toolName,
-        hours: bounded('hours', a.hours, 24, 1, 168),
+        hours: a.hours,
         projectId: a.projectId,
       }),
   }),
@@ -258,13 +238,13 @@ builder.queryField('blastRadius', (t) =>
     type: BlastRadiusRef,
     args: {
       name: t.arg.string({ required: true }),
-      hours: t.arg.int({ required: false }),
+      hours: t.arg.int({ required: false, description: describeRange(BLAST_RADIUS_HOURS) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
       ctx.services.health.blastRadius(ctx.principal, {
         name: a.name,
-        hours: bounded('hours', a.hours, 24, 1, 720),
+        hours: a.hours,
         projectId: a.projectId,
       }),
   }),

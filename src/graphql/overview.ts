@@ -1,7 +1,8 @@
 import type { HealthTag } from '../model/health-tags.ts';
 import type { MinuteCount } from '../store/spans-repo.ts';
-import { MAX_MINUTES } from '../traces/spans-service.ts';
-import { withoutNulls } from './args.ts';
+import { describeRange } from '../model/int-range.ts';
+import { PER_MINUTE_MINUTES } from '../traces/spans-service.ts';
+import { WINDOW_HOURS_DESCRIPTION, withoutNulls } from './args.ts';
 import { builder } from './builder.ts';
 
 /** Aggregates for the dashboard's overview (docs/ui.md#pages), counted by the server. */
@@ -26,10 +27,10 @@ const HealthCountRef = builder
 builder.queryField('spansPerMinute', (t) =>
   t.field({
     type: [MinuteCountRef],
-    description: `Spans and failures per minute over the last \`minutes\` minutes (1-${MAX_MINUTES}), oldest first; the last entry is the current minute, still counting. Every minute is present (0 when quiet).`,
+    description: `Spans and failures per minute over the last \`minutes\` minutes (${describeRange(PER_MINUTE_MINUTES)}), oldest first; the last entry is the current minute, still counting. Every minute is present (0 when quiet).`,
     args: {
       projectId: t.arg.string({ required: false }),
-      minutes: t.arg.int({ required: false, defaultValue: 60 }),
+      minutes: t.arg.int({ required: false }),
     },
     resolve: (_r, a, ctx) => ctx.services.spans.perMinute(ctx.principal, withoutNulls(a)),
   }),
@@ -46,7 +47,7 @@ builder.queryField('sessionHealthCounts', (t) =>
       until: t.arg({ type: 'DateTime', required: false }),
       hours: t.arg.int({
         required: false,
-        description: 'Look back this many hours (1-720) when since is not given; default 24',
+        description: WINDOW_HOURS_DESCRIPTION,
       }),
     },
     resolve: (_r, a, ctx) => ctx.services.sessions.countByHealth(ctx.principal, withoutNulls(a)),

@@ -4,6 +4,8 @@ import {
   type StoredFinding,
   type StoredScan,
 } from '../model/security-scan.ts';
+import { describeRange } from '../model/int-range.ts';
+import { SCAN_HISTORY_LIMIT, SCAN_HISTORY_OFFSET } from '../security/scan-service.ts';
 import { builder } from './builder.ts';
 import { HealthResultRef } from './health.ts';
 import { loaderFor, loaderKind } from './loaders.ts';
@@ -90,15 +92,15 @@ builder.queryField('securityScanHistory', (t) =>
     description: "A server's scans, newest first (GET /api/security/servers/{name}/history)",
     args: {
       name: t.arg.string({ required: true }),
-      limit: t.arg.int({ required: false }),
-      offset: t.arg.int({ required: false }),
+      limit: t.arg.int({ required: false, description: describeRange(SCAN_HISTORY_LIMIT) }),
+      offset: t.arg.int({ required: false, description: describeRange(SCAN_HISTORY_OFFSET) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
       ctx.services.security.history(ctx.principal, a.name, {
         projectId: a.projectId,
-        limit: a.limit ?? undefined,
-        offset: a.offset ?? undefined,
+        limit: a.limit,
+        offset: a.offset,
       }),
   }),
 );

@@ -1,6 +1,8 @@
 import type { ServerSession, ToolSnapshot } from '../model/health.ts';
 import { builder } from './builder.ts';
-import { DriftEventRef, bounded } from './health.ts';
+import { SERVER_SESSIONS_HOURS, SERVER_SESSIONS_LIMIT } from '../health/server-tools.ts';
+import { describeRange } from '../model/int-range.ts';
+import { DriftEventRef } from './health.ts';
 import { loaderFor, loaderKind } from './loaders.ts';
 import type { Context } from './builder.ts';
 import type { DriftEvent } from '../model/health.ts';
@@ -92,17 +94,16 @@ builder.queryField('serverSessions', (t) =>
     args: {
       name: t.arg.string({ required: true }),
       toolName: t.arg.string({ required: false }),
-      hours: t.arg.int({ required: false }),
-      limit: t.arg.int({ required: false }),
+      hours: t.arg.int({ required: false, description: describeRange(SERVER_SESSIONS_HOURS) }),
+      limit: t.arg.int({ required: false, description: describeRange(SERVER_SESSIONS_LIMIT) }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
       ctx.services.serverTools.sessions(ctx.principal, {
         name: a.name,
         toolName: a.toolName,
-        // A week at most, as driftImpact: the window is read from raw spans.
-        hours: bounded('hours', a.hours, 24, 1, 168),
-        limit: bounded('limit', a.limit, 20, 1, 100),
+        hours: a.hours,
+        limit: a.limit,
         projectId: a.projectId,
       }),
   }),

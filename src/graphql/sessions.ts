@@ -7,7 +7,7 @@ import type {
 } from '../model/session.ts';
 import { SESSION_ORDERS, sessionCursor } from '../sessions/sessions-service.ts';
 
-import { withoutNulls } from './args.ts';
+import { WINDOW_HOURS_DESCRIPTION, withoutNulls } from './args.ts';
 import { builder, splitNodeKey, toConnection } from './builder.ts';
 import { SpanRef } from './spans.ts';
 
@@ -93,14 +93,14 @@ builder.queryField('sessions', (t) =>
         until: t.arg({ type: 'DateTime', required: false }),
         hours: t.arg.int({
           required: false,
-          description: 'Look back this many hours (1-720) when since is not given; default 24',
+          description: WINDOW_HOURS_DESCRIPTION,
         }),
       },
       resolve: async (_r, a, ctx) => {
         const { first, after, ...filter } = withoutNulls(a);
         const page = await ctx.services.sessions.list(ctx.principal, {
           ...filter,
-          limit: first ?? 50,
+          limit: first,
           cursor: after,
         });
         const conn = toConnection(page.sessions, sessionCursor, page.nextCursor !== null);
@@ -179,7 +179,7 @@ builder.queryField('lineage', (t) =>
       until: t.arg({ type: 'DateTime', required: false }),
       hours: t.arg.int({
         required: false,
-        description: 'Look back this many hours (1-720) when since is not given; default 24',
+        description: WINDOW_HOURS_DESCRIPTION,
       }),
     },
     resolve: (_r, a, ctx) => ctx.services.sessions.lineage(ctx.principal, withoutNulls(a)),

@@ -1,5 +1,7 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay';
+import { describeRange } from '../model/int-range.ts';
 import type { Slo, SloEvaluation } from '../model/slo.ts';
+import { SLO_WINDOW_HOURS } from '../slos/validate.ts';
 import { builder } from './builder.ts';
 
 const SloRef = builder.objectRef<Slo>('Slo').implement({
@@ -51,30 +53,13 @@ const fields =
       description:
         'success_rate: a percentage, a value in (0, 1] read as a fraction (1 = 100 %); latency_p99: milliseconds',
     }),
-    windowHours: t.int({ required: false, description: '1 to 720; default 24' }),
+    windowHours: t.int({ required: false, description: describeRange(SLO_WINDOW_HOURS) }),
   });
 const SloInput = builder.inputType('SloInput', { fields: fields(true) });
 const SloPatchInput = builder.inputType('SloPatchInput', {
   description: 'Fields to change; omitted fields stay as they are',
   fields: fields(false),
 });
-
-/** The body SloService checks (REST's field names), so both edges share one validation. */
-function toBody(i: {
-  agentName?: string | null;
-  metric?: string | null;
-  threshold?: number | null;
-  windowHours?: number | null;
-}) {
-  return Object.fromEntries(
-    Object.entries({
-      agent_name: i.agentName,
-      metric: i.metric,
-      threshold: i.threshold,
-      window_hours: i.windowHours,
-    }).filter(([, v]) => v !== undefined),
-  );
-}
 
 builder.queryField('slos', (t) =>
   t.field({
@@ -113,7 +98,7 @@ builder.mutationField('createSlo', (t) =>
       input: t.arg({ type: SloInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => ctx.services.slos.create(ctx.principal, toBody(a.input), a.projectId),
+    resolve: (_r, a, ctx) => ctx.services.slos.create(ctx.principal, a.input, a.projectId),
   }),
 );
 
@@ -125,8 +110,7 @@ builder.mutationField('updateSlo', (t) =>
       input: t.arg({ type: SloPatchInput, required: true }),
       projectId: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) =>
-      ctx.services.slos.update(ctx.principal, a.sloId, toBody(a.input), a.projectId),
+    resolve: (_r, a, ctx) => ctx.services.slos.update(ctx.principal, a.sloId, a.input, a.projectId),
   }),
 );
 

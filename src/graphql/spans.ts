@@ -111,7 +111,7 @@ builder.queryField('spans', (t) =>
     resolve: async (_root, args, ctx) => {
       const page = await ctx.services.spans.query(ctx.principal, {
         ...withoutNulls(args.filter),
-        limit: args.first ?? 100,
+        limit: args.first,
         cursor: args.after ?? undefined,
       });
       return toConnection(page.spans, spanCursor, page.nextCursor !== null);

@@ -27,7 +27,15 @@ import type {
   HealthResult,
 } from '../model/health.ts';
 import type { KeysetPage, PageRequest } from '../model/keyset-page.ts';
+import { intInRange, type IntRange } from '../model/int-range.ts';
 import { pageAfter, pageOf } from './page-cursor.ts';
+
+/** Results or drift events one history read returns (docs/health.md#rest). */
+export const HISTORY_LIMIT: IntRange = { min: 1, max: 100, default: 10 };
+/** drift-impact's look-back in hours: a week at most, as it reads raw spans. */
+export const DRIFT_IMPACT_HOURS: IntRange = { min: 1, max: 168, default: 24 };
+/** blast-radius's look-back in hours: 30 days at most. */
+export const BLAST_RADIUS_HOURS: IntRange = { min: 1, max: 720, default: 24 };
 
 export interface HealthDeps {
   config: Config;
@@ -172,48 +180,59 @@ export class HealthService {
     return this.derive(r, target, now);
   }
 
-  /** One server's results, newest first. */
+  /** One server's results, newest first; `limit` in HISTORY_LIMIT. */
   async history(
     by: Principal,
     name: string,
-    page: PageRequest & { projectId?: string | null | undefined },
+    page: PageRequest & { projectId?: string | null | undefined } = {},
   ): Promise<KeysetPage<HealthResult>> {
     enforce(by, 'read');
+    const limit = intInRange('limit', page.limit, HISTORY_LIMIT);
     const rows = await listResults(
       this.deps.db,
       scopeProject(by, page.projectId),
       name,
-      page.limit + 1,
+      limit + 1,
       pageAfter(page.after),
     );
-    return pageOf(rows, page.limit, (r) => ({ time: r.checkedAt ?? new Date(0), id: r.id }));
+    return pageOf(rows, limit, (r) => ({ time: r.checkedAt ?? new Date(0), id: r.id }));
   }
 
-  /** One server's drift events, newest first. */
+  /** One server's drift events, newest first; `limit` in HISTORY_LIMIT. */
   async driftHistory(
     by: Principal,
     name: string,
-    page: PageRequest & { projectId?: string | null | undefined },
+    page: PageRequest & { projectId?: string | null | undefined } = {},
   ): Promise<KeysetPage<DriftEvent>> {
     enforce(by, 'read');
+    const limit = intInRange('limit', page.limit, HISTORY_LIMIT);
     const rows = await listDriftEvents(
       this.deps.db,
       scopeProject(by, page.projectId),
       name,
-      page.limit + 1,
+      limit + 1,
       pageAfter(page.after),
     );
-    return pageOf(rows, page.limit, (e) => ({ time: e.detectedAt, id: e.id }));
+    return pageOf(rows, limit, (e) => ({ time: e.detectedAt, id: e.id }));
   }
 
-  /** Who called one tool of the server in the window (docs/health.md#rest): the consumers a drift affects. */
+  /**
+   * Who called one tool of the server in the last `hours` (DRIFT_IMPACT_HOURS) (docs/health.md#rest):
+   * the consumers a drift affects.
+   */
   async driftImpact(
     by: Principal,
-    req: { name: string; toolName: string; hours: number; projectId?: string | null | undefined },
+    req: {
+      name: string;
+      toolName: string;
+      hours?: number | null | undefined;
+      projectId?: string | null | undefined;
+    },
     now = new Date(),
   ): Promise<DriftImpact> {
     enforce(by, 'read');
-    const since = new Date(now.getTime() - req.hours * 3_600_000);
+    const hours = intInRange('hours', req.hours, DRIFT_IMPACT_HOURS);
+    const since = new Date(now.getTime() - hours * 3_600_000);
     const usage = await usageByAgent(this.deps.db, {
       projectId: scopeProject(by, req.projectId),
       serverName: req.name,
@@ -230,21 +249,25 @@ export class HealthService {
     return {
       serverName: req.name,
       toolName: req.toolName,
-      windowHours: req.hours,
+      windowHours: hours,
       consumers,
       totalSessions: usage.distinctSessions,
     };
   }
 
-  /** docs/health.md#rest exactly: per-agent usage of the server in the window, and how bad its outage would be. */
+  /**
+   * docs/health.md#rest exactly: per-agent usage of the server in the last `hours`
+   * (BLAST_RADIUS_HOURS), and how bad its outage would be.
+   */
   async blastRadius(
     by: Principal,
-    req: { name: string; hours: number; projectId?: string | null | undefined },
+    req: { name: string; hours?: number | null | undefined; projectId?: string | null | undefined },
     now = new Date(),
   ): Promise<BlastRadius> {
     enforce(by, 'read');
+    const hours = intInRange('hours', req.hours, BLAST_RADIUS_HOURS);
     const projectId = scopeProject(by, req.projectId);
-    const { name, hours } = req;
+    const { name } = req;
     const since = new Date(now.getTime() - hours * 3_600_000);
     const [usage, [last], targets] = await Promise.all([
       usageByAgent(this.deps.db, { projectId, serverName: name, since }),

@@ -1,6 +1,8 @@
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { DriftEvent, ServerSession, ToolSnapshot } from '../model/health.ts';
+import { checkInt, throwIssues, type IntRange } from '../model/int-range.ts';
+import type { ValidationIssue } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import type { Db } from '../store/db.ts';
 import {
@@ -11,6 +13,11 @@ import {
 } from '../store/health-repo.ts';
 import { findObservedBaseline } from '../store/observed-repo.ts';
 import { sessionsOfServer } from '../store/server-sessions-repo.ts';
+
+/** serverSessions' look-back in hours: a week at most, as driftImpact (it reads raw spans). */
+export const SERVER_SESSIONS_HOURS: IntRange = { min: 1, max: 168, default: 24 };
+/** Sessions one serverSessions read returns. */
+export const SERVER_SESSIONS_LIMIT: IntRange = { min: 1, max: 100, default: 20 };
 
 /**
  * Reads behind the dashboard's server tabs (docs/ui.md#server-tabs-drift-tools-security-impact):
@@ -63,25 +70,32 @@ export class ServerToolsService {
     return findToolSnapshots(this.deps.db, hashes);
   }
 
-  /** Sessions that called the server (or one tool of it) in the last `hours`, newest call first. */
+  /**
+   * Sessions that called the server (or one tool of it) in the last `hours`
+   * (SERVER_SESSIONS_HOURS), newest call first, at most `limit` (SERVER_SESSIONS_LIMIT).
+   */
   async sessions(
     by: Principal,
     req: {
       name: string;
-      hours: number;
-      limit: number;
+      hours?: number | null | undefined;
+      limit?: number | null | undefined;
       toolName?: string | null | undefined;
       projectId?: string | null | undefined;
     },
     now = new Date(),
   ): Promise<ServerSession[]> {
     enforce(by, 'read');
+    const issues: ValidationIssue[] = [];
+    const hours = checkInt('hours', req.hours, SERVER_SESSIONS_HOURS, issues);
+    const limit = checkInt('limit', req.limit, SERVER_SESSIONS_LIMIT, issues);
+    throwIssues(issues);
     return sessionsOfServer(this.deps.db, {
       projectId: scopeProject(by, req.projectId),
       serverName: req.name,
       toolName: req.toolName ?? undefined,
-      since: new Date(now.getTime() - req.hours * 3_600_000),
-      limit: req.limit,
+      since: new Date(now.getTime() - hours * 3_600_000),
+      limit,
     });
   }
 

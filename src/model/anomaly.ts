@@ -1,3 +1,4 @@
+import type { IntRange } from './int-range.ts';
 /**
  * Anomaly records (docs/anomalies.md): a tool's hourly error rate or mean latency
  * scored as z against its own 7-day hourly baseline. Choices are explained in docs/anomalies.md.
@@ -58,6 +59,12 @@ export interface AnomalyPoint {
 /** Hours a series covers by default (the 7-day baseline, the sample hour and the current one) and at most. */
 export const SERIES_HOURS = BASELINE_DAYS * 24 + 2;
 export const MAX_SERIES_HOURS = 720;
+/** anomalySeries' `hours`, as AnomalyDetector.series checks it. */
+export const SERIES_HOURS_RANGE: IntRange = {
+  min: 1,
+  max: MAX_SERIES_HOURS,
+  default: SERIES_HOURS,
+};
 
 export interface AnomalyFilter {
   serverName?: string | undefined;

@@ -8,8 +8,8 @@ export interface KeysetPage<T> {
   nextCursor: string | null;
 }
 
-/** What a caller asks of such a list: how many, and after which cursor. */
+/** What a caller asks of such a list: how many (the service's default when absent), and after which cursor. */
 export interface PageRequest {
-  limit: number;
+  limit?: number | null | undefined;
   after?: string | null | undefined;
 }

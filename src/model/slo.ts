@@ -16,6 +16,19 @@ export interface Slo {
   updatedAt: Date;
 }
 
+/**
+ * What a caller sends to create an SLO (agentName, metric and threshold required) or change one
+ * (any subset; left out is unchanged, null is refused). SloService checks the values. `projectId`
+ * on create may repeat the project the request is for.
+ */
+export interface SloInput {
+  agentName?: string | null | undefined;
+  metric?: string | null | undefined;
+  threshold?: number | null | undefined;
+  windowHours?: number | null | undefined;
+  projectId?: string | null | undefined;
+}
+
 export type SloStatus = 'ok' | 'breached' | 'no_data';
 
 /** One SLO judged over the sessions of its window. */

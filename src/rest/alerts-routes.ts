@@ -5,6 +5,8 @@ import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES } from '../model/alert.ts';
 import type { AlertService } from '../alerts/alert-service.ts';
 import { typed } from '../http/route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
+import { INBOX_LIMIT } from '../alerts/inbox.ts';
+import { describeRange } from '../model/int-range.ts';
 
 const oneOf = (values: readonly string[]) => T.Optional(T.Unsafe<string>({ enum: [...values] }));
 const Query = T.Object({ project_id: T.Optional(T.String()) });
@@ -14,7 +16,8 @@ const InboxQuery = T.Object({
   status: oneOf([...ALERT_STATUSES, 'active', 'all']),
   type: oneOf(ALERT_TYPES),
   severity: oneOf(SEVERITIES),
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: 200 })),
+  // AlertService checks the range for every adapter.
+  limit: T.Optional(T.Integer({ description: describeRange(INBOX_LIMIT) })),
   cursor: T.Optional(T.String()),
 });
 // The config view's own keys may be posted back and are ignored; AlertService refuses the rest.

@@ -3,13 +3,18 @@ import { Type as T, type Static } from 'typebox';
 import { toModelPriceJson, toCostBreakdownJson, type ModelPriceInput } from '../model/cost.ts';
 import { MAX_MODEL_ID, MAX_PRICE, MAX_PROVIDER } from '../costs/pricing-input.ts';
 import type { CostService } from '../costs/cost-service.ts';
-import { queryString as str } from '../http/query-values.ts';
+import { queryTime, queryString as str } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
 
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
+// Text here; CostService checks the window or the since/until range (docs/costs.md) for every adapter.
 const BreakdownQuery = T.Object({
   project_id: T.Optional(T.String()),
   window: T.Optional(T.String({ description: '24h (default), 7d or 30d' })),
+  since: T.Optional(
+    T.String({ description: 'ISO 8601; with until instead of window, at most 30 days' }),
+  ),
+  until: T.Optional(T.String({ description: 'ISO 8601; with since' })),
 });
 const ModelsQuery = T.Object({
   project_id: T.Optional(T.String()),
@@ -78,6 +83,8 @@ export function registerCostsRoutes(app: FastifyInstance, s: CostsRoutesDeps): v
       await s.costs.breakdown(req.principal, {
         projectId: str(req.query.project_id),
         window: req.query.window,
+        since: queryTime(req.query.since),
+        until: queryTime(req.query.until),
       }),
     ),
   );

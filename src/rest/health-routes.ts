@@ -14,11 +14,13 @@ import type { ObservedToolsService } from '../health/observed-tools.ts';
 import type { ScoringService } from '../scoring/scoring-service.ts';
 import { typed } from '../http/route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
+import { describeRange, type IntRange } from '../model/int-range.ts';
+import { BLAST_RADIUS_HOURS, DRIFT_IMPACT_HOURS, HISTORY_LIMIT } from '../health/health-service.ts';
 
 const NameParams = T.Object({ name: T.String() });
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
-const Limit = T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 10 }));
-const Hours = (maximum: number) => T.Optional(T.Integer({ minimum: 1, maximum, default: 24 }));
+// Whole numbers here; HealthService checks their ranges (and fills the defaults) for every adapter.
+const Int = (range: IntRange) => T.Optional(T.Integer({ description: describeRange(range) }));
 const ServerRequest = T.Object({
   server_name: T.Optional(NullableString()),
   project_id: T.Optional(NullableString()),
@@ -47,14 +49,17 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
       toHealthJson(await h.latest(req.principal, req.params.name, req.query.project_id)),
   );
 
-  const HistoryQuery = T.Object({ project_id: T.Optional(T.String()), limit: Limit });
+  const HistoryQuery = T.Object({
+    project_id: T.Optional(T.String()),
+    limit: Int(HISTORY_LIMIT),
+  });
   r.get(
     '/api/health/servers/:name/history',
     { schema: { params: NameParams, querystring: HistoryQuery } },
     async (req) => {
       const page = await h.history(req.principal, req.params.name, {
         projectId: req.query.project_id,
-        limit: req.query.limit ?? 10,
+        limit: req.query.limit,
       });
       return page.items.map((x) => toHealthJson(x, { drift: true }));
     },
@@ -66,7 +71,7 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
     async (req) => {
       const page = await h.driftHistory(req.principal, req.params.name, {
         projectId: req.query.project_id,
-        limit: req.query.limit ?? 10,
+        limit: req.query.limit,
       });
       return page.items.map(toDriftJson);
     },
@@ -80,7 +85,7 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
         querystring: T.Object({
           project_id: T.Optional(T.String()),
           tool_name: T.String({ minLength: 1 }),
-          hours: Hours(168),
+          hours: Int(DRIFT_IMPACT_HOURS),
         }),
       },
     },
@@ -89,7 +94,7 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
         await h.driftImpact(req.principal, {
           name: req.params.name,
           toolName: req.query.tool_name,
-          hours: req.query.hours ?? 24,
+          hours: req.query.hours,
           projectId: req.query.project_id,
         }),
       ),
@@ -100,14 +105,17 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
     {
       schema: {
         params: NameParams,
-        querystring: T.Object({ project_id: T.Optional(T.String()), hours: Hours(720) }),
+        querystring: T.Object({
+          project_id: T.Optional(T.String()),
+          hours: Int(BLAST_RADIUS_HOURS),
+        }),
       },
     },
     async (req) =>
       toBlastRadiusJson(
         await h.blastRadius(req.principal, {
           name: req.params.name,
-          hours: req.query.hours ?? 24,
+          hours: req.query.hours,
           projectId: req.query.project_id,
         }),
       ),

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
+import { describeRange } from '../model/int-range.ts';
 import { toScanJson } from '../model/security-scan.ts';
 import type { ScanService } from '../security/scan-service.ts';
 import { bodyOptional, typed } from '../http/route-schema.ts';
+import { SCAN_HISTORY_LIMIT, SCAN_HISTORY_OFFSET } from '../security/scan-service.ts';
 
 const OptionalText = T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] }));
 /** What a scan acts on: in the JSON body or as query parameters (the body wins). */
@@ -52,8 +54,9 @@ export function registerSecurityRoutes(app: FastifyInstance, s: SecurityRoutesDe
         params: Name,
         querystring: T.Object({
           ...Project.properties,
-          limit: T.Optional(T.Integer({ minimum: 1, maximum: 100 })),
-          offset: T.Optional(T.Integer({ minimum: 0, maximum: 10_000 })),
+          // ScanService checks the ranges for every adapter.
+          limit: T.Optional(T.Integer({ description: describeRange(SCAN_HISTORY_LIMIT) })),
+          offset: T.Optional(T.Integer({ description: describeRange(SCAN_HISTORY_OFFSET) })),
         }),
       },
     },

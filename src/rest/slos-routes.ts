@@ -1,24 +1,44 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
-import { SLO_METRICS, toSloJson, toSloStatusJson, type SloMetric } from '../model/slo.ts';
+import { Type as T, type Static } from 'typebox';
 import type { SloService } from '../slos/slo-service.ts';
 import { typed } from '../http/route-schema.ts';
 import { OPTIONAL_BODY } from '../http/strict-body.ts';
+import {
+  SLO_METRICS,
+  toSloJson,
+  toSloStatusJson,
+  type SloInput,
+  type SloMetric,
+} from '../model/slo.ts';
+import { describeRange } from '../model/int-range.ts';
+import { MAX_AGENT_NAME, SLO_WINDOW_HOURS } from '../slos/validate.ts';
 
 const Query = T.Object({ project_id: T.Optional(T.String()) });
 const IdParams = T.Object({ slo_id: T.String() });
 const fields = {
-  agent_name: T.String({ minLength: 1, maxLength: 200 }),
+  agent_name: T.String({ description: `not blank, at most ${MAX_AGENT_NAME} characters` }),
   metric: T.Unsafe<SloMetric>({ enum: [...SLO_METRICS] }),
   threshold: T.Number(),
-  window_hours: T.Optional(T.Integer({ minimum: 1, maximum: 720 })),
+  window_hours: T.Optional(T.Integer({ description: describeRange(SLO_WINDOW_HOURS) })),
 };
-// The body's shape; SloService checks the values (threshold by metric, project_id) for every adapter.
+// The body's shape; SloService checks the values (threshold by metric, window and name lengths,
+// project_id) for every adapter, so REST and GraphQL refuse a value alike.
 const CreateBody = T.Object(
   { ...fields, project_id: T.Optional(T.String()) },
   { additionalProperties: false },
 );
 const PatchBody = T.Partial(T.Object(fields), { additionalProperties: false });
+
+/** The body in domain terms. */
+function sloInput(b: Static<typeof CreateBody> | Static<typeof PatchBody>): SloInput {
+  return {
+    agentName: b.agent_name,
+    metric: b.metric,
+    threshold: b.threshold,
+    windowHours: b.window_hours,
+    projectId: 'project_id' in b ? b.project_id : undefined,
+  };
+}
 
 /** The services these routes use, and nothing else. */
 export interface SloRoutesDeps {
@@ -39,7 +59,9 @@ export function registerSloRoutes(app: FastifyInstance, s: SloRoutesDeps): void 
     async (req, reply) =>
       reply
         .status(201)
-        .send(toSloJson(await s.slos.create(req.principal, req.body, req.query.project_id))),
+        .send(
+          toSloJson(await s.slos.create(req.principal, sloInput(req.body), req.query.project_id)),
+        ),
   );
 
   r.get(
@@ -66,7 +88,12 @@ export function registerSloRoutes(app: FastifyInstance, s: SloRoutesDeps): void 
     { ...OPTIONAL_BODY, schema: { params: IdParams, querystring: Query, body: PatchBody } },
     async (req) =>
       toSloJson(
-        await s.slos.update(req.principal, req.params.slo_id, req.body, req.query.project_id),
+        await s.slos.update(
+          req.principal,
+          req.params.slo_id,
+          sloInput(req.body),
+          req.query.project_id,
+        ),
       ),
   );
 

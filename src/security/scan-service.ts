@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import type { Config } from '../config/types.ts';
-import { SpyglassError, notFound } from '../errors.ts';
+import { notFound, type ValidationIssue } from '../errors.ts';
 import type { HealthService } from '../health/health-service.ts';
 import { Limiter } from '../health/limiter.ts';
 import { targetKey } from '../health/targets.ts';
 import type { CheckTarget } from '../model/health.ts';
+import { checkInt, throwIssues, type IntRange } from '../model/int-range.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Db } from '../store/db.ts';
 import {
@@ -25,6 +26,11 @@ import type { CheckRegistry } from './registry.ts';
 import { scanRunEvents } from './scan-event.ts';
 import { observeTarget, runChecks } from './scan-one.ts';
 import type { Observation, Peer } from './types.ts';
+
+/** Scans one history read returns. */
+export const SCAN_HISTORY_LIMIT: IntRange = { min: 1, max: 100, default: 10 };
+/** How many scans a history read may skip. */
+export const SCAN_HISTORY_OFFSET: IntRange = { min: 0, max: 10_000, default: 0 };
 
 export interface ScanOptions {
   signal?: AbortSignal;
@@ -114,15 +120,21 @@ export class ScanService {
     return scan;
   }
 
-  /** Scans of a server, newest first: `limit` 1 to 100 (default 10), `offset` 0 to 10,000. */
+  /** Scans of a server, newest first: `limit` in SCAN_HISTORY_LIMIT, `offset` in SCAN_HISTORY_OFFSET. */
   history(
     by: Principal,
     serverName: string,
-    page: { projectId?: string | null | undefined; limit?: number; offset?: number } = {},
+    page: {
+      projectId?: string | null | undefined;
+      limit?: number | null | undefined;
+      offset?: number | null | undefined;
+    } = {},
   ): Promise<StoredScan[]> {
     const projectId = scopeProject(by, page.projectId);
-    const limit = inRange('limit', page.limit ?? 10, 1, 100);
-    const offset = inRange('offset', page.offset ?? 0, 0, 10_000);
+    const issues: ValidationIssue[] = [];
+    const limit = checkInt('limit', page.limit, SCAN_HISTORY_LIMIT, issues);
+    const offset = checkInt('offset', page.offset, SCAN_HISTORY_OFFSET, issues);
+    throwIssues(issues);
     return scanHistory(this.deps.db, projectId, serverName, limit, offset);
   }
 
@@ -205,17 +217,4 @@ export class ScanService {
     }
     return out;
   }
-}
-
-function inRange(field: string, value: number, min: number, max: number): number {
-  if (Number.isInteger(value) && value >= min && value <= max) return value;
-  throw new SpyglassError('validation', `${field} must be an integer from ${min} to ${max}`, {
-    issues: [
-      {
-        loc: ['query', field],
-        msg: `Input should be an integer from ${min} to ${max}`,
-        type: 'int_range',
-      },
-    ],
-  });
 }

@@ -25,7 +25,8 @@ import {
 } from '../store/sessions-repo.ts';
 import { rowToSpan } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from '../traces/cursor.ts';
-import { checkTime, parseEnumParam, parseLimit, windowStart } from '../traces/query-params.ts';
+import { checkTime, parseEnumParam, windowStart } from '../traces/query-params.ts';
+import { checkInt, type IntRange } from '../model/int-range.ts';
 import { buildLineage } from './lineage.ts';
 
 /** A read window: `since` if given, else `hours` (1-720, default 24) before `until` (default now). */
@@ -65,6 +66,9 @@ export const MAX_TREE_SPANS = 10_000;
  * reads, a project-bound caller only its project's.
  */
 export { SESSION_ORDERS };
+
+/** Sessions one page holds. */
+export const SESSIONS_LIMIT: IntRange = { min: 1, max: 1000, default: 50 };
 
 export class SessionsService {
   constructor(private readonly db: Db) {}
@@ -107,9 +111,9 @@ export class SessionsService {
     enforce(by, 'read');
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
-    const limit = parseLimit(q.limit, 50, 1000, issues);
+    const limit = checkInt('limit', q.limit, SESSIONS_LIMIT, issues);
     const until = checkTime('until', q.until, issues);
-    const since = windowStart(q, until ?? new Date(), 24, issues);
+    const since = windowStart(q, until ?? new Date(), issues);
     const cursor = paged && q.cursor ? parseCursor(q.cursor, q.orderBy, issues) : undefined;
     const healthTag = parseEnumParam('health_tag', q.healthTag, HEALTH_TAGS, issues);
     const orderBy = parseEnumParam('order_by', q.orderBy, SESSION_ORDERS, issues);
@@ -149,7 +153,7 @@ export class SessionsService {
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
     const until = checkTime('until', q.until, issues) ?? new Date();
-    const since = windowStart(q, until, 24, issues);
+    const since = windowStart(q, until, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     return buildLineage(await sumLineage(this.db, projectId, since, until));
   }
@@ -163,7 +167,7 @@ export class SessionsService {
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
     const until = checkTime('until', q.until, issues);
-    const since = windowStart(q, until ?? new Date(), 24, issues);
+    const since = windowStart(q, until ?? new Date(), issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     const rows = await sumSessionsByAgent(this.db, {
       projectId,
@@ -183,7 +187,7 @@ export class SessionsService {
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
     const until = checkTime('until', q.until, issues);
-    const since = windowStart(q, until ?? new Date(), 24, issues);
+    const since = windowStart(q, until ?? new Date(), issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     // The rollup stores only tags the normaliser produced.
     return (await countSessionsByHealth(this.db, projectId, since, until)) as {

@@ -17,9 +17,9 @@ import {
   updateSloRow,
   type SloRow,
 } from '../store/slos-repo.ts';
-import type { Slo, SloEvaluation } from '../model/slo.ts';
+import type { Slo, SloEvaluation, SloInput } from '../model/slo.ts';
 import { breachAlert, breachKey, judge } from './status.ts';
-import { parseSloBody } from './validate.ts';
+import { checkSlo } from './validate.ts';
 
 /** SLOs one project may define (a 409 beyond): each is evaluated every minute. */
 export const MAX_SLOS_PER_PROJECT = 200;
@@ -58,14 +58,13 @@ export class SloService {
   }
 
   /**
-   * `body`: the fields as sent (REST's JSON, GraphQL's input in the same names); a `project_id`
-   * in it may repeat the project the request is for, and names it when `projectId` is absent.
+   * A new SLO of the caller's project (the admin role). `input.projectId` may repeat the project
+   * the request is for, and names it when `projectId` is absent.
    */
-  async create(by: Principal, body: unknown, projectId?: string | null): Promise<Slo> {
+  async create(by: Principal, input: SloInput, projectId?: string | null): Promise<Slo> {
     enforce(by, 'write');
-    const named = (body as { project_id?: unknown } | null | undefined)?.project_id;
-    const project = this.project(by, projectId ?? (typeof named === 'string' ? named : undefined));
-    const fields = parseSloBody(body, undefined, project);
+    const project = this.project(by, projectId ?? input.projectId);
+    const fields = checkSlo(input, undefined, project);
     const at = this.now();
     const row = await insertSloRow(
       this.deps.db,
@@ -81,16 +80,17 @@ export class SloService {
     return row;
   }
 
+  /** Changes the fields given (any subset of SloInput but projectId); the others stay. */
   async update(
     by: Principal,
     sloId: string,
-    body: unknown,
+    input: SloInput,
     projectId?: string | null,
   ): Promise<Slo> {
     enforce(by, 'write');
     const project = this.project(by, projectId);
     const current = await this.find(project, sloId);
-    const fields = parseSloBody(body, current);
+    const fields = checkSlo(input, current);
     const row = await updateSloRow(this.deps.db, project, sloId, fields, this.now());
     if (!row) throw missing(sloId);
     this.deps.audit?.record(by, 'slo.updated', `slo:${project}/${sloId}`, 'success', project);

@@ -1,40 +1,12 @@
 import type { ValidationIssue } from '../errors.ts';
+import { checkInt, type IntRange } from '../model/int-range.ts';
 import { parseUtc } from '../normalize/native.ts';
 
-/**
- * Query-parameter parsing shared by every read: problems are collected as 422 issues
- * (`loc: ["query", name]`) so a request learns about all of them at once.
+/*
+ * Checks of query values shared by every read: problems are collected as 422 issues
+ * (`loc: ["query", name]`) so a request learns about all of them at once. Whole numbers are
+ * checked by `checkInt` (model/int-range.ts) against the range their service exports.
  */
-export function parseIntParam(
-  name: string,
-  raw: string | number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  issues: ValidationIssue[],
-): number {
-  if (raw === undefined || raw === '') return fallback;
-  // Plain decimal digits only: `1e19`, `0x10` or ` 5` are not what a client meant by an integer.
-  const n = typeof raw === 'number' || /^-?\d{1,16}$/.test(String(raw)) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    issues.push({
-      loc: ['query', name],
-      msg: `Input should be an integer from ${min} to ${max}`,
-      type: 'int_range',
-    });
-    return fallback;
-  }
-  return n;
-}
-
-export function parseLimit(
-  raw: string | number | undefined,
-  fallback: number,
-  max: number,
-  issues: ValidationIssue[],
-): number {
-  return parseIntParam('limit', raw, fallback, 1, max, issues);
-}
 
 /** A time an adapter parsed: an invalid Date (what it makes of unreadable text) is a 422 naming the field. */
 export function checkTime(
@@ -68,26 +40,24 @@ export function parseEnumParam<T extends string>(
   return undefined;
 }
 
-/** The longest look-back `hours` may ask for (30 days). */
-export const MAX_WINDOW_HOURS = 720;
+/** The look-back `hours` of a read window (LangSight's parameter): 30 days at most, a day by default. */
+export const WINDOW_HOURS: IntRange = { min: 1, max: 720, default: 24 };
 
 /**
- * The start of a read window: `since` if given, else `hours` (1-720, LangSight's parameter) before
- * `end`, else `fallbackHours` before it.
+ * The start of a read window: `since` if given, else `hours` (WINDOW_HOURS) before `end`.
  */
 export function windowStart(
-  q: { since?: Date | undefined; hours?: number | undefined },
+  q: { since?: Date | undefined; hours?: number | null | undefined },
   end: Date,
-  fallbackHours: number,
   issues: ValidationIssue[],
 ): Date {
-  const hours = parseIntParam('hours', q.hours, fallbackHours, 1, MAX_WINDOW_HOURS, issues);
+  const hours = checkInt('hours', q.hours, WINDOW_HOURS, issues);
   return checkTime('since', q.since, issues) ?? new Date(end.getTime() - hours * 3600 * 1000);
 }
 
 /**
  * A whole number from text, for adapters: decimal digits only (`1e19`, `0x10` or ` 5` are not what
- * a client meant by an integer); anything else is NaN, which the range checks above refuse.
+ * a client meant by an integer); anything else is NaN, which `checkInt` (model/int-range.ts) refuses.
  */
 export function intFromText(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;

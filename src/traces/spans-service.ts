@@ -5,7 +5,8 @@ import { DEFAULT_PROJECT, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/
 import type { Db } from '../store/db.ts';
 import { countSpansPerMinute, findSpan, listSpans, type MinuteCount } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { checkTime, parseEnumParam, parseIntParam, parseLimit } from './query-params.ts';
+import { checkInt, type IntRange } from '../model/int-range.ts';
+import { checkTime, parseEnumParam } from './query-params.ts';
 
 /** A span search in domain terms; adapters parse their own input into it. */
 export interface SpanQuery {
@@ -23,8 +24,8 @@ export interface SpanQuery {
   /** An invalid Date is a 422 naming the field. */
   since?: Date | undefined;
   until?: Date | undefined;
-  /** 1-1000, default 100. */
-  limit?: number | undefined;
+  /** SPANS_LIMIT. */
+  limit?: number | null | undefined;
   /** An opaque cursor from a previous page. */
   cursor?: string | undefined;
 }
@@ -46,7 +47,7 @@ export class SpansService {
     enforce(by, 'read');
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
-    const limit = parseLimit(q.limit, 100, 1000, issues);
+    const limit = checkInt('limit', q.limit, SPANS_LIMIT, issues);
     const since = checkTime('since', q.since, issues);
     const until = checkTime('until', q.until, issues);
     const cursor = q.cursor ? decodeCursor(q.cursor, issues) : undefined;
@@ -93,7 +94,7 @@ export class SpansService {
     enforce(by, 'read');
     const projectId = scopeProject(by, q.projectId);
     const issues: ValidationIssue[] = [];
-    const minutes = parseIntParam('minutes', q.minutes, 60, 1, MAX_MINUTES, issues);
+    const minutes = checkInt('minutes', q.minutes, PER_MINUTE_MINUTES, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
     const current = Math.floor((q.now ?? new Date()).getTime() / 60_000) * 60_000;
     const since = new Date(current - (minutes - 1) * 60_000);
@@ -108,6 +109,10 @@ export class SpansService {
 
 /** The longest series spansPerMinute returns (6 hours): it counts raw spans, not a rollup. */
 export const MAX_MINUTES = 360;
+/** spansPerMinute's `minutes`: an hour by default. */
+export const PER_MINUTE_MINUTES: IntRange = { min: 1, max: MAX_MINUTES, default: 60 };
+/** Spans one page holds. */
+export const SPANS_LIMIT: IntRange = { min: 1, max: 1000, default: 100 };
 
 export function spanCursor(s: Span): string {
   return encodeCursor(s.startedAt, s.spanId, s.startedAtMicros);

@@ -142,3 +142,62 @@ describe('costSeries', () => {
       }
   });
 });
+
+describe('GET /api/costs/breakdown with since/until', () => {
+  const rest = async (vars: Record<string, string>) => {
+    const res = await h.fetch(`/api/costs/breakdown?${new URLSearchParams(vars).toString()}`, {
+      headers: { 'x-api-key': ADMIN },
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+
+  it('answers the range costBreakdown answers, widened to whole hours', async () => {
+    const vars = { since: at(4, 5 * 60_000), until: at(1) };
+    const r = await rest(vars);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      window: 'custom',
+      since: new Date(hourStart - 4 * HOUR).toISOString(),
+      until: new Date(hourStart).toISOString(),
+      total_cost_usd: 1,
+      llm_cost_usd: 1,
+      tool_cost_usd: 0,
+    });
+    const g = (await h.gql(BREAKDOWN, vars, ADMIN)).data.costBreakdown;
+    expect([g.since, g.until, g.totalCostUsd]).toEqual([
+      r.json.since,
+      r.json.until,
+      r.json.total_cost_usd,
+    ]);
+  });
+
+  it('refuses what costBreakdown refuses, with the same 422 issues', async () => {
+    const cases: Record<string, string>[] = [
+      { since: at(24 * 31), until: at(0) },
+      { since: at(2) },
+      { since: at(2), until: at(3) },
+      { window: '7d', since: at(2), until: at(1) },
+      { since: 'yesterday', until: at(1) },
+    ];
+    for (const vars of cases) {
+      const r = await rest(vars);
+      expect(r.status, JSON.stringify(vars)).toBe(422);
+      if (vars.since === 'yesterday') {
+        expect(r.json.detail).toEqual([
+          {
+            loc: ['query', 'since'],
+            msg: 'Input should be an ISO 8601 datetime',
+            type: 'datetime_parsing',
+          },
+        ]);
+        continue;
+      }
+      const g = await h.gql(BREAKDOWN, vars, ADMIN);
+      expect(g.errors?.[0]?.extensions, JSON.stringify(vars)).toMatchObject({
+        code: 'VALIDATION',
+        status: 422,
+      });
+      expect(r.json.detail, JSON.stringify(vars)).toEqual(g.errors[0].extensions.issues);
+    }
+  });
+});
