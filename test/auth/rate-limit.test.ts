@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { sha256 } from '../../src/auth/secrets.ts';
-import { bootstrapKey, call, configFile, createKey, type Reply } from '../helpers/auth.ts';
+import {
+  bootstrapKey,
+  call,
+  configFile,
+  createKey,
+  type Base,
+  type Reply,
+} from '../helpers/auth.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -19,7 +27,7 @@ const redisUrl = inject('redisUrl');
 const statuses = (replies: Reply[]) => replies.map((r) => r.status);
 
 async function hit(
-  base: string,
+  base: Base,
   key: string,
   n: number,
   headers: Record<string, string> = {},
@@ -39,16 +47,17 @@ function expectLimited(r: Reply, max: number): void {
 
 describe('rate limits (in process)', () => {
   const config = configFile(LIMITS);
-  let server: TestServer;
-  let base: string;
+  // app.inject() from 127.0.0.1, like a local client: the same hooks and limiter, no socket.
+  let server: InProcessApp;
+  let base: Base;
   const boot = bootstrapKey();
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_CONFIG: config.path });
-    base = server.httpUrl;
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: boot, SPYGLASS_CONFIG: config.path });
+    base = server;
   });
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
     config.remove();
   });
 
@@ -166,15 +175,15 @@ describe('rate limits (in process)', () => {
   });
 
   it('SPYGLASS_RATE_LIMITS=off turns them off even with the config file', async () => {
-    const off = await startTestServer({
+    const off = await startInProcessApp({
       SPYGLASS_API_KEYS: boot,
       SPYGLASS_CONFIG: config.path,
       SPYGLASS_RATE_LIMITS: 'off',
     });
     try {
-      expect(statuses(await hit(off.httpUrl, boot, 8))).toEqual(Array(8).fill(200));
+      expect(statuses(await hit(off, boot, 8))).toEqual(Array(8).fill(200));
     } finally {
-      await off.dispose();
+      await off.close();
     }
   });
 });

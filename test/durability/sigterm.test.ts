@@ -22,9 +22,11 @@ const CLI = join(ROOT, 'bin/spyglass.js');
 
 const CLIENTS = 8;
 const BATCH = 100;
-const LOAD_MS = 1500;
 const MAX_BATCHES_PER_CLIENT = 200;
-/** Shutdown must finish well before an orchestrator's grace period (Kubernetes: 30 s). */
+/**
+ * Shutdown must finish well before an orchestrator's grace period (Kubernetes: 30 s); past this
+ * the process counts as hung (`terminate` answers 'timeout'), a bound on a hang, not a speed.
+ */
 const EXIT_WITHIN_MS = 15_000;
 
 const children = new Set<ChildProcess>();
@@ -180,12 +182,14 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         let inFlight = 0;
         let acknowledged = 0;
         let onAck: (() => void) | null = null;
-        const deadline = Date.now() + LOAD_MS;
+        // The clients send until the server is gone (a connection error), through the shutdown, so
+        // its refusals are seen too; no fixed load window, which on a busy machine could close
+        // before the server acknowledged anything.
         const run = randomUUID().slice(0, 8);
 
         const client = async (c: number) => {
           const session = `sigterm-${run}-${c}`;
-          for (let b = 0; b < MAX_BATCHES_PER_CLIENT && Date.now() < deadline; b++) {
+          for (let b = 0; b < MAX_BATCHES_PER_CLIENT; b++) {
             const spans = Array.from({ length: BATCH }, (_, i) =>
               nativeSpan({
                 span_id: `${session}-${b}-${i}`,
@@ -314,11 +318,11 @@ describe('SIGTERM with a keep-alive client', () => {
         req.flushHeaders();
       });
       await headParsed;
+      // The idle connection stays open on the client's side until `finally`: an exit at all (not
+      // 'timeout', see EXIT_WITHIN_MS) shows shutdown did not wait for the client to close it.
       const exit = cli.terminate();
       expect(await status).toBe(202);
-      const t0 = Date.now();
       expect(await exit, `spyglass log:\n${cli.log()}`).toEqual({ code: 0, signal: null });
-      expect(Date.now() - t0).toBeLessThan(EXIT_WITHIN_MS);
     } finally {
       agent.destroy();
     }

@@ -8,7 +8,8 @@ import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtu
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
+import { startTestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from './helpers.ts';
 
@@ -16,13 +17,14 @@ import { tempDir, writeConfig } from './helpers.ts';
 const ADMIN = `sg_${'a'.repeat(63)}b`;
 let dir: string;
 let fx: HttpFixtures;
-let server: TestServer;
+/** The API in-process (app.inject); the retention-at-start test starts real servers of its own. */
+let server: InProcessApp;
 let viewer: string;
 let p2Admin: string;
 
-const get = async (path: string, key = ADMIN) => call(server.httpUrl, 'GET', path, { key });
+const get = async (path: string, key = ADMIN) => call(server, 'GET', path, { key });
 const post = async (path: string, body?: unknown, key = ADMIN) =>
-  call(server.httpUrl, 'POST', path, { key, body });
+  call(server, 'POST', path, { key, body });
 const gql = async (query: string, key = ADMIN) => (await post('/graphql', { query }, key)).json;
 
 function result(
@@ -96,17 +98,17 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
             },
           ],
         });
-        server = await startTestServer({
+        server = await startInProcessApp({
           ...(await env()),
           SPYGLASS_CONFIG: config,
           SPYGLASS_API_KEYS: ADMIN,
           SPYGLASS_RATE_LIMITS: 'off',
         });
-        viewer = (await createKey(server.httpUrl, ADMIN, { role: 'viewer' })).key;
-        await createProject(server.httpUrl, ADMIN, 'p2');
-        p2Admin = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: 'p2' })).key;
+        viewer = (await createKey(server, ADMIN, { role: 'viewer' })).key;
+        await createProject(server, ADMIN, 'p2');
+        p2Admin = (await createKey(server, ADMIN, { role: 'admin', project_id: 'p2' })).key;
         expectStatus(
-          await call(server.httpUrl, 'PUT', '/api/servers/metadata/catalogued?project_id=p2', {
+          await call(server, 'PUT', '/api/servers/metadata/catalogued?project_id=p2', {
             key: ADMIN,
             body: { transport: 'sse', url: `${fx.url}/ok/cat/sse` },
           }),
@@ -116,7 +118,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
       });
 
       afterAll(async () => {
-        await server?.dispose();
+        await server?.close();
         await fx?.close();
         rmSync(dir, { recursive: true, force: true });
       });
@@ -194,7 +196,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
 
       describe('POST /api/health/check', () => {
         it('needs write access', async () => {
-          expect((await call(server.httpUrl, 'POST', '/api/health/check')).status).toBe(401);
+          expect((await call(server, 'POST', '/api/health/check')).status).toBe(401);
           expect((await post('/api/health/check', {}, viewer)).status).toBe(403);
           expect((await get('/api/health/servers', viewer)).status).toBe(200);
         });

@@ -10,7 +10,7 @@ import {
 } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { DRIFT_CASES } from './drift-cases.ts';
 import {
   childPids,
@@ -30,7 +30,7 @@ const ADMIN = `sg_${'f'.repeat(64)}`;
 const MARKER = `spyglass-grandchild-${randomUUID()}`;
 let dir: string;
 let fx: HttpFixtures;
-let server: TestServer;
+let server: InProcessApp; // API only: in-process (app.inject), no listening socket
 
 beforeAll(async () => {
   dir = tempDir();
@@ -84,7 +84,7 @@ beforeAll(async () => {
       http('invalid-schema', '/ok/invalid/mcp'),
     ],
   });
-  server = await startTestServer({
+  server = await startInProcessApp({
     SPYGLASS_CONFIG: config,
     SPYGLASS_API_KEYS: ADMIN,
     SPYGLASS_RATE_LIMITS: 'off',
@@ -92,14 +92,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.dispose();
+  await server?.close();
   await fx?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 async function check(name: string): Promise<any> {
   const res = expectStatus(
-    await call(server.httpUrl, 'POST', '/api/health/check', {
+    await call(server, 'POST', '/api/health/check', {
       key: ADMIN,
       body: { server_name: name },
     }),
@@ -129,7 +129,7 @@ describe('drift between checks, one test per change type', () => {
     });
 
     const history = expectStatus(
-      await call(server.httpUrl, 'GET', `/api/health/servers/${name}/drift-history`, {
+      await call(server, 'GET', `/api/health/servers/${name}/drift-history`, {
         key: ADMIN,
       }),
       200,

@@ -5,6 +5,7 @@ import { Writer } from 'protobufjs/minimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { execute } from '../../src/store/db.ts';
+import { injectFetch, type PathFetch } from '../helpers/inject-fetch.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
 
@@ -209,6 +210,8 @@ const protoMessage = (bytes: Uint8Array) =>
 
 describe('ingest fuzzing (seeded, bounded)', () => {
   let server: TestServer;
+  /** The HTTP cases go through app.inject() (same routes, parsers and hooks, no socket); gRPC over its port. */
+  let http: PathFetch['fetch'];
   let grpc: Client;
   /** `garbage`: the request was cut short on purpose, so none of its spans has to be stored. */
   const outcomes: {
@@ -221,6 +224,7 @@ describe('ingest fuzzing (seeded, bounded)', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
+    http = injectFetch(server.app);
     grpc = new Client(`127.0.0.1:${server.grpcPort}`, credentials.createInsecure());
   });
   afterAll(async () => {
@@ -232,7 +236,7 @@ describe('ingest fuzzing (seeded, bounded)', () => {
     const what = `seed ${SEED} ${kind} #${n}`;
     if (kind === 'native') {
       const c = nativeCase(r);
-      const res = await fetch(`${server.httpUrl}/api/traces/spans`, {
+      const res = await http('/api/traces/spans', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: c.body,
@@ -282,10 +286,10 @@ describe('ingest fuzzing (seeded, bounded)', () => {
     const json = kind === 'otlpJson';
     let body: Buffer = json ? Buffer.from(otlpJsonBody(specs)) : otlpProtoBody(specs);
     if (garbage) body = body.subarray(0, r.int(body.length));
-    const res = await fetch(`${server.httpUrl}/v1/traces`, {
+    const res = await http('/v1/traces', {
       method: 'POST',
       headers: { 'content-type': json ? 'application/json' : 'application/x-protobuf' },
-      body: new Uint8Array(body),
+      body: body as unknown as BodyInit,
     });
     const raw = new Uint8Array(await res.arrayBuffer());
     let rejected = new Set(spans.map((s) => s.id));

@@ -203,14 +203,13 @@ describe('live events over GraphQL subscriptions', () => {
     const sse = await SseClient.open(`${server.httpUrl}/graphql?query=${query}`, auth);
     try {
       await new Promise((r) => setTimeout(r, 100));
-      const sent = Date.now();
       await postJson(
         `${server.httpUrl}/api/traces/spans`,
         [nativeSpan({ session_id: 'gql-live', tool_name: 'gql_tool' })],
         auth,
       );
-      await sse.waitFor(() => sse.events.some((e) => e.data.includes('gql_tool')), 1000);
-      expect(Date.now() - sent).toBeLessThan(1000);
+      // The deadline bounds a hang, not the delivery's speed.
+      await sse.waitFor(() => sse.events.some((e) => e.data.includes('gql_tool')), 10_000);
       const ev = sse.events.find((e) => e.data.includes('gql_tool'));
       expect(JSON.parse(ev?.data ?? '{}')).toEqual({
         data: {

@@ -52,7 +52,6 @@ describe('backend unreachable', () => {
       const sessionId = randomUUID();
       const answers: unknown[] = [];
       let err!: LoopDetectedError;
-      const started = Date.now();
       await sg.session({ agentName: 'offline-agent', sessionId }, async () => {
         for (const m of ['a', 'b', 'x', 'x'])
           answers.push(await mcp.callTool({ name: 'echo', arguments: { message: m } }));
@@ -61,8 +60,9 @@ describe('backend unreachable', () => {
           LoopDetectedError,
         );
       });
-      // Nothing waited on the dead backend for long (connection refused answers at once).
-      expect(Date.now() - started).toBeLessThan(5000);
+      // Nothing waited on the dead backend: every call answered although no span was delivered (the
+      // exporter's refused attempts run in the background; the test's timeout bounds a hang).
+      expect(sg.stats()).toMatchObject({ sent: 0, dropped: 0 });
       expect(answers).toEqual(
         ['a', 'b', 'x', 'x'].map((m) => ({ content: [{ type: 'text', text: `Echo: ${m}` }] })),
       );

@@ -6,7 +6,7 @@ import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
 import { fixtureArgs } from '../helpers/fixture-scripts.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { stdioFixture, tempDir, writeConfig, writeTools } from '../health/helpers.ts';
 
 /**
@@ -31,10 +31,10 @@ const hostile = (name: string, env: Record<string, string> = {}) => ({
 describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('a hostile MCP server', () => {
     let dir: string;
-    let server: TestServer;
+    let server: InProcessApp; // API only: in-process (app.inject), no listening socket
     const post = (path: string, body: unknown = {}) =>
-      call(server.httpUrl, 'POST', path, { key: ADMIN, body });
-    const get = (path: string) => call(server.httpUrl, 'GET', path, { key: ADMIN });
+      call(server, 'POST', path, { key: ADMIN, body });
+    const get = (path: string) => call(server, 'GET', path, { key: ADMIN });
 
     beforeAll(async () => {
       dir = tempDir();
@@ -51,7 +51,7 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
         monitor: { enabled: false },
         servers: [hostile('hostile'), hostile('clean', { HOSTILE_CLEAN: '1' }), drifty],
       });
-      server = await startTestServer({
+      server = await startInProcessApp({
         SPYGLASS_CONFIG: config,
         SPYGLASS_API_KEYS: ADMIN,
         SPYGLASS_RATE_LIMITS: 'off',
@@ -60,7 +60,7 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
     }, 60_000);
 
     afterAll(async () => {
-      await server?.dispose();
+      await server?.close();
       rmSync(dir, { recursive: true, force: true });
     });
 

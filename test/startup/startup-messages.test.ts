@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HealthMonitor } from '../../src/health/monitor.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { writeConfig } from '../health/helpers.ts';
 
 /** What `serve` says while it starts, and how the monitor reports a server going down and back. */
@@ -99,7 +99,8 @@ describe('spyglass serve start-up messages', () => {
 });
 
 describe('the health monitor log', () => {
-  let server: TestServer;
+  // The monitor is driven directly below: the app in-process is all it needs (no listening server).
+  let server: InProcessApp;
   let proxy: Server;
   let up = true;
   const open = new Set<Socket>();
@@ -130,10 +131,10 @@ describe('the health monitor log', () => {
         },
       ],
     });
-    server = await startTestServer({ SPYGLASS_CONFIG: config });
+    server = await startInProcessApp({ SPYGLASS_CONFIG: config });
   }, 180_000);
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
     for (const s of open) s.destroy();
     await new Promise((r) => proxy?.close(r));
   });
@@ -152,7 +153,8 @@ describe('the health monitor log', () => {
       let monitor: HealthMonitor | undefined;
       await new Promise<void>((resolve) => {
         monitor = new HealthMonitor(server.services.health, {
-          intervalSeconds: 1,
+          // A fraction of the configurable minimum (1 s): the phases wait on reports, not on time.
+          intervalSeconds: 0.1,
           logger,
           onReport: (r) => {
             statuses.push(r.result.status);
