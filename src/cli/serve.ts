@@ -16,7 +16,9 @@ export async function runServe(): Promise<void> {
   }
   // Loaded here, not at the top, so other commands start without the whole server.
   const { startServer } = await import('../main.ts');
-  const server = await startServer(config, logger);
+  // The handlers are in place before the server starts: a signal while it starts (its port may
+  // already be open and taking requests) stops it once started, never kills it half-way.
+  let stop: (() => void) | null = null;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
@@ -24,6 +26,12 @@ export async function runServe(): Promise<void> {
       process.exit(1);
     }
     logger.info({ signal }, 'shutting down: committing acknowledged spans');
+    stop?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const server = await startServer(config, logger);
+  stop = () =>
     server.stop().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -31,7 +39,5 @@ export async function runServe(): Promise<void> {
         process.exit(1);
       },
     );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (signals > 0) stop();
 }
