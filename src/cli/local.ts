@@ -17,10 +17,9 @@ export async function withLocal<K, T>(kit: Kit<K>, fn: (s: K & Base) => Promise<
   const { openStore } = await import('../store/open-store.ts');
   // A CLI command runs one per process: this is its process entry for the database, so the
   // process-wide driver guard is installed here (src/store/postgres-guard.ts).
-  if (config.databaseUrl) {
-    const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
-    guardPostgresDriver(() => {});
-  }
+  // Both back ends go through postgres.js (the embedded one over a thread).
+  const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
+  guardPostgresDriver(() => {});
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

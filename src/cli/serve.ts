@@ -13,14 +13,17 @@ export async function runServe(): Promise<void> {
   // Process-wide hooks for postgres.js's known escapes, installed here, by the process entry (the
   // primary and every worker run it), not per store: see src/store/postgres-guard.ts.
   guardDroppedTypesQuery(logger);
-  if (config.databaseUrl) guardPostgresDriver((msg) => logger.warn(msg));
+  // Both back ends go through postgres.js (the embedded one over a thread: src/store/pglite-thread.ts).
+  guardPostgresDriver((msg) => logger.warn(msg));
   if (config.workers > 1) {
     const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);
   }
   // Loaded here, not at the top, so other commands start without the whole server.
   const { startServer } = await import('../main.ts');
-  const server = await startServer(config, logger);
+  // The handlers are in place before the server starts: a signal while it starts (its port may
+  // already be open and taking requests) stops it once started, never kills it half-way.
+  let stop: (() => void) | null = null;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
@@ -28,6 +31,12 @@ export async function runServe(): Promise<void> {
       process.exit(1);
     }
     logger.info({ signal }, 'shutting down: committing acknowledged spans');
+    stop?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const server = await startServer(config, logger);
+  stop = () =>
     server.stop().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -35,7 +44,5 @@ export async function runServe(): Promise<void> {
         process.exit(1);
       },
     );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (signals > 0) stop();
 }

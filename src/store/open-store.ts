@@ -3,10 +3,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Sql } from 'postgres';
+import type { Options, Sql } from 'postgres';
 import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { startPgliteThread, type PgliteThread } from './pglite-thread.ts';
 import { routingDb } from './read-routing.ts';
 import * as schema from './schema.ts';
 
@@ -137,9 +138,9 @@ function migrationError(err: unknown): Error {
 }
 
 async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
-  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  const { default: postgres } = await import('postgres');
   let dir = dataDir;
   let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
@@ -147,9 +148,8 @@ async function openPglite(dataDir: string, info: (message: string) => void): Pro
     mkdirSync(dir, { recursive: true });
     unlock = lockDataDir(dataDir);
   }
-  // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
-  const options = { postgresqlconf: ['shared_buffers=32MB'] };
-  let client: InstanceType<typeof PGlite> | undefined;
+  let thread: PgliteThread | undefined;
+  let client: Sql | undefined;
   try {
     if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
       info(
@@ -157,21 +157,35 @@ async function openPglite(dataDir: string, info: (message: string) => void): Pro
       );
       await initPgliteInChild(dir);
     }
-    client = await PGlite.create(dir, options);
+    // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
+    thread = await startPgliteThread(dir, ['shared_buffers=32MB']);
+    const t = thread;
+    // One connection: PGlite is one backend session, so a second could only wait for the first.
+    // postgres.js takes a `socket` factory (used here for the thread's connections); its types omit it.
+    const options = {
+      socket: () => t.socket(),
+      max: 1,
+      user: 'postgres',
+      database: 'postgres',
+      onnotice: () => {},
+    };
+    client = postgres(options as Options<Record<string, never>>);
     await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
   } catch (err) {
-    await client?.close();
+    await client?.end({ timeout: 1 });
+    await thread?.close();
     unlock();
     throw err;
   }
-  const pg = client;
-  const db = drizzle(pg, { schema });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  const [pg, t] = [client, thread];
   return {
-    db: db as unknown as Db,
+    db,
     kind: 'pglite',
-    ping: (timeoutMs = 2000) => withTimeout(pg.query('select 1'), timeoutMs),
+    ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     close: async () => {
-      await pg.close();
+      await pg.end({ timeout: 5 });
+      await t.close();
       unlock();
     },
   };

@@ -1,0 +1,72 @@
+/**
+ * Just enough of the PostgreSQL wire protocol (version 3) for the embedded database's thread
+ * (src/store/pglite-worker.ts): cutting a connection's bytes into whole frontend messages, and
+ * reading the transaction status of the last ReadyForQuery in an answer.
+ */
+
+const PROTOCOL_3 = 196608;
+/** A CancelRequest's code: a single-session database has nothing to cancel into. */
+const CANCEL = 80877102;
+
+/** Cuts a stream of frontend bytes into whole messages, in order. */
+export class Framer {
+  private pending = new Uint8Array(0);
+  private started = false;
+
+  /** Adds bytes; returns every message now complete. */
+  push(bytes: Uint8Array): Uint8Array[] {
+    let buf = bytes;
+    if (this.pending.length > 0) {
+      buf = new Uint8Array(this.pending.length + bytes.length);
+      buf.set(this.pending);
+      buf.set(bytes, this.pending.length);
+    }
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const out: Uint8Array[] = [];
+    let at = 0;
+    for (;;) {
+      let size: number;
+      if (!this.started) {
+        // The startup message has no type byte: length, then the protocol version.
+        if (buf.length - at < 8) break;
+        size = view.getInt32(at);
+        const code = view.getInt32(at + 4);
+        if (code === CANCEL) throw new Error('cancel requests are not supported');
+        if (code !== PROTOCOL_3) throw new Error('the embedded database speaks protocol 3.0 only');
+      } else {
+        if (buf.length - at < 5) break;
+        size = 1 + view.getInt32(at + 1);
+      }
+      if (buf.length - at < size) break;
+      out.push(buf.subarray(at, at + size));
+      this.started = true;
+      at += size;
+    }
+    this.pending = buf.slice(at);
+    return out;
+  }
+}
+
+/**
+ * The status byte of the last ReadyForQuery ('Z') among whole backend messages split over
+ * `chunks`: 'I' idle, 'T' in a transaction, 'E' in a failed transaction; null when there is none.
+ */
+export function transactionStatus(chunks: readonly Uint8Array[]): 'I' | 'T' | 'E' | null {
+  let buf: Uint8Array;
+  if (chunks.length === 1) buf = chunks[0]!;
+  else {
+    buf = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      buf.set(c, at);
+      at += c.length;
+    }
+  }
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let status: 'I' | 'T' | 'E' | null = null;
+  for (let at = 0; at + 5 <= buf.length; at += 1 + view.getInt32(at + 1)) {
+    if (buf[at] === 0x5a && at + 6 <= buf.length)
+      status = String.fromCharCode(buf[at + 5]!) as 'I' | 'T' | 'E';
+  }
+  return status;
+}

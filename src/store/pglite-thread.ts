@@ -1,0 +1,123 @@
+import { Duplex } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+
+/** Messages to the database thread (src/store/pglite-worker.ts). */
+export type ToThread =
+  | { type: 'data'; conn: number; bytes: ArrayBuffer }
+  | { type: 'end'; conn: number }
+  | { type: 'close' };
+/** Messages from it. */
+export type FromThread =
+  | { type: 'ready' }
+  | { type: 'failed'; message: string }
+  | { type: 'data'; conn: number; bytes: ArrayBuffer }
+  | { type: 'ended'; conn: number }
+  | { type: 'closed' };
+
+/**
+ * The embedded database (PGlite) on a thread of its own, so its work runs beside the server's
+ * event loop instead of on it (docs/architecture.md#the-embedded-database). The main thread talks
+ * to it with postgres.js, as to PostgreSQL: `socket()` is a connection for postgres.js's `socket`
+ * option, carrying the wire protocol over the thread's message port.
+ */
+export interface PgliteThread {
+  socket(): Duplex;
+  /** Closes PGlite (after the connections have ended) and ends the thread. */
+  close(): Promise<void>;
+}
+
+// Built, the thread runs pglite-worker.js. From the sources (tsx, vitest) it runs pglite-worker.ts
+// through tsx's loader, registered inside the thread (Node 20 does not apply `--import tsx` there).
+const SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(SOURCE ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+
+export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
+  // A thread inherits the process's flags; `--input-type` (a process started with -e) is refused
+  // for a file entry.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+  const options = { workerData: { dir, conf }, execArgv };
+  let worker: Worker;
+  if (SOURCE) {
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+    worker = new Worker(entry, { ...options, eval: true });
+  } else worker = new Worker(WORKER_URL, options);
+
+  const sockets = new Map<number, ThreadSocket>();
+  let nextConn = 1;
+  let failure: Error | null = null;
+  let onClosed: (() => void) | null = null;
+  const fail = (err: Error) => {
+    failure = err;
+    for (const s of sockets.values()) s.destroy(err);
+    sockets.clear();
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: FromThread) => {
+      if (m.type === 'ready') resolve();
+      else if (m.type === 'failed') reject(new Error(m.message));
+      else if (m.type === 'data') sockets.get(m.conn)?.push(Buffer.from(m.bytes));
+      else if (m.type === 'ended') {
+        sockets.get(m.conn)?.push(null);
+        sockets.delete(m.conn);
+      } else if (m.type === 'closed') onClosed?.();
+    });
+    worker.on('error', (err) => {
+      reject(err);
+      fail(err);
+    });
+    worker.on('exit', (code) => {
+      const err = new Error(`the embedded database's thread exited (code ${code})`);
+      reject(err);
+      fail(err);
+      onClosed?.();
+    });
+  });
+
+  const post = (m: ToThread, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
+  return {
+    socket: () => {
+      const s = new ThreadSocket(nextConn++, post);
+      if (failure) queueMicrotask(() => s.destroy(failure!));
+      else sockets.set(s.conn, s);
+      return s;
+    },
+    close: async () => {
+      if (failure) return;
+      await new Promise<void>((resolve) => {
+        onClosed = resolve;
+        post({ type: 'close' });
+      });
+      await worker.terminate();
+    },
+  };
+}
+
+/** One connection: bytes written go to the thread; the thread's answers are read. */
+class ThreadSocket extends Duplex {
+  /** postgres.js checks it before sending its Terminate. */
+  readyState = 'open';
+
+  constructor(
+    readonly conn: number,
+    private readonly post: (m: ToThread, transfer?: ArrayBuffer[]) => void,
+  ) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    // A copy of exactly these bytes, moved to the thread (postgres.js's buffers may be pooled).
+    const bytes = new Uint8Array(chunk).buffer;
+    this.post({ type: 'data', conn: this.conn, bytes }, [bytes]);
+    done();
+  }
+
+  override _read(): void {}
+
+  override _final(done: (err?: Error | null) => void): void {
+    this.readyState = 'closed';
+    this.post({ type: 'end', conn: this.conn });
+    done();
+  }
+}

@@ -1,0 +1,126 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { Framer, transactionStatus } from './pg-wire.ts';
+import type { FromThread, ToThread } from './pglite-thread.ts';
+
+/**
+ * The embedded database's thread (src/store/pglite-thread.ts): PGlite runs here, off the server's
+ * event loop, and answers the PostgreSQL wire protocol of the connections the main thread's
+ * postgres.js opens. PGlite is one backend session, so messages run one at a time, and while a
+ * connection has a transaction open only that connection's messages run (the others wait in turn).
+ */
+const { dir, conf } = workerData as { dir: string; conf: string[] };
+const port = parentPort!;
+const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+interface Conn {
+  framer: Framer;
+  /** Messages framed and not yet run. */
+  queue: Uint8Array[];
+  /** Answers produced and not yet posted. */
+  out: Uint8Array[];
+  ending: boolean;
+}
+
+const SYNC = 0x53; // 'S'
+const QUERY = 0x51; // 'Q'
+
+const conns = new Map<number, Conn>();
+/** The connection whose transaction is open (its ReadyForQuery said T or E), if any. */
+let owner: number | null = null;
+let running = false;
+let closing: (() => void) | null = null;
+
+let pg: PGlite;
+try {
+  pg = await PGlite.create(dir, { postgresqlconf: conf } as never);
+  post({ type: 'ready' });
+} catch (err) {
+  post({ type: 'failed', message: (err as Error).message });
+  process.exit(1);
+}
+
+port.on('message', (m: ToThread) => {
+  if (m.type === 'data') {
+    let c = conns.get(m.conn);
+    if (!c) conns.set(m.conn, (c = { framer: new Framer(), queue: [], out: [], ending: false }));
+    try {
+      c.queue.push(...c.framer.push(new Uint8Array(m.bytes)));
+    } catch {
+      // Not a connection this thread can serve (a cancel request, another protocol): drop it.
+      conns.delete(m.conn);
+      post({ type: 'ended', conn: m.conn });
+    }
+  } else if (m.type === 'end') {
+    const c = conns.get(m.conn);
+    if (c) c.ending = true;
+    else post({ type: 'ended', conn: m.conn });
+  } else if (m.type === 'close') {
+    closing = () => void pg.close().then(() => post({ type: 'closed' }));
+  }
+  void pump();
+});
+
+/** Picks the next connection to run a message of: the transaction's owner while one is open. */
+function next(): [number, Conn] | undefined {
+  if (owner !== null) {
+    const c = conns.get(owner);
+    if (c && c.queue.length > 0) return [owner, c];
+    if (c && !c.ending) return undefined; // the transaction waits for its own next message
+  }
+  for (const entry of conns) if (entry[1].queue.length > 0) return entry;
+  return undefined;
+}
+
+async function pump(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    for (let n = next(); n; n = next()) {
+      const [id, c] = n;
+      const message = c.queue.shift()!;
+      const produced: Uint8Array[] = [];
+      await pg.execProtocolRawStream(message, {
+        // As PGlite's own queries do: files are synced once per Sync or simple Query, not per message.
+        syncToFs: message[0] === SYNC || message[0] === QUERY,
+        onRawData: (chunk: Uint8Array) => void produced.push(chunk.slice()),
+      });
+      c.out.push(...produced);
+      // ReadyForQuery says whether a transaction is open after this message ('I' = idle).
+      const status = transactionStatus(produced);
+      if (status === 'I') owner = null;
+      else if (status !== null) owner = id;
+      if (c.queue.length === 0) flush(id, c);
+    }
+    for (const [id, c] of conns) {
+      if (c.ending && c.queue.length === 0) await end(id, c);
+    }
+  } finally {
+    running = false;
+  }
+  if (closing && conns.size === 0) closing();
+}
+
+function flush(id: number, c: Conn): void {
+  if (c.out.length === 0) return;
+  const size = c.out.reduce((s, b) => s + b.length, 0);
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const b of c.out) {
+    bytes.set(b, at);
+    at += b.length;
+  }
+  c.out = [];
+  post({ type: 'data', conn: id, bytes: bytes.buffer }, [bytes.buffer]);
+}
+
+/** A connection that ended inside its transaction leaves nothing half-done: the transaction is rolled back. */
+async function end(id: number, c: Conn): Promise<void> {
+  conns.delete(id);
+  if (owner === id) {
+    owner = null;
+    await pg.exec('rollback');
+  }
+  flush(id, c);
+  post({ type: 'ended', conn: id });
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres, { type Options, type Sql } from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPgliteThread, type PgliteThread } from '../../src/store/pglite-thread.ts';
+
+/** The embedded database on its own thread (src/store/pglite-thread.ts), spoken to by postgres.js. */
+describe('PGlite on a thread', () => {
+  let thread: PgliteThread;
+  let sql: Sql;
+
+  const connect = (max: number) =>
+    postgres({
+      socket: () => thread.socket(),
+      max,
+      user: 'postgres',
+      database: 'postgres',
+      onnotice: () => {},
+    } as Options<Record<string, never>>);
+
+  beforeAll(async () => {
+    thread = await startPgliteThread('memory://', []);
+    sql = connect(2);
+    await sql`create table t (id int primary key, body text)`;
+  });
+  afterAll(async () => {
+    await sql.end({ timeout: 5 });
+    await thread.close();
+  });
+
+  it('answers queries with parameters, JSON and large values', async () => {
+    const big = 'x'.repeat(3_000_000);
+    const [row] =
+      await sql`select ${'a'}::text as a, ${sql.json({ k: [1, 2] })}::jsonb as j, length(${big}) as n`;
+    expect(row).toEqual({ a: 'a', j: { k: [1, 2] }, n: 3_000_000 });
+  });
+
+  it("keeps one connection's transaction apart from another connection's statements", async () => {
+    let insideTx!: () => void;
+    const txStarted = new Promise<void>((r) => (insideTx = r));
+    let finishTx!: () => void;
+    const txMayFinish = new Promise<void>((r) => (finishTx = r));
+    const tx = sql.begin(async (t) => {
+      await t`insert into t values (1, 'in a transaction')`;
+      insideTx();
+      await txMayFinish;
+      await t`insert into t values (2, 'in a transaction')`;
+    });
+    await txStarted;
+    // The other connection's read runs only once the transaction ended: it sees both rows or none.
+    const read = sql`select count(*)::int as n from t where id in (1, 2)`;
+    finishTx();
+    await tx;
+    expect((await read)[0]).toEqual({ n: 2 });
+  });
+
+  it('rolls back a transaction whose connection ended half-way', async () => {
+    const lone = connect(1);
+    let insideTx!: () => void;
+    const txStarted = new Promise<void>((r) => (insideTx = r));
+    const tx = lone
+      .begin(async (t) => {
+        await t`insert into t values (10, 'never committed')`;
+        insideTx();
+        await new Promise(() => {}); // never finishes: its connection is ended under it
+      })
+      .catch(() => 'ended');
+    await txStarted;
+    await lone.end({ timeout: 0 });
+    expect(await tx).toBe('ended');
+    expect(await sql`select * from t where id = 10`).toHaveLength(0);
+    // and the database serves the other connections afterwards
+    expect((await sql`select 1 as one`)[0]).toEqual({ one: 1 });
+  });
+
+  it('says why when the database cannot start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spyglass-pglite-bad-'));
+    try {
+      writeFileSync(join(dir, 'PG_VERSION'), 'not a version\n');
+      await expect(startPgliteThread(dir, [])).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
