@@ -147,9 +147,9 @@ export async function openPage(ui: UiServer, path: string, state?: StorageState)
       }
       // Every rule runs; resultTypes only stops axe collecting every passing node, which no test reads.
       const result = (await page.evaluate(() =>
-        (
-          window as unknown as { axe: { run(o: object): Promise<unknown> } }
-        ).axe.run({ resultTypes: ['violations'] }),
+        (window as unknown as { axe: { run(o: object): Promise<unknown> } }).axe.run({
+          resultTypes: ['violations'],
+        }),
       )) as { violations: { id: string; impact: string; help: string; nodes: unknown[] }[] };
       return result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')

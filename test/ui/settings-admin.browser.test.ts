@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { nativeSpan } from '../helpers/spans.ts';
-import {
-  openSignedIn,
-  seedSpans,
-  startUi,
-  type UiPage,
-  type UiServer,
-} from '../helpers/ui.ts';
+import { openSignedIn, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
 import { gqlWithKey } from '../helpers/ui-seed-settings-admin.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey } from '../helpers/auth.ts';
 import { openSignedIn, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
-import {
-  createSlo,
-  keys,
-  listSlos,
-  seedSessions,
-  type SloJson,
-} from '../helpers/ui-seed-slos.ts';
+import { createSlo, keys, listSlos, seedSessions, type SloJson } from '../helpers/ui-seed-slos.ts';
 
 /** The SLOs page (docs/ui.md#slos) in Chromium against a real server with keys on. */
 describe('SLOs page (browser)', () => {
