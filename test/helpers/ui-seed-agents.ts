@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { nativeSpan } from './spans.ts';
 import { seedSpans } from './ui.ts';
@@ -78,13 +77,4 @@ export async function gqlWithKey(
   const body = (await res.json()) as { data?: unknown; errors?: unknown };
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   return body.data;
-}
-
-/** Signs in on the login page the dashboard shows with keys on, then waits for `h1`. */
-export async function signInWithKey(page: Page, key: string, h1: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await page.getByRole('radio', { name: 'API key' }).check();
-  await page.locator('#key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: h1 }).waitFor();
 }

@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { vi } from 'vitest';
 import { call, expectStatus } from './auth.ts';
 import { nativeSpan } from './spans.ts';
@@ -96,14 +95,4 @@ export async function fireUntilSeen(
     { timeout: 20_000, interval: 500 },
   );
   return fired;
-}
-
-/** Signs the page in with an API key through the sign-in form, then opens `path`. */
-export async function signIn(page: Page, base: string, key: string, path: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await page.getByRole('radio', { name: 'API key' }).check();
-  await page.locator('#key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  await page.goto(`${base}${path}`);
 }

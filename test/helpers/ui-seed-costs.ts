@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { nativeSpan } from './spans.ts';
 
 const HOUR = 3_600_000;
@@ -61,15 +60,6 @@ export function costSpans(): Record<string, unknown>[] {
     tool('writer', 'github', 'create_pr', 72),
     llm('planner', 'acme-llm-1', 73, 10_000, 1_000),
   ];
-}
-
-/** Signs the page in with an API key through the dashboard's sign-in form. */
-export async function signInWithKey(page: Page, key: string, heading: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await page.getByRole('radio', { name: 'API key' }).check();
-  await page.locator('#key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
 /** A GraphQL query over HTTP with an API key (the test's view of the API). */

@@ -5,7 +5,7 @@ import { stdioFixture, writeConfig } from '../health/helpers.ts';
 import { bootstrapKey } from './auth.ts';
 import { fixtureArgs } from './fixture-scripts.ts';
 import { nativeSpan } from './spans.ts';
-import { openPage, seedSpans, type UiPage, type UiServer } from './ui.ts';
+import { openSignedIn, seedSpans, type UiPage, type UiServer } from './ui.ts';
 
 /**
  * Seeding for the server tabs' browser test (test/ui/server-tabs.browser.test.ts): two configured
@@ -122,13 +122,7 @@ export async function seedImpactSpans(base: string): Promise<void> {
   );
 }
 
-/** Opens `path` and signs in on the sign-in page with an API key; the page asked for then shows. */
-export async function openSignedIn(ui: UiServer, path: string, key = ADMIN_KEY): Promise<UiPage> {
-  const p = await openPage(ui, path);
-  await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await p.page.getByRole('radio', { name: 'API key' }).check();
-  await p.page.locator('#key').fill(key);
-  await p.page.getByRole('button', { name: 'Sign in' }).click();
-  await p.page.getByRole('heading', { level: 1, name: 'Server' }).waitFor();
-  return p;
+/** Opens a server page's `path` signed in with an API key (test/helpers/ui.ts#openSignedIn). */
+export function openServerPage(ui: UiServer, path: string, key = ADMIN_KEY): Promise<UiPage> {
+  return openSignedIn(ui, key, path, 'Server');
 }

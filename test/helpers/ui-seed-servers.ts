@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { stdioFixture, tempDir, writeConfig } from '../health/helpers.ts';
 import { bootstrapKey, call, createKey, expectStatus } from './auth.ts';
 import { freePort } from './free-port.ts';
@@ -65,14 +64,4 @@ export async function startServersUi(): Promise<ServersUi> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Signs the page in with an API key through the login form, then opens `path`. */
-export async function signInWithKey(page: Page, base: string, key: string, path: string) {
-  await page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await page.getByRole('radio', { name: 'API key' }).check();
-  await page.locator('#key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('who').waitFor();
-  await page.goto(`${base}${path}`);
 }

@@ -1,6 +1,6 @@
 import { call, createKey, expectStatus } from './auth.ts';
 import { nativeSpan } from './spans.ts';
-import { seedSpans, type UiPage } from './ui.ts';
+import { seedSpans } from './ui.ts';
 
 /**
  * Seeding for the SLOs page test (test/ui/slos.browser.test.ts): sessions through native ingest
@@ -55,13 +55,4 @@ export async function keys(base: string, boot: string) {
   const admin = await createKey(base, boot, { role: 'admin', name: 'slo admin' });
   const viewer = await createKey(base, boot, { role: 'viewer', name: 'slo viewer' });
   return { admin: admin.key, viewer: viewer.key };
-}
-
-/** Signs the page in with an API key through the sign-in form; the page it was opened on follows. */
-export async function signIn(p: UiPage, key: string, heading: string): Promise<void> {
-  await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
-  await p.page.getByRole('radio', { name: 'API key' }).check();
-  await p.page.locator('#key').fill(key);
-  await p.page.getByRole('button', { name: 'Sign in' }).click();
-  await p.page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }

@@ -16,27 +16,53 @@ export interface UiServer {
   /** http://127.0.0.1:port */
   base: string;
   browser: Browser;
-  /** Stops the browser and the server. */
+  /** Cookies and storage of each API key's dashboard session (see openSignedIn). */
+  sessions: Map<string, StorageState>;
+  /** Closes the contexts left open and stops the server (the browser stays for the next file). */
   close(): Promise<void>;
 }
 
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+let shared: Promise<Browser> | null = null;
+
 /**
- * A real server (test/helpers/server.ts, env as there) and a headless Chromium for the dashboard.
- * dist/ui is built by the test run's global setup (test/helpers/build.ts#buildUiIfStale).
+ * One headless Chromium per test worker process, launched on first use: workers run file after
+ * file with their modules kept (vitest.config.ts, isolate: false), so each file saves the launch.
+ * Every test still gets a fresh context (its own cookies and storage). Playwright kills the
+ * browser when the worker process exits.
+ */
+function sharedBrowser(): Promise<Browser> {
+  shared ??= chromium
+    .launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    })
+    .then((browser) => {
+      browser.on('disconnected', () => (shared = null));
+      return browser;
+    });
+  return shared.catch((err: unknown) => {
+    shared = null;
+    throw err;
+  });
+}
+
+/**
+ * A real server (test/helpers/server.ts, env as there) and the worker's headless Chromium for the
+ * dashboard. dist/ui is built by the test run's global setup (test/helpers/build.ts#buildUiIfStale).
  */
 export async function startUi(env: Record<string, string> = {}): Promise<UiServer> {
-  const server = await startTestServer(env);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  const [server, browser] = await Promise.all([startTestServer(env), sharedBrowser()]);
   return {
     server,
     base: server.httpUrl,
     browser,
+    sessions: new Map(),
     close: async () => {
-      await browser.close();
+      // A context a failed test left open must not outlive its server.
+      await Promise.all(browser.contexts().map((c) => c.close()));
       await server.dispose();
     },
   };
@@ -59,6 +85,8 @@ export interface UiPage {
   consoleErrors: string[];
   /** Every request the page made to another origin (must stay empty). */
   foreignRequests: string[];
+  /** The message of every alert, confirm or prompt the page opened (each is dismissed). */
+  dialogs: string[];
   /** Saves a full-page screenshot as test-results/ui/<name>.png. */
   screenshot(name: string): Promise<string>;
   /** axe-core's serious and critical violations on the page as it is now. */
@@ -66,12 +94,22 @@ export interface UiPage {
   close(): Promise<void>;
 }
 
-/** Opens `path` in a fresh browser context (its own cookies), recording console errors and requests. */
-export async function openPage(ui: UiServer, path: string): Promise<UiPage> {
-  const context = await ui.browser.newContext({ viewport: { width: 1280, height: 800 } });
+/** axe-core's browser build, read once per worker. */
+let axeSource: string | undefined;
+
+/**
+ * Opens `path` in a fresh browser context (its own cookies; `state` to start signed in),
+ * recording console errors and requests.
+ */
+export async function openPage(ui: UiServer, path: string, state?: StorageState): Promise<UiPage> {
+  const context = await ui.browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    storageState: state,
+  });
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   const foreignRequests: string[] = [];
+  const dialogs: string[] = [];
   const origin = new URL(ui.base).origin;
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
@@ -83,12 +121,17 @@ export async function openPage(ui: UiServer, path: string): Promise<UiPage> {
     const same = u.host === new URL(origin).host && ['http:', 'ws:'].includes(u.protocol);
     if (!same && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
   });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
   await page.goto(`${ui.base}${path}`);
   return {
     page,
     context,
     consoleErrors,
     foreignRequests,
+    dialogs,
     screenshot: async (name) => {
       mkdirSync(ARTEFACTS, { recursive: true });
       const file = join(ARTEFACTS, `${name}.png`);
@@ -96,11 +139,17 @@ export async function openPage(ui: UiServer, path: string): Promise<UiPage> {
       return file;
     },
     axe: async () => {
-      // page.evaluate runs through the DevTools protocol, outside the page's CSP: nothing is injected into the page.
-      const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-      await page.evaluate(source);
+      // page.evaluate runs through the DevTools protocol, outside the page's CSP: nothing is
+      // injected into the page. Once per document: a navigation starts a new one.
+      if (!(await page.evaluate(() => 'axe' in window))) {
+        axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+        await page.evaluate(axeSource);
+      }
+      // Every rule runs; resultTypes only stops axe collecting every passing node, which no test reads.
       const result = (await page.evaluate(() =>
-        (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
+        (window as unknown as { axe: { run(o: object): Promise<unknown> } }).axe.run({
+          resultTypes: ['violations'],
+        }),
       )) as { violations: { id: string; impact: string; help: string; nodes: unknown[] }[] };
       return result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -108,4 +157,30 @@ export async function openPage(ui: UiServer, path: string): Promise<UiPage> {
     },
     close: () => context.close(),
   };
+}
+
+/**
+ * Opens `path` signed in with an API key. The key's first page signs in through the sign-in
+ * form (docs/ui.md#auth), which then shows the page asked for; its session cookie is kept, and
+ * the key's later pages start in a fresh context holding that cookie instead of signing in again.
+ * Resolves once the signed-in shell shows, and the page's `h1` when given.
+ */
+export async function openSignedIn(
+  ui: UiServer,
+  key: string,
+  path: string,
+  h1?: string,
+): Promise<UiPage> {
+  const state = ui.sessions.get(key);
+  const p = await openPage(ui, path, state);
+  if (!state) {
+    await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
+    await p.page.getByRole('radio', { name: 'API key' }).check();
+    await p.page.locator('#key').fill(key);
+    await p.page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await p.page.getByTestId('who').waitFor();
+  if (!state) ui.sessions.set(key, await p.context.storageState());
+  if (h1) await p.page.getByRole('heading', { level: 1, name: h1 }).waitFor();
+  return p;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, createKey } from '../helpers/auth.ts';
-import { openPage, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
-import { AGENT_SEED, gqlWithKey, seedAgents, signInWithKey } from '../helpers/ui-seed-agents.ts';
+import { openSignedIn, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { AGENT_SEED, gqlWithKey, seedAgents } from '../helpers/ui-seed-agents.ts';
 
 const CONFIG = `query ($a: String) { preventionConfig(agentName: $a, projectId: "default") {
   source loopThreshold maxSteps } }`;
@@ -34,9 +34,8 @@ describe('agents pages (browser)', () => {
   };
 
   it('lists both agents with sessions, error rate, cost and servers; sorts in the URL', async () => {
-    const p = await openPage(ui, '/agents');
+    const p = await openSignedIn(ui, admin, '/agents', 'Agents');
     try {
-      await signInWithKey(p.page, admin, 'Agents');
       const rows = p.page.locator('table.agents-table tbody tr');
       await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
       const stats = (await gqlWithKey(
@@ -80,9 +79,8 @@ describe('agents pages (browser)', () => {
   });
 
   it('the agent page lists the servers it calls and its sessions, with links', async () => {
-    const p = await openPage(ui, '/agents');
+    const p = await openSignedIn(ui, admin, '/agents', 'Agents');
     try {
-      await signInWithKey(p.page, admin, 'Agents');
       await p.page.getByRole('link', { name: 'alpha', exact: true }).click();
       await p.page.getByRole('heading', { level: 1, name: 'Agent' }).waitFor();
       expect(new URL(p.page.url()).pathname).toBe('/agents/alpha');
@@ -111,9 +109,8 @@ describe('agents pages (browser)', () => {
   });
 
   it('an admin saves an override (validation shown next to the form), then removes it', async () => {
-    const p = await openPage(ui, '/agents/alpha');
+    const p = await openSignedIn(ui, admin, '/agents/alpha', 'Agent');
     try {
-      await signInWithKey(p.page, admin, 'Agent');
       const source = p.page.getByTestId('prevention-source');
       await expect.poll(() => source.innerText(), { timeout: 15_000 }).toBe('project default');
       expect(await p.page.getByLabel('Loop threshold').inputValue()).toBe('9');
@@ -176,9 +173,8 @@ describe('agents pages (browser)', () => {
       admin,
       'mutation { setPreventionConfig(agentName: "beta", projectId: "default", input: {maxSteps: 12}) { id } }',
     );
-    const p = await openPage(ui, '/agents/beta');
+    const p = await openSignedIn(ui, viewer, '/agents/beta', 'Agent');
     try {
-      await signInWithKey(p.page, viewer, 'Agent');
       const source = p.page.getByTestId('prevention-source');
       await expect.poll(() => source.innerText(), { timeout: 15_000 }).toBe('agent override');
       const values = p.page.locator('table.prevention-values');

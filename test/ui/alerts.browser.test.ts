@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, createKey } from '../helpers/auth.ts';
 import { configFile, startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { nativeSpan } from '../helpers/spans.ts';
-import { openPage, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { openSignedIn, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
 import {
   failSession,
   fireUntilSeen,
   gql,
   inbox,
-  signIn,
   waitForAlerts,
 } from '../helpers/ui-seed-alerts.ts';
 
@@ -43,10 +42,7 @@ describe('alerts page (browser)', () => {
   });
 
   const open = async (path: string, key = admin): Promise<UiPage> => {
-    const p = await openPage(ui, '/');
-    await signIn(p.page, ui.base, key, path);
-    await p.page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
-    return p;
+    return openSignedIn(ui, key, path, 'Alerts');
   };
   const rows = (p: UiPage) => p.page.locator('table.alerts-table tbody tr');
   const clean = (p: UiPage) => {
@@ -187,10 +183,8 @@ describe('alerts page (browser)', () => {
   });
 
   it('the toast shows on other pages too, linking to the alert', async () => {
-    const p = await openPage(ui, '/');
+    const p = await openSignedIn(ui, admin, '/sessions', 'Sessions');
     try {
-      await signIn(p.page, ui.base, admin, '/sessions');
-      await p.page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
       const toast = p.page.locator('.toasts .toast');
       await fireUntilSeen(ui.base, admin, 'alert-away', async () => (await toast.count()) > 0);
       await toast.first().getByRole('link', { name: 'Open the alert' }).click();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, configFile, createKey } from '../helpers/auth.ts';
-import { openPage, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
-import { COST_RULES_YAML, costSpans, gqlWithKey, signInWithKey } from '../helpers/ui-seed-costs.ts';
+import { openSignedIn, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { COST_RULES_YAML, costSpans, gqlWithKey } from '../helpers/ui-seed-costs.ts';
 
 /** Waits for a value under load (2 cores shared by many tests). */
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
@@ -46,9 +46,7 @@ describe('costs page (browser)', { timeout: 90_000 }, () => {
   });
 
   const open = async (key: string, path = '/costs') => {
-    const p = await openPage(ui, path);
-    await signInWithKey(p.page, key, 'Costs');
-    return p;
+    return openSignedIn(ui, key, path, 'Costs');
   };
   const row = (p: UiPage, table: string, text: string) =>
     p.page.getByTestId(`${table}-table`).locator('tbody tr', { hasText: text });

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../health/helpers.ts';
 import { nativeSpan } from '../helpers/spans.ts';
-import { openPage, seedSpans, startUi, type UiServer } from '../helpers/ui.ts';
-import { inbox, signIn } from '../helpers/ui-seed-alerts.ts';
+import { openSignedIn, seedSpans, startUi, type UiServer } from '../helpers/ui.ts';
+import { inbox } from '../helpers/ui-seed-alerts.ts';
 import { ADMIN_KEY, seedDrift, writeServerTabsConfig } from '../helpers/ui-seed-server-tabs.ts';
 
 /**
@@ -47,11 +47,7 @@ describe('from an alert to its cause (browser)', () => {
       { timeout: 15_000, interval: 100 },
     );
   });
-  const openSignedIn = async (path: string) => {
-    const p = await openPage(ui, '/');
-    await signIn(p.page, ui.base, ADMIN_KEY, path);
-    return p;
-  };
+  const open = (path: string) => openSignedIn(ui, ADMIN_KEY, path);
   afterAll(async () => {
     await ui?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -63,7 +59,7 @@ describe('from an alert to its cause (browser)', () => {
       timeout: 90_000,
     },
     async () => {
-      const p = await openSignedIn('/alerts');
+      const p = await open('/alerts');
       const urls: string[] = [];
       const here = () => {
         const u = new URL(p.page.url());
@@ -102,7 +98,7 @@ describe('from an alert to its cause (browser)', () => {
       }
 
       // Shared: each URL opened afresh (signed in) shows the same step.
-      const again = await openSignedIn(urls[1] ?? '/');
+      const again = await open(urls[1] ?? '/');
       try {
         await again.page
           .getByRole('complementary', { name: 'Selected span' })
@@ -111,7 +107,7 @@ describe('from an alert to its cause (browser)', () => {
       } finally {
         await again.close();
       }
-      const drift = await openSignedIn(urls[2] ?? '/');
+      const drift = await open(urls[2] ?? '/');
       try {
         await drift.page.locator('article.drift-event').waitFor({ timeout: 15_000 });
       } finally {

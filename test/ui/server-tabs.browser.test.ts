@@ -7,7 +7,7 @@ import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
 import {
   ADMIN_KEY,
   check,
-  openSignedIn,
+  openServerPage,
   gql,
   seedDrift,
   seedImpactSpans,
@@ -50,7 +50,7 @@ describe('server tabs (browser)', () => {
   }
 
   it('drift: the classified changes and a diff naming the changed, removed and added parameters', async () => {
-    const p = await openSignedIn(ui, '/servers/drifting?tab=drift');
+    const p = await openServerPage(ui, '/servers/drifting?tab=drift');
     try {
       const event = p.page.locator('article.drift-event');
       await event.waitFor({ timeout: 15_000 });
@@ -80,7 +80,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('tools: each tool with its description and input schema, collapsible', async () => {
-    const p = await openSignedIn(ui, '/servers/drifting?tab=tools');
+    const p = await openServerPage(ui, '/servers/drifting?tab=tools');
     try {
       const entry = p.page.locator('.tool-list details').first();
       await entry.waitFor({ timeout: 15_000 });
@@ -98,7 +98,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('security: scan now shows progress, then the findings with hostile text escaped', async () => {
-    const p = await openSignedIn(ui, '/servers/poisoned?tab=security');
+    const p = await openServerPage(ui, '/servers/poisoned?tab=security');
     try {
       await p.page.getByText('Never scanned.').waitFor({ timeout: 15_000 });
       // Hold the scan's request so the busy state is seen, whatever the machine's speed.
@@ -145,7 +145,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('security for a viewer: the findings, and no scan now', async () => {
-    const p = await openSignedIn(ui, '/servers/poisoned?tab=security', viewerKey);
+    const p = await openServerPage(ui, '/servers/poisoned?tab=security', viewerKey);
     try {
       await p.page.locator('li.finding').first().waitFor({ timeout: 15_000 });
       expect(await p.page.getByTestId('who').innerText()).toContain('(viewer)');
@@ -157,7 +157,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('tools of the poisoned server: the description with markup is shown as text', async () => {
-    const p = await openSignedIn(ui, '/servers/poisoned?tab=tools');
+    const p = await openServerPage(ui, '/servers/poisoned?tab=tools');
     try {
       const entry = p.page.locator('.tool-list details').first();
       await entry.waitFor({ timeout: 15_000 });
@@ -176,7 +176,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('tools of the hostile server: escapes, NUL and bidi characters shown as escapes, not acted on', async () => {
-    const p = await openSignedIn(ui, '/servers/hostile?tab=tools');
+    const p = await openServerPage(ui, '/servers/hostile?tab=tools');
     try {
       const names = p.page.locator('.tool-list summary code.tool-name');
       await names.first().waitFor({ timeout: 15_000 });
@@ -196,7 +196,7 @@ describe('server tabs (browser)', () => {
   });
 
   it('impact: the agent and sessions an outage reaches, and a tool change, linked', async () => {
-    const p = await openSignedIn(ui, '/servers/drifting?tab=impact');
+    const p = await openServerPage(ui, '/servers/drifting?tab=impact');
     try {
       const agents = p.page.locator('table.impact-agents');
       await agents.waitFor({ timeout: 15_000 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInWithKey, startServersUi, type ServersUi } from '../helpers/ui-seed-servers.ts';
-import { openPage, type UiPage } from '../helpers/ui.ts';
+import { startServersUi, type ServersUi } from '../helpers/ui-seed-servers.ts';
+import { openSignedIn, type UiPage } from '../helpers/ui.ts';
 
 /** The servers list and the server page's health tab in Chromium (docs/ui.md#servers, #server). */
 describe('servers pages (browser)', () => {
@@ -11,9 +11,7 @@ describe('servers pages (browser)', () => {
   afterAll(async () => s?.close());
 
   async function open(key: string, path: string): Promise<UiPage> {
-    const p = await openPage(s.ui, '/');
-    await signInWithKey(p.page, s.ui.base, key, path);
-    return p;
+    return openSignedIn(s.ui, key, path);
   }
   const cell = (p: UiPage, server: string, col: number) =>
     p.page

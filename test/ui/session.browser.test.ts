@@ -168,13 +168,21 @@ describe('session page (browser)', () => {
       await expect.poll(() => items.count(), { timeout: 15_000 }).toBe(1);
       // The page subscribes before the data arrives; give graphql-ws its connection first.
       await expect.poll(() => p.page.locator('.live-dot').count()).toBe(1);
+      // A span sent before the subscription listens is missed: send another every 1.5 s, while
+      // checking for the first to show far more often.
+      let nextSend = 0;
       await expect
         .poll(
           async () => {
-            await seedSpans(ui.base, [span('running', `late-${Date.now()}`, 'run-root', 590_050)]);
+            if (Date.now() >= nextSend) {
+              nextSend = Date.now() + 1500;
+              await seedSpans(ui.base, [
+                span('running', `late-${Date.now()}`, 'run-root', 590_050),
+              ]);
+            }
             return items.count();
           },
-          { timeout: 15_000, interval: 1500 },
+          { timeout: 15_000, interval: 100 },
         )
         .toBeGreaterThan(1);
       expect(p.consoleErrors.join(' / ')).toBe('');

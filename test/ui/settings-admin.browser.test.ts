@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { nativeSpan } from '../helpers/spans.ts';
-import { openPage, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
-import { gqlWithKey, signInWithKey } from '../helpers/ui-seed-settings-admin.ts';
+import { openSignedIn, seedSpans, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { gqlWithKey } from '../helpers/ui-seed-settings-admin.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -35,14 +35,9 @@ describe('settings: audit log and instance (browser)', () => {
       `mutation ($a: String) { setPreventionConfig(agentName: $a, input: { loopThreshold: 4 }) { id } }`,
       { a: HOSTILE },
     );
-    const p = await openPage(ui, '/settings/audit');
-    const dialogs: string[] = [];
-    p.page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    // openPage records (and dismisses) every dialog from the page's first load.
+    const p = await openSignedIn(ui, admin, '/settings/audit', 'Audit log');
     try {
-      await signInWithKey(p, admin, 'Audit log');
       const table = p.page.locator('table.audit-table');
       const target = table.locator('td.target');
       await expect
@@ -51,7 +46,7 @@ describe('settings: audit log and instance (browser)', () => {
       // The agent name is in the entry as text: no element was made of it, no script ran.
       expect(await target.allInnerTexts()).toContain(`prevention_config:default/${HOSTILE}`);
       expect(await table.locator('img').count()).toBe(0);
-      expect(dialogs).toEqual([]);
+      expect(p.dialogs).toEqual([]);
       await p.page.getByRole('navigation', { name: 'Settings' }).waitFor();
       await p.screenshot('settings-audit');
       await checkPage(p);
@@ -83,9 +78,8 @@ describe('settings: audit log and instance (browser)', () => {
   it('pages older entries by cursor, newest first, within the filter of the URL', async () => {
     for (let i = 0; i < 52; i++)
       await createProject(ui.base, admin, `paged-${String(i).padStart(2, '0')}`);
-    const p = await openPage(ui, '/settings/audit?target=project:paged-');
+    const p = await openSignedIn(ui, admin, '/settings/audit?target=project:paged-', 'Audit log');
     try {
-      await signInWithKey(p, admin, 'Audit log');
       const status = p.page.locator('main').getByRole('status');
       await expect
         .poll(() => status.innerText(), { timeout: 15_000 })
@@ -112,9 +106,8 @@ describe('settings: audit log and instance (browser)', () => {
   });
 
   it('turns payload redaction on: the API says so and a span ingested afterwards has no payload', async () => {
-    const p = await openPage(ui, '/settings/instance');
+    const p = await openSignedIn(ui, admin, '/settings/instance', 'Instance settings');
     try {
-      await signInWithKey(p, admin, 'Instance settings');
       const box = p.page.getByLabel('Redact payloads');
       await box.waitFor();
       expect(await box.isChecked()).toBe(false);
@@ -150,9 +143,8 @@ describe('settings: audit log and instance (browser)', () => {
         admin,
         `{ preventionConfig { source loopThreshold maxSteps maxCostUsd budgetSoftAlert } }`,
       ).then((d) => d.preventionConfig);
-    const p = await openPage(ui, '/settings/instance');
+    const p = await openSignedIn(ui, admin, '/settings/instance', 'Instance settings');
     try {
-      await signInWithKey(p, admin, 'Instance settings');
       await p.page.getByText('nothing saved, the built-in defaults apply').waitFor();
       await p.page.getByLabel('Repeats to flag').fill('7');
       await p.page.getByLabel('Max steps').fill('40');
@@ -198,9 +190,8 @@ describe('settings: audit log and instance (browser)', () => {
   it("a project-bound admin reads instance settings without changing them, and sees the server's refusal of another project", async () => {
     await createProject(ui.base, admin, 'bound-p');
     const bound = (await createKey(ui.base, admin, { role: 'admin', project_id: 'bound-p' })).key;
-    const p = await openPage(ui, '/settings/instance');
+    const p = await openSignedIn(ui, bound, '/settings/instance', 'Instance settings');
     try {
-      await signInWithKey(p, bound, 'Instance settings');
       await p.page
         .getByText('only an admin bound to no project changes instance settings')
         .waitFor();
@@ -222,9 +213,8 @@ describe('settings: audit log and instance (browser)', () => {
   });
 
   it('tells a viewer these pages are for admins (the server refuses them too)', async () => {
-    const p = await openPage(ui, '/settings/audit');
+    const p = await openSignedIn(ui, viewer, '/settings/audit', 'Audit log');
     try {
-      await signInWithKey(p, viewer, 'Audit log');
       await p.page.getByRole('heading', { level: 2, name: 'Admins only' }).waitFor();
       expect(await p.page.locator('table.audit-table').count()).toBe(0);
       await checkPage(p);

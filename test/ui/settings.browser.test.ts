@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOOD_PASSWORD, bootstrapKey, call, createKey, createProject } from '../helpers/auth.ts';
-import { expectCleanPage, openSignedIn } from '../helpers/ui-seed-settings.ts';
-import { startUi, type UiServer } from '../helpers/ui.ts';
+import { expectCleanPage } from '../helpers/ui-seed-settings.ts';
+import { openSignedIn, startUi, type UiServer } from '../helpers/ui.ts';
 
 /** The admin settings pages: projects, users and invitations, API keys (docs/ui.md). */
 describe('settings: projects, users, API keys (browser)', () => {

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey } from '../helpers/auth.ts';
-import { openPage, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
-import {
-  createSlo,
-  keys,
-  listSlos,
-  seedSessions,
-  signIn,
-  type SloJson,
-} from '../helpers/ui-seed-slos.ts';
+import { openSignedIn, startUi, type UiPage, type UiServer } from '../helpers/ui.ts';
+import { createSlo, keys, listSlos, seedSessions, type SloJson } from '../helpers/ui-seed-slos.ts';
 
 /** The SLOs page (docs/ui.md#slos) in Chromium against a real server with keys on. */
 describe('SLOs page (browser)', () => {
@@ -41,9 +34,7 @@ describe('SLOs page (browser)', () => {
   const rows = (p: UiPage) => p.page.locator('table.slo-table tbody tr');
   const row = (p: UiPage, agent: string) => rows(p).filter({ hasText: agent });
   const open = async (path: string, key = admin, heading = 'SLOs') => {
-    const p = await openPage(ui, path);
-    await signIn(p, key, heading);
-    return p;
+    return openSignedIn(ui, key, path, heading);
   };
   const clean = (p: UiPage) => {
     expect(p.consoleErrors.join(' / ')).toBe('');
