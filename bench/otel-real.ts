@@ -20,7 +20,7 @@ import {
   type ExportRun,
   type OtelProtocol,
 } from './otel-traffic.ts';
-import { cpuDelta, cpuSnapshot, postmasterPid, type CpuSnapshot } from './proc-stats.ts';
+import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 import { startServerProc } from './server-proc.ts';
 
 export interface OtelRealOptions {
@@ -79,17 +79,16 @@ export async function runOtelReal(
   try {
     for (const protocol of o.protocols) {
       const exporter = makeExporter(protocol, server.httpPort, server.grpcPort, 30_000);
-      let before: CpuSnapshot | null = null;
-      let after: CpuSnapshot | null = null;
       const xidBefore = await nextXid(probe);
-      const run = await driveExports(exporter, factory, o, (edge) => {
-        if (edge === 'start') before = cpuSnapshot(server.pid, pgPid);
-        else after = cpuSnapshot(server.pid, pgPid);
-      });
+      // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
+      // cells count it): robust when a loaded machine completes few exports in the window.
+      const before = cpuSnapshot(server.pid, pgPid);
+      const run = await driveExports(exporter, factory, o, () => undefined);
+      const cpu = cpuDelta(before, cpuSnapshot(server.pid, pgPid));
       await exporter.shutdown();
       const commits = (await nextXid(probe)) - xidBefore;
-      const cpu = cpuDelta(before as unknown as CpuSnapshot, after as unknown as CpuSnapshot);
-      const perSpan = (ms: number) => (run.spans > 0 ? (ms * 1000) / run.spans : Number.NaN);
+      const perSpan = (ms: number) =>
+        run.ackedTotal > 0 ? (ms * 1000) / run.ackedTotal : Number.NaN;
       const cell: OtelCell = {
         ...run,
         protocol,

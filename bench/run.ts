@@ -126,7 +126,8 @@ const USAGE = `usage: npm run bench -- [options]
                           wins): spans recorded through the OpenTelemetry SDK (one invoke_agent, three chat with
                           600-byte prompt and completion, four MCP tools/call per trace, ~20 attributes a span)
                           sent by its OTLPTraceExporter, 16 exports of 512 spans in flight, into PostgreSQL with
-                          rate limits off, beside a raw COPY of the same stored rows into a same-indexed spans
+                          rate limits off, beside a raw COPY of the same stored rows into a same-indexed spans;
+                          2 s warm-up + 10 s per protocol (quick 0.5 + 3 s) unless --warmup / --duration say
   --no-otel-real          skip the otel-real row
   --otel-protocols LIST   otlp-proto,otlp-grpc (default both)
   --otel-copy-rows N      stored rows copied for the otel-real COPY (default 100000; quick 10000)
@@ -799,8 +800,9 @@ async function main() {
         protocols: list(args['otel-protocols'], OTEL_PROTOCOLS, 'otel protocol'),
         concurrency: opts.concurrency,
         batch: 512,
-        warmupMs: opts.warmupMs,
-        durationMs: opts.durationMs,
+        // Exports of 512 spans take 0.3-5 s to answer (machine's load): a longer window than the cells'.
+        warmupMs: args.warmup === undefined ? (quick ? 500 : 2_000) : opts.warmupMs,
+        durationMs: args.duration === undefined ? (quick ? 3_000 : 10_000) : opts.durationMs,
         copyGroup: 5_000,
         copyRows: Math.floor(
           num(args['otel-copy-rows'], quick ? 10_000 : 100_000, 'otel-copy-rows', 1),
