@@ -10,6 +10,7 @@
  *   npm run bench -- --backends postgres --protocols native,otlp-proto --batches 500
  *   npm run bench -- --cpu-prof /tmp/prof   V8 CPU profiles of each server process
  *   npm run bench -- --scale            only the scale-out rows: PostgreSQL, 1 and 2 workers, both payload profiles, disk per span
+ *   npm run bench -- --otel-real        only the real-exporter row (OpenTelemetry SDK, OTLP/HTTP protobuf and gRPC, beside a COPY of the same rows)
  *   npm run bench -- --noisy            only the noisy-neighbour row (a victim project's rate and p99 alone and during another's flood)
  *   npm run bench -- --ui               only the dashboard row (dist/ui in Chromium: bundle size, first renders, long tasks, heap)
  *   npm run bench -- --help
@@ -50,6 +51,8 @@ import {
   type NoisyResult,
 } from './noisy-neighbour.ts';
 import { renderStalls } from './stall-report.ts';
+import { formatOtelReal, runOtelReal, type OtelRealResult } from './otel-real.ts';
+import { OTEL_PROTOCOLS } from './otel-traffic.ts';
 import { PROTOCOLS, Template, type Protocol } from './payloads.ts';
 import { PROFILES, type PayloadProfile } from './genai-profile.ts';
 import {
@@ -118,6 +121,17 @@ const USAGE = `usage: npm run bench -- [options]
   --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
   --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
                           one core (default 0: don't wait); for a machine shared with other work
+  --otel-real             only the otel-real row (same as --backends none --no-copy --no-read --no-scorecards
+                          --no-scan --no-sdk --no-reliability --no-live --no-noisy; any of these given explicitly
+                          wins): spans recorded through the OpenTelemetry SDK (one invoke_agent, three chat with
+                          600-byte prompt and completion, four MCP tools/call per trace, ~20 attributes a span)
+                          sent by its OTLPTraceExporter, 16 exports of 512 spans in flight, into PostgreSQL with
+                          rate limits off, beside a raw COPY of the same stored rows into a same-indexed spans;
+                          2 s warm-up + 10 s per protocol (quick 0.5 + 3 s) unless --warmup / --duration say
+  --no-otel-real          skip the otel-real row
+  --otel-protocols LIST   otlp-proto,otlp-grpc (default both)
+  --otel-copy-rows N      stored rows copied for the otel-real COPY (default 100000; quick 10000)
+  --server-bin FILE       the otel-real row's server: another build's bin/spyglass.js (before/after comparisons)
   --noisy                 only the noisy-neighbour row (same as --backends none --no-copy --no-read --no-scorecards
                           --no-scan --no-sdk --no-reliability --no-live; any of these given explicitly wins)
   --no-noisy              skip the noisy-neighbour row (PostgreSQL: a project's steady 500 spans/s in 50-span batches,
@@ -167,6 +181,11 @@ function parseCli() {
         'no-ui': { type: 'boolean' },
         'ui-live-seconds': { type: 'string' },
         noisy: { type: 'boolean', default: false },
+        'otel-real': { type: 'boolean', default: false },
+        'no-otel-real': { type: 'boolean' },
+        'otel-protocols': { type: 'string' },
+        'otel-copy-rows': { type: 'string' },
+        'server-bin': { type: 'string' },
         'no-noisy': { type: 'boolean' },
         'noisy-phase': { type: 'string' },
         'noisy-workers': { type: 'string' },
@@ -198,6 +217,23 @@ if (args.scale) {
     'no-reliability',
     'no-live',
     'no-noisy',
+    'no-otel-real',
+    'no-ui',
+  ] as const)
+    args[k] ??= true;
+}
+if (args['otel-real']) {
+  args.backends ??= 'none';
+  args.protocols ??= 'none';
+  for (const k of [
+    'no-copy',
+    'no-read',
+    'no-scorecards',
+    'no-scan',
+    'no-sdk',
+    'no-reliability',
+    'no-live',
+    'no-noisy',
     'no-ui',
   ] as const)
     args[k] ??= true;
@@ -213,6 +249,7 @@ if (args.noisy) {
     'no-sdk',
     'no-reliability',
     'no-live',
+    'no-otel-real',
     'no-ui',
   ] as const)
     args[k] ??= true;
@@ -410,7 +447,8 @@ async function main() {
       for (const pr of opts.profiles) templates.set(`${p}/${b}/${pr}`, Template.build(p, b, pr));
 
   let cluster: PgCluster | null = null;
-  const needPg = opts.backends.includes('postgres') || opts.copy || !args['no-noisy'];
+  const needPg =
+    opts.backends.includes('postgres') || opts.copy || !args['no-noisy'] || !args['no-otel-real'];
   if (needPg) {
     progress('starting a throwaway PostgreSQL cluster');
     cluster = await startPgCluster();
@@ -753,13 +791,38 @@ async function main() {
     );
   }
 
+  let otelReal: OtelRealResult | null = null;
+  if (!args['no-otel-real'] && cluster) {
+    if (opts.waitIdleMs > 0) await waitForIdle(opts.waitIdleMs);
+    otelReal = await runOtelReal(
+      cluster,
+      {
+        protocols: list(args['otel-protocols'], OTEL_PROTOCOLS, 'otel protocol'),
+        concurrency: opts.concurrency,
+        batch: 512,
+        // Exports of 512 spans take 0.3-5 s to answer (machine's load): a longer window than the cells'.
+        warmupMs: args.warmup === undefined ? (quick ? 500 : 2_000) : opts.warmupMs,
+        durationMs: args.duration === undefined ? (quick ? 3_000 : 10_000) : opts.durationMs,
+        copyGroup: 5_000,
+        copyRows: Math.floor(
+          num(args['otel-copy-rows'], quick ? 10_000 : 100_000, 'otel-copy-rows', 1),
+        ),
+        nodeFlags: opts.serverNodeFlags,
+        serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
+      },
+      progress,
+    );
+  }
+
   const report = render(cells, backends, methods, encode, copyCeiling, stages);
-  process.stdout.write(report);
+  // A run of only the noisy-neighbour or otel-real row has no ingest cells to tabulate.
+  if (cells.length > 0 || methods.length > 0) process.stdout.write(report);
   if (cells.some((c) => c.workers > 1) || where.length > 0 || skipped.length > 0)
     process.stdout.write(formatScaleReport(cells, where, skipped));
   if (disk.length > 0) process.stdout.write(formatDiskReport(disk));
   if (liveLoad) process.stdout.write(renderLiveLoad(liveLoad));
   if (noisy) process.stdout.write(formatNoisyReport(noisy));
+  if (otelReal) process.stdout.write(formatOtelReal(otelReal));
   const results = {
     generatedAt: new Date().toISOString(),
     machine: {
@@ -811,6 +874,7 @@ async function main() {
       ...(noisy ? noisyTargets(noisy) : []),
     ],
     noisyNeighbour: noisy,
+    otelReal,
     whereItGoes: where.map((w) => ({
       ...w,
       top: w.top.map((f) => ({ ...f, share: round(f.share, 3) })),

@@ -32,6 +32,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** YAML appended to the server's spyglass.yaml (other top-level sections than rate_limits). */
   extraConfig?: string;
+  /** Another build's bin/spyglass.js (a before/after comparison); default this checkout's. */
+  bin?: string;
   /** How long start-up may take before it counts as failed (default 60 s). */
   readyTimeoutMs?: number;
 }
@@ -74,7 +76,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
     ...(opts.nodeFlags ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, opts.bin ?? BIN, 'serve'], {
     cwd: dataDir,
     env: {
       ...process.env,

@@ -15,8 +15,26 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
  * A session's final tag is the most severe of: the span tags and timeouts it ever had (kept in
  * tag_rank / has_timeout, which only grow) and its current tool state; the batch's contribution
  * travels in the inserted row's health_tag, and ON CONFLICT merges it with the stored ranks.
+ *
+ * `rollups` (rollup-rows.ts): the group's rollup rows aggregated by the caller, upserted instead of
+ * the statement's own aggregation when every input row was new (then the rows it inserted are the
+ * input rows); otherwise the statement aggregates the rows it stored, as without them. The JS rows
+ * are cheaper for PostgreSQL: it no longer sorts and groups the whole group five times.
  */
-export function insertWithRollups(columnList: SQL, rowsJson: string, spanCount: number): SQL {
+export function insertWithRollups(
+  columnList: SQL,
+  rowsJson: string,
+  spanCount: number,
+  rollups: string | null = null,
+): SQL {
+  // Whether the group's own rollup rows apply: given, and every span of the group was new. The
+  // rows the statement aggregates itself are then none (a one-time filter), and the other way round.
+  const given = rollups !== null;
+  const pre = given ? sql`(select v from pre_ok)` : sql`false`;
+  const from = (key: string, columns: string) =>
+    given
+      ? sql`union all select * from json_to_recordset((select j from pre_rows) -> '${sql.raw(key)}') as x(${sql.raw(columns)}) where ${pre}`
+      : sql``;
   return sql`
 with input as (select * from json_populate_recordset(null::spans, ${rowsJson}::json)),
 ins as (
@@ -25,9 +43,10 @@ ins as (
             status, status in ('error', 'timeout') as failed, started_at, ended_at, latency_ms,
             input_tokens, output_tokens, cost_usd, cost_estimated, health_tag, model_id
 ),
+${given ? sql`pre_ok as (select count(*) = ${spanCount}::int as v from ins), pre_rows as (select ${rollups}::json as j),` : sql``}
 -- Generic spans (the HTTP and database calls of a trace, ingest.otlp_keep_all_spans) are stored
 -- for the trace tree but count in no rollup: they are not tool calls, agent runs or handoffs.
-rolled as (select * from ins where span_type <> 'generic'),
+rolled as (select * from ins where span_type <> 'generic' and not ${pre}),
 batch_tools as (
   select project_id, skey, server_name, tool_name,
          (count(*) filter (where failed))::int as failures,
@@ -35,6 +54,24 @@ batch_tools as (
          (array_agg(failed order by started_at desc))[1] as last_failed
   from rolled where skey is not null and span_type = 'tool_call'
   group by project_id, skey, server_name, tool_name
+  ${from('t', 'project_id text, skey text, server_name text, tool_name text, failures int, last_started_at timestamptz, last_failed boolean')}
+),
+batch_sessions as (
+  select project_id, skey,
+         (array_agg(agent_name order by started_at) filter (where agent_name is not null))[1] as agent_name,
+         min(started_at) as first_call_at, max(started_at) as last_call_at, max(ended_at) as last_end_at,
+         count(*)::int as span_count,
+         (count(*) filter (where span_type = 'tool_call'))::int as tool_calls,
+         (count(*) filter (where span_type = 'tool_call' and failed))::int as failed_calls,
+         (count(*) filter (where span_type = 'tool_call' and status = 'prevented'))::int as prevented_calls,
+         coalesce(array_agg(distinct server_name) filter (where span_type = 'tool_call'), '{}') as servers_used,
+         coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
+         coalesce(sum(cost_usd), 0) as est_cost_usd,
+         coalesce(max(${tagRankOf('health_tag')}), 0) as tag_rank,
+         bool_or(status = 'timeout') as has_timeout
+  from rolled where skey is not null
+  group by project_id, skey
+  ${from('s', 'project_id text, skey text, agent_name text, first_call_at timestamptz, last_call_at timestamptz, last_end_at timestamptz, span_count int, tool_calls int, failed_calls int, prevented_calls int, servers_used text[], input_tokens bigint, output_tokens bigint, est_cost_usd float8, tag_rank int, has_timeout boolean')}
 ),
 tools as (
   insert into session_tools as t (project_id, session_id, server_name, tool_name, failures, last_started_at, last_failed)
@@ -54,7 +91,7 @@ tool_state as (
               else t.last_failed end as last_failed
   from batch_tools b
   full join (select * from session_tools
-             where (project_id, session_id) in (select distinct project_id, skey from rolled where skey is not null)) t
+             where (project_id, session_id) in (select project_id, skey from batch_sessions)) t
     on t.project_id = b.project_id and t.session_id = b.skey and t.server_name = b.server_name and t.tool_name = b.tool_name
 ),
 tool_rank as (
@@ -64,28 +101,14 @@ tool_rank as (
               else ${rank('success')} end as rank
   from tool_state group by project_id, skey
 ),
-batch_sessions as (
-  select project_id, skey,
-         (array_agg(agent_name order by started_at) filter (where agent_name is not null))[1] as agent_name,
-         min(started_at) as first_call_at, max(started_at) as last_call_at, max(ended_at) as last_end_at,
-         count(*)::int as span_count,
-         (count(*) filter (where span_type = 'tool_call'))::int as tool_calls,
-         (count(*) filter (where span_type = 'tool_call' and failed))::int as failed_calls,
-         (count(*) filter (where span_type = 'tool_call' and status = 'prevented'))::int as prevented_calls,
-         coalesce(array_agg(distinct server_name) filter (where span_type = 'tool_call'), '{}') as servers_used,
-         coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
-         coalesce(sum(cost_usd), 0) as est_cost_usd,
-         coalesce(max(${tagRankOf('health_tag')}), 0) as tag_rank,
-         bool_or(status = 'timeout') as has_timeout
-  from rolled where skey is not null
-  group by project_id, skey
-),
 sess as (
   insert into sessions as s (project_id, session_id, agent_name, first_call_at, last_call_at, last_end_at, span_count,
                              tool_calls, failed_calls, prevented_calls, servers_used, input_tokens, output_tokens, est_cost_usd,
                              tag_rank, has_timeout, health_tag)
   select b.project_id, b.skey, b.agent_name, b.first_call_at, b.last_call_at, b.last_end_at, b.span_count,
-         b.tool_calls, b.failed_calls, b.prevented_calls, b.servers_used, b.input_tokens, b.output_tokens, b.est_cost_usd,
+         b.tool_calls, b.failed_calls, b.prevented_calls,
+         ${given ? sql`array(select distinct u from unnest(b.servers_used) u order by 1)` : sql`b.servers_used`},
+         b.input_tokens, b.output_tokens, b.est_cost_usd,
          b.tag_rank, b.has_timeout,
          ${tagAt(sql`greatest(b.tag_rank, case when b.has_timeout then ${rank('timeout')} else 0 end, coalesce(r.rank, ${rank('success')}))`)}
   from batch_sessions b left join tool_rank r on r.project_id = b.project_id and r.skey = b.skey
@@ -108,18 +131,23 @@ sess as (
     has_timeout = s.has_timeout or excluded.has_timeout,
     health_tag = ${tagAt(sql`greatest(s.tag_rank, case when s.has_timeout then ${rank('timeout')} else 0 end, ${rankOfTag(sql`excluded.health_tag`)})`)}
 ),
+edges as (
+  select project_id, date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour,
+         case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' when 'agent' then 'run' end as edge_type,
+         case span_type when 'tool_call' then agent_name else coalesce(agent_name, server_name) end as source,
+         case span_type when 'tool_call' then server_name when 'handoff' then tool_name else '' end as target,
+         count(*) as calls, count(*) filter (where failed) as errors, sum(latency_ms) as latency_sum_ms
+  from rolled
+  group by 1, 2, 3, 4, 5
+  ${from('l', 'project_id text, hour timestamptz, edge_type text, source text, target text, calls bigint, errors bigint, latency_sum_ms float8')}
+),
 lin as (
   insert into lineage_hourly as l (project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms)
-  select project_id, hour, edge_type, source, target, count(*), count(*) filter (where failed), sum(latency_ms)
+  select project_id, hour, edge_type, source, target, sum(calls), sum(errors), sum(latency_sum_ms)
   from (
-    select project_id, latency_ms, failed,
-           date_trunc('hour', started_at at time zone 'UTC') at time zone 'UTC' as hour,
-           case span_type when 'tool_call' then 'calls' when 'handoff' then 'handoff' when 'agent' then 'run' end as edge_type,
-           case span_type when 'tool_call' then agent_name else coalesce(agent_name, server_name) end as source,
-           case span_type when 'tool_call' then server_name
-                          when 'handoff' then regexp_replace(tool_name, '^\\s*(→|->)\\s*', '')
-                          else '' end as target
-    from rolled
+    select project_id, hour, edge_type, source, calls, errors, latency_sum_ms,
+           case edge_type when 'handoff' then regexp_replace(target, '^\\s*(→|->)\\s*', '') else target end as target
+    from edges
   ) e
   -- llm_intent and user_message spans are neither calls nor runs: no lineage edge.
   where edge_type is not null and source is not null and source <> ''
@@ -140,6 +168,7 @@ by_hour as (
          coalesce(sum(cost_usd), 0) as cost_usd, (count(*) filter (where cost_estimated))::int as estimated_calls
   from rolled
   group by 1, 2, 3, 4, 5, 6, 7
+  ${from('h', 'project_id text, hour timestamptz, span_type text, agent_name text, server_name text, tool_name text, model_id text, calls int, errors int, latency_sum_ms float8, input_tokens bigint, output_tokens bigint, cost_usd float8, estimated_calls int')}
 ),
 hourly as (
   insert into span_hourly as h (project_id, hour, span_type, agent_name, server_name, tool_name, model_id,

@@ -2,6 +2,7 @@ import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle
 import { isoMicros, toSpanJson, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
+import { rollupRows } from './rollup-rows.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
 
@@ -68,7 +69,7 @@ export async function insertSpans(
   const rowsJson = `[${encoded.join(',')}]`;
   const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(
     db,
-    insertWithRollups(COLUMN_LIST, rowsJson, batch.length),
+    insertWithRollups(COLUMN_LIST, rowsJson, batch.length, rollupRows(batch)),
   );
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';

@@ -1,0 +1,209 @@
+/**
+ * The `otel-real` row (issue 28, target 1): real OpenTelemetry exporter traffic (otel-traffic.ts)
+ * into a Spyglass server child process on PostgreSQL, with **rate limits off**
+ * (SPYGLASS_RATE_LIMITS=off: one bench client is far past any per-client limit), beside a raw COPY
+ * of the same stored rows, read back from `spans` after the run, into a freshly migrated database
+ * (the same partitioned, same-indexed `spans`), in the same run. Per protocol: spans/s, the ratio
+ * to that COPY, PostgreSQL CPU per span against per COPY row, Spyglass CPU per span, and every
+ * acknowledged span counted stored.
+ */
+import { loadavg } from 'node:os';
+import { finished } from 'node:stream/promises';
+import postgres from 'postgres';
+import type { PgCluster } from '../test/helpers/pg-cluster.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { noDelaySocket } from './copy-bench.ts';
+import {
+  BatchFactory,
+  driveExports,
+  makeExporter,
+  type ExportRun,
+  type OtelProtocol,
+} from './otel-traffic.ts';
+import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
+import { startServerProc } from './server-proc.ts';
+
+export interface OtelRealOptions {
+  protocols: readonly OtelProtocol[];
+  concurrency: number;
+  batch: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Rows per COPY transaction. */
+  copyGroup: number;
+  /** At most this many stored rows are copied. */
+  copyRows: number;
+  nodeFlags?: string[];
+  /** Another build's bin/spyglass.js (before/after comparisons); default this checkout's. */
+  serverBin?: string | undefined;
+}
+
+export interface OtelCell extends ExportRun {
+  protocol: OtelProtocol;
+  spansPerSec: number;
+  serverUsPerSpan: number;
+  postgresUsPerSpan: number;
+  /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
+  spansPerCommit: number;
+}
+
+export interface OtelRealResult {
+  bytesPerSpan: number;
+  cells: OtelCell[];
+  acked: number;
+  stored: number;
+  copy: { rows: number; rowsPerSec: number; pgUsPerRow: number; group: number };
+  loadAverage: { start: number[]; end: number[] };
+}
+
+export async function runOtelReal(
+  cluster: PgCluster,
+  o: OtelRealOptions,
+  progress: (msg: string) => void,
+): Promise<OtelRealResult> {
+  const loadStart = loadavg();
+  const pgPid = postmasterPid(cluster.dataDir);
+  const databaseUrl = await cluster.createDatabase(`bench_otel_real_${Date.now()}`);
+  const factory = new BatchFactory(o.batch);
+  progress(
+    `otel-real: ${o.batch}-span exports recorded through the SDK, ${factory.bytesPerSpan.toFixed(0)} B/span in protobuf; server with rate limits off`,
+  );
+  const server = await startServerProc({
+    databaseUrl,
+    rateLimits: 'off',
+    nodeFlags: o.nodeFlags ?? [],
+    ...(o.serverBin ? { bin: o.serverBin } : {}),
+  });
+  const cells: OtelCell[] = [];
+  const probe = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    for (const protocol of o.protocols) {
+      const exporter = makeExporter(protocol, server.httpPort, server.grpcPort, 30_000);
+      const xidBefore = await nextXid(probe);
+      // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
+      // cells count it): robust when a loaded machine completes few exports in the window.
+      const before = cpuSnapshot(server.pid, pgPid);
+      const run = await driveExports(exporter, factory, o, () => undefined);
+      const cpu = cpuDelta(before, cpuSnapshot(server.pid, pgPid));
+      await exporter.shutdown();
+      const commits = (await nextXid(probe)) - xidBefore;
+      const perSpan = (ms: number) =>
+        run.ackedTotal > 0 ? (ms * 1000) / run.ackedTotal : Number.NaN;
+      const cell: OtelCell = {
+        ...run,
+        protocol,
+        spansPerSec: (run.spans / run.windowMs) * 1000,
+        serverUsPerSpan: perSpan(cpu.serverMs),
+        postgresUsPerSpan: perSpan(cpu.postgresMs),
+        spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
+      };
+      cells.push(cell);
+      progress(
+        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
+      );
+    }
+    const [{ n }] = (await probe`select count(*)::int as n from spans`) as unknown as [
+      { n: number },
+    ];
+    const acked = cells.reduce((a, c) => a + c.ackedTotal, 0);
+    if (n !== acked) progress(`WARNING: otel-real acknowledged ${acked} spans but stored ${n}`);
+    progress(`otel-real: COPY of up to ${o.copyRows} stored rows into a same-indexed spans`);
+    const copy = await copyStoredRows(cluster, probe, o.copyRows, o.copyGroup, pgPid);
+    progress(
+      `otel-real COPY: ${Math.round(copy.rowsPerSec)} rows/s, PostgreSQL ${copy.pgUsPerRow.toFixed(1)} µs/row`,
+    );
+    return {
+      bytesPerSpan: factory.bytesPerSpan,
+      cells,
+      acked,
+      stored: n,
+      copy,
+      loadAverage: { start: loadStart, end: loadavg() },
+    };
+  } finally {
+    await probe.end({ timeout: 5 });
+    const code = await server.stop();
+    if (code !== 0) progress(`otel-real server exited with ${code}:\n${server.logTail(15)}`);
+    server.dispose();
+  }
+}
+
+/**
+ * The stored rows (every column, as stored) copied out of the ingest database and into a fresh,
+ * migrated one, `group` rows per transaction, serially: the database-side ceiling for exactly
+ * these rows. Only the COPY IN is timed.
+ */
+async function copyStoredRows(
+  cluster: PgCluster,
+  from: postgres.Sql,
+  maxRows: number,
+  group: number,
+  pgPid: number | null,
+): Promise<OtelRealResult['copy']> {
+  const url = await cluster.createDatabase(`bench_otel_copy_${Date.now()}`);
+  const store = await openStore({ databaseUrl: url, dataDir: 'memory://', poolSize: 1 });
+  await store.close();
+  const chunks: Buffer[] = [];
+  const out = await from
+    .unsafe(`copy (select * from spans order by started_at, span_id limit ${maxRows}) to stdout`)
+    .readable();
+  out.on('data', (c: Buffer) => chunks.push(c));
+  await finished(out);
+  // Text COPY escapes newlines inside values: one line is one row.
+  const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const to = postgres(url, { max: 1, onnotice: () => {}, ...{ socket: noDelaySocket } });
+  try {
+    let ms = 0;
+    const before = cpuSnapshot(-1, pgPid);
+    for (let i = 0; i < lines.length; i += group) {
+      const text = `${lines.slice(i, i + group).join('\n')}\n`;
+      const t = performance.now();
+      const stream = await to.unsafe('copy spans from stdin').writable();
+      stream.end(text);
+      await finished(stream);
+      ms += performance.now() - t;
+    }
+    const cpu = cpuDelta(before, cpuSnapshot(-1, pgPid));
+    const [{ n }] = (await to`select count(*)::int as n from spans`) as unknown as [{ n: number }];
+    if (n !== lines.length) throw new Error(`COPY stored ${n} of ${lines.length} rows`);
+    return {
+      rows: n,
+      rowsPerSec: (n / ms) * 1000,
+      pgUsPerRow: (cpu.postgresMs * 1000) / n,
+      group,
+    };
+  } finally {
+    await to.end({ timeout: 5 });
+  }
+}
+
+/** The next transaction id to be assigned in the cluster (reading it assigns none). */
+async function nextXid(sql: postgres.Sql): Promise<number> {
+  const [row] =
+    (await sql`select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as x`) as unknown as [
+      { x: string },
+    ];
+  return Number(row.x);
+}
+
+export function formatOtelReal(r: OtelRealResult): string {
+  const f = (n: number, d = 0) =>
+    n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  const lines = [
+    '',
+    `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
+    `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
+    `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | spans/commit | export p50 / p95 ms | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.cells.map(
+      (c) =>
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${c.failedExports} |`,
+    ),
+    `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
+    'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',
+    '',
+  ];
+  return lines.join('\n');
+}
