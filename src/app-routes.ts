@@ -54,65 +54,75 @@ export async function registerRoutes(
   s: RoutesDeps,
   jsonPool: JsonParsePool,
 ): Promise<void> {
-  const { config, ingest, metrics, ignoredSpans, rateLimitWarnings } = s;
   await registerNativeReceiver(
     app,
-    { config, ingest, writer: s.writer, rateLimitWarnings, slices: s.slices },
+    pick(s, 'config', 'ingest', 'writer', 'rateLimitWarnings', 'slices'),
     jsonPool,
   );
   await registerOtlpHttpReceiver(
     app,
-    { config, ingest, metrics, ignoredSpans, rateLimitWarnings, slices: s.slices },
+    pick(s, 'config', 'ingest', 'metrics', 'ignoredSpans', 'rateLimitWarnings', 'slices'),
     jsonPool,
   );
-  registerTracesRoutes(app, { spans: s.spans });
-  registerSettingsRoutes(app, { settings: s.settings });
-  registerKeyRoutes(app, { keyAdmin: s.keyAdmin });
-  registerUserRoutes(app, { users: s.users });
-  registerProjectRoutes(app, { projects: s.projects });
-  registerAuditRoutes(app, { audit: s.audit });
-  registerSessionRoutes(app, { sessions: s.sessions });
-  registerCatalogRoutes(app, { catalog: s.catalog });
-  registerLiveRoutes(app, { config, live: s.live });
-  registerHealthRoutes(app, {
-    health: s.health,
-    observedTools: s.observedTools,
-    scoring: s.scoring,
-  });
-  registerSecurityRoutes(app, { security: s.security });
-  registerReliabilityRoutes(app, { anomalies: s.anomalies });
-  registerCostsRoutes(app, { costs: s.costs });
-  registerSloRoutes(app, { slos: s.slos });
-  registerAlertRoutes(app, { alerts: s.alerts });
-  registerPreventionRoutes(app, { prevention: s.prevention });
-  registerGraphql(app, {
-    logger: s.logger,
-    alerts: s.alerts,
-    anomalies: s.anomalies,
-    audit: s.audit,
-    auth: s.auth,
-    catalog: s.catalog,
-    config,
-    costs: s.costs,
-    health: s.health,
-    ingest,
-    keyAdmin: s.keyAdmin,
-    limiter: s.limiter,
-    observedTools: s.observedTools,
-    prevention: s.prevention,
-    projects: s.projects,
-    scoring: s.scoring,
-    security: s.security,
-    serverTools: s.serverTools,
-    sessions: s.sessions,
-    settings: s.settings,
-    slos: s.slos,
-    spans: s.spans,
-    store: s.store,
-    uiSessions: s.uiSessions,
-    users: s.users,
-    bus: s.bus,
-    liveClients: s.liveClients,
-    delivery: s.delivery,
-  });
+  registerTracesRoutes(app, pick(s, 'spans'));
+  registerSettingsRoutes(app, pick(s, 'settings'));
+  registerKeyRoutes(app, pick(s, 'keyAdmin'));
+  registerUserRoutes(app, pick(s, 'users'));
+  registerProjectRoutes(app, pick(s, 'projects'));
+  registerAuditRoutes(app, pick(s, 'audit'));
+  registerSessionRoutes(app, pick(s, 'sessions'));
+  registerCatalogRoutes(app, pick(s, 'catalog'));
+  registerLiveRoutes(app, pick(s, 'config', 'live'));
+  registerHealthRoutes(app, pick(s, 'health', 'observedTools', 'scoring'));
+  registerSecurityRoutes(app, pick(s, 'security'));
+  registerReliabilityRoutes(app, pick(s, 'anomalies'));
+  registerCostsRoutes(app, pick(s, 'costs'));
+  registerSloRoutes(app, pick(s, 'slos'));
+  registerAlertRoutes(app, pick(s, 'alerts'));
+  registerPreventionRoutes(app, pick(s, 'prevention'));
+  registerGraphql(
+    app,
+    pick(
+      s,
+      'logger',
+      'alerts',
+      'anomalies',
+      'audit',
+      'auth',
+      'catalog',
+      'config',
+      'costs',
+      'health',
+      'ingest',
+      'keyAdmin',
+      'limiter',
+      'observedTools',
+      'prevention',
+      'projects',
+      'scoring',
+      'security',
+      'serverTools',
+      'sessions',
+      'settings',
+      'slos',
+      'spans',
+      'store',
+      'uiSessions',
+      'users',
+      'bus',
+      'liveClients',
+      'delivery',
+    ),
+  );
+}
+
+/**
+ * An object with exactly `keys` of `s` and nothing more. Each member is read from `s` when used,
+ * not copied at start: a service the app replaces later (tests install their own security checks
+ * or an SLO clock on a running server) is the one its routes call.
+ */
+export function pick<T extends object, K extends keyof T>(s: T, ...keys: K[]): Pick<T, K> {
+  const o = {} as Pick<T, K>;
+  for (const k of keys) Object.defineProperty(o, k, { get: () => s[k], enumerable: true });
+  return o;
 }

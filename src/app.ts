@@ -22,7 +22,7 @@ import type { Config } from './config/types.ts';
 import type { SharedSlots } from './scale/coord/slots.ts';
 import type { Limiter } from './scale/limits/limiter.ts';
 import type { RouteEntry } from './http/fastify-types.ts';
-import { registerRoutes, type RoutesDeps } from './app-routes.ts';
+import { pick, registerRoutes, type RoutesDeps } from './app-routes.ts';
 
 /** What the app's hooks use: what each hook module declares, and what buildApp reads itself. */
 type PlumbingDeps = AuthHookDeps &
@@ -91,7 +91,7 @@ export async function buildApp(s: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   addSecurityHeaders(app);
   countRequests(app, s.metrics);
-  registerMetrics(app, { config: s.config, metrics: s.metrics });
+  registerMetrics(app, pick(s, 'config', 'metrics'));
   await installRateLimits(
     app,
     s.config.rateLimits,
@@ -100,12 +100,12 @@ export async function buildApp(s: AppDeps): Promise<FastifyInstance> {
     s.config.cluster.name,
   );
   refuseCrossSiteWrites(app, s.config.http.allowedOrigins);
-  installAuth(app, { auth: s.auth });
+  installAuth(app, pick(s, 'auth'));
   guardParameters(app);
   acceptCompressedBodies(app);
   acceptEmptyJsonBodies(app);
 
-  registerProbes(app, { store: s.store });
+  registerProbes(app, pick(s, 'store'));
   // Large JSON bodies of both receivers are parsed on these threads (src/receivers/json-pool.ts).
   const jsonPool = new JsonParsePool(undefined, (err) =>
     s.logger.error({ err }, 'JSON parse thread failed'),

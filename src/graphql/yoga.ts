@@ -35,7 +35,9 @@ interface ServerContext {
  * is served from the package, without a key, under its own CSP.
  */
 export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
-  const { logger, ...s } = deps;
+  // Not a rest spread: it would copy the members once; deps reads them when used (app-routes.ts `pick`).
+  const s = deps;
+  const { logger } = deps;
   const graphiql = s.config.graphql.graphiql;
   const yoga = createYoga<ServerContext, Context>({
     schema,
