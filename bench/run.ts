@@ -131,7 +131,8 @@ const USAGE = `usage: npm run bench -- [options]
   --no-otel-real          skip the otel-real row
   --otel-protocols LIST   otlp-proto,otlp-grpc (default both)
   --otel-copy-rows N      stored rows copied for the otel-real COPY (default 100000; quick 10000)
-  --server-bin FILE       the otel-real row's server: another build's bin/spyglass.js (before/after comparisons)
+  --server-bin FILE       the server of the ingest cells and the otel-real row: another build's bin/spyglass.js
+                          (before/after comparisons)
   --noisy                 only the noisy-neighbour row (same as --backends none --no-copy --no-read --no-scorecards
                           --no-scan --no-sdk --no-reliability --no-live; any of these given explicitly wins)
   --no-noisy              skip the noisy-neighbour row (PostgreSQL: a project's steady 500 spans/s in 50-span batches,
@@ -319,6 +320,8 @@ const opts = {
   rateLimits: (args['rate-limits'] ?? 'off') as 'high' | 'off',
   waitIdleMs: num(args['wait-idle'], 0, 'wait-idle') * 1000,
   serverNodeFlags: absolutizeFlags((args['server-node-flags'] ?? '').split(/\s+/).filter(Boolean)),
+  // Another build's server for the ingest cells and the otel-real row (before/after in one run).
+  serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
   out: resolve(args.out ?? join(HERE, 'results.json')),
 };
 if (opts.rateLimits !== 'high' && opts.rateLimits !== 'off') usage('--rate-limits is high or off');
@@ -501,6 +504,7 @@ async function main() {
       rateLimits: opts.rateLimits,
       nodeFlags: opts.serverNodeFlags,
       env: workerEnv,
+      ...(opts.serverBin ? { bin: opts.serverBin } : {}),
     };
     const profilesBefore = opts.cpuProfDir ? newProfiles(opts.cpuProfDir, new Set()) : [];
     let firstStart: BackendRecord['firstStart'];
