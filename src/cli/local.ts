@@ -16,8 +16,8 @@ export async function withLocal<K, T>(kit: Kit<K>, fn: (s: K & Base) => Promise<
   const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
   const { openStore } = await import('../store/open-store.ts');
   // A CLI command runs one per process: this is its process entry for the database, so the
-  // process-wide driver guard is installed here (src/store/postgres-guard.ts).
-  // Both back ends go through postgres.js (the embedded one over a thread).
+  // process-wide postgres.js guard is installed here (src/store/postgres-guard.ts); both back
+  // ends go through postgres.js, the embedded one over its thread.
   const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
   guardPostgresDriver(() => {});
   const store = await openStore({
