@@ -31,6 +31,8 @@ export interface PgliteThread {
 const SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(SOURCE ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
 
+const CLOSE_WAIT_MS = 10_000;
+
 export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
   // A thread inherits the process's flags; `--input-type` (a process started with -e) is refused
   // for a file entry.
@@ -85,10 +87,15 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
     },
     close: async () => {
       if (failure) return;
+      // PGlite closes once every connection has ended; one that never says so cannot hold a
+      // shutdown: after CLOSE_WAIT_MS the thread is ended as it is.
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         onClosed = resolve;
+        timer = setTimeout(resolve, CLOSE_WAIT_MS);
         post({ type: 'close' });
       });
+      clearTimeout(timer);
       await worker.terminate();
     },
   };
@@ -116,8 +123,19 @@ class ThreadSocket extends Duplex {
   override _read(): void {}
 
   override _final(done: (err?: Error | null) => void): void {
+    this.end_();
+    done();
+  }
+
+  /** A connection destroyed without ending (a driver timeout) is ended on the thread too. */
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    this.end_();
+    done(err);
+  }
+
+  private end_(): void {
+    if (this.readyState === 'closed') return;
     this.readyState = 'closed';
     this.post({ type: 'end', conn: this.conn });
-    done();
   }
 }
