@@ -206,54 +206,36 @@ function parseCli() {
   }
 }
 const args = parseCli();
+/** The optional parts of a run; a mode that runs one part alone skips the others unless told. */
+const PARTS = [
+  'no-copy',
+  'no-read',
+  'no-scorecards',
+  'no-scan',
+  'no-sdk',
+  'no-reliability',
+  'no-live',
+  'no-noisy',
+  'no-otel-real',
+  'no-ui',
+] as const;
+function skipPartsBut(keep: (typeof PARTS)[number] | null): void {
+  for (const k of PARTS) if (k !== keep) args[k] ??= true;
+}
 if (args.scale) {
   args.backends ??= 'postgres';
   args.protocols ??= 'native,otlp-proto';
-  for (const k of [
-    'no-copy',
-    'no-read',
-    'no-scorecards',
-    'no-scan',
-    'no-sdk',
-    'no-reliability',
-    'no-live',
-    'no-noisy',
-    'no-otel-real',
-    'no-ui',
-  ] as const)
-    args[k] ??= true;
+  skipPartsBut(null);
 }
 if (args['otel-real']) {
   args.backends ??= 'none';
   args.protocols ??= 'none';
-  for (const k of [
-    'no-copy',
-    'no-read',
-    'no-scorecards',
-    'no-scan',
-    'no-sdk',
-    'no-reliability',
-    'no-live',
-    'no-noisy',
-    'no-ui',
-  ] as const)
-    args[k] ??= true;
+  skipPartsBut('no-otel-real');
 }
 if (args.noisy) {
   args.backends ??= 'none';
   args.protocols ??= 'none';
-  for (const k of [
-    'no-copy',
-    'no-read',
-    'no-scorecards',
-    'no-scan',
-    'no-sdk',
-    'no-reliability',
-    'no-live',
-    'no-otel-real',
-    'no-ui',
-  ] as const)
-    args[k] ??= true;
+  skipPartsBut('no-noisy');
 }
 
 if (args.help) {
