@@ -52,16 +52,7 @@ export class Framer {
  * `chunks`: 'I' idle, 'T' in a transaction, 'E' in a failed transaction; null when there is none.
  */
 export function transactionStatus(chunks: readonly Uint8Array[]): 'I' | 'T' | 'E' | null {
-  let buf: Uint8Array;
-  if (chunks.length === 1) buf = chunks[0]!;
-  else {
-    buf = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
-    let at = 0;
-    for (const c of chunks) {
-      buf.set(c, at);
-      at += c.length;
-    }
-  }
+  const buf = chunks.length === 1 ? chunks[0]! : concat(chunks);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let status: 'I' | 'T' | 'E' | null = null;
   for (let at = 0; at + 5 <= buf.length; at += 1 + view.getInt32(at + 1)) {
@@ -69,4 +60,15 @@ export function transactionStatus(chunks: readonly Uint8Array[]): 'I' | 'T' | 'E
       status = String.fromCharCode(buf[at + 5]!) as 'I' | 'T' | 'E';
   }
   return status;
+}
+
+/** The chunks as one new array of exactly their bytes. */
+export function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { Framer, transactionStatus } from './pg-wire.ts';
+import { concat, Framer, transactionStatus } from './pg-wire.ts';
 import type { FromThread, ToThread } from './pglite-thread.ts';
 
 /**
@@ -103,13 +103,7 @@ async function pump(): Promise<void> {
 
 function flush(id: number, c: Conn): void {
   if (c.out.length === 0) return;
-  const size = c.out.reduce((s, b) => s + b.length, 0);
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const b of c.out) {
-    bytes.set(b, at);
-    at += b.length;
-  }
+  const bytes = concat(c.out);
   c.out = [];
   post({ type: 'data', conn: id, bytes: bytes.buffer }, [bytes.buffer]);
 }
