@@ -4,12 +4,15 @@ import { IgnoredSpansLog } from '../ingest/ignored-spans-log.ts';
 import { ingestSpans, type IngestDeps, type IngestResult } from '../ingest/ingest-service.ts';
 import { KnownProjects } from '../ingest/known-projects.ts';
 import { LanedWriter } from '../ingest/laned-writer.ts';
+import type { WriterOptions } from '../ingest/writer.ts';
 import { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Span } from '../model/span.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
+import type { Store } from '../store/open-store.ts';
+import { copySpans, encodeSpansCopy } from '../store/span-copy.ts';
 import { encodeSpans, insertSpans } from '../store/spans-repo.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
 import type { Base } from './core.ts';
@@ -44,8 +47,7 @@ export interface IngestParts {
 export function createIngest({ config, store, logger }: Base, p: IngestParts): Ingest {
   const writer = new LanedWriter(
     {
-      encode: encodeSpans,
-      commit: (spans, encoded) => insertSpans(store.db, spans, encoded),
+      ...spanCommit(store),
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
       maxCommitSpans: config.ingest.maxCommitSpans,
@@ -88,5 +90,22 @@ export function createIngest({ config, store, logger }: Base, p: IngestParts): I
       p.costs.book.forget(id);
     },
     close: () => writer.close(),
+  };
+}
+
+/**
+ * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
+ * the statement when the group holds a span already stored; the statement on PGlite.
+ */
+function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
+  const copy = store.copyClient;
+  if (!copy)
+    return { encode: encodeSpans, commit: (spans, enc) => insertSpans(store.db, spans, enc) };
+  return {
+    encode: encodeSpansCopy,
+    commit: async (spans, enc) => {
+      const r = await copySpans(copy, spans, enc);
+      return r === 'refused' ? insertSpans(store.db, spans) : r;
+    },
   };
 }

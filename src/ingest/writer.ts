@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
-import { storedKey, type StoredSpans } from '../store/spans-repo.ts';
+import { storedKey, type StoredSpans } from '../store/span-rows.ts';
 import { CHUNK_SPANS, GroupSize } from './group-size.ts';
 
 export interface WriterOptions {

@@ -14,6 +14,11 @@ import * as schema from './schema.ts';
 export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /**
+   * The primary's postgres.js client, for COPY (span-copy.ts); PostgreSQL only: PGlite's thread
+   * does not speak COPY's sub-protocol.
+   */
+  copyClient?: Sql;
   /** Resolves when the database answers; used by readiness. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -99,6 +104,7 @@ async function openPostgres(
   return {
     db: replicaDb ? routingDb(db, replicaDb) : db,
     kind: 'postgres',
+    copyClient: client,
     // Readiness needs both: a read route on a dead replica fails as surely as a write on a dead primary.
     ping: async (timeoutMs = 2000) => {
       await Promise.all([ping(db, timeoutMs), replicaDb && ping(replicaDb, timeoutMs)]);

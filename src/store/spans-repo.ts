@@ -5,50 +5,7 @@ import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { insertWithRollups } from './rollup-sql.ts';
 import { spans } from './schema.ts';
-
-const COLUMNS = [
-  'project_id',
-  'span_id',
-  'trace_id',
-  'parent_span_id',
-  'session_id',
-  'span_type',
-  'server_name',
-  'tool_name',
-  'agent_name',
-  'status',
-  'error',
-  'started_at',
-  'ended_at',
-  'latency_ms',
-  'input_args',
-  'output_result',
-  'llm_input',
-  'llm_output',
-  'input_tokens',
-  'output_tokens',
-  'model_id',
-  'health_tag',
-  'cost_usd',
-  'cost_estimated',
-  'target_agent_name',
-  'finish_reason',
-  'cache_read_tokens',
-  'cache_creation_tokens',
-  'thinking_tokens',
-  'lineage_provenance',
-  'lineage_status',
-  'schema_version',
-  'replay_of',
-] as const;
-const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
-
-/** How insertSpans names a stored span: its primary key, project, span id and start time (ms). */
-export const storedKey = (projectId: string, spanId: string, startedMs: number): string =>
-  `${projectId}\0${spanId}\0${startedMs}`;
-
-/** Which spans of a batch were new: all of them (the usual case), or those whose storedKey is listed. */
-export type StoredSpans = 'all' | ReadonlySet<string>;
+import { COLUMN_LIST, storedKey, stripNul, type StoredSpans } from './span-rows.ts';
 
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
@@ -86,17 +43,6 @@ export function encodeSpans(batch: readonly Span[]): string {
   // PostgreSQL text and json cannot hold NUL: strip it (from values and keys) rather than fail the group.
   if (json.includes('\\u0000')) json = JSON.stringify(stripNul(rows));
   return json.slice(1, -1);
-}
-
-function stripNul(v: unknown): unknown {
-  if (typeof v === 'string') return v.replaceAll('\0', '');
-  if (Array.isArray(v)) return v.map(stripNul);
-  if (v && typeof v === 'object' && !(v instanceof Date)) {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k.replaceAll('\0', ''), stripNul(x)]),
-    );
-  }
-  return v;
 }
 
 export interface SpanFilter {
