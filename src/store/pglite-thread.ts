@@ -1,5 +1,7 @@
+import { existsSync, statSync } from 'node:fs';
 import { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import { pgliteWasm } from './pglite-wasm.ts';
 
 /** Messages to the database thread (src/store/pglite-worker.ts). */
 export type ToThread =
@@ -26,10 +28,27 @@ export interface PgliteThread {
   close(): Promise<void>;
 }
 
-// Built, the thread runs pglite-worker.js. From the sources (tsx, vitest) it runs pglite-worker.ts
+// Built, the thread runs pglite-worker.js. From the sources (tsx, vitest) it runs the build's
+// pglite-worker.js too when that is at least as new as the sources it comes from (the test setup
+// rebuilds before each run: test/global-setup.ts): registering tsx inside a thread costs a quarter
+// of a second of CPU and about a second of wall time per start. Otherwise it runs pglite-worker.ts
 // through tsx's loader, registered inside the thread (Node 20 does not apply `--import tsx` there).
 const SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(SOURCE ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+const BUILT = SOURCE
+  ? new URL('../../dist/store/', import.meta.url)
+  : new URL('./', import.meta.url);
+
+function builtWorker(): URL | null {
+  const fresh = (name: string) => {
+    const js = new URL(`${name}.js`, BUILT);
+    return (
+      existsSync(js) &&
+      statSync(js).mtimeMs >= statSync(new URL(`${name}.ts`, import.meta.url)).mtimeMs
+    );
+  };
+  if (SOURCE && !['pglite-worker', 'pg-wire', 'pglite-thread'].every(fresh)) return null;
+  return new URL('pglite-worker.js', BUILT);
+}
 
 const CLOSE_WAIT_MS = 10_000;
 
@@ -37,13 +56,16 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
   // A thread inherits the process's flags; `--input-type` (a process started with -e) is refused
   // for a file entry.
   const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
-  const options = { workerData: { dir, conf }, execArgv };
+  const options = { workerData: { dir, conf, wasm: await pgliteWasm() }, execArgv };
+  const built = builtWorker();
   let worker: Worker;
-  if (SOURCE) {
+  if (built) worker = new Worker(built, options);
+  else {
     const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+    const ts = new URL('./pglite-worker.ts', import.meta.url).href;
+    const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(ts)}); })`;
     worker = new Worker(entry, { ...options, eval: true });
-  } else worker = new Worker(WORKER_URL, options);
+  }
 
   const sockets = new Map<number, ThreadSocket>();
   let nextConn = 1;

@@ -9,7 +9,12 @@ import type { FromThread, ToThread } from './pglite-thread.ts';
  * postgres.js opens. PGlite is one backend session, so messages run one at a time, and while a
  * connection has a transaction open only that connection's messages run (the others wait in turn).
  */
-const { dir, conf } = workerData as { dir: string; conf: string[] };
+const { dir, conf, wasm } = workerData as {
+  dir: string;
+  conf: string[];
+  /** PGlite's module, compiled once per process (pglite-wasm.ts). */
+  wasm: WebAssembly.Module;
+};
 const port = parentPort!;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -33,7 +38,7 @@ let closing: (() => void) | null = null;
 
 let pg: PGlite;
 try {
-  pg = await PGlite.create(dir, { postgresqlconf: conf } as never);
+  pg = await PGlite.create(dir, { postgresqlconf: conf, pgliteWasmModule: wasm } as never);
   post({ type: 'ready' });
 } catch (err) {
   post({ type: 'failed', message: (err as Error).message });
