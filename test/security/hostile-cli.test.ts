@@ -99,24 +99,20 @@ describe('the CLI and a hostile MCP server', () => {
 
   it('every table cell and session line escapes what it quotes', async () => {
     const out: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-    try {
-      printRows(
-        [
-          {
-            tool: ESCAPE_NAME,
-            nested: { name: ESCAPE_NAME },
-            drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']),
-          },
-        ],
-        ['tool', 'nested', 'drift'],
-        false,
-      );
-      printRows([{ tool: ESCAPE_NAME }], ['tool'], true);
-    } finally {
-      process.stdout.write = write;
-    }
+    const stdout = { write: (chunk: string) => out.push(chunk) };
+    printRows(
+      stdout,
+      [
+        {
+          tool: ESCAPE_NAME,
+          nested: { name: ESCAPE_NAME },
+          drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']),
+        },
+      ],
+      ['tool', 'nested', 'drift'],
+      false,
+    );
+    printRows(stdout, [{ tool: ESCAPE_NAME }], ['tool'], true);
     expect(RAW.exec(out.join(''))?.[0]).toBeUndefined();
     expect(out[0]).toContain(SHOWN_NAME);
     expect(JSON.parse(out[1] as string)).toEqual([{ tool: ESCAPE_NAME }]);
