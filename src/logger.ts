@@ -1,14 +1,15 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured JSON logs on stderr; stdout stays free for CLI output. Errors are logged without the
  * SQL and parameters database drivers attach to them (`query`, `params`, `parameters`): a failed
  * statement would otherwise write its whole payload, span bodies included, into the log.
+ * `destination` replaces stderr (an in-process CLI run writes its logs to its own stderr).
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     { level, base: { service: 'spyglass' }, serializers: { err: safeErr } },
-    pino.destination(2),
+    destination ?? pino.destination(2),
   );
 }
 

@@ -5,6 +5,7 @@ import { toAlertJson, type AlertJson } from '../model/alert-json.ts';
 import { ALERT_TYPES, SEVERITIES, SNOOZE_MINUTES } from '../model/alert.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { intFromText } from '../traces/query-params.ts';
+import type { CliRun } from './io.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, alertsKit } from './local.ts';
@@ -41,7 +42,7 @@ const query = (q: Record<string, string | undefined>) =>
   ).toString();
 
 /** `spyglass alerts`: the inbox as a table; `alerts ack|resolve|snooze ID` move one alert (docs/alerts.md). */
-export function alertsCommand(): Command {
+export function alertsCommand(cli: CliRun): Command {
   const cmd = withCommon(
     new Command('alerts')
       .description(
@@ -57,7 +58,7 @@ export function alertsCommand(): Command {
       .option('--limit <n>', 'how many alerts (1-200)', '50'),
   ).action(
     async (o: Common & { status?: string; type?: string; severity?: string; limit: string }) => {
-      const remote = remoteFrom(o);
+      const remote = remoteFrom(o, cli.env);
       const q = { status: o.status, type: o.type, severity: o.severity, limit: o.limit };
       const rows = remote
         ? ((await callApi(
@@ -65,7 +66,7 @@ export function alertsCommand(): Command {
             'GET',
             `/api/alerts/inbox?${query({ ...q, project_id: o.project })}`,
           )) as AlertJson[])
-        : await withLocal(alertsKit, async (s) =>
+        : await withLocal(cli, alertsKit, async (s) =>
             (
               await s.alerts.inbox(LOCAL_ADMIN, {
                 ...q,
@@ -74,7 +75,7 @@ export function alertsCommand(): Command {
               })
             ).alerts.map(toAlertJson),
           );
-      printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
+      printRows(cli.stdout, rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
     },
   );
   for (const action of ['ack', 'resolve', 'snooze'] as const) {
@@ -90,7 +91,7 @@ export function alertsCommand(): Command {
           .default('60'),
       );
     sub.action(async (id: string, o: Common & { minutes?: string }) => {
-      const remote = remoteFrom(o);
+      const remote = remoteFrom(o, cli.env);
       const t: Transition =
         action === 'snooze' ? { action, minutes: Number(o.minutes) } : { action };
       const path = `/api/alerts/${encodeURIComponent(id)}/${action}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
@@ -101,11 +102,11 @@ export function alertsCommand(): Command {
             path,
             action === 'snooze' ? { minutes: Number(o.minutes) } : {},
           )) as AlertJson)
-        : await withLocal(alertsKit, async (s) =>
+        : await withLocal(cli, alertsKit, async (s) =>
             toAlertJson(await s.alerts.move(LOCAL_ADMIN, id, t, o.project ?? DEFAULT_PROJECT)),
           );
-      if (o.json) return printJson(alert);
-      process.stdout.write(
+      if (o.json) return printJson(cli.stdout, alert);
+      cli.stdout.write(
         `alert ${alert.id} is ${alert.status}${alert.snoozed_until ? ` until ${alert.snoozed_until}` : ''}\n`,
       );
     });

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Principal } from '../auth/principal.ts';
 import { toApiKeyJson } from '../model/api-key.ts';
+import type { CliRun } from './io.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, apiKeyKit } from './local.ts';
@@ -18,7 +19,7 @@ const COLUMNS = [
 ];
 
 /** `spyglass api-key create|list|revoke`: on the database directly, or through a server with --url. */
-export function apiKeyCommand(): Command {
+export function apiKeyCommand(cli: CliRun): Command {
   const cmd = new Command('api-key').description('create, list and revoke API keys');
   const remoteOptions = (c: Command) =>
     c
@@ -54,10 +55,10 @@ export function apiKeyCommand(): Command {
         project_id: o.project ?? null,
         expires_in_days: o.expiresInDays,
       };
-      const remote = remoteFrom(o);
+      const remote = remoteFrom(o, cli.env);
       const created = remote
         ? ((await callApi(remote, 'POST', '/api/auth/api-keys', body)) as Record<string, unknown>)
-        : await withLocal(apiKeyKit, async (s) => {
+        : await withLocal(cli, apiKeyKit, async (s) => {
             const { key, apiKey } = await s.keyAdmin.create(CLI_ACTOR, {
               name: o.name,
               role: o.role,
@@ -66,11 +67,11 @@ export function apiKeyCommand(): Command {
             });
             return { ...toApiKeyJson(apiKey), key };
           });
-      if (o.json) return printJson(created);
-      process.stdout.write(
+      if (o.json) return printJson(cli.stdout, created);
+      cli.stdout.write(
         `Created ${String(created.role)} key "${String(created.name)}" (id ${String(created.id)}).\n`,
       );
-      process.stdout.write(`\n  ${String(created.key)}\n\nStore it now: it is not shown again.\n`);
+      cli.stdout.write(`\n  ${String(created.key)}\n\nStore it now: it is not shown again.\n`);
     },
   );
 
@@ -80,17 +81,17 @@ export function apiKeyCommand(): Command {
       .description('list keys (never the keys themselves)')
       .option('--project <id>', 'only keys bound to this project'),
   ).action(async (o: { project?: string; json?: boolean; url?: string; apiKey?: string }) => {
-    const remote = remoteFrom(o);
+    const remote = remoteFrom(o, cli.env);
     const rows = remote
       ? ((await callApi(
           remote,
           'GET',
           `/api/auth/api-keys${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`,
         )) as Record<string, unknown>[])
-      : await withLocal(apiKeyKit, async (s) =>
+      : await withLocal(cli, apiKeyKit, async (s) =>
           (await s.keyAdmin.list(CLI_ACTOR, o.project ?? null)).map(toApiKeyJson),
         );
-    printRows(rows, COLUMNS, o.json ?? false);
+    printRows(cli.stdout, rows, COLUMNS, o.json ?? false);
   });
 
   remoteOptions(
@@ -99,15 +100,15 @@ export function apiKeyCommand(): Command {
       .description('revoke a key by id')
       .argument('<id>', 'key id (see `spyglass api-key list`)'),
   ).action(async (id: string, o: { json?: boolean; url?: string; apiKey?: string }) => {
-    const remote = remoteFrom(o);
+    const remote = remoteFrom(o, cli.env);
     const result = remote
       ? await callApi(remote, 'DELETE', `/api/auth/api-keys/${encodeURIComponent(id)}`)
-      : await withLocal(apiKeyKit, async (s) => {
+      : await withLocal(cli, apiKeyKit, async (s) => {
           await s.keyAdmin.revoke(CLI_ACTOR, id);
           return { id, revoked: true };
         });
-    if (o.json) return printJson(result);
-    process.stdout.write(`Revoked key ${id}.\n`);
+    if (o.json) return printJson(cli.stdout, result);
+    cli.stdout.write(`Revoked key ${id}.\n`);
   });
   return cmd;
 }

@@ -4,6 +4,7 @@ import { SpyglassError } from '../errors.ts';
 import type { CheckReport } from '../health/checker.ts';
 import { toCheckJson, type DriftChange } from '../model/health.ts';
 import type { HealthService } from '../health/health-service.ts';
+import type { CliRun } from './io.ts';
 import { Lines, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, checkKit } from './local.ts';
@@ -18,7 +19,7 @@ export const CHECK_COLUMNS = [
 ];
 
 /** `spyglass check`: one health check of every configured server (or one); exit 1 if any is down. */
-export function checkCommand(): Command {
+export function checkCommand(cli: CliRun): Command {
   return new Command('check')
     .description(
       'check configured MCP servers once and store the results; exit code 1 if any is down',
@@ -31,7 +32,7 @@ export function checkCommand(): Command {
     )
     .option('--api-key <key>', 'admin key for --url (env SPYGLASS_API_KEY)')
     .action(async (o: { server?: string; json?: boolean; url?: string; apiKey?: string }) => {
-      const remote = remoteFrom(o);
+      const remote = remoteFrom(o, cli.env);
       const rows = remote
         ? ((await callApi(
             remote,
@@ -39,12 +40,12 @@ export function checkCommand(): Command {
             '/api/health/check',
             o.server ? { server_name: o.server } : {},
           )) as Record<string, unknown>[])
-        : await withLocal(checkKit, async (s) =>
+        : await withLocal(cli, checkKit, async (s) =>
             (await checkLocally(s, o.server)).map(toCheckJson),
           );
-      if (rows.length === 0 && !o.server) process.stderr.write(NO_SERVERS);
-      printCheckRows(rows, o.json ?? false);
-      if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
+      if (rows.length === 0 && !o.server) cli.stderr.write(NO_SERVERS);
+      printCheckRows(cli, rows, o.json ?? false);
+      if (rows.some((r) => r.status === 'down')) cli.exitCode = 1;
     });
 }
 
@@ -75,9 +76,10 @@ See docs/health.md.
 `;
 
 /** The table (for people) lists each drift change; --json prints the rows as they are. */
-export function printCheckRows(rows: Record<string, unknown>[], json: boolean): void {
-  if (json || rows.length === 0) return printRows(rows, CHECK_COLUMNS, json);
+export function printCheckRows(cli: CliRun, rows: Record<string, unknown>[], json: boolean): void {
+  if (json || rows.length === 0) return printRows(cli.stdout, rows, CHECK_COLUMNS, json);
   printRows(
+    cli.stdout,
     rows.map((r) => ({ ...r, drift: driftText(r.drift) })),
     CHECK_COLUMNS,
     false,

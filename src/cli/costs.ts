@@ -6,12 +6,13 @@ import {
   type CostBreakdownJson,
   type CostWindow,
 } from '../model/cost.ts';
+import type { CliRun } from './io.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, costsKit } from './local.ts';
 
 /** `spyglass costs`: the cost breakdown of a window as three tables (model, tool, agent), or JSON. */
-export function costsCommand(): Command {
+export function costsCommand(cli: CliRun): Command {
   return new Command('costs')
     .description('cost breakdown by model, tool and agent over a window')
     .addOption(
@@ -31,7 +32,7 @@ export function costsCommand(): Command {
         apiKey?: string;
         json?: boolean;
       }) => {
-        const remote = remoteFrom(o);
+        const remote = remoteFrom(o, cli.env);
         const query = new URLSearchParams({
           window: o.window,
           ...(o.project ? { project_id: o.project } : {}),
@@ -42,24 +43,30 @@ export function costsCommand(): Command {
               'GET',
               `/api/costs/breakdown?${query.toString()}`,
             )) as CostBreakdownJson)
-          : await withLocal(costsKit, async (s) =>
+          : await withLocal(cli, costsKit, async (s) =>
               toCostBreakdownJson(
                 await s.costs.breakdown(LOCAL_ADMIN, { projectId: o.project, window: o.window }),
               ),
             );
-        if (o.json) return printJson(b);
-        process.stdout.write(
+        if (o.json) return printJson(cli.stdout, b);
+        cli.stdout.write(
           `costs ${b.window} (${b.since} to ${b.until}): total $${b.total_cost_usd.toFixed(4)}, LLM $${b.llm_cost_usd.toFixed(4)}, tools $${b.tool_cost_usd.toFixed(4)}\n\nby model\n`,
         );
         printRows(
+          cli.stdout,
           b.by_model,
           ['model_id', 'calls', 'input_tokens', 'output_tokens', 'cost_usd', 'estimated'],
           false,
         );
-        process.stdout.write('\nby tool\n');
-        printRows(b.by_tool, ['server_name', 'tool_name', 'calls', 'cost_usd'], false);
-        process.stdout.write('\nby agent\n');
-        printRows(b.by_agent, ['agent_name', 'llm_cost_usd', 'tool_cost_usd', 'cost_usd'], false);
+        cli.stdout.write('\nby tool\n');
+        printRows(cli.stdout, b.by_tool, ['server_name', 'tool_name', 'calls', 'cost_usd'], false);
+        cli.stdout.write('\nby agent\n');
+        printRows(
+          cli.stdout,
+          b.by_agent,
+          ['agent_name', 'llm_cost_usd', 'tool_cost_usd', 'cost_usd'],
+          false,
+        );
       },
     );
 }

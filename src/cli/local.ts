@@ -1,4 +1,5 @@
 import type { Base } from '../compose/core.ts';
+import type { CliIo } from './io.ts';
 
 /**
  * The services a command runs on the configured database (no server needed), each command building
@@ -8,23 +9,34 @@ import type { Base } from '../compose/core.ts';
  */
 export type Kit<K> = (b: Base) => Promise<K & { close(): Promise<void> }>;
 
-/** Opens the configured database for the duration of `fn`, with the services `kit` builds. */
-export async function withLocal<K, T>(kit: Kit<K>, fn: (s: K & Base) => Promise<T>): Promise<T> {
+/**
+ * Opens the configured database (io's environment and working directory) for the duration of `fn`,
+ * with the services `kit` builds; logs go to io's stderr.
+ */
+export async function withLocal<K, T>(
+  io: CliIo,
+  kit: Kit<K>,
+  fn: (s: K & Base) => Promise<T>,
+): Promise<T> {
   const { loadConfig } = await import('../config/load-config.ts');
   const { createLogger } = await import('../logger.ts');
-  const config = loadConfig();
-  const logger = createLogger(process.env.SPYGLASS_LOG_LEVEL ?? 'warn');
+  const config = loadConfig(io.env, io.cwd);
+  const level = io.env.SPYGLASS_LOG_LEVEL ?? 'warn';
+  const logger = io.ownsProcess ? createLogger(level) : createLogger(level, io.stderr);
   const { openStore } = await import('../store/open-store.ts');
-  // A CLI command runs one per process: this is its process entry for the database, so the
-  // process-wide postgres.js guard is installed here (src/store/postgres-guard.ts); both back
-  // ends go through postgres.js, the embedded one over its thread.
-  const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
-  guardPostgresDriver(() => {});
+  if (io.ownsProcess) {
+    // A CLI command runs one per process: this is its process entry for the database, so the
+    // process-wide postgres.js guard is installed here (src/store/postgres-guard.ts); both back
+    // ends go through postgres.js, the embedded one over its thread. In-process runs (tests)
+    // leave the process's listeners alone.
+    const { guardPostgresDriver } = await import('../store/postgres-guard.ts');
+    guardPostgresDriver(() => {});
+  }
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 2,
-    onInfo: (msg) => process.stderr.write(`spyglass: ${msg}\n`),
+    onInfo: (msg) => io.stderr.write(`spyglass: ${msg}\n`),
   });
   const base: Base = { config, store, logger };
   try {

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { CheckReport } from '../health/checker.ts';
 import { toCheckJson } from '../model/health.ts';
 import { NO_SERVERS, printCheckRows } from './check.ts';
+import type { CliRun } from './io.ts';
 import { escapeLine, jsonText } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, checkKit } from './local.ts';
@@ -11,7 +12,7 @@ import { withLocal, checkKit } from './local.ts';
  * one pass with --once. It writes to the database like `serve` does; with the embedded PGlite
  * database that `serve` holds, run it with --url against the server instead.
  */
-export function monitorCommand(): Command {
+export function monitorCommand(cli: CliRun): Command {
   return new Command('monitor')
     .description('check configured MCP servers on their intervals until stopped (SIGINT/SIGTERM)')
     .option(
@@ -35,13 +36,13 @@ export function monitorCommand(): Command {
         url?: string;
         apiKey?: string;
       }) => {
-        const print = (row: Record<string, unknown>) => printLine(row, o.json ?? false);
-        const remote = remoteFrom(o);
+        const print = (row: Record<string, unknown>) => printLine(cli, row, o.json ?? false);
+        const remote = remoteFrom(o, cli.env);
         if (remote) {
           const pass = async () =>
             (await callApi(remote, 'POST', '/api/health/check', {})) as Record<string, unknown>[];
-          if (o.once) return finishOnce(await pass(), o.json ?? false);
-          return runUntilSignal(async (signal) => {
+          if (o.once) return finishOnce(cli, await pass(), o.json ?? false);
+          return runUntilSignal(cli, async (signal) => {
             while (!signal.aborted) {
               (
                 await pass().catch((err: unknown) => [
@@ -55,23 +56,21 @@ export function monitorCommand(): Command {
         // Loaded here so that other commands start without the checker.
         const { startEmbeddedHealth } = await import('../health/embedded.ts');
         const { HealthMonitor } = await import('../health/monitor.ts');
-        await withLocal(checkKit, async (s) => {
+        await withLocal(cli, checkKit, async (s) => {
           if (o.once) {
             const reports = await new HealthMonitor(s.health, {
               intervalSeconds: o.interval,
               logger: s.logger,
             }).runOnce();
-            return finishOnce(reports.map(toCheckJson), o.json ?? false);
+            return finishOnce(cli, reports.map(toCheckJson), o.json ?? false);
           }
           const bg = startEmbeddedHealth(s.health, s.logger, {
             forceMonitor: true,
             intervalSeconds: o.interval,
             onReport: (r: CheckReport) => print(toCheckJson(r)),
           });
-          process.stderr.write(
-            `spyglass monitor: checking every ${o.interval} s (Ctrl-C to stop)\n`,
-          );
-          await runUntilSignal(async (signal) => {
+          cli.stderr.write(`spyglass monitor: checking every ${o.interval} s (Ctrl-C to stop)\n`);
+          await runUntilSignal(cli, async (signal) => {
             await new Promise((resolve) =>
               signal.addEventListener('abort', resolve, { once: true }),
             );
@@ -83,35 +82,50 @@ export function monitorCommand(): Command {
 }
 
 /** --once: a table for people, or JSON lines (one object per check, like the daemon) with --json. */
-function finishOnce(rows: Record<string, unknown>[], json: boolean): void {
-  if (rows.length === 0) process.stderr.write(NO_SERVERS);
-  if (json) rows.forEach((r) => printLine(r, true));
-  else printCheckRows(rows, false);
-  if (rows.some((r) => r.status === 'down')) process.exitCode = 1;
+function finishOnce(cli: CliRun, rows: Record<string, unknown>[], json: boolean): void {
+  if (rows.length === 0) cli.stderr.write(NO_SERVERS);
+  if (json) rows.forEach((r) => printLine(cli, r, true));
+  else printCheckRows(cli, rows, false);
+  if (rows.some((r) => r.status === 'down')) cli.exitCode = 1;
 }
 
-function printLine(row: Record<string, unknown>, json: boolean): void {
+function printLine(cli: CliRun, row: Record<string, unknown>, json: boolean): void {
   if (json) {
-    process.stdout.write(`${jsonText(row)}\n`);
+    cli.stdout.write(`${jsonText(row)}\n`);
     return;
   }
   const latency = typeof row.latency_ms === 'number' ? `${row.latency_ms.toFixed(0)} ms` : '-';
   const tools = row.tools_count ?? '-';
   const when = typeof row.checked_at === 'string' ? row.checked_at : new Date().toISOString();
-  process.stdout.write(
+  cli.stdout.write(
     `${when}  ${escapeLine(String(row.server_name))}  ${String(row.status)}  ${latency}  tools=${String(tools)}${row.error ? `  ${escapeLine(String(row.error))}` : ''}\n`,
   );
 }
 
-/** Runs `fn` with a signal that aborts on the first SIGINT/SIGTERM. */
-async function runUntilSignal(fn: (signal: AbortSignal) => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` with a signal that aborts on the first SIGINT/SIGTERM (the real process), or when the
+ * in-process run's own signal aborts (io.signal): an in-process run never listens to the process's
+ * signals, which belong to whoever runs it.
+ */
+async function runUntilSignal(
+  cli: CliRun,
+  fn: (signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   const ac = new AbortController();
   const stop = () => ac.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  if (cli.signal) {
+    if (cli.signal.aborted) stop();
+    else cli.signal.addEventListener('abort', stop, { once: true });
+  } else if (cli.ownsProcess) {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  } else {
+    throw new Error('monitor without --once runs until stopped: give the in-process run a signal');
+  }
   try {
     await fn(ac.signal);
   } finally {
+    cli.signal?.removeEventListener('abort', stop);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }

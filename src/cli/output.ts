@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import { escapeHiddenJson, escapeLine } from '../security/poisoning/text.ts';
+import type { CliOut } from './io.ts';
 
 /**
  * Everything the CLI prints may quote an MCP server (tool names, errors, drift details), so every
@@ -14,22 +15,27 @@ export class Lines {
 }
 
 /** Prints rows as a table for people, or as JSON with --json for scripts. */
-export function printRows(rows: Record<string, unknown>[], columns: string[], json: boolean): void {
+export function printRows(
+  out: CliOut,
+  rows: Record<string, unknown>[],
+  columns: string[],
+  json: boolean,
+): void {
   if (json) {
-    printJson(rows);
+    printJson(out, rows);
     return;
   }
   if (rows.length === 0) {
-    process.stdout.write('(none)\n');
+    out.write('(none)\n');
     return;
   }
   const table = new Table({ head: columns, style: { head: [], border: [] } });
   for (const row of rows) table.push(columns.map((c) => format(row[c])));
-  process.stdout.write(`${table.toString()}\n`);
+  out.write(`${table.toString()}\n`);
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${jsonText(value, 2)}\n`);
+export function printJson(out: CliOut, value: unknown): void {
+  out.write(`${jsonText(value, 2)}\n`);
 }
 
 /** JSON.stringify with hidden characters as JSON escapes (monitor's JSON lines use it too). */

@@ -8,6 +8,7 @@ import {
   type ScopedPreventionConfig,
 } from '../model/prevention-config.ts';
 import type { PreventionService } from '../prevention/config-service.ts';
+import type { CliRun } from './io.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, type RemoteOptions } from './remote.ts';
 import { withLocal, preventionKit } from './local.ts';
@@ -28,7 +29,7 @@ const LIST_COLUMNS = [
 ];
 
 /** `spyglass prevention get|set|delete|list`: the prevention config API (docs/prevention.md) from a shell. */
-export function preventionCommand(): Command {
+export function preventionCommand(cli: CliRun): Command {
   const cmd = new Command('prevention').description(
     'read and change the prevention config the SDK enforces (project default or one agent)',
   );
@@ -39,7 +40,9 @@ export function preventionCommand(): Command {
       ),
     ).action(async (o: Common) => {
       show(
+        cli,
         await run(
+          cli,
           o,
           (r, qs) => callApi(r, 'GET', effectivePath(o, qs)),
           (s) => s.effective(LOCAL_ADMIN, scope(o)),
@@ -65,7 +68,9 @@ export function preventionCommand(): Command {
           'nothing to set: give at least one field, e.g. --loop-threshold 3 (see --help)',
         );
       show(
+        cli,
         await run(
+          cli,
           o,
           (r, qs) => callApi(r, 'PATCH', `${path(o)}${qs}`, body),
           (s) => s.update(LOCAL_ADMIN, scope(o), body),
@@ -81,7 +86,9 @@ export function preventionCommand(): Command {
       ),
     ).action(async (o: Common) => {
       show(
+        cli,
         await run(
+          cli,
           o,
           async (r, qs) => {
             await callApi(r, 'DELETE', `${path(o)}${qs}`);
@@ -99,11 +106,12 @@ export function preventionCommand(): Command {
       false,
     ).action(async (o: Common) => {
       const rows = (await run(
+        cli,
         o,
         (r, qs) => callApi(r, 'GET', `/api/prevention-configs${qs}`),
         (s) => s.list(LOCAL_ADMIN, project(o)),
       )) as unknown as Record<string, unknown>[];
-      printRows(rows, LIST_COLUMNS, o.json ?? false);
+      printRows(cli.stdout, rows, LIST_COLUMNS, o.json ?? false);
     }),
   );
   return cmd;
@@ -120,11 +128,12 @@ function withCommon(c: Command, agent = true): Command {
 
 /** Against a server when --url (or SPYGLASS_URL) is set, else directly on the configured database. */
 async function run(
+  cli: CliRun,
   o: Common,
   remote: (r: RemoteOptions, qs: string) => Promise<unknown>,
   local: (s: PreventionService) => Promise<ScopedPreventionConfig | ScopedPreventionConfig[]>,
 ) {
-  const r = remoteFrom(o);
+  const r = remoteFrom(o, cli.env);
   if (r)
     return (await remote(
       r,
@@ -132,7 +141,7 @@ async function run(
         ? ''
         : `?${new URLSearchParams({ project_id: o.project }).toString()}`,
     )) as PreventionConfigJson | PreventionConfigJson[];
-  return withLocal(preventionKit, async (s) => {
+  return withLocal(cli, preventionKit, async (s) => {
     const out = await local(s.prevention);
     return Array.isArray(out) ? out.map(toPreventionConfigJson) : toPreventionConfigJson(out);
   });
@@ -172,10 +181,11 @@ function parseValue(v: string): unknown {
   return t !== '' && Number.isFinite(n) ? n : v;
 }
 
-function show(config: unknown, o: Common): void {
-  if (o.json) return printJson(config);
+function show(cli: CliRun, config: unknown, o: Common): void {
+  if (o.json) return printJson(cli.stdout, config);
   const c = config as Record<string, unknown>;
   printRows(
+    cli.stdout,
     ['agent_name', 'is_agent_override', ...PREVENTION_FIELDS, 'updated_at'].map((k) => ({
       field: k,
       value: c[k],

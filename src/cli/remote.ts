@@ -1,3 +1,5 @@
+import type { Env } from '../config/env.ts';
+
 export interface RemoteOptions {
   url: string;
   apiKey?: string | undefined;
@@ -108,8 +110,11 @@ function unreachable(url: string, err: unknown): string {
 }
 
 /** Options shared by commands that can work either on the database or through a server. */
-export function remoteFrom(opts: { url?: string; apiKey?: string }): RemoteOptions | null {
-  const url = opts.url ?? process.env.SPYGLASS_URL;
+export function remoteFrom(
+  opts: { url?: string; apiKey?: string },
+  env: Env,
+): RemoteOptions | null {
+  const url = opts.url ?? env.SPYGLASS_URL;
   if (!url) return null;
   if (!/^https?:\/\/[^/]/i.test(url)) {
     throw new Error(
@@ -121,5 +126,5 @@ export function remoteFrom(opts: { url?: string; apiKey?: string }): RemoteOptio
   } catch {
     throw new Error(`--url (SPYGLASS_URL) is not a valid address: ${JSON.stringify(url)}`);
   }
-  return { url, apiKey: opts.apiKey ?? process.env.SPYGLASS_API_KEY };
+  return { url, apiKey: opts.apiKey ?? env.SPYGLASS_API_KEY };
 }

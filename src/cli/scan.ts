@@ -6,6 +6,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
 import { toScanJson } from '../model/security-scan.ts';
+import type { CliRun } from './io.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, scanKit } from './local.ts';
@@ -34,7 +35,7 @@ interface ScanOpts {
 }
 
 /** `spyglass scan`: one security scan of every configured server (or one); exit 1 at or above --fail-on. */
-export function scanCommand(): Command {
+export function scanCommand(cli: CliRun): Command {
   const cmd = new Command('scan')
     .description(
       'scan configured MCP servers for security problems and store the results; exit code 1 when a finding is at or above --fail-on',
@@ -66,71 +67,71 @@ export function scanCommand(): Command {
         { exitCode: 2, code: 'spyglass.usage' },
       );
     }
-    const remote = remoteFrom(o);
+    const remote = remoteFrom(o, cli.env);
     const scans = remote
       ? ((await callApi(remote, 'POST', '/api/security/scan', {
           ...(o.server ? { server_name: o.server } : {}),
           ...(o.project ? { project_id: o.project } : {}),
         })) as ScanJson[])
-      : await scanLocally(o);
+      : await scanLocally(cli, o);
     if (scans.length === 0 && !o.server)
-      process.stderr.write(
+      cli.stderr.write(
         'spyglass: no MCP servers are configured, so there is nothing to scan (see servers: in spyglass.yaml)\n',
       );
     for (const s of scans)
       if (s.error)
-        process.stderr.write(
+        cli.stderr.write(
           `spyglass: ${escapeLine(s.server_name)}: ${escapeLine(s.error)} (only config-based checks ran)\n`,
         );
-    if (o.sarif) printJson(sarifOf(scans));
-    else if (o.json) printJson(scans);
-    else printTables(scans);
+    if (o.sarif) printJson(cli.stdout, sarifOf(cli, scans));
+    else if (o.json) printJson(cli.stdout, scans);
+    else printTables(cli, scans);
     if (
       failOn &&
       scans.some((s) => s.findings.some((f) => atOrAbove(f.severity, failOn as Severity)))
     )
-      process.exitCode = 1;
+      cli.exitCode = 1;
   });
 }
 
-async function scanLocally(o: ScanOpts): Promise<ScanJson[]> {
-  return withLocal(scanKit, async (s) => {
-    const tty = process.stderr.isTTY;
+async function scanLocally(cli: CliRun, o: ScanOpts): Promise<ScanJson[]> {
+  return withLocal(cli, scanKit, async (s) => {
+    const tty = cli.stderr.isTTY;
     const stored = await s.security.scan(
       LOCAL_ADMIN,
       { projectId: o.project, serverName: o.server },
       {
         onObserved: tty
           ? (t, done, total) =>
-              process.stderr.write(
+              cli.stderr.write(
                 `\rspyglass: scanned ${done}/${total} (${escapeLine(t.name)})\u001b[K`,
               )
           : undefined,
       },
     );
-    if (tty) process.stderr.write('\r\u001b[K');
+    if (tty) cli.stderr.write('\r\u001b[K');
     return stored.map((x) => toScanJson(x) as unknown as ScanJson);
   });
 }
 
-function sarifOf(scans: readonly ScanJson[]): Record<string, unknown> {
+function sarifOf(cli: CliRun, scans: readonly ScanJson[]): Record<string, unknown> {
   const { version } = JSON.parse(
     readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
   ) as { version: string };
-  const configPath = loadConfig().configPath;
+  const configPath = loadConfig(cli.env, cli.cwd).configPath;
   return toSarif(scans, {
     toolVersion: version,
-    configUri: configPath ? relative(process.cwd(), configPath).split(sep).join('/') : undefined,
+    configUri: configPath ? relative(cli.cwd, configPath).split(sep).join('/') : undefined,
     serverLines: configPath ? serverLines(configPath) : new Map(),
   });
 }
 
-function printTables(scans: readonly ScanJson[]): void {
-  printRows(scans as unknown as Record<string, unknown>[], SUMMARY, false);
+function printTables(cli: CliRun, scans: readonly ScanJson[]): void {
+  printRows(cli.stdout, scans as unknown as Record<string, unknown>[], SUMMARY, false);
   const findings = scans.flatMap((s) =>
     s.findings.map((f) => ({ ...f, server_name: s.server_name })),
   );
-  if (findings.length > 0) printRows(findings, FINDINGS, false);
+  if (findings.length > 0) printRows(cli.stdout, findings, FINDINGS, false);
 }
 
 function atOrAbove(severity: string, threshold: Severity): boolean {

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { GRADES, isGrade, type Grade } from '../scoring/grades.ts';
 import { toScorecardJson } from '../model/scorecard.ts';
+import type { CliRun } from './io.ts';
 import { printJson, printRows } from './output.ts';
 import { callApi, remoteFrom, type RemoteOptions } from './remote.ts';
 import { withLocal, scorecardKit } from './local.ts';
@@ -19,7 +20,7 @@ const COLUMNS = [
 ];
 
 /** `spyglass scorecard`: every configured server's grade (or one); exit 1 when any is below --fail-below. */
-export function scorecardCommand(): Command {
+export function scorecardCommand(cli: CliRun): Command {
   return new Command('scorecard')
     .description(
       'grade configured MCP servers (A+ to F) from stored history; exit code 1 if any grade is below --fail-below',
@@ -46,17 +47,17 @@ export function scorecardCommand(): Command {
         url?: string;
         apiKey?: string;
       }) => {
-        const remote = remoteFrom(o);
+        const remote = remoteFrom(o, cli.env);
         const cards = remote
           ? await fetchRemote(remote, o.server, o.project)
-          : await readLocal(o.server, o.project);
-        if (o.json) printJson(o.server ? cards[0] : cards);
-        else printRows(cards.map(toRow), COLUMNS, false);
+          : await readLocal(cli, o.server, o.project);
+        if (o.json) printJson(cli.stdout, o.server ? cards[0] : cards);
+        else printRows(cli.stdout, cards.map(toRow), COLUMNS, false);
         if (
           o.failBelow &&
           cards.some((c) => GRADES.indexOf(c.grade as Grade) > GRADES.indexOf(o.failBelow as Grade))
         )
-          process.exitCode = 1;
+          cli.exitCode = 1;
       },
     );
 }
@@ -70,15 +71,16 @@ function parseGrade(v: string): Grade {
 }
 
 async function readLocal(
+  cli: CliRun,
   server: string | undefined,
   project: string | undefined,
 ): Promise<CardJson[]> {
-  return withLocal(scorecardKit, async (s) => {
+  return withLocal(cli, scorecardKit, async (s) => {
     const cards = server
       ? [await s.scoring.get(LOCAL_ADMIN, server, project)]
       : await s.scoring.list(LOCAL_ADMIN, project);
     if (cards.length === 0)
-      process.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
+      cli.stderr.write('spyglass: no servers configured (add servers: to spyglass.yaml)\n');
     return cards.map((c) => toScorecardJson(c) as unknown as CardJson);
   });
 }

@@ -8,6 +8,7 @@ import {
   type SessionTreeJson,
   type TreeNodeJson,
 } from '../model/session.ts';
+import type { CliRun } from './io.ts';
 import { escapeLine, printJson, printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, sessionsKit } from './local.ts';
@@ -24,7 +25,7 @@ const COLUMNS = [
 ];
 
 /** `spyglass sessions`: recent sessions as a table, or one session as a tree. */
-export function sessionsCommand(): Command {
+export function sessionsCommand(cli: CliRun): Command {
   return (
     new Command('sessions')
       .description('list recent sessions, or show one session as a span tree (--id)')
@@ -52,16 +53,16 @@ export function sessionsCommand(): Command {
           apiKey?: string;
           json?: boolean;
         }) => {
-          const remote = remoteFrom(o);
+          const remote = remoteFrom(o, cli.env);
           if (o.id) {
             const path = `/api/agents/sessions/${encodeURIComponent(o.id)}${o.project ? `?project_id=${encodeURIComponent(o.project)}` : ''}`;
             const detail = remote
               ? ((await callApi(remote, 'GET', path)) as SessionTreeJson)
-              : await withLocal(sessionsKit, async (s) =>
+              : await withLocal(cli, sessionsKit, async (s) =>
                   toSessionTreeJson(await s.sessions.tree(LOCAL_ADMIN, o.id as string, o.project)),
                 );
-            if (o.json) return printJson(detail);
-            process.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
+            if (o.json) return printJson(cli.stdout, detail);
+            cli.stdout.write(renderSession(detail.session, detail.spans, detail.truncated));
             return;
           }
           const query = {
@@ -77,7 +78,7 @@ export function sessionsCommand(): Command {
                 'GET',
                 `/api/agents/sessions?${toQuery(query)}`,
               )) as SessionJson[])
-            : await withLocal(sessionsKit, async (s) => {
+            : await withLocal(cli, sessionsKit, async (s) => {
                 const { intFromText, timeFromText } = await import('../traces/query-params.ts');
                 const page = await s.sessions.list(LOCAL_ADMIN, {
                   projectId: o.project,
@@ -88,7 +89,12 @@ export function sessionsCommand(): Command {
                 });
                 return page.sessions.map(toSessionJson);
               });
-          printRows(rows as unknown as Record<string, unknown>[], COLUMNS, o.json ?? false);
+          printRows(
+            cli.stdout,
+            rows as unknown as Record<string, unknown>[],
+            COLUMNS,
+            o.json ?? false,
+          );
         },
       )
   );

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { toSloJson, toSloStatusJson, type SloJson, type SloStatusJson } from '../model/slo.ts';
+import type { CliRun } from './io.ts';
 import { printRows } from './output.ts';
 import { callApi, remoteFrom } from './remote.ts';
 import { withLocal, slosKit } from './local.ts';
@@ -25,7 +26,7 @@ const DEFINITION_COLUMNS = [
 ];
 
 /** `spyglass slos`: every SLO of a project evaluated now, or (--definitions) the SLOs as defined. */
-export function slosCommand(): Command {
+export function slosCommand(cli: CliRun): Command {
   return new Command('slos')
     .description(
       'evaluate the SLOs of a project now (ok, breached, no_data), or list them (--definitions)',
@@ -45,7 +46,7 @@ export function slosCommand(): Command {
         apiKey?: string;
         json?: boolean;
       }) => {
-        const remote = remoteFrom(o);
+        const remote = remoteFrom(o, cli.env);
         const query = new URLSearchParams(
           Object.entries({
             project_id: o.project,
@@ -57,7 +58,7 @@ export function slosCommand(): Command {
         if (o.definitions) {
           const all = remote
             ? ((await callApi(remote, 'GET', `/api/slos${qs}`)) as SloJson[])
-            : await withLocal(slosKit, async (s) =>
+            : await withLocal(cli, slosKit, async (s) =>
                 (await s.slos.list(LOCAL_ADMIN, o.project ?? 'default')).map(toSloJson),
               );
           rows = o.agent === undefined ? all : all.filter((r) => r.agent_name === o.agent);
@@ -65,7 +66,7 @@ export function slosCommand(): Command {
           // Evaluating records transitions, exactly as the server's background evaluator does.
           rows = remote
             ? ((await callApi(remote, 'GET', `/api/slos/status${qs}`)) as SloStatusJson[])
-            : await withLocal(slosKit, async (s) =>
+            : await withLocal(cli, slosKit, async (s) =>
                 (
                   await s.slos.status(LOCAL_ADMIN, {
                     projectId: o.project ?? 'default',
@@ -75,6 +76,7 @@ export function slosCommand(): Command {
               );
         }
         printRows(
+          cli.stdout,
           rows as unknown as Record<string, unknown>[],
           o.definitions ? DEFINITION_COLUMNS : STATUS_COLUMNS,
           o.json ?? false,

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -52,7 +52,7 @@ describe('spyglass monitor --once', () => {
       SPYGLASS_LOG_LEVEL: 'error',
     };
     const pass = async (expectedCode: number) => {
-      const r = await runCli(['monitor', '--once', '--json'], env);
+      const r = await runCliInProcess(['monitor', '--once', '--json'], env);
       expect(r.code, r.stderr).toBe(expectedCode);
       return receiver.bodies.map(typeOf);
     };

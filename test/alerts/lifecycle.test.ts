@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { call } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { seededDataDir } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { fireInput } from './helpers.ts';
@@ -122,15 +122,23 @@ describe('alert lifecycle (spec §3.4) with an injected clock, across a restart'
   });
 
   it('CLI: spyglass alerts --json and alerts ack through --url', async () => {
-    const list = await runCli(['alerts', '--json', '--url', server.httpUrl]);
+    const list = await runCliInProcess(['alerts', '--json', '--url', server.httpUrl]);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).map((x: any) => x.id)).toEqual([b]);
-    const table = await runCli(['alerts', '--status', 'all', '--url', server.httpUrl]);
+    const table = await runCliInProcess(['alerts', '--status', 'all', '--url', server.httpUrl]);
     expect(table.stdout).toContain(a);
     expect(table.stdout).toContain('resolved');
-    const acked = await runCli(['alerts', 'ack', b, '--url', server.httpUrl]);
+    const acked = await runCliInProcess(['alerts', 'ack', b, '--url', server.httpUrl]);
     expect(acked.stdout.trim()).toBe(`alert ${b} is acknowledged`);
-    const bad = await runCli(['alerts', 'snooze', b, '--minutes', '7', '--url', server.httpUrl]);
+    const bad = await runCliInProcess([
+      'alerts',
+      'snooze',
+      b,
+      '--minutes',
+      '7',
+      '--url',
+      server.httpUrl,
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--minutes');
   }, 180_000);

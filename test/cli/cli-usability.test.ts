@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOOLS } from '../fixtures/mcp/tool-server.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { backends } from '../helpers/backends.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli as runCliWith } from '../../src/cli/run.ts';
+import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig, writeTools } from '../health/helpers.ts';
@@ -70,7 +71,7 @@ describe('--url failures say what to do', () => {
   });
 
   it('nothing listening', async () => {
-    const r = await runCli(['check', '--url', `http://127.0.0.1:${closed}`]);
+    const r = await runCliInProcess(['check', '--url', `http://127.0.0.1:${closed}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `spyglass: nothing is listening at http://127.0.0.1:${closed}; start it with \`spyglass serve\`, or fix --url (SPYGLASS_URL)\n`,
@@ -78,14 +79,14 @@ describe('--url failures say what to do', () => {
   });
 
   it('401 without a key names --api-key and SPYGLASS_API_KEY; a wrong key is called refused', async () => {
-    const none = await runCli(['api-key', 'list', '--url', server.httpUrl], {
+    const none = await runCliInProcess(['api-key', 'list', '--url', server.httpUrl], {
       SPYGLASS_API_KEY: '',
     });
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
       `spyglass: 401: the server at ${server.httpUrl} requires an API key; pass --api-key <key> or set SPYGLASS_API_KEY\n`,
     );
-    const wrong = await runCli([
+    const wrong = await runCliInProcess([
       'api-key',
       'list',
       '--url',
@@ -99,7 +100,7 @@ describe('--url failures say what to do', () => {
 
 describe('spyglass monitor --once --json', () => {
   it('prints JSON lines, one object per check, as its help says', async () => {
-    const r = await runCli(['monitor', '--once', '--json', ...remote()]);
+    const r = await runCliInProcess(['monitor', '--once', '--json', ...remote()]);
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
@@ -109,14 +110,47 @@ describe('spyglass monitor --once --json', () => {
   });
 });
 
+describe('spyglass monitor in-process (src/cli/run.ts)', () => {
+  it('runs until its signal aborts and never listens to the process signals', async () => {
+    const ac = new AbortController();
+    const lines: string[] = [];
+    const sigint = process.listenerCount('SIGINT');
+    let sigintDuringRun = -1;
+    const code = await runCliWith(['monitor', '--interval', '1', '--json', ...remote()], {
+      stdout: {
+        write: (s: string) => {
+          lines.push(s);
+          sigintDuringRun = process.listenerCount('SIGINT');
+          ac.abort();
+        },
+      },
+      stderr: { write: () => true },
+      env: process.env,
+      cwd: process.cwd(),
+      signal: ac.signal,
+    });
+    expect(code).toBe(0);
+    expect(lines).toHaveLength(2); // the one pass over both servers, then stopped
+    expect(sigintDuringRun).toBe(sigint);
+  });
+
+  it('refuses to run until stopped without a signal', async () => {
+    const r = await runCliInProcess(['monitor', ...remote()]);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      'spyglass: monitor without --once runs until stopped: give the in-process run a signal\n',
+    ]);
+  });
+});
+
 describe('spyglass check', () => {
   it(
     'lists each drift change in the table, and stdout holds nothing but the table',
     { timeout: 60_000 },
     async () => {
-      await runCli(['check', '--server', 'drifty', ...remote()]); // baseline
+      await runCliInProcess(['check', '--server', 'drifty', ...remote()]); // baseline
       writeTools(join(dir, 'drifty.json'), [DEFAULT_TOOLS[0]]);
-      const r = await runCli(['check', '--server', 'drifty', ...remote()], {
+      const r = await runCliInProcess(['check', '--server', 'drifty', ...remote()], {
         SPYGLASS_LOG_LEVEL: 'debug',
       });
       expect(r.code, r.stderr).toBe(0);
@@ -134,7 +168,7 @@ describe('spyglass check', () => {
         SPYGLASS_DATA_DIR: join(empty, 'data'),
         ...(pg ? await pg.env() : {}),
       };
-      const r = await runCli(['check'], env);
+      const r = await runCliInProcess(['check'], env);
       expect(r.code).toBe(0);
       expect(r.stderr).toContain(
         'spyglass: no MCP servers are configured, so there is nothing to check. Add one to spyglass.yaml',

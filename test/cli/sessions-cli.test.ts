@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/backends.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { nativeMultiAgent } from '../helpers/multi-agent.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { postJson } from '../helpers/spans.ts';
@@ -54,7 +54,7 @@ describe('spyglass sessions', () => {
   });
 
   it('lists sessions as a table and as JSON, filtered by agent', async () => {
-    const table = await runCli([
+    const table = await runCliInProcess([
       'sessions',
       '--agent',
       'planner',
@@ -64,7 +64,7 @@ describe('spyglass sessions', () => {
       ADMIN,
     ]);
     expect(table.stdout).toMatch(/cli-1\s+│ planner\s+│ timeout/);
-    const json = await runCli(
+    const json = await runCliInProcess(
       ['sessions', '--agent', 'nobody', '--json', '--url', server.httpUrl],
       { SPYGLASS_API_KEY: ADMIN },
     );
@@ -73,7 +73,7 @@ describe('spyglass sessions', () => {
 
   it('reads the database directly when no --url is given (PostgreSQL)', async ({ skip }) => {
     if (!pgUrl) skip('no PostgreSQL server installed');
-    const { code, stdout } = await runCli(['sessions', '--id', 'cli-1', '--json'], {
+    const { code, stdout } = await runCliInProcess(['sessions', '--id', 'cli-1', '--json'], {
       SPYGLASS_DATABASE_URL: pgUrl as string,
     });
     expect(code).toBe(0);
@@ -84,7 +84,7 @@ describe('spyglass sessions', () => {
   });
 
   it('says clearly when a session does not exist', async () => {
-    const { code, stderr } = await runCli([
+    const { code, stderr } = await runCliInProcess([
       'sessions',
       '--id',
       'nope',

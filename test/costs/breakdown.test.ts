@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, configFile, createProject, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -277,7 +277,7 @@ describe.each(backends.filter((b) => b.available))('cost breakdown on $name', (b
   });
 
   it('`spyglass costs --json` prints the breakdown; without --json, three tables', async () => {
-    const json = await runCli([
+    const json = await runCliInProcess([
       'costs',
       '--window',
       '7d',
@@ -291,13 +291,15 @@ describe.each(backends.filter((b) => b.available))('cost breakdown on $name', (b
     const b = JSON.parse(json.stdout);
     expect(b).toMatchObject({ window: '7d', total_cost_usd: 0.1035, tool_cost_usd: 0.03 });
     expect(b.by_agent.map((a: any) => a.agent_name)).toEqual(['planner', 'researcher']);
-    const table = await runCli(['costs', '--url', server.httpUrl], { SPYGLASS_API_KEY: ADMIN });
+    const table = await runCliInProcess(['costs', '--url', server.httpUrl], {
+      SPYGLASS_API_KEY: ADMIN,
+    });
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('costs 24h');
     expect(table.stdout).toContain('total $0.0910');
     expect(table.stdout).toMatch(/acme-llm-1\s+│ 1\s+│ 2000\s+│ 100\s+│ 0\.023\s+│ true/);
     expect(table.stdout).toMatch(/github\s+│ create_pr\s+│ 1\s+│ 0\.01/);
-    const bad = await runCli([
+    const bad = await runCliInProcess([
       'costs',
       '--window',
       '1h',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { childPids, tempDir, writeConfig } from './helpers.ts';
@@ -42,6 +42,7 @@ describe('spyglass check', () => {
     'checks every server; --json adds schema_drift; exit code 1 when one is down',
     { timeout: 90_000 },
     async () => {
+      // The real process: a command's failure code (process.exitCode) is its exit status.
       const r = await runCli(['check', '--json'], env);
       expect(r.code, r.stderr).toBe(1);
       const rows = JSON.parse(r.stdout);
@@ -58,10 +59,10 @@ describe('spyglass check', () => {
     '--server checks one; exit code 0 when it is up; the table is for people',
     { timeout: 60_000 },
     async () => {
-      const r = await runCli(['check', '--server', 'ok'], env);
+      const r = await runCliInProcess(['check', '--server', 'ok'], env);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/│ ok\s+│ up\s+│/);
-      expect((await runCli(['check', '--server', 'nope'], env)).stderr).toMatch(
+      expect((await runCliInProcess(['check', '--server', 'nope'], env)).stderr).toMatch(
         /no configured server named nope/,
       );
     },
@@ -73,7 +74,7 @@ describe('spyglass monitor', () => {
     '--once runs one pass and exits non-zero when a server is down',
     { timeout: 60_000 },
     async () => {
-      const r = await runCli(['monitor', '--once', '--json'], env);
+      const r = await runCliInProcess(['monitor', '--once', '--json'], env);
       expect(r.code, r.stderr).toBe(1);
       // JSON lines, one object per check, like the daemon prints.
       expect(

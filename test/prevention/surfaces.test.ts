@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PREVENTION } from '../../src/model/prevention-config.ts';
 import { bootstrapKey, call, expectStatus, twoProjects } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -189,7 +189,7 @@ describe('budget_warning alert', () => {
 
 describe('CLI against a running server', () => {
   const cli = (args: string[], key = admin) =>
-    runCli(['prevention', ...args, '--url', base, '--api-key', key]);
+    runCliInProcess(['prevention', ...args, '--url', base, '--api-key', key]);
 
   it('sets with PATCH semantics, gets, lists and deletes, with --json', async () => {
     const set1 = await cli([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEALTH_TAGS, SPAN_TYPES } from '../../src/model/span.ts';
 import { bootstrapKey, call } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -64,11 +64,19 @@ describe('enum filters and metric path labels', () => {
   });
 
   it('spyglass sessions --tag with an unknown tag fails and lists the tags', async () => {
-    const bad = await runCli(['sessions', '--tag', 'broken', '--url', base, '--api-key', ADMIN]);
+    const bad = await runCliInProcess([
+      'sessions',
+      '--tag',
+      'broken',
+      '--url',
+      base,
+      '--api-key',
+      ADMIN,
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("argument 'broken' is invalid");
     expect(bad.stderr).toContain('tool_failure');
-    const good = await runCli([
+    const good = await runCliInProcess([
       'sessions',
       '--tag',
       'tool_failure',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan } from '../../src/store/security-repo.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -45,20 +45,20 @@ describe('spyglass scorecard', () => {
     { timeout: 120_000 },
     async () => {
       // no history at all: availability 0, never scanned → 20 + 15 + 10 = 45, F
-      const r = await runCli(['scorecard', '--json', '--fail-below', 'd'], env);
+      const r = await runCliInProcess(['scorecard', '--json', '--fail-below', 'd'], env);
       expect(r.code, r.stderr).toBe(1);
       const cards = JSON.parse(r.stdout);
       expect(cards.map((c: any) => [c.server_name, c.grade, c.score])).toEqual([
         ['good', 'F', 45],
         ['open', 'F', 45],
       ]);
-      expect((await runCli(['scorecard', '--fail-below', 'F', '--server', 'open'], env)).code).toBe(
-        0,
-      );
-      const bad = await runCli(['scorecard', '--fail-below', 'A++'], env);
+      expect(
+        (await runCliInProcess(['scorecard', '--fail-below', 'F', '--server', 'open'], env)).code,
+      ).toBe(0);
+      const bad = await runCliInProcess(['scorecard', '--fail-below', 'A++'], env);
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain('expected one of A+, A, B, C, D, F');
-      const missing = await runCli(['scorecard', '--server', 'nobody'], env);
+      const missing = await runCliInProcess(['scorecard', '--server', 'nobody'], env);
       expect([missing.code, missing.stderr.trim()]).toEqual([1, 'spyglass: no server nobody']);
     },
   );
@@ -108,7 +108,7 @@ describe('spyglass scorecard', () => {
       'asks a running server; the table shows grade, dimensions and the cap',
       { timeout: 120_000 },
       async () => {
-        const r = await runCli(
+        const r = await runCliInProcess(
           ['scorecard', '--url', server.httpUrl, '--api-key', ADMIN, '--fail-below', 'A'],
           env,
         );
@@ -118,7 +118,7 @@ describe('spyglass scorecard', () => {
         expect(lines.find((l) => l.includes(' open '))).toMatch(
           /│ open\s+│ C\s+│ 97\.5\s+│.*no_authentication \(max C\)/,
         );
-        const one = await runCli(
+        const one = await runCliInProcess(
           [
             'scorecard',
             '--url',

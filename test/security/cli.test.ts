@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -69,7 +69,7 @@ describe('spyglass scan', () => {
   });
 
   const remote = (...args: string[]) =>
-    runCli(
+    runCliInProcess(
       ['scan', '--url', server.httpUrl, '--api-key', ADMIN, ...args],
       { SPYGLASS_CONFIG: config },
       dir,
@@ -153,7 +153,7 @@ describe('spyglass scan', () => {
   it('scans locally from spyglass.yaml and prints a table', async () => {
     const data = mkdtempSync(join(tmpdir(), 'spyglass-scan-cli-'));
     try {
-      const r = await runCli(
+      const r = await runCliInProcess(
         ['scan', '--server', 'alpha'],
         { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: data, SPYGLASS_URL: '' },
         dir,

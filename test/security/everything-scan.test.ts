@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectStatus } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startEverything, tempDir, writeConfig, type Everything } from '../health/helpers.ts';
 
@@ -186,7 +186,7 @@ describe('a security scan of real servers through the running service', () => {
   });
 
   it('exports the same scan as SARIF 2.1.0 that validates against the schema, failing at --fail-on critical', async () => {
-    const out = await runCli(
+    const out = await runCliInProcess(
       ['scan', '--url', server.httpUrl, '--api-key', ADMIN, '--sarif', '--fail-on', 'critical'],
       { SPYGLASS_CONFIG: config },
       dir,

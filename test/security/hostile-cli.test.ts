@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -60,19 +60,19 @@ describe('the CLI and a hostile MCP server', () => {
     { timeout: 420_000 },
     async () => {
       config(true);
-      expect((await runCli(['check'], env)).code).toBe(0);
+      expect((await runCliInProcess(['check'], env)).code).toBe(0);
       // The NUL-bearing tool list appears: the drift lines name the new tool, escaped.
       config(false);
-      const check = await runCli(['check'], env);
+      const check = await runCliInProcess(['check'], env);
       expectNothingRaw(check);
       expect(check.stdout).toContain('nul\\u{0}name');
 
-      const scan = await runCli(['scan'], env);
+      const scan = await runCliInProcess(['scan'], env);
       expectNothingRaw(scan);
       expect(scan.stdout).toContain(SHOWN_NAME);
       expect(scan.stdout).toMatch(/poisoning\.ansi/);
 
-      const json = await runCli(['scan', '--json'], env);
+      const json = await runCliInProcess(['scan', '--json'], env);
       expectNothingRaw(json);
       const [found] = JSON.parse(json.stdout);
       // Lossless: the JSON escapes parse back to the names the server sent.
@@ -80,7 +80,7 @@ describe('the CLI and a hostile MCP server', () => {
       expect(tools).toContain(ESCAPE_NAME);
       expect(tools).toContain(NUL_NAME);
 
-      const sarif = await runCli(['scan', '--sarif'], env);
+      const sarif = await runCliInProcess(['scan', '--sarif'], env);
       expectNothingRaw(sarif);
       const results = JSON.parse(sarif.stdout).runs[0].results as any[];
       const names = results.flatMap((x) =>
@@ -91,7 +91,7 @@ describe('the CLI and a hostile MCP server', () => {
       for (const n of names) expect(RAW.test(n), n).toBe(false);
       for (const x of results) expect(RAW.test(x.message.text), x.message.text).toBe(false);
 
-      const card = await runCli(['scorecard', '--server', 'hostile'], env);
+      const card = await runCliInProcess(['scorecard', '--server', 'hostile'], env);
       expectNothingRaw(card);
       expect(card.stdout).toMatch(/│ hostile\s+│ F\s+│/);
     },
@@ -99,24 +99,20 @@ describe('the CLI and a hostile MCP server', () => {
 
   it('every table cell and session line escapes what it quotes', async () => {
     const out: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-    try {
-      printRows(
-        [
-          {
-            tool: ESCAPE_NAME,
-            nested: { name: ESCAPE_NAME },
-            drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']),
-          },
-        ],
-        ['tool', 'nested', 'drift'],
-        false,
-      );
-      printRows([{ tool: ESCAPE_NAME }], ['tool'], true);
-    } finally {
-      process.stdout.write = write;
-    }
+    const stdout = { write: (chunk: string) => out.push(chunk) };
+    printRows(
+      stdout,
+      [
+        {
+          tool: ESCAPE_NAME,
+          nested: { name: ESCAPE_NAME },
+          drift: new Lines([`added ${ESCAPE_NAME}`, 'removed x']),
+        },
+      ],
+      ['tool', 'nested', 'drift'],
+      false,
+    );
+    printRows(stdout, [{ tool: ESCAPE_NAME }], ['tool'], true);
     expect(RAW.exec(out.join(''))?.[0]).toBeUndefined();
     expect(out[0]).toContain(SHOWN_NAME);
     expect(JSON.parse(out[1] as string)).toEqual([{ tool: ESCAPE_NAME }]);

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
 import { bootstrapKey, call, createProject, expectStatus, twoProjects } from '../helpers/auth.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
@@ -414,7 +414,7 @@ describe('spyglass slos', () => {
       201,
       'create',
     ).json;
-    const json = await runCli([
+    const json = await runCliInProcess([
       'slos',
       '--agent',
       'cli-agent',
@@ -435,9 +435,12 @@ describe('spyglass slos', () => {
         current_value: null,
       }),
     ]);
-    const table = await runCli(['slos', '--definitions', '--agent', 'cli-agent', '--url', base], {
-      SPYGLASS_API_KEY: viewerA,
-    });
+    const table = await runCliInProcess(
+      ['slos', '--definitions', '--agent', 'cli-agent', '--url', base],
+      {
+        SPYGLASS_API_KEY: viewerA,
+      },
+    );
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/cli-agent\s+│ latency_p99\s+│ 250\s+│ 24\s+│ [0-9a-f-]{36}/);
   });
