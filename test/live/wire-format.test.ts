@@ -154,35 +154,39 @@ describe('the live wire', () => {
     expect(cost).toBeTypeOf('number');
     expect(fullFrame?.data).toBe(FULL_FRAME.replace('COST', String(cost)));
     expect(rootFrame?.data).toBe(ROOT_FRAME);
-    expect(spans.received.at(-1)).toEqual({
-      spanNew: {
-        spanId: 'wire-root',
-        traceId: null,
-        parentSpanId: null,
-        error: null,
-        sessionId: 'wire-golden',
-        agentName: null,
-        serverName: 'agent',
-        toolName: 'run',
-        spanType: 'agent',
-        status: 'success',
-        latencyMs: 1500,
-        projectId: 'default',
-        startedAt: '2026-11-26T10:00:01.000Z',
-        modelId: null,
-        inputTokens: null,
-        outputTokens: null,
-        targetAgentName: null,
-        finishReason: null,
-        cacheReadTokens: null,
-        cacheCreationTokens: null,
-        thinkingTokens: null,
-        lineageProvenance: null,
-        lineageStatus: null,
-        schemaVersion: null,
-        replayOf: null,
-      },
-    });
+    await expect
+      .poll(() => spans.received.find((r) => r.spanNew.spanId === 'wire-root'), {
+        timeout: 10_000,
+      })
+      .toEqual({
+        spanNew: {
+          spanId: 'wire-root',
+          traceId: null,
+          parentSpanId: null,
+          error: null,
+          sessionId: 'wire-golden',
+          agentName: null,
+          serverName: 'agent',
+          toolName: 'run',
+          spanType: 'agent',
+          status: 'success',
+          latencyMs: 1500,
+          projectId: 'default',
+          startedAt: '2026-11-26T10:00:01.000Z',
+          modelId: null,
+          inputTokens: null,
+          outputTokens: null,
+          targetAgentName: null,
+          finishReason: null,
+          cacheReadTokens: null,
+          cacheCreationTokens: null,
+          thinkingTokens: null,
+          lineageProvenance: null,
+          lineageStatus: null,
+          schemaVersion: null,
+          replayOf: null,
+        },
+      });
     const again = { ...full, span_id: 'wire-full-2' };
     await postJson(`${server.httpUrl}/api/traces/spans`, [again], auth);
     await expect
