@@ -26,10 +26,10 @@ interface Client {
 
 /**
  * Server-Sent Events fan-out (docs/api.md#live-events-sse). Each client takes a place in the shared
- * live budget and gets events already filtered by project from the bus; frames (the domain event
- * mapped to the API's JSON) are built once
- * per event and written after the publishing code has returned, one write per client and tick,
- * of a chunk encoded once for all the clients that are at the same place in the stream.
+ * live budget and gets events already filtered by project from the bus. A frame (the domain event
+ * mapped to the API's JSON) is built once per event, when a client first needs it, and written
+ * after the publishing code has returned, one write per client and tick, of a chunk encoded once
+ * for all the clients that are at the same place in the stream.
  */
 export class SseHub {
   private readonly clients = new Set<Client>();
