@@ -22,7 +22,6 @@ import {
 } from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
 import { configView, parseConfigBody, resolveWebhook, toggles } from './alert-config.ts';
-import { toAlertJson } from '../model/alert-json.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { chatMessage, testMessage } from './chat-message.ts';
 import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
@@ -121,7 +120,7 @@ export class AlertService implements AlertSink {
     }
     const alert = toAlert(row, now);
     this.d.metrics.alertsFired.inc({ type: alert.type });
-    this.d.bus.publish({ type: 'alert:fired', data: { ...toAlertJson(alert) } });
+    this.d.bus.publish({ type: 'alert:fired', data: alert });
     this.queue.push(
       () => this.deliver(alert),
       async () => {

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import type { EventBus, SecurityScanEvent } from '../live/bus.ts';
+import type { EventBus } from '../live/bus.ts';
+import type { SecurityScanEvent } from '../model/live-event.ts';
 import type { AlertSink } from '../model/alert.ts';
 
 /**
  * security_critical / security_high (docs/security.md#alerts-and-events): one alert per scan run, not per finding. The scan
  * service publishes `security:scan` for each project whose run found something critical or high;
- * the run's scanned_at is the dedup key, kept forever, so a replayed event fires nothing new.
+ * the run's scan time is the dedup key, kept forever, so a replayed event fires nothing new.
  */
 export function watchSecurityScans(bus: EventBus, sink: AlertSink, logger: Logger): () => void {
   // Batches filtered by type: span:new traffic never reaches this listener.
@@ -23,10 +24,11 @@ export function watchSecurityScans(bus: EventBus, sink: AlertSink, logger: Logge
 
 export function securityAlert(event: SecurityScanEvent): Parameters<AlertSink['fire']>[0] {
   const d = event.data;
-  const critical = d.critical_count > 0;
+  const critical = d.criticalCount > 0;
+  const scannedAt = d.scannedAt.toISOString();
   const counts = [
-    d.critical_count > 0 ? `${d.critical_count} critical` : null,
-    d.high_count > 0 ? `${d.high_count} high` : null,
+    d.criticalCount > 0 ? `${d.criticalCount} critical` : null,
+    d.highCount > 0 ? `${d.highCount} high` : null,
   ]
     .filter(Boolean)
     .join(' and ');
@@ -34,12 +36,12 @@ export function securityAlert(event: SecurityScanEvent): Parameters<AlertSink['f
   return {
     type: critical ? 'security_critical' : 'security_high',
     severity: critical ? 'critical' : 'warning',
-    title: `Security scan: ${counts} finding${d.critical_count + d.high_count === 1 ? '' : 's'}`,
-    message: `The scan of ${d.scanned_at} found ${counts} finding(s) on ${servers}.`,
-    projectId: d.project_id,
+    title: `Security scan: ${counts} finding${d.criticalCount + d.highCount === 1 ? '' : 's'}`,
+    message: `The scan of ${scannedAt} found ${counts} finding(s) on ${servers}.`,
+    projectId: d.projectId,
     serverName: d.servers.length === 1 ? (d.servers[0] ?? null) : null,
-    dedupKey: `security_scan:${d.scanned_at}`,
+    dedupKey: `security_scan:${scannedAt}`,
     dedupScope: 'forever',
-    fields: { servers, critical: d.critical_count, high: d.high_count },
+    fields: { servers, critical: d.criticalCount, high: d.highCount },
   };
 }

@@ -1,66 +1,74 @@
 import { scopeProject } from '../auth/principal.ts';
 import { SpyglassError } from '../errors.ts';
+import type { Interest } from '../live/bus.ts';
+import { iterateEvents, type EventStream } from '../live/subscribe.ts';
+import { toAlertJson } from '../model/alert-json.ts';
 import type {
   AlertFiredEvent,
+  HealthCheck,
   HealthCheckEvent,
-  Interest,
   LiveEvent,
+  LiveSpan,
   SpanNewEvent,
-} from '../live/bus.ts';
-import { iterateEvents, type EventStream } from '../live/subscribe.ts';
+} from '../model/live-event.ts';
+import type { Alert } from '../model/alert.ts';
 import { builder, type Context } from './builder.ts';
 
 builder.subscriptionType({});
 
-const SpanEventRef = builder.objectRef<SpanNewEvent['data']>('SpanEvent').implement({
+/** The bus's domain events, field by field (src/model/live-event.ts). */
+const SpanEventRef = builder.objectRef<LiveSpan>('SpanEvent').implement({
   description: 'A span just stored (the live span:new event)',
   fields: (t) => ({
-    spanId: t.exposeString('span_id'),
-    traceId: t.exposeString('trace_id', { nullable: true }),
+    spanId: t.exposeString('spanId'),
+    traceId: t.exposeString('traceId', { nullable: true }),
     parentSpanId: t.string({
       nullable: true,
       description: 'null for a root span (a root agent span arriving ends its run)',
-      resolve: (e) => e.parent_span_id ?? null,
+      resolve: (e) => e.parentSpanId ?? null,
     }),
     error: t.string({
       nullable: true,
       description: "The span's error, its first 500 characters",
       resolve: (e) => e.error ?? null,
     }),
-    sessionId: t.exposeString('session_id', { nullable: true }),
-    agentName: t.exposeString('agent_name', { nullable: true }),
-    serverName: t.exposeString('server_name'),
-    toolName: t.exposeString('tool_name'),
-    spanType: t.exposeString('span_type'),
+    sessionId: t.exposeString('sessionId', { nullable: true }),
+    agentName: t.exposeString('agentName', { nullable: true }),
+    serverName: t.exposeString('serverName'),
+    toolName: t.exposeString('toolName'),
+    spanType: t.exposeString('spanType'),
     status: t.exposeString('status'),
-    latencyMs: t.exposeFloat('latency_ms'),
-    projectId: t.exposeString('project_id'),
-    startedAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.started_at) }),
-    modelId: t.string({ nullable: true, resolve: (e) => e.model_id ?? null }),
-    inputTokens: t.int({ nullable: true, resolve: (e) => e.input_tokens ?? null }),
-    outputTokens: t.int({ nullable: true, resolve: (e) => e.output_tokens ?? null }),
-    targetAgentName: t.string({ nullable: true, resolve: (e) => e.target_agent_name ?? null }),
-    finishReason: t.string({ nullable: true, resolve: (e) => e.finish_reason ?? null }),
-    cacheReadTokens: t.int({ nullable: true, resolve: (e) => e.cache_read_tokens ?? null }),
-    cacheCreationTokens: t.int({ nullable: true, resolve: (e) => e.cache_creation_tokens ?? null }),
-    thinkingTokens: t.int({ nullable: true, resolve: (e) => e.thinking_tokens ?? null }),
-    lineageProvenance: t.string({ nullable: true, resolve: (e) => e.lineage_provenance ?? null }),
-    lineageStatus: t.string({ nullable: true, resolve: (e) => e.lineage_status ?? null }),
-    schemaVersion: t.string({ nullable: true, resolve: (e) => e.schema_version ?? null }),
-    replayOf: t.string({ nullable: true, resolve: (e) => e.replay_of ?? null }),
+    latencyMs: t.exposeFloat('latencyMs'),
+    projectId: t.exposeString('projectId'),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    modelId: t.string({ nullable: true, resolve: (e) => e.modelId ?? null }),
+    inputTokens: t.int({ nullable: true, resolve: (e) => e.inputTokens ?? null }),
+    outputTokens: t.int({ nullable: true, resolve: (e) => e.outputTokens ?? null }),
+    targetAgentName: t.string({ nullable: true, resolve: (e) => e.targetAgentName ?? null }),
+    finishReason: t.string({ nullable: true, resolve: (e) => e.finishReason ?? null }),
+    cacheReadTokens: t.int({ nullable: true, resolve: (e) => e.cacheReadTokens ?? null }),
+    cacheCreationTokens: t.int({ nullable: true, resolve: (e) => e.cacheCreationTokens ?? null }),
+    thinkingTokens: t.int({ nullable: true, resolve: (e) => e.thinkingTokens ?? null }),
+    lineageProvenance: t.string({ nullable: true, resolve: (e) => e.lineageProvenance ?? null }),
+    lineageStatus: t.string({ nullable: true, resolve: (e) => e.lineageStatus ?? null }),
+    schemaVersion: t.string({ nullable: true, resolve: (e) => e.schemaVersion ?? null }),
+    replayOf: t.string({ nullable: true, resolve: (e) => e.replayOf ?? null }),
   }),
 });
 
-const HealthEventRef = builder.objectRef<HealthCheckEvent['data']>('HealthCheckEvent').implement({
+const HealthEventRef = builder.objectRef<HealthCheck>('HealthCheckEvent').implement({
   fields: (t) => ({
-    serverName: t.exposeString('server_name'),
+    serverName: t.exposeString('serverName'),
     status: t.exposeString('status'),
-    latencyMs: t.exposeFloat('latency_ms', { nullable: true }),
+    latencyMs: t.exposeFloat('latencyMs', { nullable: true }),
   }),
 });
 
-const AlertEventRef = builder.objectRef<AlertFiredEvent['data']>('AlertEvent').implement({
-  fields: (t) => ({ data: t.field({ type: 'JSON', resolve: (e) => e }) }),
+const AlertEventRef = builder.objectRef<Alert>('AlertEvent').implement({
+  fields: (t) => ({
+    // The inbox record in the REST API's snake_case (docs/alerts.md#the-inbox-record).
+    data: t.field({ type: 'JSON', resolve: (a) => toAlertJson(a) }),
+  }),
 });
 
 builder.subscriptionField('spanNew', (t) =>
@@ -78,7 +86,7 @@ builder.subscriptionField('spanNew', (t) =>
         ctx,
         { type: 'span:new', projectId: scopeProject(ctx.principal, a.projectId) },
         (e: LiveEvent): e is SpanNewEvent =>
-          e.type === 'span:new' && (!a.sessionId || e.data.session_id === a.sessionId),
+          e.type === 'span:new' && (!a.sessionId || e.data.sessionId === a.sessionId),
       ),
     resolve: (e: SpanNewEvent) => e.data,
   }),
@@ -93,7 +101,7 @@ builder.subscriptionField('healthCheck', (t) =>
         ctx,
         { type: 'health:check', projectId: ctx.principal.projectId },
         (e: LiveEvent): e is HealthCheckEvent =>
-          e.type === 'health:check' && (!a.serverName || e.data.server_name === a.serverName),
+          e.type === 'health:check' && (!a.serverName || e.data.serverName === a.serverName),
       ),
     resolve: (e: HealthCheckEvent) => e.data,
   }),

@@ -338,10 +338,10 @@ export class HealthService {
     this.deps.bus.publish({
       type: 'health:check',
       data: {
-        server_name: r.serverName,
+        serverName: r.serverName,
         status: r.status,
-        latency_ms: r.latencyMs,
-        project_id: r.projectId,
+        latencyMs: r.latencyMs,
+        projectId: r.projectId,
       },
     });
     this.deps.logger.debug(

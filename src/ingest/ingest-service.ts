@@ -4,7 +4,8 @@ import type { ToolCostRules } from '../costs/tool-rules.ts';
 import type { EventBus } from '../live/bus.ts';
 import { SpyglassError } from '../errors.ts';
 import type { TakeResult } from '../scale/limits/limiter.ts';
-import { clientFieldsJson, isoMicros, type Span } from '../model/span.ts';
+import { spanNewEvent } from '../model/live-event.ts';
+import type { Span } from '../model/span.ts';
 import type { Registrar } from '../catalog/registrar.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import type { KnownProjects } from './known-projects.ts';
@@ -57,11 +58,11 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
   }
   const stored = await deps.writer.write(spans);
   deps.onIngested?.(stored);
-  const events = spans.length <= TURN_SPANS ? spans.map(toSpanEvent) : [];
+  const events = spans.length <= TURN_SPANS ? spans.map(spanNewEvent) : [];
   for (let i = 0; spans.length > TURN_SPANS && i < spans.length; i += TURN_SPANS) {
     if (i > 0) await nextTurn();
     for (let k = i; k < Math.min(spans.length, i + TURN_SPANS); k++)
-      events.push(toSpanEvent(spans[k] as Span));
+      events.push(spanNewEvent(spans[k] as Span));
   }
   deps.bus.publishBatch(events);
   deps.registrar.register(spans);
@@ -70,8 +71,6 @@ export async function ingestSpans(deps: IngestDeps, spans: Span[]): Promise<Inge
 }
 
 const TURN_SPANS = 500;
-/** How much of a span's error its span:new event carries. */
-export const LIVE_ERROR_CHARS = 500;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counts the request's spans per project; a project over its spans per minute refuses the whole request (429). */
@@ -95,33 +94,4 @@ function redact(s: Span): void {
   s.outputResult = null;
   s.llmInput = null;
   s.llmOutput = null;
-}
-
-function toSpanEvent(s: Span) {
-  return {
-    type: 'span:new' as const,
-    data: {
-      session_id: s.sessionId,
-      agent_name: s.agentName,
-      server_name: s.serverName,
-      tool_name: s.toolName,
-      status: s.status,
-      latency_ms: s.latencyMs,
-      project_id: s.projectId,
-      span_id: s.spanId,
-      trace_id: s.traceId,
-      parent_span_id: s.parentSpanId,
-      span_type: s.spanType,
-      started_at: isoMicros(s.startedAt, s.startedAtMicros),
-      ended_at: isoMicros(s.endedAt, s.endedAtMicros),
-      model_id: s.modelId,
-      input_tokens: s.inputTokens,
-      output_tokens: s.outputTokens,
-      cost_usd: s.costUsd,
-      health_tag: s.healthTag,
-      // Enough to show in a live feed; the whole error is one span(spanId) query away.
-      error: s.error === null ? null : s.error.slice(0, LIVE_ERROR_CHARS),
-      ...clientFieldsJson(s),
-    },
-  };
 }

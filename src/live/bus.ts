@@ -1,60 +1,19 @@
-import type { ClientFieldsJson } from '../model/span.ts';
-/**
- * In-process fan-out of live events (docs/api.md#live-events-sse). Receivers publish; SSE and GraphQL subscriptions
- * subscribe. Listeners must not throw or block: each gets the event synchronously.
+import type { LiveEvent } from '../model/live-event.ts';
+
+export type {
+  AlertFiredEvent,
+  HealthCheckEvent,
+  LiveEvent,
+  SecurityScanEvent,
+  SpanNewEvent,
+} from '../model/live-event.ts';
+
+/*
+ * In-process fan-out of live events. Services publish domain events (src/model/live-event.ts:
+ * camelCase, `Date`); subscribers translate what they need: the SSE hub to docs/api.md#live-events-sse's
+ * JSON, GraphQL subscriptions to their fields, the Redis relay to its JSON. Listeners must not throw
+ * or block: each gets the event synchronously, and must not change it.
  */
-export interface SpanNewEvent {
-  type: 'span:new';
-  data: {
-    session_id: string | null;
-    agent_name: string | null;
-    server_name: string;
-    tool_name: string;
-    status: string;
-    latency_ms: number;
-    project_id: string;
-    span_id: string;
-    trace_id: string | null;
-    /** null for a root span: a root agent span arriving means its run is over. */
-    parent_span_id?: string | null;
-    span_type: string;
-    started_at: string;
-    ended_at?: string;
-    model_id?: string | null;
-    input_tokens?: number | null;
-    output_tokens?: number | null;
-    cost_usd?: number | null;
-    health_tag?: string | null;
-    /** The span's error, cut to LIVE_ERROR_CHARS characters. */
-    error?: string | null;
-  } & Partial<ClientFieldsJson>;
-}
-export interface HealthCheckEvent {
-  type: 'health:check';
-  data: { server_name: string; status: string; latency_ms: number | null; project_id?: string };
-}
-export interface AlertFiredEvent {
-  type: 'alert:fired';
-  data: Record<string, unknown> & { project_id?: string | null };
-}
-/**
- * One scan run ended with critical or high findings (docs/security.md#alerts-and-events security_critical / security_high:
- * one per scan run, not per finding). Internal: alerting subscribes; SSE does not stream it.
- */
-export interface SecurityScanEvent {
-  type: 'security:scan';
-  data: {
-    project_id: string;
-    /** The servers of the run whose scans have critical or high findings. */
-    servers: string[];
-    critical_count: number;
-    high_count: number;
-    /** 'critical' or 'high'. */
-    highest_severity: string;
-    scanned_at: string;
-  };
-}
-export type LiveEvent = SpanNewEvent | HealthCheckEvent | AlertFiredEvent | SecurityScanEvent;
 export type Listener = (event: LiveEvent) => void;
 
 /** An event with its place in the stream: SSE ids and Last-Event-ID replay use it. */
@@ -189,7 +148,7 @@ export class EventBus {
 function groupByTypeAndProject(all: readonly Sequenced[]): Map<string, Map<string, Sequenced[]>> {
   const groups = new Map<string, Map<string, Sequenced[]>>();
   for (const item of all) {
-    const project = item.event.data.project_id ?? ALL;
+    const project = item.event.data.projectId ?? ALL;
     let byProject = groups.get(item.event.type);
     if (!byProject) groups.set(item.event.type, (byProject = new Map()));
     const items = byProject.get(project);

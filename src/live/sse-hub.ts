@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
+import { toLiveEventJson } from '../model/live-event-json.ts';
 import { RELAYED_TYPES, type EventBus, type Sequenced } from './bus.ts';
 import type { DeliveryBudget } from './delivery-share.ts';
 import { EventQueue } from './event-queue.ts';
@@ -25,9 +26,10 @@ interface Client {
 
 /**
  * Server-Sent Events fan-out (docs/api.md#live-events-sse). Each client takes a place in the shared
- * live budget and gets events already filtered by project from the bus; frames are built once
- * per event and written after the publishing code has returned, one write per client and tick,
- * of a chunk encoded once for all the clients that are at the same place in the stream.
+ * live budget and gets events already filtered by project from the bus. A frame (the domain event
+ * mapped to the API's JSON) is built once per event, when a client first needs it, and written
+ * after the publishing code has returned, one write per client and tick, of a chunk encoded once
+ * for all the clients that are at the same place in the stream.
  */
 export class SseHub {
   private readonly clients = new Set<Client>();
@@ -187,7 +189,7 @@ export class SseHub {
     if (!chunk) {
       let text = '';
       for (const item of items) {
-        item.sse ??= `${item.id === null ? '' : `id: ${item.id}\n`}event: ${item.event.type}\ndata: ${JSON.stringify(item.event.data)}\n\n`;
+        item.sse ??= frame(item);
         text += item.sse;
       }
       chunk = Buffer.from(text);
@@ -206,8 +208,14 @@ export class SseHub {
 }
 
 function visible(item: Sequenced, projectId: string | null): boolean {
-  const p = item.event.data.project_id;
-  return projectId === null || p === undefined || p === null || p === projectId;
+  const p = item.event.data.projectId;
+  return projectId === null || p === undefined || p === projectId;
+}
+
+/** The event's SSE frame: the domain event mapped to the API's JSON (docs/api.md#live-events-sse). */
+function frame(item: Sequenced): string {
+  const id = item.id === null ? '' : `id: ${item.id}\n`;
+  return `${id}event: ${item.event.type}\ndata: ${JSON.stringify(toLiveEventJson(item.event))}\n\n`;
 }
 
 function errorFrame(detail: string): string {

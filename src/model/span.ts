@@ -123,7 +123,21 @@ export type SpanJson = ReturnType<typeof toSpanJson>;
 /** The fields LangSight's SDK sends beyond the span model's core, in the API's JSON (REST and live events). */
 export type ClientFieldsJson = ReturnType<typeof clientFieldsJson>;
 
-export function clientFieldsJson(s: Span) {
+/** LangSight's further fields of a span (the optional ones of `Span`). */
+export type ClientFields = Pick<
+  Span,
+  | 'targetAgentName'
+  | 'finishReason'
+  | 'cacheReadTokens'
+  | 'cacheCreationTokens'
+  | 'thinkingTokens'
+  | 'lineageProvenance'
+  | 'lineageStatus'
+  | 'schemaVersion'
+  | 'replayOf'
+>;
+
+export function clientFieldsJson(s: ClientFields) {
   return {
     target_agent_name: s.targetAgentName ?? null,
     finish_reason: s.finishReason ?? null,

@@ -1,4 +1,4 @@
-import type { SecurityScanEvent } from '../live/bus.ts';
+import type { SecurityScanEvent } from '../model/live-event.ts';
 import type { StoredScan } from '../store/security-repo.ts';
 
 /**
@@ -15,14 +15,12 @@ export function scanRunEvents(scans: readonly StoredScan[]): SecurityScanEvent[]
     return {
       type: 'security:scan',
       data: {
-        project_id: projectId,
+        projectId,
         servers: hits.map((s) => s.serverName),
-        critical_count: critical,
-        high_count: hits.reduce((n, s) => n + s.highCount, 0),
-        highest_severity: critical > 0 ? 'critical' : 'high',
-        scanned_at: hits
-          .reduce((t, s) => (s.scannedAt > t ? s.scannedAt : t), new Date(0))
-          .toISOString(),
+        criticalCount: critical,
+        highCount: hits.reduce((n, s) => n + s.highCount, 0),
+        highestSeverity: critical > 0 ? 'critical' : 'high',
+        scannedAt: hits.reduce((t, s) => (s.scannedAt > t ? s.scannedAt : t), new Date(0)),
       },
     };
   });

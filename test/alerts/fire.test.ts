@@ -227,12 +227,12 @@ describe('alert fire, dedup and chat delivery', () => {
       server.services.bus.publish({
         type: 'security:scan',
         data: {
-          project_id: 'default',
+          projectId: 'default',
           servers: ['files', 'git'],
-          critical_count: critical,
-          high_count: 2,
-          highest_severity: critical ? 'critical' : 'high',
-          scanned_at: at,
+          criticalCount: critical,
+          highCount: 2,
+          highestSeverity: critical ? 'critical' : 'high',
+          scannedAt: new Date(at),
         },
       });
     scan('2026-11-20T10:00:00.000Z', 1);

@@ -93,7 +93,7 @@ describe('server-everything over stdio, SSE and streamable HTTP', () => {
 
     // Each completed check was announced and counted.
     const seen = await events;
-    expect(seen.map((e) => (e.data as { server_name: string }).server_name).sort()).toEqual(
+    expect(seen.map((e) => (e.data as { serverName: string }).serverName).sort()).toEqual(
       [...NAMES, ...NAMES].sort(),
     );
     const metrics = await server.services.metrics.registry.getSingleMetricAsString(

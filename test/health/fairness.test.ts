@@ -69,8 +69,7 @@ describe('health checks are scheduled fairly per project', () => {
     const health = server.services.health;
     const done: string[] = [];
     const off = server.services.bus.subscribe((e: LiveEvent) => {
-      if (e.type === 'health:check')
-        done.push(`${String(e.data.project_id)}/${String(e.data.server_name)}`);
+      if (e.type === 'health:check') done.push(`${String(e.data.projectId)}/${e.data.serverName}`);
     });
     try {
       const firstHeld = once(tarpit, 'connection');

@@ -152,14 +152,12 @@ describe('embedded monitor', () => {
     try {
       const events: string[] = [];
       const off = server.services.bus.subscribe(
-        (e) =>
-          e.type === 'health:check' && events.push((e.data as { server_name: string }).server_name),
+        (e) => e.type === 'health:check' && events.push(e.data.serverName),
       );
       // The first pass may already have happened at start; three more checks of `fast` take ~2-3 s.
       await collectEvents(
         server.services.bus,
-        (e) =>
-          e.type === 'health:check' && (e.data as { server_name: string }).server_name === 'fast',
+        (e) => e.type === 'health:check' && e.data.serverName === 'fast',
         3,
       );
       off();

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { EventBus, type LiveEvent, type SpanNewEvent } from '../../src/live/bus.ts';
+import { EventBus, type LiveEvent } from '../../src/live/bus.ts';
 import { bootstrapKey, configFile, createKey } from '../helpers/auth.ts';
 import { openWs, type WsSession } from '../helpers/graphql-ws.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
 import { SseClient } from '../helpers/sse.ts';
+import { spanNew } from './span-new.ts';
 
 const ADMIN = bootstrapKey();
 const auth = { 'x-api-key': ADMIN };
@@ -173,22 +174,20 @@ describe('one budget for every kind of live client', () => {
     try {
       const sub = ws.subscribe('subscription { spanNew { spanId toolName } }');
       const publish = (i: number) =>
-        server.services.bus.publish({
-          type: 'span:new',
-          data: {
-            session_id: `ws-flood-${i}`,
-            agent_name: 'a',
-            server_name: 's',
-            tool_name: 'x'.repeat(2000),
+        server.services.bus.publish(
+          spanNew({
+            sessionId: `ws-flood-${i}`,
+            agentName: 'a',
+            serverName: 's',
+            toolName: 'x'.repeat(2000),
             status: 'success',
-            latency_ms: 1,
-            project_id: 'default',
-            span_id: String(i),
-            trace_id: null,
-            span_type: 'tool_call',
-            started_at: new Date().toISOString(),
-          },
-        } satisfies SpanNewEvent);
+            latencyMs: 1,
+            projectId: 'default',
+            spanId: String(i),
+            traceId: null,
+            spanType: 'tool_call',
+          }),
+        );
       // Subscribing is asynchronous: publish until the subscription has seen an event.
       while (sub.received.length === 0) {
         publish(-1);
@@ -313,29 +312,28 @@ describe('publishing', () => {
     bus.subscribeBatches({ type: 'health:check', projectId: 'a' }, (items) =>
       health.push(...items.map((i) => i.event)),
     );
-    const batch = Array.from({ length: 100 }, (_, i): SpanNewEvent => ({
-      type: 'span:new',
-      data: {
-        session_id: null,
-        agent_name: null,
-        server_name: 's',
-        tool_name: 't',
+    const batch = Array.from({ length: 100 }, (_, i) =>
+      spanNew({
+        sessionId: null,
+        agentName: null,
+        serverName: 's',
+        toolName: 't',
         status: 'success',
-        latency_ms: 1,
-        project_id: 'a',
-        span_id: String(i),
-        trace_id: null,
-        span_type: 'tool_call',
-        started_at: '2026-01-01T00:00:00.000Z',
-      },
-    }));
+        latencyMs: 1,
+        projectId: 'a',
+        spanId: String(i),
+        traceId: null,
+        spanType: 'tool_call',
+        startedAt: new Date('2026-01-01T00:00:00.000Z'),
+      }),
+    );
     bus.publishBatch(batch);
     expect(otherProject).toBe(0);
     expect(sizes).toEqual(Array.from({ length: 10 }, () => 100));
     expect(health).toEqual([]);
     bus.publish({
       type: 'health:check',
-      data: { server_name: 's', status: 'healthy', latency_ms: 1 },
+      data: { serverName: 's', status: 'up', latencyMs: 1 },
     });
     expect(health).toHaveLength(1);
   });

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
 import { SseClient } from '../helpers/sse.ts';
 import { sendOtlpMultiAgent } from '../helpers/multi-agent.ts';
-import type { SpanNewEvent } from '../../src/live/bus.ts';
+import { spanNew } from './span-new.ts';
 
 const ADMIN = `sg_${'b'.repeat(64)}`;
 let server: TestServer;
@@ -148,22 +148,20 @@ describe('live events over SSE', () => {
     try {
       slow.res.pause();
       const publish = (i: number) =>
-        server.services.bus.publish({
-          type: 'span:new',
-          data: {
-            session_id: `flood-${i}`,
-            agent_name: 'a',
-            server_name: 's',
-            tool_name: 'x'.repeat(2000),
+        server.services.bus.publish(
+          spanNew({
+            sessionId: `flood-${i}`,
+            agentName: 'a',
+            serverName: 's',
+            toolName: 'x'.repeat(2000),
             status: 'success',
-            latency_ms: 1,
-            project_id: 'default',
-            span_id: String(i),
-            trace_id: null,
-            span_type: 'tool_call',
-            started_at: new Date().toISOString(),
-          },
-        } satisfies SpanNewEvent);
+            latencyMs: 1,
+            projectId: 'default',
+            spanId: String(i),
+            traceId: null,
+            spanType: 'tool_call',
+          }),
+        );
       // In bursts, as ingest publishes, with the event loop turning between them.
       const burst = async (from: number, to: number) => {
         for (let i = from; i < to; i++) {

@@ -269,11 +269,11 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
             {
               type: 'security:scan',
               data: expect.objectContaining({
-                project_id: 'default',
+                projectId: 'default',
                 servers: ['alpha'],
-                high_count: 2,
-                critical_count: 0,
-                highest_severity: 'high',
+                highCount: 2,
+                criticalCount: 0,
+                highestSeverity: 'high',
               }),
             },
           ]);
@@ -283,7 +283,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
           await sse.waitFor(() => sse.events.some((e) => e.event === 'alert:fired'), 10_000);
           server.services.bus.publish({
             type: 'health:check',
-            data: { server_name: 'sse-marker', status: 'up', latency_ms: 1, project_id: 'default' },
+            data: { serverName: 'sse-marker', status: 'up', latencyMs: 1, projectId: 'default' },
           });
           await sse.waitFor(() => sse.events.some((e) => e.data.includes('sse-marker')), 10_000);
           expect(new Set(sse.events.map((e) => e.event))).toEqual(

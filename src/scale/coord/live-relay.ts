@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { EventBus, LiveEvent, Relay, Sequenced } from '../../live/bus.ts';
+import { decodeLiveEvents, encodeLiveEvents } from './live-codec.ts';
 import { closeRedis, connectRedis } from './redis.ts';
 
 /**
@@ -22,7 +23,7 @@ if n == count then
     redis.call('SET', KEYS[1], n)
   end
 end
-redis.call('XADD', KEYS[2], 'MINID', '~', math.max(0, n - tonumber(ARGV[3])), n .. '-0', 'e', ARGV[4])
+redis.call('XADD', KEYS[2], 'MINID', '~', math.max(0, n - tonumber(ARGV[3])), n .. '-0', 'd', ARGV[4])
 return n`;
 
 /** Commands in flight past which events are delivered here only (Redis too slow to keep up). */
@@ -142,7 +143,7 @@ export class LiveRelay implements Relay {
         events.length,
         this.bus.lastId,
         this.o.keep,
-        JSON.stringify(events),
+        encodeLiveEvents(events),
       )
       .catch(() => this.bus.deliver(events.map((event) => ({ id: null, event })))) // not appended: at least this instance's clients get them
       .finally(() => this.inFlight--);
@@ -238,11 +239,18 @@ export class LiveRelay implements Relay {
   }
 }
 
-/** A stream entry `<last id>-0` with field `e` (the batch's events as JSON) as sequenced events. */
+/**
+ * A stream entry `<last id>-0` with field `d` (the batch's domain events, live-codec.ts) as
+ * sequenced events. An entry of an older version (field `e`, the SSE JSON) is skipped: the ids stay
+ * in order, the events are not replayed.
+ */
 function toItems([entryId, fields]: [string, string[]]): Sequenced[] {
-  const json = fields[fields.indexOf('e') + 1];
+  const at = fields.indexOf('d');
+  const json = at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined;
   if (json === undefined) return [];
-  const events = JSON.parse(json) as LiveEvent[];
+  const events = decodeLiveEvents(json);
   const last = Number.parseInt(entryId, 10);
-  return events.map((event, i) => ({ id: last - events.length + 1 + i, event }));
+  const items: Sequenced[] = [];
+  events.forEach((event, i) => event && items.push({ id: last - events.length + 1 + i, event }));
+  return items;
 }
