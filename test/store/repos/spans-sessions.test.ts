@@ -25,7 +25,8 @@ import {
   rowToSpan,
 } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { hourAgo, project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 /** Spans, their session rollup and lineage (spans-repo, sessions-repo, lineage-repo) on each driver. */
 describe.each(backends)('$name', ({ name, available }) => {

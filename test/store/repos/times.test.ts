@@ -4,7 +4,8 @@ import { execute, type Db } from '../../../src/store/db.ts';
 import { findSessionRow } from '../../../src/store/sessions-repo.ts';
 import { countSpansPerMinute, insertSpans, listSpans } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 /**
  * Times read back exactly on each driver, through drizzle's tables and raw queries alike
