@@ -1,7 +1,7 @@
 // The direction of the data flow, checked by lint (docs/architecture.md):
 //   receivers -> normalize -> ingest -> store -> services -> graphql / rest / cli
 // store/ imports no service or adapter, a service imports no adapter, an adapter imports no other
-// adapter, http/ (the HTTP plumbing the adapters share) imports no adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
+// adapter nor a store repository, http/ (the HTTP plumbing the adapters share) imports no adapter, and server code imports nothing of the client SDK (the sdk/ package), which imports
 // nothing of the server. An import against these rules fails `npm run check`.
 
 /** The folders under src/ by layer. A new folder must be added to one of these lists. */
@@ -51,6 +51,18 @@ const noAdapters = forbid(
   'Services and the store must not import an adapter (rest, graphql, cli, receivers) or http/, the plumbing the adapters share.',
 );
 
+// Adapters (and http/ below them) reach stored data through a service, which owns authorization
+// and returns domain types: they may name the store's plumbing (the Store type, read routing,
+// error text) but not a repository or a table.
+const noRepositories = {
+  group: ['..', '../..', '../../..'].flatMap((up) => [
+    `${up}/store/*-repo*`,
+    `${up}/store/schema*`,
+  ]),
+  message:
+    'An adapter reaches stored data through a service (src/<capability>/), not a store/ repository or table: services own authorization and return domain types (src/model/).',
+};
+
 const rule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 const inside = (dirs) => dirs.map((d) => `src/${d}/**/*.ts`);
 
@@ -81,6 +93,7 @@ export const boundaries = [
         ADAPTERS,
         'http/ sits below the adapters (rest, graphql, cli, receivers): it must not import one.',
       ),
+      noRepositories,
       serverNotSdk,
     ),
   },
@@ -91,6 +104,7 @@ export const boundaries = [
         ADAPTERS.filter((a) => a !== adapter),
         'An adapter must not import another adapter: move the shared piece below the adapters.',
       ),
+      noRepositories,
       serverNotSdk,
     ),
   })),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
+import { pick } from './app-routes.ts';
 import type { Config } from './config/types.ts';
 import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
 import { admitGrpcExport, exportGrpc, peerAddress } from './receivers/otlp-grpc-admit.ts';
@@ -65,12 +66,22 @@ export async function startServer(
   try {
     await app.listen({ host: config.host, port: config.port });
     if (config.grpcPort !== 0) {
+      // Each step gets only the services it declares, read when used (as the HTTP routes get theirs).
+      const admitDeps = pick(services, 'config', 'limiter', 'rateLimitWarnings', 'auth');
+      const exportDeps = pick(
+        services,
+        'config',
+        'ingest',
+        'metrics',
+        'ignoredSpans',
+        'rateLimitWarnings',
+      );
       grpc = await startOtlpGrpcServer({
         host: config.host,
         port: config.grpcPort,
         maxMessageBytes: config.ingest.maxBodyBytes,
-        admit: (meta) => admitGrpcExport(services, meta),
-        onExport: (req, principal, meta) => exportGrpc(services, principal, req, meta),
+        admit: (meta) => admitGrpcExport(admitDeps, meta),
+        onExport: (req, principal, meta) => exportGrpc(exportDeps, principal, req, meta),
         slices: services.slices,
         tenantOf: (principal, meta) => tenantOf(principal, peerAddress(meta.peer)),
         onInternalError: (err) => logger.error({ err }, 'OTLP/gRPC export failed'),

@@ -1,5 +1,5 @@
 import type { HealthTag } from '../model/health-tags.ts';
-import type { MinuteCount } from '../store/spans-repo.ts';
+import type { MinuteCount } from '../model/span.ts';
 import { describeRange } from '../model/int-range.ts';
 import { PER_MINUTE_MINUTES } from '../traces/spans-service.ts';
 import { WINDOW_HOURS_DESCRIPTION, withoutNulls } from './args.ts';

@@ -4,7 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { LOCAL_ADMIN, SIGNED_OUT, type Principal } from '../auth/principal.ts';
 import { sessionCookie, sessionTokenFrom, type SignedIn } from '../auth/ui-sessions.ts';
 import { SpyglassError } from '../errors.ts';
-import { findUser } from '../store/users-repo.ts';
+import type { User } from '../model/user.ts';
 import { builder, type Context, type HttpSignIn } from './builder.ts';
 
 /**
@@ -53,7 +53,7 @@ interface ViewerShape {
   authDisabled: boolean;
 }
 
-const ViewerUserRef = builder.objectRef<{ id: string; email: string }>('ViewerUser').implement({
+const ViewerUserRef = builder.objectRef<Pick<User, 'id' | 'email'>>('ViewerUser').implement({
   description: 'The signed-in user of a dashboard session',
   fields: (t) => ({ id: t.exposeString('id'), email: t.exposeString('email') }),
 });
@@ -82,11 +82,7 @@ const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
     user: t.field({
       type: ViewerUserRef,
       nullable: true,
-      resolve: async (v, _a, ctx) => {
-        if (!v.principal.userId) return null;
-        const u = await findUser(ctx.services.store.db, v.principal.userId);
-        return u ? { id: u.id, email: u.email } : null;
-      },
+      resolve: (v, _a, ctx) => ctx.services.users.self(v.principal),
     }),
   }),
 });

@@ -150,3 +150,12 @@ export function clientFieldsJson(s: ClientFields) {
     replay_of: s.replayOf ?? null,
   };
 }
+
+/** Spans that started in one minute (the overview's per-minute counts). */
+export interface MinuteCount {
+  /** The minute's start (UTC). */
+  minute: Date;
+  spans: number;
+  /** Spans with status error or timeout, as the rollups count failures. */
+  errors: number;
+}

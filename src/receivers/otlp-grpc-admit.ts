@@ -44,12 +44,17 @@ export async function admitGrpcExport(s: GrpcAdmitDeps, meta: CallMeta): Promise
   return principal;
 }
 
+/** What the export of an admitted gRPC call uses, and nothing else. */
+export interface GrpcExportDeps extends OtlpExportDeps {
+  rateLimitWarnings: RateLimitWarnings;
+}
+
 /**
  * The export itself; refused for the project's spans per minute or its queue share
  * (RESOURCE_EXHAUSTED), it is logged as OTLP/HTTP's 429s are: telemetry is being dropped.
  */
 export async function exportGrpc(
-  s: OtlpExportDeps & { rateLimitWarnings: RateLimitWarnings },
+  s: GrpcExportDeps,
   principal: Principal,
   req: DecodedExport,
   meta: CallMeta,

@@ -3,10 +3,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Options, Sql } from 'postgres';
 import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { readTimesExactly } from './pg-time.ts';
 import { startPgliteThread, type PgliteThread } from './pglite-thread.ts';
 import { routingDb } from './read-routing.ts';
 import * as schema from './schema.ts';
@@ -69,12 +71,11 @@ async function openPostgres(
   max: number,
   runMigrations: boolean,
 ): Promise<Store> {
-  const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   // Connect first, so a wrong host, port, database or password is reported as such rather than
   // as the first migration statement that failed.
   const client = await connectPool(url, max);
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = (await orm(client)) as unknown as Db;
   try {
     if (runMigrations) {
       // The lock belongs to one session: a connection of its own holds it while the pool migrates.
@@ -83,7 +84,7 @@ async function openPostgres(
       const lock = await connectPool(url, 1, 'spyglass-migrate');
       try {
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
-        await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+        await migrate(await orm(client), { migrationsFolder: MIGRATIONS });
       } finally {
         await lock.end({ timeout: 5 });
       }
@@ -99,7 +100,7 @@ async function openPostgres(
           await client.end({ timeout: 1 });
           throw err;
         });
-  const replicaDb = replica && (drizzle(replica, { schema }) as unknown as Db);
+  const replicaDb = replica && ((await orm(replica)) as unknown as Db);
   const ping = (d: Db, timeoutMs: number) => withTimeout(d.execute(sql`select 1`), timeoutMs);
   return {
     db: replicaDb ? routingDb(db, replicaDb) : db,
@@ -135,6 +136,17 @@ async function connectPool(url: string, max: number, name?: string): Promise<Sql
   return client;
 }
 
+/**
+ * drizzle over a postgres.js client (both back ends), reading timestamps as pg-time.ts does. Every
+ * drizzle(client) resets the client's timestamp parsers, so each goes through here.
+ */
+async function orm(client: Sql): Promise<PostgresJsDatabase<typeof schema>> {
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const db = drizzle(client, { schema });
+  readTimesExactly(client);
+  return db;
+}
+
 /** drizzle's message is the whole failed statement; the driver's cause says what went wrong. */
 function migrationError(err: unknown): Error {
   const cause = (err as { cause?: unknown }).cause;
@@ -144,7 +156,6 @@ function migrationError(err: unknown): Error {
 }
 
 async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
-  const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const { default: postgres } = await import('postgres');
   let dir = dataDir;
@@ -176,14 +187,14 @@ async function openPglite(dataDir: string, info: (message: string) => void): Pro
       onnotice: () => {},
     };
     client = postgres(options as Options<Record<string, never>>);
-    await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS });
+    await migrate(await orm(client), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client?.end({ timeout: 1 });
     await thread?.close();
     unlock();
     throw err;
   }
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = (await orm(client)) as unknown as Db;
   const [pg, t] = [client, thread];
   return {
     db,

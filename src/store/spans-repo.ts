@@ -1,5 +1,5 @@
 import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
-import { isoMicros, toSpanJson, type Span } from '../model/span.ts';
+import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
@@ -187,14 +187,6 @@ export async function findSpan(
     .orderBy(spans.startedAt)
     .limit(1);
   return row && rowToSpan(row);
-}
-
-export interface MinuteCount {
-  /** The minute's start (UTC). */
-  minute: Date;
-  spans: number;
-  /** Spans with status error or timeout, as the rollups count failures. */
-  errors: number;
 }
 
 /**

@@ -1,9 +1,15 @@
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
-import { DEFAULT_PROJECT, SPAN_STATUSES, SPAN_TYPES, type Span } from '../model/span.ts';
+import {
+  DEFAULT_PROJECT,
+  SPAN_STATUSES,
+  SPAN_TYPES,
+  type MinuteCount,
+  type Span,
+} from '../model/span.ts';
 import type { Db } from '../store/db.ts';
-import { countSpansPerMinute, findSpan, listSpans, type MinuteCount } from '../store/spans-repo.ts';
+import { countSpansPerMinute, findSpan, listSpans } from '../store/spans-repo.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { checkInt, type IntRange } from '../model/int-range.ts';
 import { checkTime, parseEnumParam } from './query-params.ts';

@@ -46,6 +46,12 @@ export class UsersService {
     return toPublic(await this.mustFind(id));
   }
 
+  /** The caller's own user (any role may read itself); null when the caller is not a user (a key, local mode). */
+  async self(by: Principal): Promise<User | null> {
+    const user = by.userId ? await findUser(this.db, by.userId) : undefined;
+    return user ? toPublic(user) : null;
+  }
+
   /** Creates (or re-invites) a user; the token is returned once and only its hash is stored. */
   async invite(by: Principal, email: string, role: unknown = 'viewer'): Promise<Invitation> {
     enforce(by, 'global-admin');

@@ -1,41 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AgentFailureAlerts } from '../../src/alerts/producers/agent-failures.ts';
 import type { Alert, FireInput } from '../../src/model/alert.ts';
 import type { HealthTag, Span } from '../../src/model/span.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
+import { span as storedSpan } from '../helpers/spans.ts';
 
 /** Ingest's alerts from committed batches, against a recording sink. */
 function span(tag: HealthTag | null, over: Partial<Span> = {}): Span {
   const t = new Date('2026-11-20T12:00:00Z');
-  return {
-    spanId: randomUUID(),
+  return storedSpan('default', t, {
     traceId: 'trace-1',
-    parentSpanId: null,
     sessionId: 'session-1',
-    projectId: 'default',
-    spanType: 'tool_call',
-    serverName: 'filesystem',
-    toolName: 'read_file',
-    agentName: 'planner',
     status: tag === null || tag === 'success' ? 'success' : 'error',
     error: tag === 'tool_failure' ? 'ENOENT: no such file' : null,
-    startedAt: t,
     endedAt: t,
     latencyMs: 5,
-    inputArgs: null,
-    outputResult: null,
-    llmInput: null,
-    llmOutput: null,
-    inputTokens: null,
-    outputTokens: null,
-    modelId: null,
     healthTag: tag,
-    costUsd: null,
-    costEstimated: null,
     ...over,
-  };
+  });
 }
 
 function setup() {

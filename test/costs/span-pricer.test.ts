@@ -5,6 +5,7 @@ import { priceSpans } from '../../src/costs/span-pricer.ts';
 import { ToolCostRules } from '../../src/costs/tool-rules.ts';
 import type { Span } from '../../src/model/span.ts';
 import type { PricingRow } from '../../src/store/costs-repo.ts';
+import { span as storedSpan } from '../helpers/spans.ts';
 
 const T = Date.UTC(2026, 5, 1);
 const row = (modelId: string, input: number, output: number, from: number): PricingRow => ({
@@ -19,33 +20,9 @@ const row = (modelId: string, input: number, output: number, from: number): Pric
   updatedAt: new Date(from),
 });
 const book = (table: PriceTable) => ({ table: () => table }) as unknown as PriceBook;
-const span = (over: Partial<Span>): Span => ({
-  spanId: 'id',
-  traceId: null,
-  parentSpanId: null,
-  sessionId: null,
-  projectId: 'p',
-  spanType: 'agent',
-  serverName: 'a',
-  toolName: 't',
-  agentName: null,
-  status: 'success',
-  error: null,
-  startedAt: new Date(T),
-  endedAt: new Date(T),
-  latencyMs: 1,
-  inputArgs: null,
-  outputResult: null,
-  llmInput: null,
-  llmOutput: null,
-  inputTokens: null,
-  outputTokens: null,
-  modelId: null,
-  healthTag: null,
-  costUsd: null,
-  costEstimated: null,
-  ...over,
-});
+/** An agent span at T (not a tool call, so only tokens price it); `over` sets any field. */
+const span = (over: Partial<Span>): Span =>
+  storedSpan('p', new Date(T), { spanType: 'agent', ...over });
 
 describe('price table', () => {
   it('matches the longest model prefix and the latest record from before the span', () => {

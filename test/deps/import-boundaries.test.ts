@@ -72,6 +72,22 @@ describe('import boundaries', () => {
       'src/graphql/spans.ts',
       "import { x } from '../rest/traces-routes.ts';",
     ],
+    [
+      'GraphQL reads a store repository instead of a service',
+      'src/graphql/ui-auth.ts',
+      "import { findUser } from '../store/users-repo.ts';",
+    ],
+    ['REST imports a store table', 'src/rest/x.ts', "import { spans } from '../store/schema.ts';"],
+    [
+      'a receiver imports a store repository',
+      'src/receivers/otlp-grpc-admit.ts',
+      "import { x } from '../store/spans-repo.ts';",
+    ],
+    [
+      'the HTTP plumbing imports a store repository',
+      'src/http/auth-hook.ts',
+      "import { x } from '../store/keys-repo.ts';",
+    ],
     ['the CLI imports REST', 'src/cli/api-key.ts', "import { x } from '../rest/keys-routes.ts';"],
     [
       'server code imports the SDK',
@@ -125,6 +141,11 @@ describe('import boundaries', () => {
       'the HTTP plumbing imports services, the store and the base',
       'src/http/auth-hook.ts',
       "import { a } from '../auth/access.ts';\nimport { b } from '../store/db.ts';\nimport { c } from '../errors.ts';",
+    ],
+    [
+      "an adapter names the store's plumbing",
+      'src/rest/probes.ts',
+      "import { Store } from '../store/open-store.ts';\nimport { a } from '../store/read-routing.ts';",
     ],
     [
       'an adapter imports its own folder',

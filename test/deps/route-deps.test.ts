@@ -3,6 +3,7 @@ import type { AppDeps } from '../../src/app.ts';
 import type { GraphqlServices } from '../../src/graphql/builder.ts';
 import type { AuthHookDeps } from '../../src/http/auth-hook.ts';
 import type { NativeReceiverDeps } from '../../src/receivers/native-http.ts';
+import type { GrpcAdmitDeps, GrpcExportDeps } from '../../src/receivers/otlp-grpc-admit.ts';
 import type { OtlpHttpReceiverDeps } from '../../src/receivers/otlp-http.ts';
 import type { HealthRoutesDeps } from '../../src/rest/health-routes.ts';
 import type { ProbesDeps } from '../../src/rest/probes.ts';
@@ -25,6 +26,16 @@ describe('the HTTP modules get only what they use', () => {
     expectTypeOf<keyof OtlpHttpReceiverDeps>().toEqualTypeOf<
       'config' | 'ingest' | 'metrics' | 'ignoredSpans' | 'rateLimitWarnings' | 'slices'
     >();
+  });
+
+  it('the OTLP/gRPC receiver (started by src/main.ts, outside the HTTP app) is held the same way', () => {
+    expectTypeOf<keyof GrpcAdmitDeps>().toEqualTypeOf<
+      'config' | 'limiter' | 'rateLimitWarnings' | 'auth'
+    >();
+    expectTypeOf<keyof GrpcExportDeps>().toEqualTypeOf<
+      'config' | 'ingest' | 'metrics' | 'ignoredSpans' | 'rateLimitWarnings'
+    >();
+    expectTypeOf<Services>().toExtend<GrpcAdmitDeps & GrpcExportDeps>();
   });
 
   it('a route module cannot reach a service it does not declare', () => {

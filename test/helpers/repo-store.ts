@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import type { Span } from '../../src/model/span.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { createPgDatabase, type Backend } from './backends.ts';
@@ -36,39 +35,6 @@ export function useRepoStore(name: Backend['name']): () => Db {
 
 /** A project id no other test uses. */
 export const project = (label = 'p'): string => `${label}-${randomUUID().slice(0, 8)}`;
-
-/** A successful tool call of `projectId` lasting 10 ms from `startedAt`; `over` sets any field. */
-export function span(projectId: string, startedAt: Date, over: Partial<Span> = {}): Span {
-  return {
-    spanId: randomUUID(),
-    traceId: null,
-    parentSpanId: null,
-    sessionId: null,
-    projectId,
-    spanType: 'tool_call',
-    serverName: 'filesystem',
-    toolName: 'read_file',
-    agentName: 'planner',
-    status: 'success',
-    error: null,
-    startedAt,
-    endedAt: new Date(startedAt.getTime() + 10),
-    startedAtMicros: 0,
-    endedAtMicros: 0,
-    latencyMs: 10,
-    inputArgs: null,
-    outputResult: null,
-    llmInput: null,
-    llmOutput: null,
-    inputTokens: null,
-    outputTokens: null,
-    modelId: null,
-    healthTag: null,
-    costUsd: null,
-    costEstimated: null,
-    ...over,
-  };
-}
 
 /** Text PostgreSQL refuses (NUL, a lone surrogate, the escape marker) amid quoting and LIKE characters. */
 export const HOSTILE = `a\u0000b'"\\%_\uD800\u{10FFFD}000041;drop table x;--é😀`;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Span } from '../../src/model/span.ts';
 
 /** A valid native span (docs/ingest.md#native-spans) with every field set; override what a test cares about. */
 export function nativeSpan(over: Record<string, unknown> = {}): Record<string, unknown> {
@@ -47,4 +48,40 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 export async function getJson(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   return { status: res.status, headers: res.headers, json: (await res.json()) as any };
+}
+
+/**
+ * A stored span (the domain type ingest hands the writer): a successful tool call of `projectId`
+ * lasting 10 ms from `startedAt`; `over` sets any field.
+ */
+export function span(projectId: string, startedAt: Date, over: Partial<Span> = {}): Span {
+  return {
+    spanId: randomUUID(),
+    traceId: null,
+    parentSpanId: null,
+    sessionId: null,
+    projectId,
+    spanType: 'tool_call',
+    serverName: 'filesystem',
+    toolName: 'read_file',
+    agentName: 'planner',
+    status: 'success',
+    error: null,
+    startedAt,
+    endedAt: new Date(startedAt.getTime() + 10),
+    startedAtMicros: 0,
+    endedAtMicros: 0,
+    latencyMs: 10,
+    inputArgs: null,
+    outputResult: null,
+    llmInput: null,
+    llmOutput: null,
+    inputTokens: null,
+    outputTokens: null,
+    modelId: null,
+    healthTag: null,
+    costUsd: null,
+    costEstimated: null,
+    ...over,
+  };
 }

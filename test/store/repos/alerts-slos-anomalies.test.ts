@@ -37,7 +37,8 @@ import {
 } from '../../../src/store/slos-repo.ts';
 import { insertSpans } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { HOSTILE, hourAgo, project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { HOSTILE, hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 function alertRow(projectId: string, firedAt: Date, over: Partial<NewAlertRow> = {}): NewAlertRow {
   return {

@@ -29,7 +29,8 @@ import {
 } from '../../../src/store/prevention-repo.ts';
 import { insertSpans } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { HOSTILE, hourAgo, project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { HOSTILE, hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 const hash = () => randomUUID().replaceAll('-', '').padEnd(64, '0');
 

@@ -9,7 +9,8 @@ import {
 } from '../../../src/store/costs-repo.ts';
 import { insertSpans } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

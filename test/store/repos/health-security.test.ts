@@ -34,7 +34,8 @@ import { sessionsOfServer } from '../../../src/store/server-sessions-repo.ts';
 import { findUnconfiguredServers } from '../../../src/store/shadow-repo.ts';
 import { insertSpans } from '../../../src/store/spans-repo.ts';
 import { backends } from '../../helpers/backends.ts';
-import { HOSTILE, hourAgo, project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { HOSTILE, hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);

@@ -24,7 +24,8 @@ import { insertSloRow, listSloRows } from '../../../src/store/slos-repo.ts';
 import { insertSpans, listSpans } from '../../../src/store/spans-repo.ts';
 import { storeErrorText } from '../../../src/store/store-error.ts';
 import { backends } from '../../helpers/backends.ts';
-import { hourAgo, project, span, useRepoStore } from '../../helpers/repo-store.ts';
+import { hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
+import { span } from '../../helpers/spans.ts';
 import type { Db } from '../../../src/store/db.ts';
 
 const HASH = 'e'.repeat(64);
