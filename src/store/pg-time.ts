@@ -25,6 +25,11 @@ const DATE_LIMIT_MS = 8.64e15;
 export function parsePgTimestamp(text: string): Date {
   if (text === 'infinity') return new Date(DATE_LIMIT_MS);
   if (text === '-infinity') return new Date(-DATE_LIMIT_MS);
+  // Years 1000-9999 with an offset of hours or hours and minutes (all but a few texts): Date's own
+  // reading, as drizzle read them, is right and the fastest. Years 0-999, BC, five-digit years
+  // and offsets with seconds (local mean time) need more.
+  if (text.charCodeAt(4) === 0x2d && text.charCodeAt(0) !== 0x30 && hourMinuteOffset(text))
+    return new Date(text);
   // Made ISO 8601, which Date reads by the standard's rules (no legacy years), three times faster
   // than the general path below.
   if (ISO_LIKE.test(text)) {
@@ -45,6 +50,12 @@ export function parsePgTimestamp(text: string): Date {
     Number(frac.padEnd(3, '0').slice(0, 3));
   return new Date(Math.min(DATE_LIMIT_MS, Math.max(-DATE_LIMIT_MS, t)));
 }
+
+const isSign = (c: number) => c === 0x2b || c === 0x2d;
+/** Ends in `+HH` or `+HH:MM` (so no ` BC` either). */
+const hourMinuteOffset = (t: string) =>
+  isSign(t.charCodeAt(t.length - 3)) ||
+  (isSign(t.charCodeAt(t.length - 6)) && t.charCodeAt(t.length - 3) === 0x3a);
 
 /** postgres.js type ids: timestamp, timestamptz. */
 const TIMESTAMP_TYPES = [1114, 1184];

@@ -6,7 +6,8 @@ import { openStore, type Store } from '../../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../../src/store/span-copy.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
-import { hourAgo, project, span } from '../helpers/repo-store.ts';
+import { hourAgo, project } from '../helpers/repo-store.ts';
+import { span } from '../helpers/spans.ts';
 
 /**
  * The COPY form of the ingest statement (PostgreSQL): what it stores, spans and rollups, is what
