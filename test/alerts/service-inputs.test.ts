@@ -76,4 +76,24 @@ describe('AlertService checks its domain inputs', () => {
     );
     expect((await alerts.saveConfig(LOCAL_ADMIN, {})).alertTypes.mcp_down).toBe(false);
   });
+
+  it('GraphQL builds the same patch from its arguments: the same checks, the same issues', async () => {
+    const save = (args: string) =>
+      app.gql(`mutation { saveAlertConfig(${args}) { alertTypes chatWebhookConfigured } }`);
+    const unknown = await save('alertTypes: {mcp_down: true, nope: true}');
+    expect(unknown.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION',
+      issues: [{ loc: ['body', 'alert_types', 'nope'], type: 'enum' }],
+    });
+    for (const bad of ['alertTypes: {mcp_down: "no"}', 'alertTypes: [true]', 'alertTypes: 5'])
+      expect((await save(bad)).errors[0].extensions, bad).toMatchObject({
+        code: 'VALIDATION',
+        issues: [{ loc: ['body', 'alert_types'], type: 'dict_type' }],
+      });
+    const saved = await save('alertTypes: {mcp_down: true}, chatWebhook: null');
+    expect(saved.data.saveAlertConfig).toMatchObject({
+      alertTypes: { mcp_down: true },
+      chatWebhookConfigured: false,
+    });
+  });
 });
