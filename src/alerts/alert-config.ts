@@ -5,6 +5,7 @@ import {
   ALERT_TYPES,
   DEFAULT_TOGGLES,
   type AlertConfig,
+  type AlertConfigPatch,
   type AlertType,
   type WebhookSource,
 } from '../model/alert.ts';
@@ -17,10 +18,9 @@ import { maskWebhook } from './webhook.ts';
  * from and a masked form, never the URL.
  */
 
-/** What a POST may change: absent keys keep their saved values. */
-export interface AlertConfigPatch {
+/** An AlertConfigPatch once checked: known alert types only; chatWebhook undefined keeps, null clears. */
+export interface CheckedConfigPatch {
   alertTypes: Partial<Record<AlertType, boolean>>;
-  /** undefined: keep; null: clear the saved webhook; string: save it. */
   chatWebhook: string | null | undefined;
 }
 
@@ -54,73 +54,28 @@ export function configView(
   };
 }
 
-/** Validates a POST body; every problem is a 422 issue naming its field. */
-export function parseConfigBody(body: unknown): AlertConfigPatch {
-  const issues: ValidationIssue[] = [];
-  const patch: AlertConfigPatch = { alertTypes: {}, chatWebhook: undefined };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new SpyglassError('validation', 'invalid body', {
-      issues: [{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }],
-    });
-  }
-  const tooLarge = storedJsonIssues(body, ['body']);
+/**
+ * Checks a patch's values for every adapter: its size as stored JSON, then each toggle's alert type;
+ * every problem is a 422 issue naming its field (docs/alerts.md). The webhook is trimmed; "" clears.
+ */
+export function checkConfigPatch(patch: AlertConfigPatch): CheckedConfigPatch {
+  const tooLarge = storedJsonIssues(patch, ['body']);
   if (tooLarge.length > 0)
     throw new SpyglassError('validation', 'invalid alert config', { issues: tooLarge });
-  const b = body as Record<string, unknown>;
-  for (const key of Object.keys(b)) {
-    if (
-      ![
-        'alert_types',
-        'chat_webhook',
-        'chat_webhook_configured',
-        'chat_webhook_source',
-        'chat_webhook_masked',
-      ].includes(key)
-    ) {
+  const issues: ValidationIssue[] = [];
+  const alertTypes: Partial<Record<AlertType, boolean>> = {};
+  for (const [k, v] of Object.entries(patch.alertTypes ?? {})) {
+    if (isAlertType(k)) alertTypes[k] = v;
+    else
       issues.push({
-        loc: ['body', key],
-        msg: 'Extra inputs are not permitted',
-        type: 'extra_forbidden',
+        loc: ['body', 'alert_types', k],
+        msg: `Unknown alert type; known: ${ALERT_TYPES.join(', ')}`,
+        type: 'enum',
       });
-    }
   }
-  if (b.alert_types !== undefined) {
-    if (
-      typeof b.alert_types !== 'object' ||
-      b.alert_types === null ||
-      Array.isArray(b.alert_types)
-    ) {
-      issues.push({
-        loc: ['body', 'alert_types'],
-        msg: 'Input should be an object of booleans keyed by alert type',
-        type: 'dict_type',
-      });
-    } else {
-      for (const [k, v] of Object.entries(b.alert_types)) {
-        if (!(ALERT_TYPES as readonly string[]).includes(k))
-          issues.push({
-            loc: ['body', 'alert_types', k],
-            msg: `Unknown alert type; known: ${ALERT_TYPES.join(', ')}`,
-            type: 'enum',
-          });
-        else if (typeof v !== 'boolean')
-          issues.push({
-            loc: ['body', 'alert_types', k],
-            msg: 'Input should be a valid boolean',
-            type: 'bool_type',
-          });
-        else patch.alertTypes[k as AlertType] = v;
-      }
-    }
-  }
-  if (b.chat_webhook === null || b.chat_webhook === '') patch.chatWebhook = null;
-  else if (typeof b.chat_webhook === 'string') patch.chatWebhook = b.chat_webhook.trim();
-  else if (b.chat_webhook !== undefined)
-    issues.push({
-      loc: ['body', 'chat_webhook'],
-      msg: 'Input should be a URL string or null',
-      type: 'string_type',
-    });
   if (issues.length > 0) throw new SpyglassError('validation', 'invalid alert config', { issues });
-  return patch;
+  const w = patch.chatWebhook;
+  return { alertTypes, chatWebhook: w === null || w === '' ? null : w?.trim() };
 }
+
+const isAlertType = (k: string): k is AlertType => (ALERT_TYPES as readonly string[]).includes(k);

@@ -21,7 +21,7 @@ import {
   type Delivery,
 } from '../store/alerts-repo.ts';
 import type { Db } from '../store/db.ts';
-import { configView, parseConfigBody, resolveWebhook, toggles } from './alert-config.ts';
+import { checkConfigPatch, configView, resolveWebhook, toggles } from './alert-config.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { chatMessage, testMessage } from './chat-message.ts';
 import { DEFAULT_RETRY, DeliveryQueue, sendWithRetry, type RetryPolicy } from './delivery.ts';
@@ -36,6 +36,7 @@ import {
 import type {
   Alert,
   AlertConfig,
+  AlertConfigPatch,
   AlertCounts,
   AlertSink,
   FireInput,
@@ -174,10 +175,14 @@ export class AlertService implements AlertSink {
   }
 
   /** Validates, checks a new webhook against the outbound policy (no traffic), saves, audits without the URL. */
-  async saveConfig(by: Principal, body: unknown, projectId?: string | null): Promise<AlertConfig> {
+  async saveConfig(
+    by: Principal,
+    change: AlertConfigPatch,
+    projectId?: string | null,
+  ): Promise<AlertConfig> {
     enforce(by, 'write');
     const project = this.project(by, projectId);
-    const patch = parseConfigBody(body);
+    const patch = checkConfigPatch(change);
     if (typeof patch.chatWebhook === 'string') {
       const checked = this.webhooks.check(patch.chatWebhook);
       if (!checked.ok) {

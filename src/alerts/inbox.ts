@@ -92,11 +92,14 @@ export async function countAlerts(db: Db, projectId: string, now: Date): Promise
 }
 
 export type Transition =
-  { action: 'ack' } | { action: 'resolve' } | { action: 'snooze'; minutes: unknown };
+  { action: 'ack' } | { action: 'resolve' } | { action: 'snooze'; minutes: number };
 
-/** Parses snooze minutes: one of SNOOZE_MINUTES, else a 422 naming `minutes`. */
-export function snoozeMinutes(raw: unknown): number {
-  if (typeof raw === 'number' && (SNOOZE_MINUTES as readonly number[]).includes(raw)) return raw;
+/**
+ * Snooze minutes: one of SNOOZE_MINUTES (docs/alerts.md), else a 422 naming `minutes`, for every
+ * adapter (REST and GraphQL only type the value as an integer).
+ */
+export function snoozeMinutes(minutes: number): number {
+  if ((SNOOZE_MINUTES as readonly number[]).includes(minutes)) return minutes;
   throw new SpyglassError('validation', 'invalid snooze', {
     issues: [
       {

@@ -1,23 +1,25 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
 import type { ApiKey, CreatedApiKey } from '../model/api-key.ts';
+import { isRole, type Role } from '../model/user.ts';
 import type { ApiKeyRow } from '../store/keys-repo.ts';
 import { enforce } from './access.ts';
 import type { KeyService } from './key-service.ts';
-import { scopeProject, type Principal, type Role } from './principal.ts';
+import { scopeProject, type Principal } from './principal.ts';
 
 /** The furthest expiry a key may have (100 years): later dates overflow dates in storage and JSON. */
 const MAX_EXPIRY_DAYS = 36_500;
 
-/** What a caller asks for; every field is checked here, whichever adapter it came through. */
+/** What a caller asks for, typed by its adapter; every value is checked here, for every adapter. */
 export interface KeyRequest {
-  name?: unknown;
-  role?: unknown;
-  projectId?: unknown;
-  /** A Date or an ISO 8601 string; wins over expiresInDays. */
-  expiresAt?: unknown;
-  /** A number, or a numeric string (the CLI passes its option through). */
-  expiresInDays?: unknown;
+  name: string;
+  /** One of ROLES (default viewer): text, since GraphQL and the CLI pass it through. */
+  role?: string | null | undefined;
+  projectId?: string | null | undefined;
+  /** Wins over expiresInDays; an Invalid Date (text an adapter could not read) is a 422. */
+  expiresAt?: Date | null | undefined;
+  /** More than 0 and at most MAX_EXPIRY_DAYS; NaN (text an adapter could not read) is a 422. */
+  expiresInDays?: number | null | undefined;
 }
 
 /**
@@ -85,25 +87,18 @@ function parseKeyRequest(r: KeyRequest): {
   expiresAt: Date | null;
 } {
   const issues: ValidationIssue[] = [];
-  const name = typeof r.name === 'string' ? r.name.trim() : '';
+  const name = r.name.trim();
   if (!name) issues.push({ loc: ['body', 'name'], msg: 'Field required', type: 'missing' });
   const role = r.role ?? 'viewer';
-  if (role !== 'admin' && role !== 'viewer')
+  if (!isRole(role))
     issues.push({
       loc: ['body', 'role'],
       msg: "Input should be 'admin' or 'viewer'",
       type: 'enum',
     });
-  const projectId = r.projectId ?? null;
-  if (projectId !== null && typeof projectId !== 'string')
-    issues.push({
-      loc: ['body', 'project_id'],
-      msg: 'Input should be a string',
-      type: 'string_type',
-    });
   let expiresAt: Date | null = null;
   if (r.expiresAt !== undefined && r.expiresAt !== null) {
-    expiresAt = r.expiresAt instanceof Date ? r.expiresAt : new Date(String(r.expiresAt));
+    expiresAt = r.expiresAt;
     if (Number.isNaN(expiresAt.getTime()))
       issues.push({
         loc: ['body', 'expires_at'],
@@ -117,13 +112,7 @@ function parseKeyRequest(r: KeyRequest): {
         type: 'less_than_equal',
       });
   } else if (r.expiresInDays !== undefined && r.expiresInDays !== null) {
-    const raw = r.expiresInDays;
-    const days =
-      typeof raw === 'number'
-        ? raw
-        : typeof raw === 'string' && raw.trim() !== ''
-          ? Number(raw)
-          : NaN;
+    const days = r.expiresInDays;
     if (!Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS)
       issues.push({
         loc: ['body', 'expires_in_days'],
@@ -133,7 +122,7 @@ function parseKeyRequest(r: KeyRequest): {
     else expiresAt = new Date(Date.now() + days * 86_400_000);
   }
   if (issues.length > 0) throw invalid(issues);
-  return { name, role: role as Role, projectId: (projectId as string | null) || null, expiresAt };
+  return { name, role: role as Role, projectId: r.projectId || null, expiresAt };
 }
 
 function invalid(issues: ValidationIssue[]): SpyglassError {

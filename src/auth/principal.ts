@@ -1,6 +1,7 @@
 import { forbidden } from '../errors.ts';
+import type { Role } from '../model/user.ts';
 
-export type Role = 'admin' | 'viewer';
+export type { Role };
 
 /** Who is calling: resolved once per request (HTTP or gRPC) and passed to every service. */
 export interface Principal {

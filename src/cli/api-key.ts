@@ -63,7 +63,8 @@ export function apiKeyCommand(cli: CliRun): Command {
               name: o.name,
               role: o.role,
               projectId: o.project ?? null,
-              expiresInDays: o.expiresInDays,
+              // NaN for text that is no number: KeyAdmin's 422, as over --url.
+              expiresInDays: o.expiresInDays === undefined ? undefined : Number(o.expiresInDays),
             });
             return { ...toApiKeyJson(apiKey), key };
           });

@@ -1,6 +1,13 @@
 import { alertCursor } from '../alerts/inbox.ts';
 import { alertSource, type AlertSource } from '../alerts/source.ts';
-import type { Alert, AlertConfig, AlertCounts, WebhookTestResult } from '../model/alert.ts';
+import {
+  SNOOZE_DESCRIPTION,
+  type Alert,
+  type AlertConfig,
+  type AlertCounts,
+  type WebhookTestResult,
+} from '../model/alert.ts';
+import { SpyglassError } from '../errors.ts';
 import { builder, toConnection } from './builder.ts';
 
 /** Alerts over GraphQL (docs/api.md#graphql): the same AlertService, roles and scoping as /api/alerts/*. */
@@ -158,7 +165,7 @@ builder.mutationField('snoozeAlert', (t) =>
     type: AlertRef,
     args: {
       id: t.arg.string({ required: true }),
-      minutes: t.arg.int({ required: true }),
+      minutes: t.arg.int({ required: true, description: SNOOZE_DESCRIPTION }),
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
@@ -181,12 +188,12 @@ builder.mutationField('saveAlertConfig', (t) =>
       alertTypes: t.arg({ type: 'JSON', required: false }),
       chatWebhook: t.arg.string({ required: false }),
     },
-    resolve: (_r, a, ctx) => {
-      const body: Record<string, unknown> = {};
-      if (a.alertTypes !== undefined && a.alertTypes !== null) body.alert_types = a.alertTypes;
-      if (a.chatWebhook !== undefined) body.chat_webhook = a.chatWebhook;
-      return ctx.services.alerts.saveConfig(ctx.principal, body, a.projectId);
-    },
+    resolve: (_r, a, ctx) =>
+      ctx.services.alerts.saveConfig(
+        ctx.principal,
+        { alertTypes: toggles(a.alertTypes), chatWebhook: a.chatWebhook },
+        a.projectId,
+      ),
   }),
 );
 
@@ -197,3 +204,23 @@ builder.mutationField('testAlertWebhook', (t) =>
     resolve: (_r, a, ctx) => ctx.services.alerts.test(ctx.principal, a.projectId),
   }),
 );
+
+/**
+ * The JSON argument typed as toggles (the scalar carries any JSON): booleans by key, else a 422
+ * naming alert_types; AlertService checks that each key is an alert type.
+ */
+function toggles(v: unknown): Record<string, boolean> | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    if (Object.values(v).every((x) => typeof x === 'boolean')) return v as Record<string, boolean>;
+  }
+  throw new SpyglassError('validation', 'invalid alert config', {
+    issues: [
+      {
+        loc: ['body', 'alert_types'],
+        msg: 'Input should be an object of booleans keyed by alert type',
+        type: 'dict_type',
+      },
+    ],
+  });
+}

@@ -48,6 +48,8 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /** Snooze lengths the API accepts, in minutes (docs/alerts.md). */
 export const SNOOZE_MINUTES = [15, 60, 240, 1440] as const;
+/** How REST schemas and GraphQL arguments describe it; AlertService checks it. */
+export const SNOOZE_DESCRIPTION = `one of ${SNOOZE_MINUTES.join(', ')}`;
 
 /**
  * How a dedup key suppresses a repeat:
@@ -131,6 +133,17 @@ export interface AlertConfig {
   chatWebhookSource: WebhookSource | null;
   /** scheme + host + `/…` + last 4 characters, or null. */
   chatWebhookMasked: string | null;
+}
+
+/**
+ * A change to a project's alert config, as adapters pass it; AlertService checks it (known alert
+ * types, size, the webhook against the outbound policy). Absent fields keep their saved values.
+ */
+export interface AlertConfigPatch {
+  /** Chat toggles to change, keyed by alert type. */
+  alertTypes?: Readonly<Record<string, boolean>> | undefined;
+  /** A webhook URL to save; null or "" clears the saved one (the config file's or env's then apply). */
+  chatWebhook?: string | null | undefined;
 }
 
 /** The outcome of sending the test message. */

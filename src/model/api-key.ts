@@ -1,9 +1,11 @@
+import type { Role } from './user.ts';
+
 /** An API key as services return it: never the key itself, nor its hash (docs/auth.md). */
 export interface ApiKey {
   id: string;
   name: string;
   prefix: string;
-  role: 'admin' | 'viewer';
+  role: Role;
   projectId: string | null;
   createdAt: Date;
   expiresAt: Date | null;

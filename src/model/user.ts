@@ -1,8 +1,13 @@
+/** The roles of users and API keys (docs/auth.md#roles-and-access). */
+export const ROLES = ['admin', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+export const isRole = (v: string): v is Role => (ROLES as readonly string[]).includes(v);
+
 /** A user as services return it: never the password hash (docs/auth.md). */
 export interface User {
   id: string;
   email: string;
-  role: 'admin' | 'viewer';
+  role: Role;
   status: string;
   createdAt: Date;
   lastLoginAt: Date | null;

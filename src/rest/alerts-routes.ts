@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
+import { Type as T, type Static } from 'typebox';
 import { toAlertConfigJson, toAlertCountsJson, toAlertJson } from '../model/alert-json.ts';
-import { ALERT_STATUSES, ALERT_TYPES, SEVERITIES } from '../model/alert.ts';
+import {
+  ALERT_STATUSES,
+  ALERT_TYPES,
+  SEVERITIES,
+  SNOOZE_DESCRIPTION,
+  type AlertConfigPatch,
+} from '../model/alert.ts';
 import type { AlertService } from '../alerts/alert-service.ts';
 import { typed } from '../http/route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
@@ -20,11 +26,22 @@ const InboxQuery = T.Object({
   limit: T.Optional(T.Integer({ description: describeRange(INBOX_LIMIT) })),
   cursor: T.Optional(T.String()),
 });
-// The config view's own keys may be posted back and are ignored; AlertService refuses the rest.
-const ConfigBody = T.Object({
-  alert_types: T.Optional(T.Record(T.String(), T.Boolean())),
-  chat_webhook: T.Optional(NullableString()),
-});
+const ConfigBody = T.Object(
+  {
+    alert_types: T.Optional(T.Record(T.String(), T.Boolean())),
+    chat_webhook: T.Optional(NullableString()),
+    // The config view's own keys may be posted back (a GET's answer, edited) and are ignored.
+    chat_webhook_configured: T.Optional(T.Unknown()),
+    chat_webhook_source: T.Optional(T.Unknown()),
+    chat_webhook_masked: T.Optional(T.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+/** The body in domain terms; AlertService checks the alert types and the webhook for every adapter. */
+function configPatch(b: Static<typeof ConfigBody>): AlertConfigPatch {
+  return { alertTypes: b.alert_types, chatWebhook: b.chat_webhook };
+}
 
 /** The services these routes use, and nothing else. */
 export interface AlertRoutesDeps {
@@ -65,7 +82,7 @@ export function registerAlertRoutes(app: FastifyInstance, s: AlertRoutesDeps): v
       schema: {
         params: IdParams,
         querystring: Query,
-        body: T.Object({ minutes: T.Integer() }),
+        body: T.Object({ minutes: T.Integer({ description: SNOOZE_DESCRIPTION }) }),
       },
     },
     async (req) =>
@@ -73,7 +90,7 @@ export function registerAlertRoutes(app: FastifyInstance, s: AlertRoutesDeps): v
         await s.alerts.move(
           req.principal,
           req.params.id,
-          { action: 'snooze', minutes: req.body?.minutes },
+          { action: 'snooze', minutes: req.body.minutes },
           req.query.project_id,
         ),
       ),
@@ -87,7 +104,7 @@ export function registerAlertRoutes(app: FastifyInstance, s: AlertRoutesDeps): v
     { ...OPTIONAL_BODY, schema: { querystring: Query, body: ConfigBody } },
     async (req) =>
       toAlertConfigJson(
-        await s.alerts.saveConfig(req.principal, req.body ?? {}, req.query.project_id),
+        await s.alerts.saveConfig(req.principal, configPatch(req.body), req.query.project_id),
       ),
   );
   r.post('/api/alerts/test', { schema: { querystring: Query } }, async (req) =>

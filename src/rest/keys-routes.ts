@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
+import { Type as T, type Static } from 'typebox';
 import { toApiKeyJson } from '../model/api-key.ts';
-import type { KeyAdmin } from '../auth/key-admin.ts';
+import { ROLES, type Role } from '../model/user.ts';
+import type { KeyAdmin, KeyRequest } from '../auth/key-admin.ts';
 import { bodyOptional, typed } from '../http/route-schema.ts';
 
-/** JSON types only: KeyAdmin checks the values (role, expiry range, project) for every adapter. */
+/** The body's shape; KeyAdmin checks the values (role, expiry range, project) for every adapter. */
 const CreateBody = T.Object({
   name: T.String(),
-  role: T.Optional(T.String()),
+  role: T.Optional(T.Unsafe<Role>({ enum: [...ROLES] })),
   project_id: T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] })),
   expires_at: T.Optional(T.Unsafe<string | null>({ type: ['string', 'null'] })),
   /** A number, or a numeric string (the CLI passes its option through). */
@@ -15,6 +16,18 @@ const CreateBody = T.Object({
     T.Unsafe<number | string | null>({ type: ['number', 'string', 'null'] }),
   ),
 });
+
+/** The body in domain terms: the expiry as a Date or a number (NaN for text that is none: a 422). */
+function keyRequest(b: Static<typeof CreateBody>): KeyRequest {
+  const days = b.expires_in_days;
+  return {
+    name: b.name,
+    role: b.role,
+    projectId: b.project_id,
+    expiresAt: typeof b.expires_at === 'string' ? new Date(b.expires_at) : b.expires_at,
+    expiresInDays: typeof days === 'string' ? (days.trim() === '' ? NaN : Number(days)) : days,
+  };
+}
 
 /** The services these routes use, and nothing else. */
 export interface KeyRoutesDeps {
@@ -29,14 +42,7 @@ export function registerKeyRoutes(app: FastifyInstance, s: KeyRoutesDeps): void 
     '/api/auth/api-keys',
     { config: admin, preValidation: bodyOptional, schema: { body: CreateBody } },
     async (req, reply) => {
-      const b = req.body;
-      const { key, apiKey } = await s.keyAdmin.create(req.principal, {
-        name: b.name,
-        role: b.role,
-        projectId: b.project_id,
-        expiresAt: b.expires_at,
-        expiresInDays: b.expires_in_days,
-      });
+      const { key, apiKey } = await s.keyAdmin.create(req.principal, keyRequest(req.body));
       return reply.status(201).send({ ...toApiKeyJson(apiKey), key });
     },
   );

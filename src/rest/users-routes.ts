@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
-import { toUserJson } from '../model/user.ts';
+import { ROLES, toUserJson, type Role } from '../model/user.ts';
 import type { UsersService } from '../users/users-service.ts';
 import { typed } from '../http/route-schema.ts';
 
 const Text = T.String({ minLength: 1 });
 const UserParams = T.Object({ user_id: T.String() });
+const RoleField = T.Unsafe<Role>({ enum: [...ROLES] });
 
 /** The services these routes use, and nothing else. */
 export interface UserRoutesDeps {
@@ -24,7 +25,7 @@ export function registerUserRoutes(app: FastifyInstance, s: UserRoutesDeps): voi
     '/api/users/invite',
     {
       config: admin,
-      schema: { body: T.Object({ email: Text, role: T.Optional(T.String()) }) },
+      schema: { body: T.Object({ email: Text, role: T.Optional(RoleField) }) },
     },
     async (req, reply) => {
       const invitation = await s.users.invite(
@@ -42,7 +43,7 @@ export function registerUserRoutes(app: FastifyInstance, s: UserRoutesDeps): voi
 
   r.patch(
     '/api/users/:user_id/role',
-    { config: admin, schema: { params: UserParams, body: T.Object({ role: T.String() }) } },
+    { config: admin, schema: { params: UserParams, body: T.Object({ role: RoleField }) } },
     async (req) =>
       toUserJson(await s.users.changeRole(req.principal, req.params.user_id, req.body.role)),
   );

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { KeyService } from '../auth/key-service.ts';
 import { enforce } from '../auth/access.ts';
-import type { Principal, Role } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import { generateToken, hashPassword, maskEmail, sha256, verifyPassword } from '../auth/secrets.ts';
 import { SpyglassError, notFound } from '../errors.ts';
-import type { Invitation, User } from '../model/user.ts';
+import { isRole, type Invitation, type Role, type User } from '../model/user.ts';
 import type { Db } from '../store/db.ts';
 import {
   countActiveAdmins,
@@ -52,8 +52,11 @@ export class UsersService {
     return user ? toPublic(user) : null;
   }
 
-  /** Creates (or re-invites) a user; the token is returned once and only its hash is stored. */
-  async invite(by: Principal, email: string, role: unknown = 'viewer'): Promise<Invitation> {
+  /**
+   * Creates (or re-invites) a user; the token is returned once and only its hash is stored.
+   * `role` is one of ROLES, checked here: adapters that cannot declare the enum pass text.
+   */
+  async invite(by: Principal, email: string, role: string = 'viewer'): Promise<Invitation> {
     enforce(by, 'global-admin');
     const normalized = email.trim().toLowerCase();
     if (!EMAIL.test(email))
@@ -154,7 +157,8 @@ export class UsersService {
     return toPublic(updated ?? user);
   }
 
-  async changeRole(by: Principal, id: string, requested: unknown): Promise<User> {
+  /** `requested` is one of ROLES, checked here; the last active admin keeps the role (409). */
+  async changeRole(by: Principal, id: string, requested: string): Promise<User> {
     enforce(by, 'global-admin');
     const role = parseRole(requested);
     const user = await this.mustFind(id);
@@ -207,9 +211,8 @@ function toPublic(u: UserRow): User {
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-function parseRole(v: unknown): Role {
-  if (v !== 'admin' && v !== 'viewer')
-    throw invalid('role', "Input should be 'admin' or 'viewer'", 'enum');
+function parseRole(v: string): Role {
+  if (!isRole(v)) throw invalid('role', "Input should be 'admin' or 'viewer'", 'enum');
   return v;
 }
 
