@@ -22,7 +22,6 @@ const ProjectParams = T.Object({ project_id: T.String() });
  * the caller spelt it.
  */
 const ConfigBody = PreventionBody;
-type Body = Record<string, unknown>;
 
 /** The services these routes use, and nothing else. */
 export interface PreventionRoutesDeps {
@@ -46,7 +45,12 @@ export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRout
   });
   const json = toPreventionConfigJson;
   /** PUT (replace) or PATCH (update) of `scope` with a body in either shape. */
-  const write = async (method: 'replace' | 'update', by: Principal, scope: Scope, body: Body) => {
+  const write = async (
+    method: 'replace' | 'update',
+    by: Principal,
+    scope: Scope,
+    body: Record<string, unknown>,
+  ) => {
     const { input, nested } = preventionInput(body);
     return json(await inCallerSpelling(nested, p[method](by, scope, input)));
   };
