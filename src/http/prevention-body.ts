@@ -48,7 +48,13 @@ const Nested = T.Object(
  * object (docs/prevention.md#the-two-shapes). Value rules are PreventionService's.
  */
 export const PreventionBody = T.Unsafe<Record<string, unknown>>({
-  if: { anyOf: GROUPS.map((g) => ({ required: [g], properties: { [g]: { type: 'object' } } })) },
+  if: {
+    anyOf: GROUPS.map((g) => ({
+      type: 'object',
+      required: [g],
+      properties: { [g]: { type: 'object' } },
+    })),
+  },
   then: Nested,
   else: Flat,
 });
