@@ -1,10 +1,9 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import { enforce } from '../auth/access.ts';
 import { scopeProject, type Principal } from '../auth/principal.ts';
-import type { CatalogEntry, CatalogKind } from '../model/catalog.ts';
-import { SpyglassError, notFound, type ValidationIssue } from '../errors.ts';
+import type { CatalogEntry, CatalogInput, CatalogKind } from '../model/catalog.ts';
+import { SpyglassError, notFound } from '../errors.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
-import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
 import type { ServerConfig } from '../config/types.ts';
 import type { OutboundPolicy } from '../net/outbound-policy.ts';
@@ -18,15 +17,12 @@ import {
   upsertCatalogEntry,
   withServerCatalogLock,
   type AgentRow,
-  type CatalogPatch,
   type ServerRow,
 } from '../store/catalog-repo.ts';
+import { checkEntry, invalid } from './entry-rules.ts';
 import { addsUrl, serverPatchIssues } from './server-rules.ts';
 
 export type { CatalogKind } from '../model/catalog.ts';
-
-const TRANSPORTS = ['stdio', 'sse', 'streamable_http'];
-const AGENT_STATUSES = ['active', 'inactive', 'deprecated'];
 
 export interface CatalogOptions {
   /** spyglass.yaml's servers[], which belong to the default project. */
@@ -73,17 +69,17 @@ export class CatalogService {
     return toEntry(kind, row);
   }
 
-  /** Creates or updates an entry (admins); `body` uses REST's field names, checked here. */
+  /** Creates or updates an entry (admins); the values are checked here (entry-rules.ts). */
   async put(
     by: Principal,
     kind: CatalogKind,
     name: string,
-    body: unknown,
+    input: CatalogInput,
     requested?: string | null,
   ): Promise<CatalogEntry> {
     enforce(by, 'write');
     const projectId = this.project(by, requested);
-    const patch = parsePatch(kind, body);
+    const patch = checkEntry(kind, input);
     const audited = (entry: CatalogEntry) => {
       this.opts.audit?.record(
         by,
@@ -152,69 +148,6 @@ export class CatalogService {
       await findUncataloguedNames(this.db, kind, projectId),
     );
   }
-}
-
-function parsePatch(kind: CatalogKind, body: unknown): CatalogPatch {
-  const issues: ValidationIssue[] = [];
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw invalid([{ loc: ['body'], msg: 'Input should be an object', type: 'dict_type' }]);
-  // Strings and tags are stored as sent: the whole entry is held to the stored-JSON size limit.
-  const tooLarge = storedJsonIssues(body, ['body']);
-  if (tooLarge.length > 0) throw invalid(tooLarge);
-  const b = body as Record<string, unknown>;
-  const str = (field: string): string | null | undefined => {
-    const v = b[field];
-    if (v === undefined || v === null) return v;
-    if (typeof v !== 'string')
-      issues.push({ loc: ['body', field], msg: 'Input should be a string', type: 'string_type' });
-    return typeof v === 'string' ? v : undefined;
-  };
-  const patch: CatalogPatch = {
-    description: str('description'),
-    owner: str('owner'),
-    runbookUrl: str('runbook_url'),
-  };
-  if (b.tags !== undefined) {
-    if (!Array.isArray(b.tags) || !b.tags.every((t) => typeof t === 'string'))
-      issues.push({
-        loc: ['body', 'tags'],
-        msg: 'Input should be a list of strings',
-        type: 'list_type',
-      });
-    else patch.tags = b.tags as string[];
-  }
-  if (kind === 'agent' && b.status !== undefined) {
-    if (!AGENT_STATUSES.includes(String(b.status)))
-      issues.push({
-        loc: ['body', 'status'],
-        msg: `Input should be one of ${AGENT_STATUSES.join(', ')}`,
-        type: 'enum',
-      });
-    else patch.status = String(b.status);
-  }
-  if (kind === 'server') {
-    patch.url = str('url');
-    const transport = str('transport');
-    if (transport !== undefined && transport !== null && !TRANSPORTS.includes(transport))
-      issues.push({
-        loc: ['body', 'transport'],
-        msg: `Input should be one of ${TRANSPORTS.join(', ')}`,
-        type: 'enum',
-      });
-    else patch.transport = transport;
-    if (patch.url && !/^https?:\/\//.test(patch.url))
-      issues.push({
-        loc: ['body', 'url'],
-        msg: 'Input should be an http(s) URL',
-        type: 'url_parsing',
-      });
-  }
-  if (issues.length > 0) throw invalid(issues);
-  return patch;
-}
-
-function invalid(issues: ValidationIssue[]): SpyglassError {
-  return new SpyglassError('validation', 'invalid catalog entry', { issues });
 }
 
 function toEntry(kind: CatalogKind, r: AgentRow | ServerRow): CatalogEntry {

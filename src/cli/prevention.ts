@@ -5,6 +5,7 @@ import {
   PREVENTION_FIELDS,
   toPreventionConfigJson,
   type PreventionConfigJson,
+  type PreventionFields,
   type ScopedPreventionConfig,
 } from '../model/prevention-config.ts';
 import type { PreventionService } from '../prevention/config-service.ts';
@@ -57,12 +58,7 @@ export function preventionCommand(cli: CliRun): Command {
   for (const f of PREVENTION_FIELDS) set.addOption(fieldOption(f));
   cmd.addCommand(
     set.action(async (o: Common & Record<string, string | undefined>) => {
-      const body = Object.fromEntries(
-        PREVENTION_FIELDS.filter((f) => o[camel(f)] !== undefined).map((f) => [
-          f,
-          parseValue(o[camel(f)] ?? ''),
-        ]),
-      );
+      const body = fieldsOf(o);
       if (Object.keys(body).length === 0)
         throw new Error(
           'nothing to set: give at least one field, e.g. --loop-threshold 3 (see --help)',
@@ -73,7 +69,7 @@ export function preventionCommand(cli: CliRun): Command {
           cli,
           o,
           (r, qs) => callApi(r, 'PATCH', `${path(o)}${qs}`, body),
-          (s) => s.update(LOCAL_ADMIN, scope(o), body),
+          (s) => s.update(LOCAL_ADMIN, scope(o), { fields: body }),
         ),
         o,
       );
@@ -171,14 +167,27 @@ function fieldOption(f: (typeof PREVENTION_FIELDS)[number]): Option {
   );
 }
 
-/** Typed as JSON would be; anything unreadable goes to the server as text, whose 422 names the field. */
-function parseValue(v: string): unknown {
-  const t = v.trim().toLowerCase();
-  if (t === 'none' || t === 'null') return null;
-  if (t === 'true' || t === 'on') return true;
-  if (t === 'false' || t === 'off') return false;
-  const n = Number(t);
-  return t !== '' && Number.isFinite(n) ? n : v;
+/** The fields given as options, typed: none/null lifts a limit; an unreadable value names its option. */
+function fieldsOf(o: Record<string, string | undefined>): PreventionFields {
+  const fields: Record<string, boolean | number | string | null> = {};
+  for (const f of PREVENTION_FIELDS) {
+    const given = o[camel(f)];
+    if (given === undefined) continue;
+    const t = given.trim().toLowerCase();
+    if (f === 'loop_action') fields[f] = given;
+    else if (f === 'loop_enabled' || f === 'cb_enabled') {
+      if (!['true', 'on', 'false', 'off'].includes(t))
+        throw new Error(`--${f.replaceAll('_', '-')} takes true or false, not ${given}`);
+      fields[f] = t === 'true' || t === 'on';
+    } else if (t === 'none' || t === 'null') fields[f] = null;
+    else {
+      const n = Number(t);
+      if (t === '' || !Number.isFinite(n))
+        throw new Error(`--${f.replaceAll('_', '-')} takes a number, not ${given}`);
+      fields[f] = n;
+    }
+  }
+  return fields as PreventionFields;
 }
 
 function show(cli: CliRun, config: unknown, o: Common): void {

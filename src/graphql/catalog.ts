@@ -71,18 +71,9 @@ for (const [kind, plural] of [
       },
       resolve: (_r, a, ctx) => {
         const i = a.input;
-        const body = Object.fromEntries(
-          Object.entries({
-            description: i.description,
-            owner: i.owner,
-            tags: i.tags,
-            runbook_url: i.runbookUrl,
-            status: i.status,
-            transport: i.transport,
-            url: i.url,
-          }).filter(([, v]) => v !== undefined),
-        );
-        return ctx.services.catalog.put(ctx.principal, kind, a.name, body, a.projectId);
+        // A null list of tags is none given: tags are cleared with [].
+        const input = { ...i, tags: i.tags ?? undefined };
+        return ctx.services.catalog.put(ctx.principal, kind, a.name, input, a.projectId);
       },
     }),
   );

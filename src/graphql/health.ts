@@ -2,6 +2,7 @@ import { SpyglassError } from '../errors.ts';
 import { BLAST_RADIUS_HOURS, DRIFT_IMPACT_HOURS, HISTORY_LIMIT } from '../health/health-service.ts';
 import { keysetCursor } from '../health/page-cursor.ts';
 import { describeRange } from '../model/int-range.ts';
+import { toolSnapshots } from '../http/tool-list.ts';
 import type {
   AffectedAgent,
   BlastRadius,
@@ -298,15 +299,10 @@ builder.mutationField('recordObservedTools', (t) =>
       projectId: t.arg.string({ required: false }),
     },
     resolve: (_r, a, ctx) =>
-      ctx.services.observedTools.record(
-        ctx.principal,
-        a.serverName,
-        {
-          tools: a.tools,
-          agent_name: a.agentName ?? undefined,
-          project_id: a.projectId ?? undefined,
-        },
-        {},
-      ),
+      ctx.services.observedTools.record(ctx.principal, a.serverName, {
+        tools: toolSnapshots(a.tools, ['tools']),
+        agentName: a.agentName,
+        projectId: a.projectId,
+      }),
   }),
 );

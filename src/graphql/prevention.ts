@@ -1,4 +1,4 @@
-import type { ScopedPreventionConfig } from '../model/prevention-config.ts';
+import type { PreventionInput, ScopedPreventionConfig } from '../model/prevention-config.ts';
 import { builder, type Context } from './builder.ts';
 
 const PreventionConfigRef = builder
@@ -70,12 +70,23 @@ const PreventionConfigInput = builder.inputType('PreventionConfigInput', {
   }),
 });
 
-/** camelCase input → the flat config's fields (the shape the SDK shares); explicit nulls are kept. */
-function toBody(input: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input))
-    if (v !== undefined) out[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
-  return out;
+/** The input as the config's flat fields (the shape the SDK shares); explicit nulls are kept. */
+function toInput(i: typeof PreventionConfigInput.$inferInput): PreventionInput {
+  return {
+    fields: {
+      loop_enabled: i.loopEnabled,
+      loop_threshold: i.loopThreshold,
+      loop_action: i.loopAction,
+      max_steps: i.maxSteps,
+      max_cost_usd: i.maxCostUsd,
+      max_wall_time_s: i.maxWallTimeS,
+      budget_soft_alert: i.budgetSoftAlert,
+      cb_enabled: i.cbEnabled,
+      cb_failure_threshold: i.cbFailureThreshold,
+      cb_cooldown_seconds: i.cbCooldownSeconds,
+      cb_half_open_max_calls: i.cbHalfOpenMaxCalls,
+    },
+  };
 }
 
 const svc = (ctx: Context) => ctx.services.prevention;
@@ -115,7 +126,7 @@ builder.mutationField('setPreventionConfig', (t) =>
       projectId: t.arg.string({ required: false }),
       input: t.arg({ type: PreventionConfigInput, required: true }),
     },
-    resolve: (_r, a, ctx) => svc(ctx).replace(ctx.principal, scope(a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).replace(ctx.principal, scope(a), toInput(a.input)),
   }),
 );
 
@@ -128,7 +139,7 @@ builder.mutationField('updatePreventionConfig', (t) =>
       projectId: t.arg.string({ required: false }),
       input: t.arg({ type: PreventionConfigInput, required: true }),
     },
-    resolve: (_r, a, ctx) => svc(ctx).update(ctx.principal, scope(a), toBody(a.input)),
+    resolve: (_r, a, ctx) => svc(ctx).update(ctx.principal, scope(a), toInput(a.input)),
   }),
 );
 

@@ -65,7 +65,10 @@ export function schemaErrorFormatter(
   dataVar: string,
 ): Error {
   const place = PLACE[dataVar] ?? dataVar;
-  const issues = (errors as unknown as ErrorObject[]).map((e) => toIssue(place, e));
+  // An `if`'s own error ("must match then schema") repeats what the branch's errors say.
+  const issues = (errors as unknown as ErrorObject[])
+    .filter((e) => e.keyword !== 'if')
+    .map((e) => toIssue(place, e));
   return new SpyglassError('validation', issues[0]?.msg ?? 'invalid request', { issues });
 }
 

@@ -21,6 +21,26 @@ export interface CatalogEntry {
   updatedAt: Date;
 }
 
+export const AGENT_STATUSES = ['active', 'inactive', 'deprecated'] as const;
+export const CATALOG_TRANSPORTS = ['stdio', 'sse', 'streamable_http'] as const;
+
+/**
+ * A catalog write (PUT /api/{agents,servers}/metadata/{name}, putAgent/putServer): the fields to
+ * set, omitted ones unchanged, null clears. Agents take `status`, servers `transport` and `url`;
+ * CatalogService checks the values (allowed statuses and transports, url, size) for every adapter.
+ */
+export interface CatalogInput {
+  description?: string | null;
+  owner?: string | null;
+  tags?: string[];
+  runbookUrl?: string | null;
+  /** Agents: one of AGENT_STATUSES. */
+  status?: string | null;
+  /** Servers: one of CATALOG_TRANSPORTS, or null. */
+  transport?: string | null;
+  url?: string | null;
+}
+
 /** An entry as REST prints it: agents carry status, servers transport and url. */
 export function toCatalogJson(e: CatalogEntry) {
   return {

@@ -214,6 +214,15 @@ export function toCheckJson(r: {
 }
 
 /** A tool list an agent posted (POST /api/servers/{name}/tools), and the drift it showed. */
+/** A tool list an agent saw (POST /api/servers/{name}/tools, recordObservedTools). */
+export interface ObservedToolsInput {
+  tools: ToolSnapshot[];
+  /** The agent that saw them; null or undefined when it did not say. */
+  agentName?: string | null;
+  /** The project asked for (a bound caller's own, else this, else `default`). */
+  projectId?: string | null;
+}
+
 export interface ToolObservation {
   serverName: string;
   projectId: string;

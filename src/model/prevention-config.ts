@@ -298,3 +298,25 @@ export function toPreventionConfigJson(c: ScopedPreventionConfig) {
   };
 }
 export type PreventionConfigJson = ReturnType<typeof toPreventionConfigJson>;
+
+/** A write's flat fields as given: null lifts a limit (PreventionService refuses it where none may be lifted). */
+export type PreventionFields = {
+  [K in keyof PreventionConfig]?: (K extends 'loop_action' ? string : PreventionConfig[K]) | null;
+};
+
+/**
+ * A prevention config write (PUT/PATCH, setPreventionConfig/updatePreventionConfig): the fields to
+ * set over the defaults (replace) or the stored config (update). PreventionService checks the whole
+ * result for every adapter, naming each problem by its flat field (`loc: ["body", "max_steps"]`).
+ */
+export interface PreventionInput {
+  fields: PreventionFields;
+  /**
+   * A soft alert given as an amount in USD (the nested shape's `budget.soft_alert_threshold_usd`):
+   * stored as the fraction of max_cost_usd, the one given or else the stored one.
+   */
+  softAlertUsd?: number;
+  /** The config's identity when a client echoes it back: it must be the one the request is for. */
+  agentName?: string;
+  projectId?: string;
+}

@@ -6,6 +6,7 @@ import { SpyglassError, notFound } from '../errors.ts';
 import {
   DEFAULT_PREVENTION,
   type PreventionConfig,
+  type PreventionInput,
   type ScopedPreventionConfig,
 } from '../model/prevention-config.ts';
 import type { Db } from '../store/db.ts';
@@ -20,7 +21,7 @@ import {
 } from '../store/prevention-repo.ts';
 import { findProject } from '../store/projects-repo.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
-import { parsePreventionBody } from './parse-body.ts';
+import { checkPrevention } from './check-config.ts';
 
 /** Agent names as long as ingest accepts on a span (src/normalize/native.ts); longer ones are a 422. */
 export const MAX_AGENT_NAME = 512;
@@ -88,19 +89,27 @@ export class PreventionService {
     return (await listPreventionRows(this.deps.db, project)).map(fromRow);
   }
 
-  /** PUT: the body (flat or nested) over the defaults replaces the config (admins). */
-  async replace(by: Principal, scope: Scope, body: unknown): Promise<ScopedPreventionConfig> {
+  /** PUT: the fields given over the defaults replace the config (admins). */
+  async replace(
+    by: Principal,
+    scope: Scope,
+    input: PreventionInput,
+  ): Promise<ScopedPreventionConfig> {
     const { projectId, agentName } = await this.writeTarget(by, scope);
-    const config = parsePreventionBody(body, { projectId, agentName }, DEFAULT_PREVENTION);
+    const config = checkPrevention(input, { projectId, agentName }, DEFAULT_PREVENTION);
     return this.store(by, projectId, agentName, config);
   }
 
   /** PATCH: only the fields sent change, over the stored config or the defaults (admins). */
-  async update(by: Principal, scope: Scope, body: unknown): Promise<ScopedPreventionConfig> {
+  async update(
+    by: Principal,
+    scope: Scope,
+    input: PreventionInput,
+  ): Promise<ScopedPreventionConfig> {
     const { projectId, agentName } = await this.writeTarget(by, scope);
     const current = await findPreventionRow(this.deps.db, projectId, agentName);
-    const config = parsePreventionBody(
-      body,
+    const config = checkPrevention(
+      input,
       { projectId, agentName },
       current ? configOf(current) : DEFAULT_PREVENTION,
     );

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
-import { toCatalogJson, type CatalogKind } from '../model/catalog.ts';
+import { Type as T, type Static } from 'typebox';
+import {
+  AGENT_STATUSES,
+  CATALOG_TRANSPORTS,
+  toCatalogJson,
+  type CatalogInput,
+  type CatalogKind,
+} from '../model/catalog.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { typed } from '../http/route-schema.ts';
 import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
@@ -13,19 +19,32 @@ const common = {
   tags: T.Optional(T.Array(T.String())),
 };
 // The fields' types; CatalogService checks the values (sizes, url policy, transport rules).
-const BODY: Record<CatalogKind, ReturnType<typeof T.Object>> = {
-  agent: T.Object({
-    ...common,
-    status: T.Optional(T.Unsafe<string>({ enum: ['active', 'inactive', 'deprecated'] })),
-  }),
-  server: T.Object({
-    ...common,
-    transport: T.Optional(
-      T.Unsafe<string | null>({ enum: ['stdio', 'sse', 'streamable_http', null] }),
-    ),
-    url: T.Optional(NullableString()),
-  }),
+const AgentBody = T.Object({
+  ...common,
+  status: T.Optional(T.Unsafe<string>({ enum: [...AGENT_STATUSES] })),
+});
+const ServerBody = T.Object({
+  ...common,
+  transport: T.Optional(T.Unsafe<string | null>({ enum: [...CATALOG_TRANSPORTS, null] })),
+  url: T.Optional(NullableString()),
+});
+const BODY: Record<CatalogKind, typeof AgentBody | typeof ServerBody> = {
+  agent: AgentBody,
+  server: ServerBody,
 };
+
+/** The body in domain terms. */
+function catalogInput(b: Static<typeof AgentBody> & Static<typeof ServerBody>): CatalogInput {
+  return {
+    description: b.description,
+    owner: b.owner,
+    tags: b.tags,
+    runbookUrl: b.runbook_url,
+    status: b.status,
+    transport: b.transport,
+    url: b.url,
+  };
+}
 
 /** The services these routes use, and nothing else. */
 export interface CatalogRoutesDeps {
@@ -61,7 +80,7 @@ export function registerCatalogRoutes(app: FastifyInstance, s: CatalogRoutesDeps
             req.principal,
             kind,
             name(req.params),
-            req.body,
+            catalogInput(req.body),
             req.query.project_id,
           ),
         ),

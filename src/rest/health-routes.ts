@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type as T } from 'typebox';
+import { Type as T, type Static } from 'typebox';
 import {
   toBlastRadiusJson,
   toCheckJson,
@@ -13,6 +13,7 @@ import type { HealthService } from '../health/health-service.ts';
 import type { ObservedToolsService } from '../health/observed-tools.ts';
 import type { ScoringService } from '../scoring/scoring-service.ts';
 import { typed } from '../http/route-schema.ts';
+import { toolSnapshots } from '../http/tool-list.ts';
 import { NullableString, OPTIONAL_BODY } from '../http/strict-body.ts';
 import { describeRange, type IntRange } from '../model/int-range.ts';
 import { BLAST_RADIUS_HOURS, DRIFT_IMPACT_HOURS, HISTORY_LIMIT } from '../health/health-service.ts';
@@ -21,6 +22,19 @@ const NameParams = T.Object({ name: T.String() });
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 // Whole numbers here; HealthService checks their ranges (and fills the defaults) for every adapter.
 const Int = (range: IntRange) => T.Optional(T.Integer({ description: describeRange(range) }));
+// A list of MCP tool objects, or `{tools, agent_name?, project_id?}`: one `if` so a bad tool is
+// named in the spelling sent (["body", 0, "name"] or ["body", "tools", 0, "name"]), not twice.
+const ToolList = T.Array(T.Object({ name: T.String() }, { additionalProperties: true }));
+const Listed = T.Object({
+  tools: ToolList,
+  agent_name: T.Optional(NullableString()),
+  project_id: T.Optional(NullableString()),
+});
+const ToolsBody = T.Unsafe<Static<typeof ToolList> | Static<typeof Listed>>({
+  if: { type: 'array' },
+  then: ToolList,
+  else: Listed,
+});
 const ServerRequest = T.Object({
   server_name: T.Optional(NullableString()),
   project_id: T.Optional(NullableString()),
@@ -129,18 +143,24 @@ export function registerHealthRoutes(app: FastifyInstance, s: HealthRoutesDeps):
   );
 
   // LangSight's list_tools wrapper: the tool list an agent saw, as the server's observed schema.
-  // The body is a list or `{tools, agent_name?, project_id?}`; ObservedToolsService checks it.
   r.post(
     '/api/servers/:name/tools',
-    { ...OPTIONAL_BODY, schema: { params: NameParams, querystring: ProjectQuery } },
-    async (req, reply) =>
-      reply
-        .status(201)
-        .send(
-          toToolObservationJson(
-            await s.observedTools.record(req.principal, req.params.name, req.body, req.query),
-          ),
-        ),
+    {
+      ...OPTIONAL_BODY,
+      schema: { params: NameParams, querystring: ProjectQuery, body: ToolsBody },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const listed = Array.isArray(b) ? { tools: b } : b;
+      const input = {
+        tools: toolSnapshots(listed.tools, Array.isArray(b) ? ['body'] : ['body', 'tools']),
+        agentName: listed.agent_name,
+        // An empty project_id is none (LangSight sends ""); the body's wins over the query's.
+        projectId: listed.project_id || req.query.project_id,
+      };
+      const observed = await s.observedTools.record(req.principal, req.params.name, input);
+      return reply.status(201).send(toToolObservationJson(observed));
+    },
   );
 
   // An optional body `{server_name, project_id}`, or the same as query parameters; the body wins.

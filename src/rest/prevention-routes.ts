@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T } from 'typebox';
 import { toPreventionConfigJson } from '../model/prevention-config.ts';
-import type { PreventionService } from '../prevention/config-service.ts';
+import type { PreventionService, Scope } from '../prevention/config-service.ts';
+import type { Principal } from '../auth/principal.ts';
 import { queryString as str } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
+import { PreventionBody, inCallerSpelling, preventionInput } from '../http/prevention-body.ts';
 
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 const AgentQuery = T.Object({
@@ -15,11 +17,11 @@ const AgentQuery = T.Object({
 const AgentParams = T.Object({ name: T.String() });
 const ProjectParams = T.Object({ project_id: T.String() });
 /**
- * The flat or the nested shape (docs/prevention.md#the-two-shapes). Its fields are checked by
- * PreventionService, against the stored config for a PATCH, each problem named as the caller
- * spelt it.
+ * The flat or the nested shape (docs/prevention.md#the-two-shapes), typed by its schema; the values
+ * are checked by PreventionService, against the stored config for a PATCH, each problem named as
+ * the caller spelt it.
  */
-const ConfigBody = T.Record(T.String(), T.Unknown());
+const ConfigBody = PreventionBody;
 
 /** The services these routes use, and nothing else. */
 export interface PreventionRoutesDeps {
@@ -42,6 +44,16 @@ export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRout
     agentName: req.params.name,
   });
   const json = toPreventionConfigJson;
+  /** PUT (replace) or PATCH (update) of `scope` with a body in either shape. */
+  const write = async (
+    method: 'replace' | 'update',
+    by: Principal,
+    scope: Scope,
+    body: Record<string, unknown>,
+  ) => {
+    const { input, nested } = preventionInput(body);
+    return json(await inCallerSpelling(nested, p[method](by, scope, input)));
+  };
 
   // 404 when nothing is stored (clients keep their own config); include_defaults=true answers the built-in defaults then.
   r.get(
@@ -57,12 +69,12 @@ export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRout
   r.put(
     '/api/agents/:name/prevention-config',
     { schema: { ...agentRoute, body: ConfigBody } },
-    async (req) => json(await p.replace(req.principal, agent(req), req.body)),
+    async (req) => write('replace', req.principal, agent(req), req.body),
   );
   r.patch(
     '/api/agents/:name/prevention-config',
     { schema: { ...agentRoute, body: ConfigBody } },
-    async (req) => json(await p.update(req.principal, agent(req), req.body)),
+    async (req) => write('update', req.principal, agent(req), req.body),
   );
   r.delete('/api/agents/:name/prevention-config', { schema: agentRoute }, async (req, reply) => {
     await p.remove(req.principal, agent(req));
@@ -80,10 +92,10 @@ export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRout
     json(await p.effective(req.principal, namedScope(req))),
   );
   r.put(url, { schema: { ...named, body: ConfigBody } }, async (req) =>
-    json(await p.replace(req.principal, namedScope(req), req.body)),
+    write('replace', req.principal, namedScope(req), req.body),
   );
   r.patch(url, { schema: { ...named, body: ConfigBody } }, async (req) =>
-    json(await p.update(req.principal, namedScope(req), req.body)),
+    write('update', req.principal, namedScope(req), req.body),
   );
   r.delete(url, { schema: named }, async (req, reply) => {
     await p.remove(req.principal, namedScope(req));
@@ -99,10 +111,10 @@ export function registerPreventionRoutes(app: FastifyInstance, s: PreventionRout
     json(await p.effective(req.principal, callerScope(req))),
   );
   r.put(short, { schema: { ...callers, body: ConfigBody } }, async (req) =>
-    json(await p.replace(req.principal, callerScope(req), req.body)),
+    write('replace', req.principal, callerScope(req), req.body),
   );
   r.patch(short, { schema: { ...callers, body: ConfigBody } }, async (req) =>
-    json(await p.update(req.principal, callerScope(req), req.body)),
+    write('update', req.principal, callerScope(req), req.body),
   );
   r.delete(short, { schema: callers }, async (req, reply) => {
     await p.remove(req.principal, callerScope(req));
