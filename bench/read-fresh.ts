@@ -45,6 +45,8 @@ export interface MomentResult {
   lastRequestMs: number;
   /** ANALYZE runs by the server's keeper before this moment's first request. */
   analyzesBefore: number;
+  /** … and after its EXPLAINs: equal = the reads and the plans shown saw the same statistics. */
+  analyzesAfter: number;
   /** Rows the planner believes each table holds (summed over partitions; -1 = never analyzed). */
   reltuples: Record<string, number>;
   loadavg: number[];
@@ -131,7 +133,7 @@ export async function runReadFresh(
     };
     const fresh = await measureMoment(server, targets, opts, lastAck, signal);
     log(
-      `  fresh: requests from +${fresh.firstRequestMs} ms to +${fresh.lastRequestMs} ms after the last span; ${fresh.analyzesBefore} ANALYZE runs before`,
+      `  fresh: requests from +${fresh.firstRequestMs} ms to +${fresh.lastRequestMs} ms after the last span; ANALYZE runs ${fresh.analyzesBefore} before, ${fresh.analyzesAfter} after`,
     );
     const wait = lastAck + opts.waitMs - performance.now();
     if (wait > 0) {
@@ -241,6 +243,7 @@ async function measureMoment(
     firstRequestMs,
     lastRequestMs,
     analyzesBefore,
+    analyzesAfter: server.services.stats.analyses.count,
     reltuples,
     loadavg: round2(la),
     endpoints: cases.map((c, i) => ({
@@ -295,7 +298,7 @@ export function formatFresh(r: FreshResult): string {
     ['later', r.later],
   ] as const)
     out.push(
-      `${label}: requests +${(m.firstRequestMs / 1000).toFixed(2)} s to +${(m.lastRequestMs / 1000).toFixed(2)} s after the last span, load avg ${m.loadavg.join(' ')}, planner rows ${Object.entries(
+      `${label}: ANALYZE runs ${m.analyzesBefore} before, ${m.analyzesAfter} after the EXPLAINs; requests +${(m.firstRequestMs / 1000).toFixed(2)} s to +${(m.lastRequestMs / 1000).toFixed(2)} s after the last span, load avg ${m.loadavg.join(' ')}, planner rows ${Object.entries(
         m.reltuples,
       )
         .map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`)
