@@ -272,9 +272,10 @@ export function seqScans(plan: string): string[] {
   const out: string[] = [];
   const lines = plan.split('\n');
   for (const [i, line] of lines.entries()) {
-    const m = /Seq Scan on (\S+).*actual time=\S+ rows=(\d+) loops=(\d+)/.exec(line);
+    const m = /Seq Scan on (\S+).*actual time=\S+ rows=([\d.]+) loops=(\d+)/.exec(line);
     if (!m) continue;
-    let rows = Number(m[2]) * Number(m[3]);
+    // PostgreSQL 18 (PGlite) prints rows with two decimals (an average over loops).
+    let rows = Math.round(Number(m[2]) * Number(m[3]));
     for (const next of lines.slice(i + 1)) {
       if (next.includes('(cost=')) break;
       const removed = /Rows Removed by Filter: (\d+)/.exec(next);
