@@ -11,6 +11,8 @@
  *   node --import tsx bench/read-path.ts --json out.json --explain
  *   node --import tsx bench/read-path.ts --keep              leave the cluster running afterwards (psql)
  *   node --import tsx bench/read-path.ts --database-url URL  measure an already loaded database
+ *   node --import tsx bench/read-path.ts --fresh --backend pglite   reads right after a 100,000-span load
+ *                                                             and 90 s later (bench/read-fresh.ts)
  *   node --import tsx bench/read-path.ts --help
  *
  * Measured (sequential requests after a warm-up, targets varied across requests; then the same at
