@@ -150,8 +150,8 @@ const USAGE = `usage: npm run bench -- [options]
                           with 2,000 spans (render after data, long tasks while scrolling), live page at 200 spans/s
                           (long tasks, heap); pages still showing the placeholder are skipped with a line saying so
   --no-ui                 skip the dashboard row
-  --fresh-reads           only the fresh-reads row (same as --backends none --no-copy --no-read … ; any given explicitly
-                          wins): on PGlite and PostgreSQL, 100,000 spans loaded through the ingest path, every read
+  --fresh-reads           only the fresh-reads row (same as --backends none --protocols none and every --no-<part> but
+                          this one; any given explicitly wins): on PGlite and PostgreSQL, 100,000 spans loaded through the ingest path, every read
                           endpoint asked at once (20 rounds) and again 90 s after the last span (quick: 20,000 spans,
                           10 s), p50 ratio per endpoint (target ≤ 1.5×) and EXPLAIN ANALYZE at both moments
   --no-fresh-reads        skip the fresh-reads row
