@@ -2,15 +2,13 @@
  * EXPLAIN (ANALYZE, BUFFERS) of the exact SQL the read endpoints run: the services are called on a
  * drizzle instance whose logger records each statement and its parameters, and each statement is
  * then explained (three times; the last, warm run is reported), on PostgreSQL or on the server's own
- * PGlite. Used by bench/read-path.ts --explain.
+ * PGlite (through the server's client). Used by bench/read-path.ts --explain.
  *
  * Standalone, against a loaded database (e.g. one left by `bench/read-path.ts --keep`):
  *   node --import tsx bench/read-explain.ts postgres://postgres@127.0.0.1:PORT/spyglass_read_bench
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { LOCAL_ADMIN as ADMIN } from '../src/auth/principal.ts';
@@ -36,8 +34,11 @@ export interface ExplainTargets {
   cursor?: string | undefined;
 }
 
-/** PostgreSQL by URL, or the PGlite instance a running server holds (it admits no second opener). */
-export type ExplainOn = { url: string } | { pglite: PGlite };
+/**
+ * PostgreSQL by URL, or the postgres.js client a running server holds (PGlite runs on the server's
+ * thread and admits no second opener: its one connection is shared, statements wait their turn).
+ */
+export type ExplainOn = { url: string } | { client: postgres.Sql };
 
 interface Explainer {
   db: Db;
@@ -46,18 +47,10 @@ interface Explainer {
 }
 
 function explainer(on: ExplainOn, logQuery: (sql: string, params: unknown[]) => void): Explainer {
-  if ('pglite' in on) {
-    const pg = on.pglite;
-    return {
-      db: drizzlePglite(pg, { schema, logger: { logQuery } }) as unknown as Db,
-      explain: async (q, params) =>
-        (await pg.query<Record<string, unknown>>(`explain (analyze, buffers) ${q}`, params)).rows
-          .map((r) => String(r['QUERY PLAN']))
-          .join('\n'),
-      close: async () => {},
-    };
-  }
-  const client = postgres(on.url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const client =
+    'client' in on
+      ? on.client
+      : postgres(on.url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   return {
     db: drizzle(client, { schema, logger: { logQuery } }) as unknown as Db,
     explain: async (q, params) =>
@@ -69,7 +62,9 @@ function explainer(on: ExplainOn, logQuery: (sql: string, params: unknown[]) => 
       )
         .map((r) => String((r as Record<string, unknown>)['QUERY PLAN']))
         .join('\n'),
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      if (!('client' in on)) await client.end({ timeout: 5 });
+    },
   };
 }
 

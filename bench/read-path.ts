@@ -11,6 +11,8 @@
  *   node --import tsx bench/read-path.ts --json out.json --explain
  *   node --import tsx bench/read-path.ts --keep              leave the cluster running afterwards (psql)
  *   node --import tsx bench/read-path.ts --database-url URL  measure an already loaded database
+ *   node --import tsx bench/read-path.ts --fresh --backend pglite   reads right after a 100,000-span load
+ *                                                             and 90 s later (bench/read-fresh.ts)
  *   node --import tsx bench/read-path.ts --help
  *
  * Measured (sequential requests after a warm-up, targets varied across requests; then the same at
@@ -19,18 +21,27 @@
  * < 50 ms per endpoint (sequential). Table on stdout, progress on stderr, JSON with --json.
  * `runReadPath` is exported for bench/run.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/load-config.ts';
-import { startServer, type RunningServer } from '../src/main.ts';
+import type { Sql } from 'postgres';
 import { execute, type Db } from '../src/store/db.ts';
 import { startPgCluster, type PgCluster } from '../test/helpers/pg-cluster.ts';
+import {
+  buildCases,
+  get,
+  startBenchServer,
+  stats,
+  walkCursors,
+  type Case,
+  type LatencyStats,
+  type Log,
+  type Target,
+  type Targets,
+} from './read-cases.ts';
 import { loadSpans, type DataInfo } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 
@@ -53,15 +64,6 @@ export interface ReadPathOptions {
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
   keep: boolean;
-}
-
-export interface LatencyStats {
-  n: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-  max: number;
 }
 
 export interface EndpointResult {
@@ -97,20 +99,6 @@ export interface ReadPathResult {
   endpoints: EndpointResult[];
   explain?: ExplainResult[] | undefined;
   pass: boolean;
-}
-
-type Log = (msg: string) => void;
-
-interface Case {
-  name: string;
-  /** false: extra endpoint, measured but not part of the p95 target. */
-  target?: boolean;
-  /** Paths to request in rotation. */
-  paths: string[];
-  /** Items in a response, for a sanity check of the first one. */
-  count: (body: unknown) => number;
-  /** Expected items for path i, when known (otherwise: at least one). */
-  expect?: (i: number) => number;
 }
 
 /** Starts a cluster (unless given a URL), loads, measures, cleans up. */
@@ -234,7 +222,7 @@ export async function runReadPath(
         const on =
           backend === 'postgres'
             ? { url: url as string }
-            : { pglite: (db as unknown as { $client: PGlite }).$client };
+            : { client: (db as unknown as { $client: Sql }).$client };
         explain = await explainReadQueries(on, {
           treeSession: targets.treeSessions[0] as Target,
           trace: targets.traces[0] as Target,
@@ -290,39 +278,7 @@ export async function runReadPath(
   }
 }
 
-/** The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one. */
-async function startBenchServer(
-  url: string | undefined,
-  cleanups: (() => Promise<unknown>)[],
-): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  // cwd = the temp dir, so a spyglass.yaml in the working directory is not picked up.
-  const config = loadConfig(
-    {
-      ...(url ? { SPYGLASS_DATABASE_URL: url } : {}),
-      SPYGLASS_PORT: '0',
-      SPYGLASS_GRPC_PORT: '0',
-      SPYGLASS_RATE_LIMITS: 'off',
-      SPYGLASS_DATA_DIR: dir,
-      SPYGLASS_HOST: '127.0.0.1',
-    },
-    dir,
-  );
-  const server = await startServer(config, pino({ level: 'error' }, pino.destination(2)));
-  cleanups.push(server.stop);
-  return server;
-}
-
-interface Target {
-  projectId: string;
-  id: string;
-  spans: number;
-}
-
-async function pickTargets(
-  db: Db,
-): Promise<{ treeSessions: Target[]; traces: Target[]; agents: string[]; projects: string[] }> {
+export async function pickTargets(db: Db): Promise<Targets> {
   const tree = await execute<{ p: string; s: string; n: number }>(
     db,
     sql`select project_id as p, session_id as s, span_count as n from sessions where span_count = 200 order by last_call_at desc limit 20`,
@@ -382,134 +338,6 @@ async function describeData(
     sessionToolRows: Number(c?.tools ?? 0),
     tableMb: Object.fromEntries(sizes.rows.map((r) => [r.t, Number(r.mb)])),
   };
-}
-
-/** Cursors of pages 2…n+1 of a sessions listing (followed from page 1). */
-async function walkCursors(base: string, query: string, pages: number): Promise<string[]> {
-  const out: string[] = [];
-  let cursor: string | null = null;
-  for (let i = 0; i < pages; i++) {
-    const res: Response = await fetch(
-      `${base}/api/agents/sessions?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      { signal: AbortSignal.timeout(30_000) },
-    );
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`sessions listing returned ${res.status}`);
-    cursor = res.headers.get('x-next-cursor');
-    if (!cursor) break;
-    out.push(cursor);
-  }
-  if (out.length === 0) throw new Error('the sessions listing returned no next cursor');
-  return out;
-}
-
-function buildCases(t: Awaited<ReturnType<typeof pickTargets>>, cursors: string[]): Case[] {
-  const arr = (b: unknown) => (Array.isArray(b) ? b.length : -1);
-  const treeNodes = (b: unknown): number => {
-    const count = (nodes: { children?: unknown[] }[]): number =>
-      nodes.reduce((n, x) => n + 1 + count((x.children ?? []) as { children?: unknown[] }[]), 0);
-    const spans = (b as { spans?: unknown[] }).spans;
-    return Array.isArray(spans) ? count(spans as { children?: unknown[] }[]) : -1;
-  };
-  const lineage = (b: unknown) => {
-    const l = b as { nodes?: unknown[]; edges?: unknown[] };
-    return (l.nodes?.length ?? -1) + (l.edges?.length ?? 0);
-  };
-  const q = encodeURIComponent;
-  return [
-    {
-      name: 'sessions list (24 h, limit 50)',
-      paths: ['/api/agents/sessions?limit=50'],
-      count: arr,
-    },
-    {
-      name: 'sessions list, project-scoped',
-      paths: t.projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`),
-      count: arr,
-    },
-    {
-      name: 'sessions list by agent_name',
-      paths: t.agents.map((a) => `/api/agents/sessions?agent_name=${q(a)}&limit=50`),
-      count: arr,
-    },
-    {
-      name: 'sessions list, next page (cursor)',
-      paths: cursors.map((c) => `/api/agents/sessions?limit=50&cursor=${q(c)}`),
-      count: arr,
-    },
-    {
-      name: 'session tree (200 spans)',
-      paths: t.treeSessions.map((s) => `/api/agents/sessions/${q(s.id)}`),
-      count: treeNodes,
-      expect: () => 200,
-    },
-    {
-      name: 'session tree (200 spans), project-scoped',
-      paths: t.treeSessions.map(
-        (s) => `/api/agents/sessions/${q(s.id)}?project_id=${q(s.projectId)}`,
-      ),
-      count: treeNodes,
-      expect: () => 200,
-    },
-    { name: 'lineage (24 h)', paths: ['/api/agents/lineage'], count: lineage },
-    {
-      name: 'lineage (24 h), project-scoped',
-      paths: t.projects.map((p) => `/api/agents/lineage?project_id=${q(p)}`),
-      count: lineage,
-    },
-    {
-      name: 'spans by trace',
-      paths: t.traces.map((x) => `/api/traces/spans?trace_id=${q(x.id)}`),
-      count: arr,
-      expect: (i) => (t.traces[i] as Target).spans,
-    },
-    {
-      name: 'spans by trace, project-scoped',
-      paths: t.traces.map(
-        (x) => `/api/traces/spans?trace_id=${q(x.id)}&project_id=${q(x.projectId)}`,
-      ),
-      count: arr,
-      expect: (i) => (t.traces[i] as Target).spans,
-    },
-    // Extras (not in the issue's list): the spans explorer's default page and its agent filter.
-    {
-      name: 'spans list, newest 100 (extra)',
-      target: false,
-      paths: ['/api/traces/spans?limit=100'],
-      count: arr,
-      expect: () => 100,
-    },
-    {
-      name: 'spans list, newest 100, project-scoped (extra)',
-      target: false,
-      paths: t.projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`),
-      count: arr,
-      expect: () => 100,
-    },
-    {
-      name: 'spans list by agent_name, project-scoped (extra)',
-      target: false,
-      paths: t.agents.map(
-        (a) => `/api/traces/spans?limit=100&project_id=default&agent_name=${q(a)}`,
-      ),
-      count: arr,
-    },
-  ];
-}
-
-async function get(
-  base: string,
-  path: string,
-  signal?: AbortSignal,
-): Promise<{ ms: number; status: number; body: string }> {
-  const t = performance.now();
-  const res = await fetch(base + path, {
-    signal: signal
-      ? AbortSignal.any([signal, AbortSignal.timeout(30_000)])
-      : AbortSignal.timeout(30_000),
-  });
-  const body = await res.text();
-  return { ms: performance.now() - t, status: res.status, body };
 }
 
 async function measureCase(
@@ -582,21 +410,6 @@ async function measureCase(
     concurrent,
     responseBytes: Buffer.byteLength(first.body),
     responseItems: items,
-  };
-}
-
-export function stats(xs: number[]): LatencyStats {
-  const s = [...xs].sort((a, b) => a - b);
-  const pct = (p: number) =>
-    s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
-  const r = (n: number) => Math.round(n * 100) / 100;
-  return {
-    n: s.length,
-    p50: r(pct(50)),
-    p95: r(pct(95)),
-    p99: r(pct(99)),
-    mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
-    max: r(s[s.length - 1] ?? Number.NaN),
   };
 }
 
@@ -705,7 +518,11 @@ const USAGE = `usage: node --import tsx bench/read-path.ts [options]
   --database-url URL    measure an already loaded database (skips cluster and load)
   --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
   --keep                leave the cluster running afterwards until Ctrl-C
-  --json FILE           write the results as JSON`;
+  --json FILE           write the results as JSON
+  --fresh               fresh reads instead (default 100000 spans): every endpoint right after the load and
+                        again --wait seconds later, their p50 ratio (target ≤ 1.5×) and EXPLAIN at both moments
+  --wait SECONDS        with --fresh: from the last span to the second measurement (default 90)
+  --rounds N            with --fresh: requests per endpoint at each moment, in rounds (default 20)`;
 
 async function main(): Promise<void> {
   let values;
@@ -724,6 +541,9 @@ async function main(): Promise<void> {
         explain: { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
         json: { type: 'string' },
+        fresh: { type: 'boolean', default: false },
+        wait: { type: 'string' },
+        rounds: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -786,6 +606,25 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   const log: Log = (m) => process.stderr.write(`${m}\n`);
   try {
+    if (values.fresh) {
+      // Imported here: read-fresh.ts imports this module's helpers.
+      const { runReadFresh, formatFresh } = await import('./read-fresh.ts');
+      const r = await runReadFresh(
+        {
+          backend: opts.backend ?? 'postgres',
+          spans: values.spans === undefined ? 100_000 : opts.spans,
+          treeSessions: opts.treeSessions,
+          rounds: int('rounds', values.rounds, 20, 1),
+          waitMs: int('wait', values.wait, 90, 0) * 1000,
+          groupSize: opts.groupSize,
+        },
+        log,
+        ac.signal,
+      );
+      process.stdout.write(formatFresh(r));
+      if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(r, null, 2)}\n`);
+      return;
+    }
     let reported = false;
     await runReadPath(opts, log, ac.signal, (result) => {
       reported = true;

@@ -12,6 +12,7 @@
  *   npm run bench -- --scale            only the scale-out rows: PostgreSQL, 1 and 2 workers, both payload profiles, disk per span
  *   npm run bench -- --otel-real        only the real-exporter row (OpenTelemetry SDK, OTLP/HTTP protobuf and gRPC, beside a COPY of the same rows)
  *   npm run bench -- --noisy            only the noisy-neighbour row (a victim project's rate and p99 alone and during another's flood)
+ *   npm run bench -- --fresh-reads      only the fresh-reads row (every read right after a 100,000-span load and 90 s later, both back ends)
  *   npm run bench -- --ui               only the dashboard row (dist/ui in Chromium: bundle size, first renders, long tasks, heap)
  *   npm run bench -- --help
  */
@@ -20,6 +21,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { formatFresh, runReadFresh, type FreshResult } from './read-fresh.ts';
 import { formatReport, runReadPath, type ReadPathResult } from './read-path.ts';
 import {
   formatScorecardReport,
@@ -148,6 +150,11 @@ const USAGE = `usage: npm run bench -- [options]
                           with 2,000 spans (render after data, long tasks while scrolling), live page at 200 spans/s
                           (long tasks, heap); pages still showing the placeholder are skipped with a line saying so
   --no-ui                 skip the dashboard row
+  --fresh-reads           only the fresh-reads row (same as --backends none --protocols none and every --no-<part> but
+                          this one; any given explicitly wins): on PGlite and PostgreSQL, 100,000 spans loaded through the ingest path, every read
+                          endpoint asked at once (20 rounds) and again 90 s after the last span (quick: 20,000 spans,
+                          10 s), p50 ratio per endpoint (target ≤ 1.5×) and EXPLAIN ANALYZE at both moments
+  --no-fresh-reads        skip the fresh-reads row
   --ui-live-seconds N     seconds of the live page under load (default 30; quick 5)
   --out FILE              JSON results (default bench/results.json)`;
 
@@ -182,6 +189,8 @@ function parseCli() {
         'no-ui': { type: 'boolean' },
         'ui-live-seconds': { type: 'string' },
         noisy: { type: 'boolean', default: false },
+        'fresh-reads': { type: 'boolean', default: false },
+        'no-fresh-reads': { type: 'boolean' },
         'otel-real': { type: 'boolean', default: false },
         'no-otel-real': { type: 'boolean' },
         'otel-protocols': { type: 'string' },
@@ -218,6 +227,7 @@ const PARTS = [
   'no-noisy',
   'no-otel-real',
   'no-ui',
+  'no-fresh-reads',
 ] as const;
 function skipPartsBut(keep: (typeof PARTS)[number] | null): void {
   for (const k of PARTS) if (k !== keep) args[k] ??= true;
@@ -236,6 +246,11 @@ if (args.noisy) {
   args.backends ??= 'none';
   args.protocols ??= 'none';
   skipPartsBut('no-noisy');
+}
+if (args['fresh-reads']) {
+  args.backends ??= 'none';
+  args.protocols ??= 'none';
+  skipPartsBut('no-fresh-reads');
 }
 
 if (args.help) {
@@ -892,6 +907,26 @@ async function main() {
     );
     process.stdout.write(`\n${formatReport(readPath)}`);
   }
+  const freshReads: FreshResult[] = [];
+  if (!args['no-fresh-reads']) {
+    // Reads right after a load, before and after the statistics catch up (issue #28, target 5).
+    for (const backend of ['pglite', 'postgres'] as const) {
+      progress(`fresh reads on ${backend}`);
+      const r = await runReadFresh(
+        {
+          backend,
+          spans: quick ? 20_000 : 100_000,
+          treeSessions: quick ? 5 : 20,
+          rounds: quick ? 5 : 20,
+          waitMs: quick ? 10_000 : 90_000,
+          groupSize: 5_000,
+        },
+        progress,
+      );
+      freshReads.push(r);
+      process.stdout.write(`\n${formatFresh(r)}`);
+    }
+  }
   let scorecards: ScorecardBenchResult | null = null;
   if (!args['no-scorecards']) {
     // Scorecards of 100 servers with 90 days of 60-second health history, target < 1 s in total.
@@ -928,7 +963,7 @@ async function main() {
   const ui = args['no-ui'] ? null : await uiRow();
   writeFileSync(
     opts.out,
-    `${JSON.stringify({ ...results, readPath, scorecards, scan, sdk, reliability, ui }, null, 2)}\n`,
+    `${JSON.stringify({ ...results, readPath, freshReads, scorecards, scan, sdk, reliability, ui }, null, 2)}\n`,
   );
   progress(`results written to ${opts.out}`);
 }

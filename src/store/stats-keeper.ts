@@ -59,6 +59,9 @@ interface TableState {
   reltuples: number;
   mods: number;
   pages: boolean;
+  /** Pages when last analyzed (pg_class.relpages), and now. */
+  relpages: number;
+  pagesNow: number;
 }
 
 /**
@@ -66,7 +69,8 @@ interface TableState {
  * autovacuum, and PostgreSQL's first automatic analyze comes only after its naptime: without
  * statistics a read may take a plan that walks every span. A table is analyzed when it holds rows
  * but was never analyzed (at once), or when more than 50 rows + 10 % of it changed since
- * (autovacuum's rule), at most once per `minIntervalMs` per table. It looks at start, every
+ * (autovacuum's rule), at most once per `minIntervalMs` per table unless it is four times the size (in
+ * pages) it had when last analyzed. It looks at start, every
  * `everyMs`, on the first spans written to an unanalyzed table, and after every `checkEverySpans`
  * spans; one table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
  * (300 × statistics target rows), so one run costs the same however large the table, and at most one run per table
@@ -158,7 +162,12 @@ export class StatsKeeper {
       const mods = t.name === 'spans' ? Math.max(t.mods, this.spansSinceAnalyze) : t.mods;
       const due =
         this.opts.now() - (this.lastRun.get(t.name) ?? -Infinity) >= this.opts.minIntervalMs;
-      const stale = (never && t.pages) || (due && mods > 50 + 0.1 * Math.max(0, t.reltuples));
+      // A table four times the size its statistics describe (e.g. 5,000 spans analyzed, then
+      // 100,000 loaded within the interval) is analyzed without waiting: that happens only
+      // log4(size) times, and until then estimates from the small sample can pick other plans.
+      const grown = !never && t.pagesNow >= 4 * Math.max(t.relpages, 8);
+      const stale =
+        (never && t.pages) || ((due || grown) && mods > 50 + 0.1 * Math.max(0, t.reltuples));
       if (stale) {
         this.lastRun.set(t.name, this.opts.now());
         if (t.name === 'spans') this.spansSinceAnalyze = 0;
@@ -207,13 +216,17 @@ export class StatsKeeper {
       reltuples: number | string;
       mods: number | string | null;
       pages: boolean;
+      relpages: number | string;
+      pages_now: number | string;
     }>(
       this.db,
       sql`select t.name,
                  case when bool_and(c.reltuples < 0) or bool_or(c.reltuples < 0 and pg_relation_size(c.oid) > 0) then -1
                       else sum(greatest(c.reltuples, 0)) end as reltuples,
                  sum(coalesce(s.n_mod_since_analyze, 0)) as mods,
-                 bool_or(pg_relation_size(c.oid) > 0) as pages
+                 bool_or(pg_relation_size(c.oid) > 0) as pages,
+                 sum(greatest(c.relpages, 0)) as relpages,
+                 sum(pg_relation_size(c.oid)) / current_setting('block_size')::int as pages_now
           from unnest(array[${names}]::text[]) as t(name)
           join pg_class c on c.oid = to_regclass(t.name) and c.relkind <> 'p'
                           or c.oid in (select relid from pg_partition_tree(to_regclass(t.name)) where isleaf)
@@ -225,6 +238,8 @@ export class StatsKeeper {
       reltuples: Number(r.reltuples),
       mods: Number(r.mods ?? 0),
       pages: r.pages,
+      relpages: Number(r.relpages),
+      pagesNow: Number(r.pages_now),
     }));
   }
 
