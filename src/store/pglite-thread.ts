@@ -1,5 +1,5 @@
 import { Duplex } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** Messages to the database thread (src/store/pglite-worker.ts). */
 export type ToThread =
@@ -42,8 +42,8 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
   if (SOURCE) {
     const tsx = import.meta.resolve('tsx/esm/api');
     const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-    worker = new Worker(entry, { ...options, eval: true });
-  } else worker = new Worker(WORKER_URL, options);
+    worker = newWorker(entry, { ...options, eval: true });
+  } else worker = newWorker(WORKER_URL, options);
 
   const sockets = new Map<number, ThreadSocket>();
   let nextConn = 1;
@@ -99,6 +99,25 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       await worker.terminate();
     },
   };
+}
+
+/**
+ * A thread refuses V8 and process-wide flags in its execArgv (`node --max-old-space-size=512
+ * spyglass serve` failed to open the database). They apply to every thread of the process anyway,
+ * so the ones it names are left out.
+ */
+function newWorker(entry: string | URL, options: WorkerOptions & { execArgv: string[] }): Worker {
+  try {
+    return new Worker(entry, options);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    // "Initiated Worker with invalid execArgv flags: --a, --b=1"
+    const refused = new Set((err as Error).message.replace(/^[^:]*: /, '').split(', '));
+    return new Worker(entry, {
+      ...options,
+      execArgv: options.execArgv.filter((a) => !refused.has(a)),
+    });
+  }
 }
 
 /** One connection: bytes written go to the thread; the thread's answers are read. */
