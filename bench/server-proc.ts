@@ -34,7 +34,7 @@ export interface ServerOptions {
   extraConfig?: string;
   /** Another build's bin/spyglass.js (a before/after comparison); default this checkout's. */
   bin?: string;
-  /** How long start-up may take before it counts as failed (default 60 s). */
+  /** How long start-up may take before it counts as failed (default 300 s: a first start on PGlite took over 120 s on a shared machine at load average 40). */
   readyTimeoutMs?: number;
 }
 
@@ -164,7 +164,7 @@ export async function startServerProc(opts: ServerOptions): Promise<ServerProc> 
   };
 
   // Ready when /api/readiness answers 200 (storage migrated and reachable); bounded wait.
-  const readyMs = opts.readyTimeoutMs ?? 60_000;
+  const readyMs = opts.readyTimeoutMs ?? 300_000;
   const deadline = Date.now() + readyMs;
   for (;;) {
     if (exitCode !== undefined) {

@@ -7,7 +7,9 @@ import { ConfigSchema, type FileConfig } from './schema.ts';
  * the value came from the environment, the variable. Defaults are filled in on the way (ajv's
  * useDefaults), so a valid result is a complete FileConfig.
  */
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+// validateSchema off: the schema is ours and fixed; checking it against JSON Schema's meta-schema
+// compiled that meta-schema on every start (a tenth of a second or more; docs/benchmarks.md).
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: false });
 const check = ajv.compile<FileConfig>(ConfigSchema);
 const ROOT = ConfigSchema as unknown as Node;
 

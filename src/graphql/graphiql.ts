@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { FastifyRequest } from 'fastify';
 
 export interface GraphiqlPage {
@@ -8,15 +7,26 @@ export interface GraphiqlPage {
   csp: string;
 }
 
-let page: GraphiqlPage | null = null;
+let page: Promise<GraphiqlPage> | null = null;
 
 /**
  * GraphiQL as one self-contained page from the @graphql-yoga/render-graphiql package: no CDN, so
  * it works offline. The page holds no data; the key goes in its Headers tab (`X-API-Key`) and is
  * sent with every request, over SSE subscriptions too. Headers are not persisted in the browser.
  */
-export function graphiqlPage(): GraphiqlPage {
-  if (page) return page;
+export function graphiqlPage(): Promise<GraphiqlPage> {
+  return (page ??= render().catch((err: unknown) => {
+    page = null;
+    throw err;
+  }));
+}
+
+/**
+ * Loaded on the first request for the page: the package is 9 MB of JavaScript held as a string,
+ * which cost every server about 30 MB of heap and part of its start-up when imported with the rest.
+ */
+async function render(): Promise<GraphiqlPage> {
+  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const html = renderGraphiQL({
     title: 'Spyglass GraphiQL',
     endpoint: '/graphql',
@@ -46,8 +56,7 @@ export function graphiqlPage(): GraphiqlPage {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  page = { html, csp };
-  return page;
+  return { html, csp };
 }
 
 /** A browser opening /graphql: GET asking for HTML and carrying no operation. */

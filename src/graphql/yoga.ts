@@ -87,7 +87,7 @@ export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
     errorHandler: (err, _req, reply) => sendGraphQLError(err, reply),
     handler: async (req, reply) => {
       if (graphiql && wantsGraphiql(req)) {
-        const page = graphiqlPage();
+        const page = await graphiqlPage();
         return reply
           .type('text/html; charset=utf-8')
           .header('content-security-policy', page.csp)

@@ -35,6 +35,9 @@ const AJV_BASE: Options = {
   allowUnionTypes: true,
   // The same route schema object may be compiled for several routes: never register it by $id.
   addUsedSchema: false,
+  // The route schemas are ours (TypeBox): not checked against the meta-schema, whose compile cost
+  // each instance a tenth of a second or more at start-up (docs/benchmarks.md).
+  validateSchema: false,
 };
 
 /**

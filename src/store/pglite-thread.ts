@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { Duplex } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { pgliteWasm } from './pglite-wasm.ts';
 
 /** Messages to the database thread (src/store/pglite-worker.ts). */
@@ -59,12 +59,12 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
   const options = { workerData: { dir, conf, wasm: await pgliteWasm() }, execArgv };
   const built = builtWorker();
   let worker: Worker;
-  if (built) worker = new Worker(built, options);
+  if (built) worker = newWorker(built, options);
   else {
     const tsx = import.meta.resolve('tsx/esm/api');
     const ts = new URL('./pglite-worker.ts', import.meta.url).href;
     const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(ts)}); })`;
-    worker = new Worker(entry, { ...options, eval: true });
+    worker = newWorker(entry, { ...options, eval: true });
   }
 
   const sockets = new Map<number, ThreadSocket>();
@@ -121,6 +121,25 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       await worker.terminate();
     },
   };
+}
+
+/**
+ * A thread refuses V8 and process-wide flags in its execArgv (`node --max-old-space-size=512
+ * spyglass serve` failed to open the database). They apply to every thread of the process anyway,
+ * so the ones it names are left out.
+ */
+function newWorker(entry: string | URL, options: WorkerOptions & { execArgv: string[] }): Worker {
+  try {
+    return new Worker(entry, options);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    // "Initiated Worker with invalid execArgv flags: --a, --b=1"
+    const refused = new Set((err as Error).message.replace(/^[^:]*: /, '').split(', '));
+    return new Worker(entry, {
+      ...options,
+      execArgv: options.execArgv.filter((a) => !refused.has(a)),
+    });
+  }
 }
 
 /** One connection: bytes written go to the thread; the thread's answers are read. */

@@ -74,6 +74,29 @@ describe('PGlite on a thread', () => {
     expect((await sql`select 1 as one`)[0]).toEqual({ one: 1 });
   });
 
+  it('starts when node runs with V8 flags, which a thread refuses in its execArgv', async () => {
+    // As `node --max-semi-space-size=16 bin/spyglass.js serve` gives them (ERR_WORKER_INVALID_EXEC_ARGV before).
+    process.execArgv.push('--max-semi-space-size=16');
+    let other: PgliteThread;
+    try {
+      other = await startPgliteThread('memory://', []);
+    } finally {
+      process.execArgv.pop();
+    }
+    const db = postgres({
+      socket: () => other.socket(),
+      max: 1,
+      user: 'postgres',
+      database: 'postgres',
+    } as Options<Record<string, never>>);
+    try {
+      expect((await db`select 1 as one`)[0]).toEqual({ one: 1 });
+    } finally {
+      await db.end({ timeout: 5 });
+      await other.close();
+    }
+  });
+
   it('says why when the database cannot start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spyglass-pglite-bad-'));
     try {

@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { OsvRecord } from './osv-types.ts';
 
 /**
@@ -64,12 +64,17 @@ const schema = {
   },
 };
 
-const validate = new Ajv({ allErrors: false }).compile<OsvRecord>(schema);
+// Compiled when first needed (a scan or an advisory import), not while the server starts; the
+// schema is ours, so it is not checked against the meta-schema.
+let compiled: ValidateFunction<OsvRecord> | null = null;
+const validator = () =>
+  (compiled ??= new Ajv({ allErrors: false, validateSchema: false }).compile<OsvRecord>(schema));
 
 /** The records in one parsed JSON document (one record or an array); throws naming `source`. */
 export function toOsvRecords(doc: unknown, source: string): OsvRecord[] {
   const items = Array.isArray(doc) ? (doc as unknown[]) : [doc];
   return items.map((item, i) => {
+    const validate = validator();
     if (!validate(item)) {
       const err = validate.errors?.[0];
       const where = Array.isArray(doc) ? ` record ${i}` : '';
