@@ -15,12 +15,16 @@
  */
 const MARK = Symbol.for('spyglass.postgresDriverGuard');
 
-function isDriverNullSocket(err: unknown): boolean {
+/** That error; also as vitest hands it over from a test worker (serialised: no TypeError class). */
+export function isDriverNullSocket(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown; stack?: unknown } | null;
+  const stack = typeof e?.stack === 'string' ? e.stack : '';
   return (
-    err instanceof TypeError &&
-    /reading 'write'/.test(err.message) &&
-    /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '') &&
-    /nextWrite/.test(err.stack ?? '')
+    (err instanceof TypeError || e?.name === 'TypeError') &&
+    typeof e?.message === 'string' &&
+    /reading 'write'/.test(e.message) &&
+    /postgres[\\/]src[\\/]connection\.js/.test(stack) &&
+    /nextWrite/.test(stack)
   );
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN, type Principal } from '../../src/auth/principal.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { fireInput } from './helpers.ts';
+import { issuesOf } from '../helpers/issues.ts';
 
 /**
  * AlertService takes domain inputs (a number of minutes, an AlertConfigPatch) and checks their values
@@ -10,14 +11,6 @@ import { fireInput } from './helpers.ts';
 describe('AlertService checks its domain inputs', () => {
   let app: InProcessApp;
   const viewer: Principal = { role: 'viewer', projectId: null, actor: 'test', keyId: null };
-  const issuesOf = (p: Promise<unknown>) =>
-    p.then(
-      () => expect.fail('expected a validation error'),
-      (err: { code: string; issues: unknown }) => {
-        expect(err.code).toBe('validation');
-        return err.issues;
-      },
-    );
 
   beforeAll(async () => {
     app = await startInProcessApp();

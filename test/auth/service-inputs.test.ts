@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
+import { issuesOf } from '../helpers/issues.ts';
 
 /**
  * UsersService and KeyAdmin take typed inputs (a role as text, an expiry as a Date or a number of
@@ -8,14 +9,6 @@ import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
  */
 describe('UsersService and KeyAdmin check their domain inputs', () => {
   let app: InProcessApp;
-  const issuesOf = (p: Promise<unknown>) =>
-    p.then(
-      () => expect.fail('expected a validation error'),
-      (err: { code: string; issues: unknown }) => {
-        expect(err.code).toBe('validation');
-        return err.issues;
-      },
-    );
   const badRole = {
     loc: ['body', 'role'],
     msg: "Input should be 'admin' or 'viewer'",
