@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
 import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
@@ -9,7 +8,6 @@ import { guardPostgresDriver } from '../store/postgres-guard.ts';
  * SPYGLASS_WORKERS above 1 runs a primary and that many worker processes instead (src/scale/cluster/).
  */
 export async function runServe(): Promise<void> {
-  boundHeapGrowth();
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   // Process-wide hooks for postgres.js's known escapes, installed here, by the process entry (the
@@ -48,20 +46,3 @@ export async function runServe(): Promise<void> {
     );
   if (signals > 0) stop();
 }
-
-/**
- * Under ingest most of the heap is garbage: each request's encoded rows and each group's JSON
- * parameter (large strings) outlive a scavenge while they wait for their commit, and V8 lets the
- * old generation grow to several times its live size before collecting them (up to 4x on a large
- * machine). A full collection once the heap is half again its live size kept the peak RSS under
- * ingest at about half (docs/benchmarks.md, "Memory and start-up"). V8 reads this flag at every
- * collection, so setting it here works; a value given on node's command line or NODE_OPTIONS wins.
- */
-function boundHeapGrowth(): void {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) =>
-    /heap[-_]growing[-_]percent/.test(a),
-  );
-  if (!given) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-}
-
-const HEAP_GROWING_PERCENT = 50;
