@@ -35,8 +35,8 @@ afterAll(async () => {
 /**
  * `spyglass serve` as a separate process, the way a user runs it (node bin/spyglass.js serve), on
  * free loopback ports, with `env` on top (SPYGLASS_DATABASE_URL, SPYGLASS_REDIS_URL, ...). Resolves
- * once GET /api/readiness answers 200 (at most `readyWithinMs`); every instance is killed after the
- * test file.
+ * once it has logged that it listens and GET /api/readiness answers 200 (at most `readyWithinMs`);
+ * every instance is killed after the test file.
  */
 export async function spawnInstance(
   env: Record<string, string>,
@@ -95,12 +95,15 @@ export async function spawnInstance(
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`spyglass serve exited before it was ready:\n${out}`);
-    try {
-      const res = await fetch(`${url}/api/readiness`, { signal: AbortSignal.timeout(1000) });
-      if (res.status === 200) return inst;
-    } catch {
-      // not listening yet
-    }
+    // Only once the child says it listens: freePort() released the port, so until the child binds
+    // it another test's server may hold it and answer this probe (a CI run met one that did).
+    if (out.includes('spyglass listening'))
+      try {
+        const res = await fetch(`${url}/api/readiness`, { signal: AbortSignal.timeout(1000) });
+        if (res.status === 200) return inst;
+      } catch {
+        // not ready yet
+      }
     if (Date.now() > deadline) {
       await inst.kill();
       throw new Error(`spyglass serve not ready within ${readyWithinMs} ms:\n${out}`);
