@@ -93,6 +93,9 @@ export function createIngest({ config, store, logger }: Base, p: IngestParts): I
   };
 }
 
+/** Groups smaller than this go through the statement on PostgreSQL too. */
+const COPY_MIN_SPANS = 500;
+
 /**
  * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
  * the statement when the group holds a span already stored; the statement on PGlite.
@@ -104,6 +107,9 @@ function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
   return {
     encode: encodeSpansCopy,
     commit: async (spans, enc) => {
+      // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
+      // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
+      if (spans.length < COPY_MIN_SPANS) return insertSpans(store.db, spans);
       const r = await copySpans(copy, spans, enc);
       return r === 'refused' ? insertSpans(store.db, spans) : r;
     },
