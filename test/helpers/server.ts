@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
+import { PortError } from '../../src/startup/check-ports.ts';
 import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
 
@@ -26,20 +27,33 @@ export async function startTestServer(
   // a test's own data directory (restarts on the same data) is seeded on its first start only.
   const pgliteDir = env.SPYGLASS_DATA_DIR ?? dataDir;
   if (!env.SPYGLASS_DATABASE_URL && !existsSync(join(pgliteDir, 'pglite'))) seedPglite(pgliteDir);
-  const config = loadConfig(
-    {
-      SPYGLASS_PORT: '0',
-      SPYGLASS_GRPC_PORT: String(await freePort()),
-      SPYGLASS_DATA_DIR: dataDir,
-      ...env,
-    },
-    dataDir,
-  );
   const recent = recentLines();
-  const server = await startServer(
-    config,
-    logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent),
-  );
+  const start = async () => {
+    const config = loadConfig(
+      {
+        SPYGLASS_PORT: '0',
+        SPYGLASS_GRPC_PORT: String(await freePort()),
+        SPYGLASS_DATA_DIR: dataDir,
+        ...env,
+      },
+      dataDir,
+    );
+    const server = await startServer(
+      config,
+      logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent),
+    );
+    return server;
+  };
+  // freePort() releases the port it found: another test's server may take it before this one binds
+  // (a CI run met it). startServer then closes what it opened and throws PortError: try again.
+  let started: Awaited<ReturnType<typeof start>> | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    started = await start().catch((err: unknown) => {
+      if (attempt < 3 && !env.SPYGLASS_GRPC_PORT && err instanceof PortError) return undefined;
+      throw err;
+    });
+  }
+  const server = started;
   return {
     ...server,
     dataDir,
