@@ -22,7 +22,7 @@ import { decodeOtlpProtobuf } from '../src/receivers/otlp-protobuf.ts';
 import { execute } from '../src/store/db.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../src/store/span-copy.ts';
-import { COLUMNS } from '../src/store/span-rows.ts';
+import { COLUMN_NAMES } from '../src/store/span-rows.ts';
 import { insertSpans } from '../src/store/spans-repo.ts';
 import { startPgCluster } from '../test/helpers/pg-cluster.ts';
 import { BatchFactory } from './otel-traffic.ts';
@@ -57,7 +57,7 @@ const cpuUs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) * 10_000;
 };
-const copyOnly = `copy spans (${COLUMNS.map((c) => `"${c}"`).join(', ')}) from stdin`;
+const copyOnly = `copy spans (${COLUMN_NAMES}) from stdin`;
 
 const cluster = await startPgCluster();
 const results = new Map<string, { cpu: number[]; wall: number[] }>();

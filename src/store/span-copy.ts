@@ -5,7 +5,7 @@ import { toSpanJson, type Span } from '../model/span.ts';
 import { isTransient } from './db.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { insertWithRollups } from './rollup-sql.ts';
-import { COLUMN_LIST, COLUMNS, stripNul, type StoredSpans } from './span-rows.ts';
+import { COLUMN_LIST, COLUMN_NAMES, COLUMNS, stripNul, type StoredSpans } from './span-rows.ts';
 
 /**
  * The fast form of the ingest statement on PostgreSQL (docs/ingest.md#derived-data): the group's
@@ -62,7 +62,7 @@ function copyIn(sink: Writable, text: readonly string[]): Promise<void> {
 }
 
 const DIALECT = new PgDialect();
-const COPY = `copy spans (${COLUMNS.map((c) => `"${c}"`).join(', ')}) from stdin`;
+const COPY = `copy spans (${COLUMN_NAMES}) from stdin`;
 
 /**
  * Spans as COPY's text format rows (tab-separated, `\N` for null, backslash escapes), in

@@ -36,7 +36,9 @@ export const COLUMNS = [
   'schema_version',
   'replay_of',
 ] as const;
-export const COLUMN_LIST = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
+/** The ingest statement's and COPY's column list: `"project_id", "span_id", …`. */
+export const COLUMN_NAMES = COLUMNS.map((c) => `"${c}"`).join(', ');
+export const COLUMN_LIST = sql.raw(COLUMN_NAMES);
 
 /** How insertSpans names a stored span: its primary key, project, span id and start time (ms). */
 export const storedKey = (projectId: string, spanId: string, startedMs: number): string =>
