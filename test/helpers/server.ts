@@ -34,6 +34,11 @@ export async function startTestServer(
         SPYGLASS_PORT: '0',
         SPYGLASS_GRPC_PORT: String(await freePort()),
         SPYGLASS_DATA_DIR: dataDir,
+        // Tests post spans at fixed dates (2026-01-01 ...): with the default 30 days, the retention
+        // run the server starts in the background could delete them between the post and the read
+        // (a clean-clone run just after midnight met it, when that run first had a partition to
+        // make). Retention's own tests pass their own days.
+        SPYGLASS_RETENTION_SPANS_DAYS: '3650',
         ...env,
       },
       dataDir,

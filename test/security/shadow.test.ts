@@ -140,7 +140,17 @@ describe.each(backends)('$name', ({ name, available, env }) => {
         expect(plan).toMatch(
           /spans_server_time_idx|spans_(p\d{8}|default)_project_id_server_name_started_at_idx/,
         );
-        expect(plan).not.toMatch(/Seq Scan on spans/);
+        // A sequential scan may read only a partition of a few rows (just after midnight, today's
+        // holds the minutes since 00:00: a clean-clone run at 00:05 met it), never under 1% of the
+        // bulk; the index serves the partitions that hold it.
+        const scanned = [...plan.matchAll(/Seq Scan on (spans\w*)/g)].map((m) => m[1] as string);
+        for (const table of scanned) {
+          const { rows: count } = await execute<{ n: number }>(
+            db,
+            sql`select count(*)::int as n from ${sql.identifier(table)}`,
+          );
+          expect(count[0]?.n ?? 0, `sequential scan on ${table}`).toBeLessThan(60_600 / 100);
+        }
         const found = await shadowServersCheck({ db, projectId: 'bulk', configured, now: NOW });
         expect(found.map((f) => f.serverName)).toEqual(['shadow-0', 'shadow-1', 'shadow-2']);
       });

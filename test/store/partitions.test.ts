@@ -1,16 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
-import { ensureDayPartitions, partitionName } from '../../src/store/partitions.ts';
+import { ensureDayPartitions, listPartitions, partitionName } from '../../src/store/partitions.ts';
 import { deleteSpansBefore } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
 const DAY = 86_400_000;
-const today = new Date(Math.floor(Date.now() / DAY) * DAY);
+/** Today at 00:00 UTC, read when called: a run may cross midnight between two tests. */
+const today = (): Date => new Date(Math.floor(Date.now() / DAY) * DAY);
 const dayAt = (offset: number, hour = 12): Date =>
-  new Date(today.getTime() + offset * DAY + hour * 3_600_000);
+  new Date(today().getTime() + offset * DAY + hour * 3_600_000);
 const at = (d: Date) => ({
   started_at: d.toISOString(),
   ended_at: new Date(d.getTime() + 5).toISOString(),
@@ -39,11 +40,15 @@ describe.each(backends.filter((b) => b.available))('span partitions on $name', (
   }
 
   it('stores spans of three days in three day partitions, and retention drops the oldest whole', async () => {
-    // The server made today .. today+7 at start; the two days before come from the same job.
-    expect(await ensureDayPartitions(db(), dayAt(-2), 1)).toEqual([
-      partitionName(dayAt(-2)),
-      partitionName(dayAt(-1)),
-    ]);
+    // The server made today .. today+7 at start; the two days before come from the same job. When
+    // the day turned since the start (a clean-clone run met it), yesterday's is the start's today.
+    const days = [-2, -1, 0].map((d) => partitionName(dayAt(d)));
+    const before = new Set(await listPartitions(db()));
+    expect(before.has(days[0] as string)).toBe(false);
+    expect(await ensureDayPartitions(db(), dayAt(-2), 2)).toEqual(
+      days.filter((name) => !before.has(name)),
+    );
+    expect(await listPartitions(db())).toEqual(expect.arrayContaining(days));
     const spans = [-2, -1, 0].map((d) =>
       nativeSpan({ trace_id: 'three-days', session_id: 'three-days', ...at(dayAt(d, 0)) }),
     );
