@@ -42,11 +42,42 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
-  // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
-  await buildUiIfStale();
   const fixtureScripts = compileFixtureScripts();
   project.provide('fixtureScripts', fixtureScripts);
-  let cluster: PgCluster | null = null;
+  // The rest is independent (each a child process or two): started together, they take the time of
+  // the slowest instead of the sum. Whatever started is stopped again when one of them fails.
+  const settled = await Promise.allSettled([
+    // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
+    buildUiIfStale(),
+    startPostgres(),
+    startRedisServer(),
+    makePgliteTemplate(),
+  ] as const);
+  const [, pg, redis, template] = settled;
+  const cluster = pg.status === 'fulfilled' ? pg.value : null;
+  const redisServer = redis.status === 'fulfilled' ? redis.value : null;
+  const templateDir = template.status === 'fulfilled' ? template.value : null;
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed || templateDir === null) {
+    await Promise.allSettled([cluster?.stop(), redisServer?.stop()]);
+    if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+    rmSync(fixtureScripts, { recursive: true, force: true });
+    throw failed?.reason;
+  }
+  project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
+  project.provide('redisUrl', redisServer?.url ?? null);
+  project.provide('pgliteTemplate', join(templateDir, 'pglite'));
+
+  return async () => {
+    rmSync(templateDir, { recursive: true, force: true });
+    rmSync(fixtureScripts, { recursive: true, force: true });
+    await redisServer?.stop();
+    await cluster?.stop();
+  };
+}
+
+/** The shared PostgreSQL cluster, or null (with a note) where none is installed outside CI. */
+async function startPostgres(): Promise<PgCluster | null> {
   if (findPgBin() === null) {
     const msg = 'no PostgreSQL server found (/usr/lib/postgresql/<version>/bin or PG_BIN)';
     if (isCi())
@@ -56,65 +87,63 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(
       `\n[spyglass tests] NOTE: ${msg}; the PostgreSQL variants of the tests are SKIPPED.\n\n`,
     );
-    project.provide('pgAdminUrl', null);
-  } else {
-    try {
-      cluster = await startPgCluster();
-    } catch (err) {
-      const msg = `could not start the test PostgreSQL cluster: ${(err as Error).message}`;
-      if (isCi()) throw new Error(msg, { cause: err });
-      process.stderr.write(
-        `\n[spyglass tests] NOTE: ${msg}\nthe PostgreSQL variants of the tests are SKIPPED.\n\n`,
-      );
-    }
-    project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
+    return null;
   }
-
-  let redis: RedisServer | null = null;
   try {
-    if (findRedisServer() === null) {
-      const msg = 'no redis-server found (PATH or REDIS_SERVER)';
-      if (isCi())
-        throw new Error(
-          `${msg}: CI must test shared rate limits; install redis-server (.ci/run does)`,
-        );
-      process.stderr.write(
-        `\n[spyglass tests] NOTE: ${msg}; the Redis variants of the tests are SKIPPED.\n\n`,
-      );
-    } else {
-      try {
-        redis = await startRedis();
-      } catch (err) {
-        const msg = `could not start the test redis-server: ${(err as Error).message}`;
-        if (isCi()) throw new Error(msg, { cause: err });
-        process.stderr.write(
-          `\n[spyglass tests] NOTE: ${msg}\nthe Redis variants of the tests are SKIPPED.\n\n`,
-        );
-      }
-    }
+    return await startPgCluster();
   } catch (err) {
-    await cluster?.stop();
-    throw err;
+    const msg = `could not start the test PostgreSQL cluster: ${(err as Error).message}`;
+    if (isCi()) throw new Error(msg, { cause: err });
+    process.stderr.write(
+      `\n[spyglass tests] NOTE: ${msg}\nthe PostgreSQL variants of the tests are SKIPPED.\n\n`,
+    );
+    return null;
   }
-  project.provide('redisUrl', redis?.url ?? null);
+}
 
-  // initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core
-  // machine; done once here, every startTestServer copies the result (the store's first-start
-  // path is still covered by the tests that start the CLI or the server on an empty directory).
-  // In a plain Node child: the store's own first-start path (it resolves PGlite with import.meta.resolve,
-  // which vitest's module runner lacks).
+/** The shared redis-server, or null (with a note) where none is installed outside CI. */
+async function startRedisServer(): Promise<RedisServer | null> {
+  if (findRedisServer() === null) {
+    const msg = 'no redis-server found (PATH or REDIS_SERVER)';
+    if (isCi())
+      throw new Error(
+        `${msg}: CI must test shared rate limits; install redis-server (.ci/run does)`,
+      );
+    process.stderr.write(
+      `\n[spyglass tests] NOTE: ${msg}; the Redis variants of the tests are SKIPPED.\n\n`,
+    );
+    return null;
+  }
+  try {
+    return await startRedis();
+  } catch (err) {
+    const msg = `could not start the test redis-server: ${(err as Error).message}`;
+    if (isCi()) throw new Error(msg, { cause: err });
+    process.stderr.write(
+      `\n[spyglass tests] NOTE: ${msg}\nthe Redis variants of the tests are SKIPPED.\n\n`,
+    );
+    return null;
+  }
+}
+
+/**
+ * initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core machine;
+ * done once here, every startTestServer copies the result (the store's first-start path is still
+ * covered by the tests that start the CLI or the server on an empty directory). In a plain Node
+ * child: the store's own first-start path (it resolves PGlite with import.meta.resolve, which
+ * vitest's module runner lacks). Returns the directory holding `pglite/`.
+ */
+async function makePgliteTemplate(): Promise<string> {
   const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
   const store = pathToFileURL(join(import.meta.dirname, '../dist/store/open-store.js')).href;
   const script = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ dataDir: ${JSON.stringify(template)} })).close();`;
-  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-    timeout: 180_000,
-  });
-  project.provide('pgliteTemplate', join(template, 'pglite'));
-
-  return async () => {
+  try {
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 180_000,
+    });
+  } catch (err) {
     rmSync(template, { recursive: true, force: true });
-    rmSync(fixtureScripts, { recursive: true, force: true });
-    await redis?.stop();
-    await cluster?.stop();
-  };
+    throw err;
+  }
+  return template;
 }
