@@ -429,6 +429,30 @@ export function generateSpans(opts: GenOptions): { groups: Generator<Span[]>; in
   return { groups: groups(), info };
 }
 
+/**
+ * loadSpans into a running server's store, telling its statistics keeper what was written, as the
+ * ingest writer does, so the keeper analyzes when it would in production.
+ */
+export function loadNoted(
+  stats: { noteWritten(spans: number): void },
+  db: Db,
+  opts: GenOptions,
+  signal?: AbortSignal,
+  onProgress: (p: LoadProgress) => void = () => {},
+): ReturnType<typeof loadSpans> {
+  let noted = 0;
+  return loadSpans(
+    db,
+    opts,
+    (p) => {
+      stats.noteWritten(p.spans - noted);
+      noted = p.spans;
+      onProgress(p);
+    },
+    signal,
+  );
+}
+
 export interface LoadProgress {
   spans: number;
   elapsedMs: number;

@@ -13,7 +13,7 @@ import type { Sql } from 'postgres';
 import type { RunningServer } from '../src/main.ts';
 import { execute } from '../src/store/db.ts';
 import { startPgCluster } from '../test/helpers/pg-cluster.ts';
-import { loadSpans, PROJECTS } from './read-data.ts';
+import { loadNoted, PROJECTS } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 import {
   buildCases,
@@ -103,18 +103,14 @@ export async function runReadFresh(
     const server = await startBenchServer(url, cleanups);
     const db = server.services.store.db;
     log(`fresh reads (${opts.backend}): loading ${opts.spans.toLocaleString('en-US')} spans…`);
-    let noted = 0;
-    const loaded = await loadSpans(
+    const loaded = await loadNoted(
+      server.services.stats,
       db,
       {
         spans: opts.spans,
         treeSessions: opts.treeSessions,
         end: new Date(),
         groupSize: opts.groupSize,
-      },
-      ({ spans }) => {
-        server.services.stats.noteWritten(spans - noted);
-        noted = spans;
       },
       signal,
     );

@@ -42,7 +42,7 @@ import {
   type Target,
   type Targets,
 } from './read-cases.ts';
-import { loadSpans, type DataInfo } from './read-data.ts';
+import { loadNoted, type DataInfo } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 
 export const TARGET_P95_MS = 50;
@@ -145,8 +145,8 @@ export async function runReadPath(
           `loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`,
         );
         let lastLog = 0;
-        let noted = 0;
-        const loaded = await loadSpans(
+        const loaded = await loadNoted(
+          server.services.stats,
           db,
           {
             spans: opts.spans,
@@ -154,9 +154,8 @@ export async function runReadPath(
             end: new Date(),
             groupSize: opts.groupSize,
           },
+          signal,
           ({ spans, elapsedMs }) => {
-            server.services.stats.noteWritten(spans - noted);
-            noted = spans;
             if (elapsedMs - lastLog < 5000 && spans < opts.spans) return;
             lastLog = elapsedMs;
             const la = loadavg()[0]?.toFixed(2);
@@ -168,7 +167,6 @@ export async function runReadPath(
                 .padStart(7)} spans/s  (load avg ${la})`,
             );
           },
-          signal,
         );
         info = loaded.info;
         load = {
