@@ -8,6 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
 import { buildIfStale, buildUiIfStale, compileFixtureScripts } from './helpers/build.ts';
+import { useRamTempDir } from './helpers/ram-tmp.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -39,6 +40,8 @@ const isCi = (): boolean => {
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Before anything makes a temp dir: servers' data directories in RAM (see ram-tmp.ts).
+  const ramTmp = useRamTempDir();
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
@@ -62,6 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await Promise.allSettled([cluster?.stop(), redisServer?.stop()]);
     if (templateDir) rmSync(templateDir, { recursive: true, force: true });
     rmSync(fixtureScripts, { recursive: true, force: true });
+    if (ramTmp) rmSync(ramTmp, { recursive: true, force: true });
     throw failed?.reason;
   }
   project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
@@ -73,6 +77,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(fixtureScripts, { recursive: true, force: true });
     await redisServer?.stop();
     await cluster?.stop();
+    if (ramTmp) rmSync(ramTmp, { recursive: true, force: true });
   };
 }
 
