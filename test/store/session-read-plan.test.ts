@@ -6,7 +6,8 @@ import { openStore } from '../../src/store/open-store.ts';
 import { listPartitions } from '../../src/store/partitions.ts';
 import { sessionSpansQuery } from '../../src/store/sessions-repo.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
-import { StatsKeeper } from '../../src/store/stats-keeper.ts';
+import { HOT_TABLES, StatsKeeper } from '../../src/store/stats-keeper.ts';
+import type { Span } from '../../src/model/span.ts';
 import { generateSpans } from '../../bench/read-data.ts';
 import { backends } from '../helpers/backends.ts';
 import { seededDataDir } from '../helpers/data-dir.ts';
@@ -192,5 +193,62 @@ describe('statistics upkeep', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
     // A fresh in-memory PGlite runs initdb in this process: slow on a busy machine.
+  }, 120_000);
+
+  it('analyzes a rollup table again for rows added, not for its rows updated by every commit', async () => {
+    const dataDir = seededDataDir();
+    const store = await openStore({ dataDir });
+    const ROLLUPS = ['sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily'];
+    try {
+      let now = 1_000_000;
+      const keeper = new StatsKeeper(store.db, undefined, {
+        now: () => now,
+        minIntervalMs: 60_000,
+      });
+      const groups = generateSpans({
+        spans: 1000,
+        treeSessions: 1,
+        end: new Date(),
+        groupSize: 1000,
+      }).groups;
+      const first = groups.next().value as Span[];
+      await insertSpans(store.db, first);
+      keeper.noteWritten(first.length);
+      for (const table of ['spans', ...ROLLUPS] as const)
+        await keeper.hasStatistics(table as (typeof HOT_TABLES)[number]);
+      const runs = (): Record<string, number> =>
+        Object.fromEntries(['spans', ...ROLLUPS].map((t) => [t, keeper.runsByTable.get(t) ?? 0]));
+      const afterFirst = runs();
+      expect(Object.values(afterFirst).every((n) => n === 1)).toBe(true);
+      // The next interval's spans land on the same sessions, tools, edges and hours: every rollup
+      // row is updated three times over, none added. Only spans itself grew.
+      for (const copy of [1, 2, 3]) {
+        const again = first.map((sp) => ({ ...sp, spanId: `${sp.spanId}-${copy}` }));
+        await insertSpans(store.db, again);
+        keeper.noteWritten(again.length);
+      }
+      await execute(store.db, sql`select pg_stat_force_next_flush()`);
+      now += 60_000;
+      await keeper.check();
+      expect(runs()).toEqual({ ...afterFirst, spans: 2 });
+      // New sessions (and their tools) are new rollup rows: analyzed again.
+      for (const copy of [1, 2, 3, 4, 5]) {
+        const moved = first.map((sp) => ({
+          ...sp,
+          spanId: `${sp.spanId}-s${copy}`,
+          sessionId: sp.sessionId === null ? null : `${sp.sessionId}-s${copy}`,
+        }));
+        await insertSpans(store.db, moved);
+        keeper.noteWritten(moved.length);
+      }
+      await execute(store.db, sql`select pg_stat_force_next_flush()`);
+      now += 60_000;
+      await keeper.check();
+      expect(runs()).toMatchObject({ sessions: 2, session_tools: 2, spans: 3 });
+      await keeper.stop();
+    } finally {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
