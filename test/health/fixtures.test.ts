@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { liveStdioGroups } from '../../src/health/stdio-process.ts';
 import {
   FIXTURE_TOKEN,
@@ -171,21 +171,28 @@ describe('drift between checks, one test per change type', () => {
 describe('failures', () => {
   // The deadline is what the error names; that nothing outlives it is shown by what is left
   // afterwards (no request still open at the fixture, no stdio process group), not by timing.
-  it.each(['hang-stdio', 'hang-http', 'hang-sse'])(
+  const hangs = async (name: string, { expect }: TestContext) => {
+    const r = await check(name);
+    expect(r).toMatchObject({
+      status: 'down',
+      latency_ms: null,
+      tools_count: null,
+      schema_hash: null,
+    });
+    expect(r.error).toMatch(/^timed out after 1000 ms waiting for initialize$/);
+    await expect.poll(() => fx.hanging(), { timeout: 5_000 }).toBe(0);
+    expect(liveStdioGroups()).toEqual([]);
+  };
+  it.for(['hang-stdio'])(
     '%s: down with a timeout message, leaving nothing open',
-    async (name) => {
-      const r = await check(name);
-      expect(r).toMatchObject({
-        status: 'down',
-        latency_ms: null,
-        tools_count: null,
-        schema_hash: null,
-      });
-      expect(r.error).toMatch(/^timed out after 1000 ms waiting for initialize$/);
-      await expect.poll(() => fx.hanging(), { timeout: 5_000 }).toBe(0);
-      expect(liveStdioGroups()).toEqual([]);
-    },
-    20_000,
+    { timeout: 20_000 },
+    hangs,
+  );
+  // The HTTP ones start no process, so they wait out their deadlines side by side.
+  it.concurrent.for(['hang-http', 'hang-sse'])(
+    '%s: down with a timeout message, leaving nothing open',
+    { timeout: 20_000 },
+    hangs,
   );
 
   it.each(['refused-http', 'refused-sse'])('%s: a refused connection is down', async (name) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,6 +49,9 @@ export async function spawnInstance(
   while (!env.SPYGLASS_GRPC_PORT && grpcPort === port) grpcPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inst-'));
   dirs.push(dataDir);
+  // On the embedded database, a copy of the run's migrated one instead of a first start (initdb and
+  // every migration) per instance, as startTestServer does (test/helpers/data-dir.ts).
+  if (!env.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
   const child = spawn(process.execPath, [CLI, 'serve'], {
     cwd: dataDir,
     env: {

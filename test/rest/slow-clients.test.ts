@@ -15,9 +15,10 @@ interface Client {
   closed: Promise<string>;
 }
 
-function open(port: number): Promise<Client> {
+/** A connection from the loopback address `from`: each test has an address (and its count) of its own. */
+function open(port: number, from: string): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', localAddress: from });
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => (received += d));
@@ -32,8 +33,9 @@ const REQUEST_HEAD =
   'POST /api/traces/spans HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
 
 describe('slow and idle clients, connections per address', () => {
+  // Every deadline at the configurable minimum (1 s): the tests below wait them out.
   const config = configFile(
-    'http:\n  headers_timeout_seconds: 1\n  request_timeout_seconds: 2\n  keep_alive_timeout_seconds: 1\n  max_connections_per_address: 3\n',
+    'http:\n  headers_timeout_seconds: 1\n  request_timeout_seconds: 1\n  keep_alive_timeout_seconds: 1\n  max_connections_per_address: 3\n',
   );
   let server: TestServer;
   let port: number;
@@ -51,9 +53,10 @@ describe('slow and idle clients, connections per address', () => {
   });
 
   it('a 4th connection from one address gets 429 and is closed; the first three are served', async () => {
-    const held = await Promise.all([open(port), open(port), open(port)]);
+    const from = '127.0.0.2';
+    const held = await Promise.all([open(port, from), open(port, from), open(port, from)]);
     try {
-      const extra = await open(port);
+      const extra = await open(port, from);
       const answer = await extra.closed;
       expect(answer).toMatch(/^HTTP\/1\.1 429 /);
       expect(answer).toContain('{"detail":"too many open connections from this address"}');
@@ -67,29 +70,32 @@ describe('slow and idle clients, connections per address', () => {
     }
   });
 
-  it('a body that never finishes is answered 408 and closed after the request timeout', async () => {
-    const c = await open(port);
-    c.socket.write(`${REQUEST_HEAD}[{"span_id":`);
-    expect(await c.closed).toMatch(/^HTTP\/1\.1 408 /);
-  });
+  // Each waits out a deadline on one connection from an address of its own: side by side.
+  describe.concurrent('deadlines', () => {
+    it('a body that never finishes is answered 408 and closed after the request timeout', async () => {
+      const c = await open(port, '127.0.0.3');
+      c.socket.write(`${REQUEST_HEAD}[{"span_id":`);
+      expect(await c.closed).toMatch(/^HTTP\/1\.1 408 /);
+    });
 
-  it('headers that never finish are answered 408 and closed after the headers timeout', async () => {
-    const c = await open(port);
-    c.socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    expect(await c.closed).toMatch(/^HTTP\/1\.1 408 /);
-  });
+    it('headers that never finish are answered 408 and closed after the headers timeout', async () => {
+      const c = await open(port, '127.0.0.4');
+      c.socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+      expect(await c.closed).toMatch(/^HTTP\/1\.1 408 /);
+    });
 
-  it('a connection that sends nothing is closed', async () => {
-    const c = await open(port);
-    await expect(c.closed).resolves.toBeTypeOf('string');
-    expect(c.socket.destroyed).toBe(true);
-  });
+    it('a connection that sends nothing is closed', async () => {
+      const c = await open(port, '127.0.0.5');
+      await expect(c.closed).resolves.toBeTypeOf('string');
+      expect(c.socket.destroyed).toBe(true);
+    });
 
-  it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
-    const c = await open(port);
-    c.socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    const all = await c.closed;
-    expect(all).toMatch(/^HTTP\/1\.1 200 /);
-    expect(all).toContain('Keep-Alive: timeout=1');
+    it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
+      const c = await open(port, '127.0.0.6');
+      c.socket.write('GET /api/liveness HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const all = await c.closed;
+      expect(all).toMatch(/^HTTP\/1\.1 200 /);
+      expect(all).toContain('Keep-Alive: timeout=1');
+    });
   });
 });

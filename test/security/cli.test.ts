@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -151,14 +150,14 @@ describe('spyglass scan', () => {
   }, 60_000);
 
   it('scans locally from spyglass.yaml and prints a table', async () => {
-    const data = mkdtempSync(join(tmpdir(), 'spyglass-scan-cli-'));
+    // A copy of the migrated embedded database: the first start is test/startup/startup-messages.test.ts's.
+    const data = seededDataDir('spyglass-scan-cli-');
     try {
       const r = await runCliInProcess(
         ['scan', '--server', 'alpha'],
         { SPYGLASS_CONFIG: config, SPYGLASS_DATA_DIR: data, SPYGLASS_URL: '' },
         dir,
       );
-      // The only thing on stderr is the embedded database's first-start note.
       expect(r.stderr).not.toMatch(/error|failed/i);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/server_name.*highest_severity/);
