@@ -100,7 +100,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core
   // machine; done once here, every startTestServer copies the result (the store's first-start
-  // path is still covered by the tests that start the CLI or the server on an empty directory).
+  // paths are still covered by the tests that start the CLI or the server on an empty directory,
+  // which copy the build's template, and by test/store/pglite-template.test.ts, which runs initdb).
   // In a plain Node child: the store's own first-start path (it resolves PGlite with import.meta.resolve,
   // which vitest's module runner lacks).
   const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
