@@ -13,7 +13,8 @@ import { startScanRetention } from './security/retention.ts';
 import { startAnomalyDetection } from './anomalies/background.ts';
 import { startSloEvaluator } from './slos/evaluator.ts';
 import { startAlertJobs } from './alerts/jobs.ts';
-import { openStore } from './store/open-store.ts';
+import type { Store } from './store/open-store.ts';
+import { logConfigSource, openConfiguredStore } from './startup/store-start.ts';
 import { startPeriodic } from './scale/jobs/periodic.ts';
 import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
@@ -34,6 +35,11 @@ export interface StartOptions {
    * applied the migrations once, so workers never race on them.
    */
   worker?: boolean;
+  /**
+   * The store, already opening: `spyglass serve` checks the ports, logs the config and starts
+   * opening the database before it loads this module (src/cli/serve.ts).
+   */
+  store?: Promise<Store>;
 }
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
@@ -42,20 +48,13 @@ export async function startServer(
   logger: Logger,
   opts: StartOptions = {},
 ): Promise<RunningServer> {
-  logger.info(
-    { configFile: config.configPath ?? null },
-    config.configPath
-      ? `config: read ${config.configPath}`
-      : 'config: no config file (SPYGLASS_CONFIG unset, no ./spyglass.yaml); defaults and SPYGLASS_* variables apply',
-  );
-  if (!opts.worker) await checkServePorts(config);
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    databaseReadUrl: config.databaseReadUrl,
-    dataDir: config.dataDir,
-    onInfo: (msg) => logger.info(msg),
-    migrate: !opts.worker,
-  });
+  let opening = opts.store;
+  if (!opening) {
+    logConfigSource(config, logger);
+    if (!opts.worker) await checkServePorts(config);
+    opening = openConfiguredStore(config, logger, !opts.worker);
+  }
+  const store = await opening;
   logger.info(
     { storage: store.kind, dataDir: store.kind === 'pglite' ? config.dataDir : undefined },
     'storage ready',

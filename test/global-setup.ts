@@ -133,8 +133,9 @@ async function startRedisServer(): Promise<RedisServer | null> {
 
 /**
  * initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core machine;
- * done once here, every startTestServer copies the result (the store's first-start path is still
- * covered by the tests that start the CLI or the server on an empty directory). In a plain Node
+ * done once here, every startTestServer copies the result (the store's first-start paths are still
+ * covered by the tests that start the CLI or the server on an empty directory, which copy the
+ * build's template, and by test/store/pglite-template.test.ts, which runs initdb). In a plain Node
  * child: the store's own first-start path (it resolves PGlite with import.meta.resolve, which
  * vitest's module runner lacks). Returns the directory holding `pglite/`.
  */

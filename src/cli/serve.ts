@@ -1,5 +1,7 @@
 import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../logger.ts';
+import { checkServePorts } from '../startup/check-ports.ts';
+import { logConfigSource, openConfiguredStore } from '../startup/store-start.ts';
 import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
 import { guardPostgresDriver } from '../store/postgres-guard.ts';
 
@@ -19,8 +21,17 @@ export async function runServe(): Promise<void> {
     const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);
   }
+  logConfigSource(config, logger);
+  await checkServePorts(config);
+  // The database opens (PGlite on its own thread) while the server's modules load, below: on an
+  // existing data directory the two took about the same time one after the other.
+  const store = openConfiguredStore(config, logger);
+  store.catch(() => {}); // startServer awaits it and reports its failure
   // Loaded here, not at the top, so other commands start without the whole server.
-  const { startServer } = await import('../main.ts');
+  const { startServer } = await import('../main.ts').catch(async (err: unknown) => {
+    await store.then((s) => s.close()).catch(() => {});
+    throw err;
+  });
   // The handlers are in place before the server starts: a signal while it starts (its port may
   // already be open and taking requests) stops it once started, never kills it half-way.
   let stop: (() => void) | null = null;
@@ -35,7 +46,7 @@ export async function runServe(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, { store });
   stop = () =>
     server.stop().then(
       () => process.exit(0),

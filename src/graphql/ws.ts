@@ -32,8 +32,8 @@ export type WsDeps = Pick<
 >;
 
 /**
- * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance, so the
- * same schema, limits and error masking apply. The upgrade is checked before a socket exists
+ * GraphQL over WebSocket (graphql-ws protocol) at /graphql, through the same yoga instance (built
+ * on first use: yoga.ts), so the same schema, limits and error masking apply. The upgrade is checked before a socket exists
  * (Origin and Host, rate limit per address, the key when headers carry one, the live budget); the
  * key itself may come in connectionParams `{ apiKey }`, checked at connection_init. A connection
  * is one live client, with at most `maxSubscriptions` subscriptions, and is closed with a reason
@@ -41,7 +41,7 @@ export type WsDeps = Pick<
  */
 export function serveGraphqlWs(
   app: FastifyInstance,
-  yoga: YogaServerInstance<any, any>,
+  yoga: () => Promise<YogaServerInstance<any, any>>,
   s: WsDeps,
 ): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -128,7 +128,7 @@ export function serveGraphqlWs(
           return [
             new GraphQLError(limited.detail, { extensions: { code: 'RATE_LIMITED', status: 429 } }),
           ];
-        const enveloped = yoga.getEnveloped({
+        const enveloped = (await yoga()).getEnveloped({
           ...ctx,
           req: { principal: session.principal },
           live: session.conn,

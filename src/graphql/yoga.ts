@@ -1,75 +1,46 @@
-import { PothosValidationError } from '@pothos/core';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
 import { SpyglassError } from '../errors.ts';
-import type { LiveConnection } from '../live/live-clients.ts';
 import { checkBrowserOrigin } from '../auth/browser-origin.ts';
 import type { Logger } from 'pino';
-import type { Context, GraphqlServices } from './builder.ts';
+import type { GraphqlServices } from './builder.ts';
+import { toGraphQLError } from './errors.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
-import { queryLimits } from './limits.ts';
-import { schema } from './schema.ts';
-import { replicaQueries } from './replica-reads.ts';
-import { sharedSubscriptions } from './shared-subscribe.ts';
 import { serveGraphqlWs } from './ws.ts';
-import { variableCoercion } from './variables.ts';
-import { httpSignIn, signedOutOperations } from './ui-auth.ts';
+import type { GraphqlServer } from './yoga-server.ts';
 
 /** What GraphQL uses: its resolvers' services (builder.ts) and a logger for the errors it masks. */
 export interface GraphqlDeps extends GraphqlServices {
   logger: Logger;
 }
 
-interface ServerContext {
-  req: FastifyRequest;
-  reply: FastifyReply;
-  live?: LiveConnection;
-}
+/** How long after listening the GraphQL server is built when no request asked for it before. */
+const BUILD_AFTER_LISTEN_MS = 1000;
 
 /**
  * GraphQL at /graphql over the same services and auth as REST. Errors are masked except
  * SpyglassErrors, which carry their code and HTTP status in `extensions`; errors raised before
  * GraphQL runs (authentication, rate limits, Origin checks) get the same GraphQL shape. Depth,
  * cost and alias limits keep one query from taking the server down. GraphiQL (development only)
- * is served from the package, without a key, under its own CSP.
+ * is served from the package, without a key, under its own CSP. The GraphQL server itself
+ * (yoga-server.ts) is loaded and built on first use, or a second after the server listens.
  */
 export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
-  // Not a rest spread: it would copy the members once; deps reads them when used (app-routes.ts `pick`).
   const s = deps;
-  const { logger } = deps;
   const graphiql = s.config.graphql.graphiql;
-  const yoga = createYoga<ServerContext, Context>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    graphiql: false,
-    landingPage: false,
-    logging: false,
-    context: ({ req, reply, live }) => ({
-      principal: req.principal,
-      services: s,
-      ...(live ? { live } : {}),
-      ...(reply !== undefined ? { http: httpSignIn(req, reply) } : {}),
-    }),
-    plugins: [
-      signedOutOperations(),
-      variableCoercion(),
-      ...queryLimits(),
-      sharedSubscriptions(),
-      ...(s.config.databaseReadUrl ? [replicaQueries()] : []),
-    ],
-    maskedErrors: {
-      maskError: (error, message) => {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original instanceof SpyglassError) return toGraphQLError(original);
-        // Pothos refuses what the client sent (a malformed global id or cursor, a negative `first`).
-        if (original instanceof PothosValidationError)
-          return new GraphQLError(original.message, { extensions: { code: 'BAD_USER_INPUT' } });
-        if (error instanceof GraphQLError && !error.originalError) return error;
-        logger.error({ err: original }, 'graphql resolver failed');
-        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-      },
-    },
+  // Built on first use (a request or a WebSocket subscription), or soon after the server listens.
+  let built: Promise<GraphqlServer> | undefined;
+  const yoga = () =>
+    (built ??= import('./yoga-server.ts').then((m) => m.createGraphqlServer(deps)));
+  app.addHook('onListen', () => {
+    // A second after start-up (readiness is answered first), unless a request came first.
+    setTimeout(
+      () =>
+        void yoga().catch((err: unknown) =>
+          deps.logger.error({ err }, 'building the GraphQL server failed'),
+        ),
+      BUILD_AFTER_LISTEN_MS,
+    ).unref();
   });
 
   serveGraphqlWs(app, yoga, s);
@@ -93,20 +64,12 @@ export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
           .header('content-security-policy', page.csp)
           .send(page.html);
       }
-      const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+      const response = await (
+        await yoga()
+      ).handleNodeRequestAndResponse(req, reply, { req, reply });
       response.headers.forEach((value, key) => void reply.header(key, value));
       void reply.status(response.status);
       return reply.send(response.body);
-    },
-  });
-}
-
-function toGraphQLError(err: SpyglassError): GraphQLError {
-  return new GraphQLError(err.message, {
-    extensions: {
-      code: err.code.toUpperCase(),
-      status: err.status,
-      ...(err.issues ? { issues: err.issues } : {}),
     },
   });
 }

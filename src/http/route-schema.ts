@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type {
   FastifyInstance,
@@ -44,8 +44,20 @@ const AJV_BASE: Options = {
  * Fastify's validator compiler for the app: query strings, path parameters and headers are text and
  * coerce (`?limit=5` is the integer 5); a JSON body does not, so `{"name": 5}` is a 422, not "5".
  */
-export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? jsonAjv : textAjv).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
+  // Compiled on the route's first request, not when the app starts: compiling every route's
+  // schemas took about a quarter of a second of a start-up (docs/benchmarks.md).
+  let compiled: ValidateFunction | undefined;
+  const validate = (...args: Parameters<ValidateFunction>) => {
+    compiled ??= (httpPart === 'body' ? jsonAjv : textAjv).compile(schema as object);
+    const ok = compiled(...args);
+    // Fastify reads the problems from the function it was given.
+    validate.errors = compiled.errors;
+    return ok;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
+};
 
 const textAjv = withFormats(new Ajv(AJV_BASE));
 const jsonAjv = withFormats(new Ajv({ ...AJV_BASE, coerceTypes: false }));

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -9,6 +9,7 @@ import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { readTimesExactly } from './pg-time.ts';
+import { copyTemplate, usableTemplate } from './pglite-template.ts';
 import { startPgliteThread, type PgliteThread } from './pglite-thread.ts';
 import { routingDb } from './read-routing.ts';
 import * as schema from './schema.ts';
@@ -42,9 +43,15 @@ export interface StoreOptions {
   onInfo?: (message: string) => void;
   /** False when another process already applied the migrations (a cluster worker). Default true. */
   migrate?: boolean;
+  /**
+   * PGlite: the migrated data directory a first start copies (pglite-template.ts); default the
+   * build's; null runs initdb (the build making the template does).
+   */
+  template?: string | null;
 }
 
-const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+/** The migrations folder (drizzle/ at the repository's root). */
+export const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -55,7 +62,11 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         opts.poolSize ?? 10,
         opts.migrate ?? true,
       )
-    : openPglite(opts.dataDir, opts.onInfo ?? (() => {}));
+    : openPglite(
+        opts.dataDir,
+        opts.onInfo ?? (() => {}),
+        opts.template === undefined ? usableTemplate() : opts.template,
+      );
 }
 
 /**
@@ -155,7 +166,11 @@ function migrationError(err: unknown): Error {
   );
 }
 
-async function openPglite(dataDir: string, info: (message: string) => void): Promise<Store> {
+async function openPglite(
+  dataDir: string,
+  info: (message: string) => void,
+  template: string | null,
+): Promise<Store> {
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const { default: postgres } = await import('postgres');
   let dir = dataDir;
@@ -169,10 +184,15 @@ async function openPglite(dataDir: string, info: (message: string) => void): Pro
   let client: Sql | undefined;
   try {
     if (!dir.startsWith('memory://') && !existsSync(join(dir, 'PG_VERSION'))) {
-      info(
-        `first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`,
-      );
-      await initPgliteInChild(dir);
+      if (template !== null && readdirSync(dir).length === 0) {
+        info(`first start: creating the embedded database in ${dir} from the build's template`);
+        copyTemplate(template, dir);
+      } else {
+        info(
+          `first start: creating the embedded database in ${dir} (this takes about 10 seconds, once)`,
+        );
+        await initPgliteInChild(dir);
+      }
     }
     // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
     thread = await startPgliteThread(dir, ['shared_buffers=32MB']);

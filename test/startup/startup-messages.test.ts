@@ -84,7 +84,7 @@ describe('spyglass serve start-up messages', () => {
       const at = (prefix: string) => messages.findIndex((m) => m.startsWith(prefix));
       expect(messages[at('config: ')]).toBe(`config: read ${config}`);
       expect(messages[at('first start: ')]).toBe(
-        `first start: creating the embedded database in ${join(dir, 'data', 'pglite')} (this takes about 10 seconds, once)`,
+        `first start: creating the embedded database in ${join(dir, 'data', 'pglite')} from the build's template`,
       );
       expect(messages[at('health monitor: ')]).toBe(
         'health monitor: 1 MCP server(s) monitored (1 from the config file, 0 from the catalog)',
