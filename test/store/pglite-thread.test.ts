@@ -4,11 +4,19 @@ import { join } from 'node:path';
 import postgres, { type Options, type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgliteThread, type PgliteThread } from '../../src/store/pglite-thread.ts';
+import { seededDataDir } from '../helpers/data-dir.ts';
 
 /** The embedded database on its own thread (src/store/pglite-thread.ts), spoken to by postgres.js. */
 describe('PGlite on a thread', () => {
   let thread: PgliteThread;
   let sql: Sql;
+  // Copies of the run's migrated database (test/helpers/data-dir.ts): no initdb per thread.
+  const dirs: string[] = [];
+  const database = () => {
+    const dir = seededDataDir('spyglass-pglite-thread-');
+    dirs.push(dir);
+    return join(dir, 'pglite');
+  };
 
   const connect = (max: number) =>
     postgres({
@@ -20,13 +28,14 @@ describe('PGlite on a thread', () => {
     } as Options<Record<string, never>>);
 
   beforeAll(async () => {
-    thread = await startPgliteThread('memory://', []);
+    thread = await startPgliteThread(database(), []);
     sql = connect(2);
     await sql`create table t (id int primary key, body text)`;
   });
   afterAll(async () => {
     await sql.end({ timeout: 5 });
     await thread.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   it('answers queries with parameters, JSON and large values', async () => {
@@ -79,7 +88,7 @@ describe('PGlite on a thread', () => {
     process.execArgv.push('--max-semi-space-size=16');
     let other: PgliteThread;
     try {
-      other = await startPgliteThread('memory://', []);
+      other = await startPgliteThread(database(), []);
     } finally {
       process.execArgv.pop();
     }
