@@ -180,7 +180,11 @@ export async function openSignedIn(
     await p.page.getByRole('button', { name: 'Sign in' }).click();
   }
   await p.page.getByTestId('who').waitFor();
-  if (!state) ui.sessions.set(key, await p.context.storageState());
+  // The cookies only: the sign-in lives in its cookie, and the page's localStorage holds just the
+  // display preferences it wrote at boot (ui/src/shell/prefs.ts: the defaults, which a fresh
+  // context gets anyway). A state with origins makes Playwright load the dashboard once more in
+  // every new context to write them back.
+  if (!state) ui.sessions.set(key, { cookies: await p.context.cookies(), origins: [] });
   if (h1) await p.page.getByRole('heading', { level: 1, name: h1 }).waitFor();
   return p;
 }
