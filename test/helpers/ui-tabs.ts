@@ -35,31 +35,44 @@ export async function takeTab(browser: Browser, cookies: Cookie[] = []): Promise
   return tab;
 }
 
+/** How long emptying a tab may take before it is closed instead (a page stuck in a script). */
+const RELEASE_MS = 10_000;
+
 /**
  * Empties a test's tab and keeps it for the next test. The page must still be on `origin` (the
  * dashboard's), whose storage it clears; a tab that left it, opened another page, or fails a
- * step is closed instead.
+ * step or takes over RELEASE_MS is closed instead.
  */
 export async function releaseTab(browser: Browser, tab: Tab, origin: string): Promise<void> {
-  const { context, page } = tab;
+  const { context } = tab;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('emptying the tab timed out')), RELEASE_MS);
+  });
   try {
-    if (context.pages().length !== 1 || new URL(page.url()).origin !== origin)
-      throw new Error('not reusable');
-    await page.evaluate(() => {
-      localStorage.clear();
-      sessionStorage.clear();
-    });
-    await page.unrouteAll({ behavior: 'ignoreErrors' });
-    // Ends the document (its sockets, timers and requests) as closing the context would.
-    await page.goto('about:blank');
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize(VIEWPORT);
-    await context.clearPermissions();
-    await context.clearCookies();
+    await Promise.race([empty(tab, origin), late]);
     pool(browser).push(tab);
   } catch {
     await context.close();
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+async function empty({ context, page }: Tab, origin: string): Promise<void> {
+  if (context.pages().length !== 1 || new URL(page.url()).origin !== origin)
+    throw new Error('not reusable');
+  await page.evaluate(() => {
+    localStorage.clear();
+    sessionStorage.clear();
+  });
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  // Ends the document (its sockets, timers and requests) as closing the context would.
+  await page.goto('about:blank');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(VIEWPORT);
+  await context.clearPermissions();
+  await context.clearCookies();
 }
 
 /** Closes every context of `browser` but the idle tabs: those a test left open. */
