@@ -1,9 +1,20 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type ConsoleMessage,
+  type Cookie,
+  type Dialog,
+  type Page,
+  type Request,
+} from 'playwright-core';
 import { expect } from 'vitest';
 import { startTestServer, type TestServer } from './server.ts';
+import { closeBusyTabs, releaseTab, takeTab } from './ui-tabs.ts';
 
 const require = createRequire(import.meta.url);
 /** Screenshots and other artefacts of the browser tests (gitignored). */
@@ -16,20 +27,18 @@ export interface UiServer {
   /** http://127.0.0.1:port */
   base: string;
   browser: Browser;
-  /** Cookies and storage of each API key's dashboard session (see openSignedIn). */
-  sessions: Map<string, StorageState>;
+  /** The cookies of each API key's dashboard session (see openSignedIn). */
+  sessions: Map<string, Cookie[]>;
   /** Closes the contexts left open and stops the server (the browser stays for the next file). */
   close(): Promise<void>;
 }
-
-type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 let shared: Promise<Browser> | null = null;
 
 /**
  * One headless Chromium per test worker process, launched on first use: workers run file after
  * file with their modules kept (vitest.config.ts, isolate: false), so each file saves the launch.
- * Every test still gets a fresh context (its own cookies and storage). Playwright kills the
+ * Every page still starts as in a new context (test/helpers/ui-tabs.ts). Playwright kills the
  * browser when the worker process exits.
  */
 function sharedBrowser(): Promise<Browser> {
@@ -50,11 +59,34 @@ function sharedBrowser(): Promise<Browser> {
 }
 
 /**
- * A real server (test/helpers/server.ts, env as there) and the worker's headless Chromium for the
- * dashboard. dist/ui is built by the test run's global setup (test/helpers/build.ts#buildUiIfStale).
+ * Where a server's data directory goes: /dev/shm when it is a tmpfs with room to spare. Deleting a
+ * PGlite directory (1,250 files, 43 MB) on this machine's disk (ext4 mounted with `discard`) takes
+ * 2.4 s of waiting and 0.06 s of CPU; on tmpfs 0.04 s. Else the system's temp directory.
+ */
+function dataRoot(): string {
+  try {
+    const fs = statfsSync('/dev/shm');
+    if (fs.type === 0x01021994 && fs.bavail * fs.bsize > 1024 ** 3) return '/dev/shm';
+  } catch {
+    // No /dev/shm: the default below.
+  }
+  return tmpdir();
+}
+
+/**
+ * A real server (test/helpers/server.ts, env as there; its data in dataRoot()) and the worker's
+ * headless Chromium for the dashboard. dist/ui is built by the test run's global setup
+ * (test/helpers/build.ts#buildUiIfStale).
  */
 export async function startUi(env: Record<string, string> = {}): Promise<UiServer> {
-  const [server, browser] = await Promise.all([startTestServer(env), sharedBrowser()]);
+  const dataDir = mkdtempSync(join(dataRoot(), 'spyglass-ui-'));
+  const [server, browser] = await Promise.all([
+    startTestServer({ SPYGLASS_DATA_DIR: dataDir, ...env }).catch((err: unknown) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    }),
+    sharedBrowser(),
+  ]);
   return {
     server,
     base: server.httpUrl,
@@ -62,8 +94,9 @@ export async function startUi(env: Record<string, string> = {}): Promise<UiServe
     sessions: new Map(),
     close: async () => {
       // A context a failed test left open must not outlive its server.
-      await Promise.all(browser.contexts().map((c) => c.close()));
+      await closeBusyTabs(browser);
       await server.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -98,33 +131,35 @@ export interface UiPage {
 let axeSource: string | undefined;
 
 /**
- * Opens `path` in a fresh browser context (its own cookies; `state` to start signed in),
- * recording console errors and requests.
+ * Opens `path` in a browser context of its own, as new (test/helpers/ui-tabs.ts: no cookie but
+ * `cookies`, to start signed in; empty storage), recording console errors and requests.
  */
-export async function openPage(ui: UiServer, path: string, state?: StorageState): Promise<UiPage> {
-  const context = await ui.browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    storageState: state,
-  });
-  const page = await context.newPage();
+export async function openPage(ui: UiServer, path: string, cookies?: Cookie[]): Promise<UiPage> {
+  const tab = await takeTab(ui.browser, cookies);
+  const { context, page } = tab;
   const consoleErrors: string[] = [];
   const foreignRequests: string[] = [];
   const dialogs: string[] = [];
   const origin = new URL(ui.base).origin;
-  page.on('console', (m) => {
+  const onConsole = (m: ConsoleMessage) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  page.on('request', (r) => {
+  };
+  const onPageError = (e: Error) => consoleErrors.push(String(e));
+  const onRequest = (r: Request) => {
     const url = r.url();
     const u = new URL(url);
     const same = u.host === new URL(origin).host && ['http:', 'ws:'].includes(u.protocol);
     if (!same && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
-  });
-  page.on('dialog', (d) => {
+  };
+  const onDialog = (d: Dialog) => {
     dialogs.push(d.message());
     void d.dismiss();
-  });
+  };
+  page.on('console', onConsole);
+  page.on('pageerror', onPageError);
+  page.on('request', onRequest);
+  page.on('dialog', onDialog);
+  let closed: Promise<void> | undefined;
   await page.goto(`${ui.base}${path}`);
   return {
     page,
@@ -155,14 +190,22 @@ export async function openPage(ui: UiServer, path: string, state?: StorageState)
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
     },
-    close: () => context.close(),
+    close: () =>
+      (closed ??= (async () => {
+        // What the tab meets after this test is not this test's.
+        page.off('console', onConsole);
+        page.off('pageerror', onPageError);
+        page.off('request', onRequest);
+        page.off('dialog', onDialog);
+        await releaseTab(ui.browser, tab, origin);
+      })()),
   };
 }
 
 /**
  * Opens `path` signed in with an API key. The key's first page signs in through the sign-in
  * form (docs/ui.md#auth), which then shows the page asked for; its session cookie is kept, and
- * the key's later pages start in a fresh context holding that cookie instead of signing in again.
+ * the key's later pages start with that cookie (and nothing else) instead of signing in again.
  * Resolves once the signed-in shell shows, and the page's `h1` when given.
  */
 export async function openSignedIn(
@@ -171,16 +214,19 @@ export async function openSignedIn(
   path: string,
   h1?: string,
 ): Promise<UiPage> {
-  const state = ui.sessions.get(key);
-  const p = await openPage(ui, path, state);
-  if (!state) {
+  const cookies = ui.sessions.get(key);
+  const p = await openPage(ui, path, cookies);
+  if (!cookies) {
     await p.page.getByRole('heading', { level: 1, name: 'Sign in to Spyglass' }).waitFor();
     await p.page.getByRole('radio', { name: 'API key' }).check();
     await p.page.locator('#key').fill(key);
     await p.page.getByRole('button', { name: 'Sign in' }).click();
   }
   await p.page.getByTestId('who').waitFor();
-  if (!state) ui.sessions.set(key, await p.context.storageState());
+  // The cookies only: the sign-in lives in its cookie, and the page's localStorage holds just the
+  // display preferences it wrote at boot (ui/src/shell/prefs.ts: the defaults, which a new page
+  // gets anyway).
+  if (!cookies) ui.sessions.set(key, await p.context.cookies());
   if (h1) await p.page.getByRole('heading', { level: 1, name: h1 }).waitFor();
   return p;
 }
