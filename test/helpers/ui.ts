@@ -1,6 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   chromium,
@@ -59,34 +58,11 @@ function sharedBrowser(): Promise<Browser> {
 }
 
 /**
- * Where a server's data directory goes: /dev/shm when it is a tmpfs with room to spare. Deleting a
- * PGlite directory (1,250 files, 43 MB) on this machine's disk (ext4 mounted with `discard`) takes
- * 2.4 s of waiting and 0.06 s of CPU; on tmpfs 0.04 s. Else the system's temp directory.
- */
-function dataRoot(): string {
-  try {
-    const fs = statfsSync('/dev/shm');
-    if (fs.type === 0x01021994 && fs.bavail * fs.bsize > 1024 ** 3) return '/dev/shm';
-  } catch {
-    // No /dev/shm: the default below.
-  }
-  return tmpdir();
-}
-
-/**
- * A real server (test/helpers/server.ts, env as there; its data in dataRoot()) and the worker's
- * headless Chromium for the dashboard. dist/ui is built by the test run's global setup
- * (test/helpers/build.ts#buildUiIfStale).
+ * A real server (test/helpers/server.ts, env as there) and the worker's headless Chromium for the
+ * dashboard. dist/ui is built by the test run's global setup (test/helpers/build.ts#buildUiIfStale).
  */
 export async function startUi(env: Record<string, string> = {}): Promise<UiServer> {
-  const dataDir = mkdtempSync(join(dataRoot(), 'spyglass-ui-'));
-  const [server, browser] = await Promise.all([
-    startTestServer({ SPYGLASS_DATA_DIR: dataDir, ...env }).catch((err: unknown) => {
-      rmSync(dataDir, { recursive: true, force: true });
-      throw err;
-    }),
-    sharedBrowser(),
-  ]);
+  const [server, browser] = await Promise.all([startTestServer(env), sharedBrowser()]);
   return {
     server,
     base: server.httpUrl,
@@ -96,7 +72,6 @@ export async function startUi(env: Record<string, string> = {}): Promise<UiServe
       // A context a failed test left open must not outlive its server.
       await closeBusyTabs(browser);
       await server.dispose();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
