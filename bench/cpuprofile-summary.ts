@@ -1,7 +1,7 @@
 /**
  * Where a server's CPU time went, from a V8 .cpuprofile (`npm run bench -- --cpu-prof DIR`):
  *
- *   node --import tsx bench/cpuprofile-summary.ts DIR/CPU.*.cpuprofile [--top 40] [--callers writeBuffer]
+ *   node --import tsx bench/cpuprofile-summary.ts DIR/CPU.*.cpuprofile [--top 40] [--callers writeBuffer] [--skip 5]
  *
  * Prints self time by area (our src/ files, each dependency, Node internals, GC, idle) and the
  * hottest functions, plus inclusive time of the src/ functions.
@@ -10,12 +10,19 @@ import { parseArgs } from 'node:util';
 import { area, readProfile, type ProfileNode } from './profile-top.ts';
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '40' }, callers: { type: 'string' } },
+  options: {
+    top: { type: 'string', default: '40' },
+    callers: { type: 'string' },
+    // Leave out the first N seconds (the server's start-up: module loading, migrations).
+    skip: { type: 'string', default: '0' },
+  },
   allowPositionals: true,
 });
 const top = Number(values.top);
 if (positionals.length === 0) {
-  console.error('usage: node --import tsx bench/cpuprofile-summary.ts FILE.cpuprofile [--top N]');
+  console.error(
+    'usage: node --import tsx bench/cpuprofile-summary.ts FILE.cpuprofile [--top N] [--skip S]',
+  );
   process.exit(2);
 }
 
@@ -27,11 +34,15 @@ function summarize(file: string): void {
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
+  const from = p.startTime + Number(values.skip) * 1e6;
+  let at = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
     const id = p.samples[i] as number;
+    at += p.timeDeltas[i] ?? 0;
+    if (at < from) continue;
     self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
-  const totalUs = p.endTime - p.startTime;
+  const totalUs = p.endTime - Math.max(from, p.startTime);
   let idle = 0;
   const areas = new Map<string, number>();
   const fns = new Map<string, number>();

@@ -34,6 +34,8 @@ export interface OtelRealOptions {
   /** At most this many stored rows are copied. */
   copyRows: number;
   nodeFlags?: string[];
+  /** Write a V8 CPU profile of the server process into this directory (`--cpu-prof`). */
+  cpuProfDir?: string | undefined;
   /** Another build's bin/spyglass.js (before/after comparisons); default this checkout's. */
   serverBin?: string | undefined;
 }
@@ -72,6 +74,7 @@ export async function runOtelReal(
     databaseUrl,
     rateLimits: 'off',
     nodeFlags: o.nodeFlags ?? [],
+    ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     ...(o.serverBin ? { bin: o.serverBin } : {}),
   });
   const cells: OtelCell[] = [];

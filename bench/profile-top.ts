@@ -47,6 +47,9 @@ export function area(f: CallFrame): string {
   }
   const src = url.indexOf('/src/');
   if (src >= 0) return url.slice(src + 1);
+  // A build's dist/ (e.g. `--server-bin` of another checkout) reads as the src/ it came from.
+  const dist = url.lastIndexOf('/dist/');
+  if (dist >= 0) return `src/${url.slice(dist + 6).replace(/\.js$/, '.ts')}`;
   return url.replace(/^file:\/\//, '');
 }
 

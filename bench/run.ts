@@ -809,6 +809,7 @@ async function main() {
           num(args['otel-copy-rows'], quick ? 10_000 : 100_000, 'otel-copy-rows', 1),
         ),
         nodeFlags: opts.serverNodeFlags,
+        cpuProfDir: opts.cpuProfDir,
         serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
       },
       progress,

@@ -102,15 +102,19 @@ const COPY_MIN_SPANS = 500;
  */
 function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
   const copy = store.copyClient;
+  // Each branch's commit gets what its own encode gave (JSON text; COPY's rows as bytes).
   if (!copy)
-    return { encode: encodeSpans, commit: (spans, enc) => insertSpans(store.db, spans, enc) };
+    return {
+      encode: encodeSpans,
+      commit: (spans, enc) => insertSpans(store.db, spans, enc as string[]),
+    };
   return {
     encode: encodeSpansCopy,
     commit: async (spans, enc) => {
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       if (spans.length < COPY_MIN_SPANS) return insertSpans(store.db, spans);
-      const r = await copySpans(copy, spans, enc);
+      const r = await copySpans(copy, spans, enc as Uint8Array[]);
       return r === 'refused' ? insertSpans(store.db, spans) : r;
     },
   };

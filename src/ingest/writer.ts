@@ -5,14 +5,17 @@ import { isTransient } from '../store/db.ts';
 import { storedKey, type StoredSpans } from '../store/span-rows.ts';
 import { CHUNK_SPANS, GroupSize } from './group-size.ts';
 
+/** A request's spans as its commit takes them: the statement's JSON text, or COPY's rows in UTF-8. */
+export type EncodedSpans = string | Uint8Array;
+
 export interface WriterOptions {
   /**
    * Encodes one request's spans for commit, when the request arrives: a group's encoding is then
    * spread over its requests' own turns instead of filling one turn of the event loop.
    */
-  encode: (spans: Span[]) => string;
+  encode: (spans: Span[]) => EncodedSpans;
   /** Commits one group (its spans and each request's encoding) in one transaction; all-or-nothing. Says which spans were new. */
-  commit: (spans: Span[], encoded: string[]) => Promise<StoredSpans>;
+  commit: (spans: Span[], encoded: EncodedSpans[]) => Promise<StoredSpans>;
   maxQueuedSpans: number;
   maxCommitSpans: number;
   /** How long a group keeps retrying while the database is unreachable before its requests get 503. */
@@ -27,7 +30,7 @@ interface Pending {
   start: number;
   spans: Span[];
   /** null: a chunk of a large request, encoded when its group is committed. */
-  encoded: string | null;
+  encoded: EncodedSpans | null;
   /** With how many of the request's spans were newly stored (the rest were already there). */
   resolve: (stored: number) => void;
   reject: (err: Error) => void;
@@ -203,7 +206,7 @@ export class GroupCommitWriter {
     }
     if (group.length === 0) return;
     const spans = group.length === 1 ? (group[0] as Pending).spans : group.flatMap((p) => p.spans);
-    const encoded = group.map((p) => p.encoded as string);
+    const encoded = group.map((p) => p.encoded as EncodedSpans);
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {

@@ -77,9 +77,22 @@ export const DEFAULT_PROJECT = 'default';
  * else the usual milliseconds (`…28.410Z`).
  */
 export function isoMicros(d: Date, micros: number | undefined): string {
-  const iso = d.toISOString();
-  return micros ? `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z` : iso;
+  // Spans come in runs within a second: the text up to the second is made once per second seen
+  // last (toISOString was the ingest path's costliest call: two per span stored).
+  const ms = d.getTime();
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    const iso = d.toISOString(); // throws on an invalid Date, as before
+    isoPrefix = iso.slice(0, -4);
+    isoSecond = second;
+  }
+  const milli = ms - second * 1000;
+  const frac = milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : String(milli);
+  return micros ? `${isoPrefix}${frac}${String(micros).padStart(3, '0')}Z` : `${isoPrefix}${frac}Z`;
 }
+let isoSecond = Number.NaN;
+/** `2026-11-27T01:25:15.`: toISOString of isoSecond without its milliseconds. */
+let isoPrefix = '';
 
 /** The microseconds below the millisecond of an ISO 8601 time (`.410233` → 233; none → 0). */
 export function subMillisecondMicros(s: string): number {

@@ -54,6 +54,8 @@ export function flattenedMessages(
   a: Attrs,
   specs: readonly { prefix: string; strip: string }[],
 ): string | null {
+  // Most spans have none: one pass over the keys says so, instead of one per prefix.
+  if (!hasKeyStartingWith(a, specs)) return null;
   for (const { prefix, strip } of specs) {
     const byIndex = new Map<number, Record<string, AttrValue>>();
     for (const key in a) {
@@ -76,4 +78,9 @@ export function flattenedMessages(
       );
   }
   return null;
+}
+
+function hasKeyStartingWith(a: Attrs, specs: readonly { prefix: string }[]): boolean {
+  for (const key in a) for (const { prefix } of specs) if (key.startsWith(prefix)) return true;
+  return false;
 }

@@ -56,13 +56,13 @@ const TEXT_FIELDS = {
 /** [native name, model key] pairs, built once: checkSpan runs for every span ingested. */
 const TEXT_FIELD_PAIRS = Object.entries(TEXT_FIELDS) as [keyof typeof TEXT_FIELDS, keyof Span][];
 
-// With the u flag a well-formed pair is one code point, so only lone surrogates match.
-const LONE_SURROGATE = /\p{Cs}/gu;
-const NEEDS_CLEANING = /[\p{Cs}\0]/u;
-
-/** Replaces lone surrogates with U+FFFD and removes NUL (PostgreSQL text cannot hold either). */
+/**
+ * Replaces lone surrogates with U+FFFD and removes NUL (PostgreSQL text cannot hold either).
+ * isWellFormed and includes are native scans, several times cheaper than a unicode regex test.
+ */
 export function cleanText(s: string): string {
-  return NEEDS_CLEANING.test(s) ? s.replace(LONE_SURROGATE, '\uFFFD').replaceAll('\0', '') : s;
+  const clean = s.isWellFormed() ? s : s.toWellFormed();
+  return clean.includes('\0') ? clean.replaceAll('\0', '') : clean;
 }
 
 export function checkSpan(span: Span): SpanProblem[] {

@@ -227,7 +227,7 @@ function readKeyValue(r: Reader, into: Attrs, depth: number): void {
   let value: AttrValue = null;
   while (r.pos < r.len) {
     const tag = readTag(r);
-    if (tag === T_KEY) key = r.string();
+    if (tag === T_KEY) key = readKey(r);
     else if (tag === T_VALUE) value = readAnyValue(r, depth);
     else skipField(r, tag, M_FIRST_TWO);
   }
@@ -363,4 +363,39 @@ function readNanosAsMs(r: Reader): number {
   const rest = hi * 967_296 + lo;
   const restSubMs = rest % 1e6;
   return hi * 4294 + (rest - restSubMs) / 1e6 + restSubMs / 1e6;
+}
+
+/**
+ * Attribute keys repeat from span to span: a short ASCII key is looked up by its bytes and the
+ * string made once, so each span's keys are the same (internalised) strings. Keeps at most
+ * KEY_CACHE_SIZE keys; a hash collision only costs a fresh string.
+ */
+const keyCache = new Map<number, string>();
+const KEY_CACHE_SIZE = 4096;
+const MAX_CACHED_KEY = 64;
+
+function readKey(r: Reader): string {
+  const start = skipBytes(r);
+  const end = r.pos;
+  const buf = r.buf;
+  if (end - start > MAX_CACHED_KEY) return (buf as Buffer).toString('utf8', start, end);
+  let h = end - start;
+  for (let i = start; i < end; i++) {
+    const b = buf[i] as number;
+    if (b >= 0x80) return (buf as Buffer).toString('utf8', start, end);
+    h = Math.imul(h ^ b, 0x01000193);
+  }
+  const hit = keyCache.get(h);
+  if (hit !== undefined && hit.length === end - start) {
+    let same = true;
+    for (let i = 0; i < hit.length; i++)
+      if (hit.charCodeAt(i) !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    if (same) return hit;
+  }
+  const key = (buf as Buffer).toString('latin1', start, end);
+  if (keyCache.size < KEY_CACHE_SIZE) keyCache.set(h, key);
+  return key;
 }

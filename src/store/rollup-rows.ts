@@ -16,6 +16,9 @@ export function rollupRows(batch: readonly Span[]): string | null {
   const sessions = new Map<string, SessionRow>();
   const edges = new Map<string, EdgeRow>();
   const hours = new Map<string, HourRow>();
+  // The group's spans fall in an hour or two: each hour's ISO text is made once.
+  let hourMs = Number.NaN;
+  let hour = '';
   for (const s of batch) {
     if (s.spanType === 'generic') continue;
     if (hasNul(s)) return null;
@@ -26,16 +29,27 @@ export function rollupRows(batch: readonly Span[]): string | null {
       addSession(sessions, s, skey, us, failed);
       if (s.spanType === 'tool_call') addTool(tools, s, skey, us, failed);
     }
-    const hour = new Date(Math.floor(s.startedAt.getTime() / 3_600_000) * 3_600_000).toISOString();
+    const ms = Math.floor(s.startedAt.getTime() / 3_600_000) * 3_600_000;
+    if (ms !== hourMs) [hourMs, hour] = [ms, new Date(ms).toISOString()];
     addEdge(edges, s, hour, failed);
     addHour(hours, s, hour, failed);
   }
+  // Times are formatted here, once per row: a span that moves a row's first, last or end time
+  // only points the row at itself.
   return JSON.stringify({
-    t: [...tools.values()].map(({ us: _, ...r }) => r),
-    s: [...sessions.values()].map(({ firstUs: _, lastUs: __, endUs: ___, servers, ...r }) => ({
+    t: [...tools.values()].map(({ us: _, last, ...r }) => ({
       ...r,
-      servers_used: [...servers],
+      last_started_at: startIso(last),
     })),
+    s: [...sessions.values()].map(
+      ({ firstUs: _, lastUs: __, endUs: ___, servers, first, last, end, ...r }) => ({
+        ...r,
+        first_call_at: startIso(first),
+        last_call_at: startIso(last),
+        last_end_at: isoMicros(end.endedAt, end.endedAtMicros),
+        servers_used: [...servers],
+      }),
+    ),
     l: [...edges.values()],
     h: [...hours.values()],
   });
@@ -47,7 +61,8 @@ interface ToolRow {
   server_name: string;
   tool_name: string;
   failures: number;
-  last_started_at: string;
+  /** The latest span (last_started_at). */
+  last: Span;
   last_failed: boolean;
   us: number;
 }
@@ -56,9 +71,10 @@ interface SessionRow {
   project_id: string;
   skey: string;
   agent_name: string | null;
-  first_call_at: string;
-  last_call_at: string;
-  last_end_at: string;
+  /** The spans of first_call_at, last_call_at and last_end_at. */
+  first: Span;
+  last: Span;
+  end: Span;
   span_count: number;
   tool_calls: number;
   failed_calls: number;
@@ -107,9 +123,13 @@ interface HourRow {
 
 const K = '\0';
 const hasNul = (s: Span) =>
-  [s.projectId, s.sessionId, s.traceId, s.serverName, s.toolName, s.agentName, s.modelId].some(
-    (v) => v?.includes(K),
-  );
+  s.projectId.includes(K) ||
+  s.serverName.includes(K) ||
+  s.toolName.includes(K) ||
+  s.sessionId?.includes(K) === true ||
+  s.traceId?.includes(K) === true ||
+  s.agentName?.includes(K) === true ||
+  s.modelId?.includes(K) === true;
 
 /** tagRankOf in rollup-sql.ts: success 1 … loop_detected 9, 0 for none. */
 const tagRank = (tag: Span['healthTag']) =>
@@ -127,7 +147,7 @@ function addTool(m: Map<string, ToolRow>, s: Span, skey: string, us: number, fai
       server_name: s.serverName,
       tool_name: s.toolName,
       failures: failed ? 1 : 0,
-      last_started_at: startIso(s),
+      last: s,
       last_failed: failed,
       us,
     });
@@ -136,7 +156,7 @@ function addTool(m: Map<string, ToolRow>, s: Span, skey: string, us: number, fai
   if (failed) r.failures++;
   if (us > r.us) {
     r.us = us;
-    r.last_started_at = startIso(s);
+    r.last = s;
     r.last_failed = failed;
   }
 }
@@ -152,14 +172,13 @@ function addSession(
   const endUs = s.endedAt.getTime() * 1000 + (s.endedAtMicros ?? 0);
   let r = m.get(key);
   if (!r) {
-    const at = startIso(s);
     r = {
       project_id: s.projectId,
       skey,
       agent_name: null,
-      first_call_at: at,
-      last_call_at: at,
-      last_end_at: isoMicros(s.endedAt, s.endedAtMicros),
+      first: s,
+      last: s,
+      end: s,
       span_count: 0,
       tool_calls: 0,
       failed_calls: 0,
@@ -176,9 +195,9 @@ function addSession(
     };
     m.set(key, r);
   } else {
-    if (us < r.firstUs) [r.firstUs, r.first_call_at] = [us, startIso(s)];
-    if (us > r.lastUs) [r.lastUs, r.last_call_at] = [us, startIso(s)];
-    if (endUs > r.endUs) [r.endUs, r.last_end_at] = [endUs, isoMicros(s.endedAt, s.endedAtMicros)];
+    if (us < r.firstUs) [r.firstUs, r.first] = [us, s];
+    if (us > r.lastUs) [r.lastUs, r.last] = [us, s];
+    if (endUs > r.endUs) [r.endUs, r.end] = [endUs, s];
   }
   if (s.agentName !== null && (r.agentUs === undefined || us < r.agentUs)) {
     r.agentUs = us;
@@ -234,7 +253,8 @@ function addHour(m: Map<string, HourRow>, s: Span, hour: string, failed: boolean
   const agent = s.agentName ?? '';
   const tool = s.spanType === 'tool_call' ? s.toolName : '';
   const model = s.modelId ?? '';
-  const key = [s.projectId, hour, s.spanType, agent, s.serverName, tool, model].join(K);
+  const key =
+    s.projectId + K + hour + K + s.spanType + K + agent + K + s.serverName + K + tool + K + model;
   let r = m.get(key);
   if (!r) {
     r = {

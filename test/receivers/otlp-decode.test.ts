@@ -231,6 +231,48 @@ describe('decodeOtlpProtobuf on hand-made bytes', () => {
     });
   });
 
+  it('decodes attribute keys the same however often they repeat: ASCII, non-ASCII, long, near-identical', () => {
+    const kv = (key: string, value: string) =>
+      Writer.create().uint32(10).string(key).uint32(18).fork().uint32(10).string(value).ldelim();
+    const keys = [
+      'gen_ai.usage.input_tokens',
+      'gen_ai.usage.input_tokenz', // same length, one byte apart
+      'clé.名前',
+      'k'.repeat(100),
+      '__proto__',
+      '',
+    ];
+    const spanBytes = (i: number) => {
+      const w = Writer.create()
+        .uint32(18)
+        .bytes(Buffer.from(`00112233445566${i}0`, 'hex'));
+      for (const [n, key] of keys.entries())
+        w.uint32(74).bytes(kv(key, `${key}=${i}.${n}`).finish());
+      return w.finish();
+    };
+    const scope = Writer.create();
+    for (let i = 0; i < 10; i++) scope.uint32(18).bytes(spanBytes(i));
+    const req = Writer.create()
+      .uint32(10)
+      .fork()
+      .uint32(18)
+      .bytes(scope.finish())
+      .ldelim()
+      .finish();
+    // Twice: the second decode reads every key from the cache of the first.
+    for (let round = 0; round < 2; round++) {
+      const spans = decodeOtlpProtobuf(req).resourceSpans[0]!.spans;
+      expect(spans).toHaveLength(10);
+      for (const [i, span] of spans.entries()) {
+        expect(Object.keys(span.attributes)).toEqual(keys);
+        for (const [n, key] of keys.entries())
+          expect(Object.getOwnPropertyDescriptor(span.attributes, key)?.value).toBe(
+            `${key}=${i}.${n}`,
+          );
+      }
+    }
+  });
+
   it('rejects garbage, overlong lengths, wrong wire types, bad ids and runaway nesting', () => {
     expectBadRequest(
       () => decodeOtlpProtobuf(Buffer.from('this is not protobuf at all')),
