@@ -170,7 +170,9 @@ console.log(JSON.stringify({ id, stats: sg.stats() }));
     expect(
       paths.filter(
         (p) =>
-          /^(src|test|bench|scripts|sdk|examples|\.ci|node_modules|dist\/pglite-template)\//.test(p) ||
+          /^(src|test|bench|scripts|sdk|examples|\.ci|node_modules|dist\/pglite-template)\//.test(
+            p,
+          ) ||
           p.endsWith('.ts') ||
           p.includes('tsbuildinfo'),
       ),
