@@ -95,6 +95,14 @@ export function createIngest({ config, store, logger }: Base, p: IngestParts): I
 
 /** Groups smaller than this go through the statement on PostgreSQL too. */
 const COPY_MIN_SPANS = 500;
+/**
+ * A request of at least this many spans is encoded for COPY when it arrives, a smaller one as the
+ * statement's JSON: each for the commit its group most likely takes (small requests make small
+ * groups). Encoding every request for COPY made a group of small ones encode twice, COPY's rows
+ * at arrival and the statement's JSON at commit: at batch 25 on PostgreSQL the server's CPU per
+ * span had risen by half (docs/benchmarks.md).
+ */
+const COPY_ENCODE_MIN_SPANS = 100;
 
 /**
  * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
@@ -109,12 +117,19 @@ function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
       commit: (spans, enc) => insertSpans(store.db, spans, enc as string[]),
     };
   return {
-    encode: encodeSpansCopy,
+    encode: (spans) =>
+      spans.length >= COPY_ENCODE_MIN_SPANS ? encodeSpansCopy(spans) : encodeSpans(spans),
     commit: async (spans, enc) => {
+      const allJson = enc.every((e) => typeof e === 'string');
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
-      if (spans.length < COPY_MIN_SPANS) return insertSpans(store.db, spans);
-      const r = await copySpans(copy, spans, enc as Uint8Array[]);
+      // A group whose requests were not all encoded for the form it takes is encoded again whole.
+      if (spans.length < COPY_MIN_SPANS)
+        return insertSpans(store.db, spans, allJson ? (enc as string[]) : undefined);
+      const rows = enc.every((e) => typeof e !== 'string')
+        ? (enc as Uint8Array[])
+        : [encodeSpansCopy(spans)];
+      const r = await copySpans(copy, spans, rows);
       return r === 'refused' ? insertSpans(store.db, spans) : r;
     },
   };
