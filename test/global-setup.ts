@@ -1,14 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
 import { buildIfStale, buildUiIfStale, compileFixtureScripts } from './helpers/build.ts';
 import { useRamTempDir } from './helpers/ram-tmp.ts';
+import { TEMPLATE_DIR } from '../src/store/pglite-template.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -63,7 +62,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed || templateDir === null) {
     await Promise.allSettled([cluster?.stop(), redisServer?.stop()]);
-    if (templateDir) rmSync(templateDir, { recursive: true, force: true });
     rmSync(fixtureScripts, { recursive: true, force: true });
     if (ramTmp) rmSync(ramTmp, { recursive: true, force: true });
     throw failed?.reason;
@@ -73,7 +71,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgliteTemplate', join(templateDir, 'pglite'));
 
   return async () => {
-    rmSync(templateDir, { recursive: true, force: true });
     rmSync(fixtureScripts, { recursive: true, force: true });
     await redisServer?.stop();
     await cluster?.stop();
@@ -132,24 +129,16 @@ async function startRedisServer(): Promise<RedisServer | null> {
 }
 
 /**
- * initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core machine;
- * done once here, every startTestServer copies the result (the store's first-start paths are still
- * covered by the tests that start the CLI or the server on an empty directory, which copy the
- * build's template, and by test/store/pglite-template.test.ts, which runs initdb). In a plain Node
- * child: the store's own first-start path (it resolves PGlite with import.meta.resolve, which
- * vitest's module runner lacks). Returns the directory holding `pglite/`.
+ * initdb and the migrations cost a test server seconds of CPU each start on a busy 2-core machine:
+ * every startTestServer copies a migrated directory instead, the one the build makes for a first
+ * `spyglass serve` (dist/pglite-template/, src/store/pglite-template.ts). Its script remakes it
+ * here when the migrations or PGlite changed since the build, and does nothing otherwise. The
+ * store's first-start paths stay covered by the tests that start the CLI or the server on an empty
+ * directory, and by test/store/pglite-template.test.ts, which runs initdb. Returns the directory
+ * holding `pglite/`, which the tests only copy.
  */
 async function makePgliteTemplate(): Promise<string> {
-  const template = mkdtempSync(join(tmpdir(), 'spyglass-pglite-template-'));
-  const store = pathToFileURL(join(import.meta.dirname, '../dist/store/open-store.js')).href;
-  const script = `const { openStore } = await import(${JSON.stringify(store)}); await (await openStore({ dataDir: ${JSON.stringify(template)} })).close();`;
-  try {
-    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      timeout: 180_000,
-    });
-  } catch (err) {
-    rmSync(template, { recursive: true, force: true });
-    throw err;
-  }
-  return template;
+  const script = join(import.meta.dirname, '../scripts/pglite-template.ts');
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 180_000 });
+  return TEMPLATE_DIR;
 }
