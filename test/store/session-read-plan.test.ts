@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute } from '../../src/store/db.ts';
+import { execute, type Db } from '../../src/store/db.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { listPartitions } from '../../src/store/partitions.ts';
 import { sessionSpansQuery } from '../../src/store/sessions-repo.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
-import { HOT_TABLES, StatsKeeper } from '../../src/store/stats-keeper.ts';
+import { StatsKeeper } from '../../src/store/stats-keeper.ts';
 import type { Span } from '../../src/model/span.ts';
 import { generateSpans } from '../../bench/read-data.ts';
 import { backends } from '../helpers/backends.ts';
@@ -147,78 +147,73 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
   });
 });
 
+/** The tables ingest fills: spans and its rollups. */
+const ROLLUPS = [
+  'sessions',
+  'session_tools',
+  'lineage_hourly',
+  'span_hourly',
+  'span_daily',
+] as const;
+
+/**
+ * A keeper (minimum interval one minute) on a copy of the migrated PGlite, with a clock the test
+ * moves (`tick`), and the first group of `spans` generated spans in groups of 1,000.
+ */
+async function withKeeper(
+  spans: number,
+  test: (k: {
+    db: Db;
+    keeper: StatsKeeper;
+    groups: Generator<Span[]>;
+    tick(): void;
+  }) => Promise<void>,
+): Promise<void> {
+  const dataDir = seededDataDir();
+  const store = await openStore({ dataDir });
+  try {
+    let now = 1_000_000;
+    const keeper = new StatsKeeper(store.db, undefined, { now: () => now, minIntervalMs: 60_000 });
+    const { groups } = generateSpans({ spans, treeSessions: 1, end: new Date(), groupSize: 1000 });
+    await test({ db: store.db, keeper, groups, tick: () => (now += 60_000) });
+    await keeper.stop();
+  } finally {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('statistics upkeep', () => {
   it('analyzes a table at once when it has none, then at most once per interval however fast spans arrive', async () => {
-    const dataDir = seededDataDir();
-    const store = await openStore({ dataDir });
-    try {
-      let now = 1_000_000;
-      const keeper = new StatsKeeper(store.db, undefined, {
-        now: () => now,
-        minIntervalMs: 60_000,
-      });
-      const groups = generateSpans({
-        spans: 3000,
-        treeSessions: 1,
-        end: new Date(),
-        groupSize: 1000,
-      }).groups;
+    await withKeeper(3000, async ({ db, keeper, groups, tick }) => {
       const spanRuns = () => keeper.analyses.count;
       // Spans with no statistics yet: the first write starts an analysis.
-      await insertSpans(store.db, groups.next().value as never);
+      await insertSpans(db, groups.next().value as Span[]);
       keeper.noteWritten(1000);
       // Every table the insert filled gets its first analysis; count once they all have.
-      for (const table of [
-        'spans',
-        'sessions',
-        'session_tools',
-        'lineage_hourly',
-        'span_hourly',
-        'span_daily',
-      ] as const)
-        await keeper.hasStatistics(table);
+      for (const table of ['spans', ...ROLLUPS] as const) await keeper.hasStatistics(table);
       const first = spanRuns();
       expect(first).toBeGreaterThan(0);
       // Doubling the table is well past the 10 % rule, but the interval has not passed.
-      await insertSpans(store.db, groups.next().value as never);
+      await insertSpans(db, groups.next().value as Span[]);
       keeper.noteWritten(1000);
       await keeper.check();
       expect(spanRuns()).toBe(first);
-      now += 60_000;
+      tick();
       await keeper.check();
       expect(spanRuns()).toBeGreaterThan(first);
-      await keeper.stop();
-    } finally {
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-    // A fresh in-memory PGlite runs initdb in this process: slow on a busy machine.
+    });
   }, 120_000);
 
   it('analyzes a rollup table again for rows added, not for its rows updated by every commit', async () => {
-    const dataDir = seededDataDir();
-    const store = await openStore({ dataDir });
-    const ROLLUPS = ['sessions', 'session_tools', 'lineage_hourly', 'span_hourly', 'span_daily'];
-    try {
-      let now = 1_000_000;
-      const keeper = new StatsKeeper(store.db, undefined, {
-        now: () => now,
-        minIntervalMs: 60_000,
-      });
-      const groups = generateSpans({
-        spans: 1000,
-        treeSessions: 1,
-        end: new Date(),
-        groupSize: 1000,
-      }).groups;
+    await withKeeper(1000, async ({ db, keeper, groups, tick }) => {
       const first = groups.next().value as Span[];
-      await insertSpans(store.db, first);
+      await insertSpans(db, first);
       // The counters the keeper reads are flushed at most once a second: flushed now, the first
       // analysis counts from all the rows that exist (else their late count reads as new rows).
-      await execute(store.db, sql`select pg_stat_force_next_flush()`);
+      await execute(db, sql`select pg_stat_force_next_flush()`);
       keeper.noteWritten(first.length);
-      for (const table of ['spans', ...ROLLUPS] as const)
-        await keeper.hasStatistics(table as (typeof HOT_TABLES)[number]);
+      for (const table of ['spans', ...ROLLUPS] as const) await keeper.hasStatistics(table);
       const runs = (): Record<string, number> =>
         Object.fromEntries(['spans', ...ROLLUPS].map((t) => [t, keeper.runsByTable.get(t) ?? 0]));
       const afterFirst = runs();
@@ -227,11 +222,11 @@ describe('statistics upkeep', () => {
       // row is updated three times over, none added. Only spans itself grew.
       for (const copy of [1, 2, 3]) {
         const again = first.map((sp) => ({ ...sp, spanId: `${sp.spanId}-${copy}` }));
-        await insertSpans(store.db, again);
+        await insertSpans(db, again);
         keeper.noteWritten(again.length);
       }
-      await execute(store.db, sql`select pg_stat_force_next_flush()`);
-      now += 60_000;
+      await execute(db, sql`select pg_stat_force_next_flush()`);
+      tick();
       await keeper.check();
       expect(runs()).toEqual({ ...afterFirst, spans: 2 });
       // New sessions (and their tools) are new rollup rows: analyzed again.
@@ -241,17 +236,13 @@ describe('statistics upkeep', () => {
           spanId: `${sp.spanId}-s${copy}`,
           sessionId: sp.sessionId === null ? null : `${sp.sessionId}-s${copy}`,
         }));
-        await insertSpans(store.db, moved);
+        await insertSpans(db, moved);
         keeper.noteWritten(moved.length);
       }
-      await execute(store.db, sql`select pg_stat_force_next_flush()`);
-      now += 60_000;
+      await execute(db, sql`select pg_stat_force_next_flush()`);
+      tick();
       await keeper.check();
       expect(runs()).toMatchObject({ sessions: 2, session_tools: 2, spans: 3 });
-      await keeper.stop();
-    } finally {
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
