@@ -4,7 +4,7 @@ import { IgnoredSpansLog } from '../ingest/ignored-spans-log.ts';
 import { ingestSpans, type IngestDeps, type IngestResult } from '../ingest/ingest-service.ts';
 import { KnownProjects } from '../ingest/known-projects.ts';
 import { LanedWriter } from '../ingest/laned-writer.ts';
-import type { WriterOptions } from '../ingest/writer.ts';
+import type { EncodedSpans, WriterOptions } from '../ingest/writer.ts';
 import { RateLimitWarnings } from '../ingest/rate-limit-warnings.ts';
 import type { EventBus } from '../live/bus.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -103,6 +103,7 @@ const COPY_MIN_SPANS = 500;
  * span had risen by half (docs/benchmarks.md).
  */
 const COPY_ENCODE_MIN_SPANS = 100;
+const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
 
 /**
  * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
@@ -120,15 +121,12 @@ function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
     encode: (spans) =>
       spans.length >= COPY_ENCODE_MIN_SPANS ? encodeSpansCopy(spans) : encodeSpans(spans),
     commit: async (spans, enc) => {
-      const allJson = enc.every((e) => typeof e === 'string');
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       // A group whose requests were not all encoded for the form it takes is encoded again whole.
       if (spans.length < COPY_MIN_SPANS)
-        return insertSpans(store.db, spans, allJson ? (enc as string[]) : undefined);
-      const rows = enc.every((e) => typeof e !== 'string')
-        ? (enc as Uint8Array[])
-        : [encodeSpansCopy(spans)];
+        return insertSpans(store.db, spans, enc.every(isJson) ? (enc as string[]) : undefined);
+      const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
       const r = await copySpans(copy, spans, rows);
       return r === 'refused' ? insertSpans(store.db, spans) : r;
     },
