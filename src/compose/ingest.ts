@@ -109,7 +109,7 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
  * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
  * the statement when the group holds a span already stored; the statement on PGlite.
  */
-function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
+export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
   const copy = store.copyClient;
   // Each branch's commit gets what its own encode gave (JSON text; COPY's rows as bytes).
   if (!copy)

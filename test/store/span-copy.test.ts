@@ -5,6 +5,7 @@ import { execute } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../../src/store/span-copy.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
+import { spanCommit } from '../../src/compose/ingest.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { hourAgo, project } from '../helpers/repo-store.ts';
 import { span } from '../helpers/spans.ts';
@@ -167,5 +168,36 @@ describe.runIf(pgAdminUrl !== null)('COPY ingest on PostgreSQL', () => {
     expect(await copy(bad)).toBe('refused');
     await expect(insertSpans(viaCopy.db, bad)).rejects.toThrow();
     expect(await copy([span(p, hourAgo(1))])).toBe('all');
+  });
+
+  it("stores a group whose requests were encoded for the other form as the statement does (the writer's commit)", async () => {
+    const commit = spanCommit(viaCopy);
+    const p = project('mixed');
+    const t0 = hourAgo(2);
+    const request = (n: number, session: string) =>
+      Array.from({ length: n }, (_, i) =>
+        span(p, new Date(t0.getTime() + i), { sessionId: session, traceId: session }),
+      );
+    // Under 500 spans, the statement's form: one request of 150 was encoded for COPY on arrival.
+    // 500 or more, COPY's form: one request of 20 was encoded as JSON.
+    for (const requests of [
+      [request(150, 'a'), request(25, 'b')],
+      [
+        request(130, 'c'),
+        request(130, 'd'),
+        request(130, 'e'),
+        request(130, 'f'),
+        request(20, 'g'),
+      ],
+    ]) {
+      const encoded = requests.map((r) => commit.encode(r));
+      expect(new Set(encoded.map((e) => typeof e))).toEqual(new Set(['string', 'object']));
+      const group = requests.flat();
+      expect(await commit.commit(group, encoded)).toBe('all');
+      expect(await insertSpans(viaJson.db, group)).toBe('all');
+    }
+    const [a, b] = [await dump(viaCopy, p), await dump(viaJson, p)];
+    expect(a.spans).toHaveLength(175 + 540);
+    expect(a).toEqual(b);
   });
 });
