@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/auth.ts';
-import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
+import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { fireInput } from './helpers.ts';
 
@@ -17,7 +17,7 @@ describe.skipIf(pgAdminUrl === null)('alerts on PostgreSQL', () => {
   let offset = 0;
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_DATABASE_URL: await createPgDatabase() });
+    server = await startTestServer({ SPYGLASS_DATABASE_URL: await createMigratedPgDatabase() });
     server.services.alerts.now = () => new Date(base + offset);
   }, 120_000);
   afterAll(async () => server?.dispose());

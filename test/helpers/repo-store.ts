@@ -3,13 +3,13 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
-import { createPgDatabase, type Backend } from './backends.ts';
+import { createMigratedPgDatabase, type Backend } from './backends.ts';
 import { seededDataDir } from './data-dir.ts';
 
 /**
  * The store of one back end for a repository suite (test/store/repos/), opened directly with the
  * real driver as the server opens it (src/store/open-store.ts): a copy of the run's migrated PGlite,
- * or a fresh database on the shared PostgreSQL cluster. No server, no HTTP. Call inside a
+ * or a fresh migrated database on the shared PostgreSQL. No server, no HTTP. Call inside a
  * `describe.runIf(available)` of `describe.each(backends)`; tests share the store and keep apart by
  * project (`project()` gives a fresh id).
  */
@@ -19,7 +19,7 @@ export function useRepoStore(name: Backend['name']): () => Db {
   beforeAll(async () => {
     store = await openStore(
       name === 'postgres'
-        ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 4 }
+        ? { databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 4 }
         : { dataDir },
     );
   }, 120_000);

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
+import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { call, configFile } from '../helpers/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
@@ -24,7 +24,7 @@ describe.runIf(pgAdminUrl !== null)(
     let sql: postgres.Sql;
 
     beforeAll(async () => {
-      url = await createPgDatabase();
+      url = await createMigratedPgDatabase();
       server = await startTestServer({
         SPYGLASS_DATABASE_URL: url,
         SPYGLASS_CONFIG: config.path,

@@ -5,7 +5,7 @@ import { execute, type Db } from '../../src/store/db.ts';
 import { deleteHealthBefore } from '../../src/store/health-repo.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { loadScoreInputs } from '../../src/store/scoring-repo.ts';
-import { backends, createPgDatabase } from '../helpers/backends.ts';
+import { backends, createMigratedPgDatabase } from '../helpers/backends.ts';
 import { seededDataDir } from '../helpers/data-dir.ts';
 
 /**
@@ -96,7 +96,7 @@ describe.each(backends)('$name', ({ name, available }) => {
       beforeAll(async () => {
         store = await openStore(
           name === 'postgres'
-            ? { databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 2 }
+            ? { databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 2 }
             : { dataDir },
         );
         await loadHistory(store.db);

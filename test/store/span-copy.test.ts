@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../../src/store/span-copy.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { spanCommit } from '../../src/compose/ingest.ts';
-import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
+import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { hourAgo, project } from '../helpers/repo-store.ts';
 import { span } from '../helpers/spans.ts';
 
@@ -20,7 +20,7 @@ describe.runIf(pgAdminUrl !== null)('COPY ingest on PostgreSQL', () => {
   let viaJson: Store;
   beforeAll(async () => {
     const open = async () =>
-      openStore({ databaseUrl: await createPgDatabase(), dataDir: '', poolSize: 2 });
+      openStore({ databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 2 });
     [viaCopy, viaJson] = await Promise.all([open(), open()]);
   }, 120_000);
   afterAll(async () => {
