@@ -9,9 +9,10 @@ import {
   expectStatus,
   readReply,
   revokeKey,
+  type Base,
   type Reply,
 } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 /**
@@ -304,7 +305,7 @@ const samples: Record<string, Sample | Sample[]> = {
 
 /** Sends a sample; for a stream, only the status line and headers are awaited. */
 async function send(
-  base: string,
+  base: InProcessApp,
   method: string,
   sample: Sample,
   authHeaders: Record<string, string>,
@@ -315,7 +316,7 @@ async function send(
   const timer = setTimeout(() => abort.abort(), 10_000);
   try {
     return await readReply(
-      await fetch(`${base}${sample.path}`, { method, headers, signal: abort.signal }),
+      await base.fetch(sample.path, { method, headers, signal: abort.signal }),
     );
   } finally {
     clearTimeout(timer);
@@ -363,14 +364,15 @@ function effectiveStatus(r: Reply): number {
 }
 
 describe('auth route matrix', () => {
-  let server: TestServer;
-  let base: string;
+  let server: InProcessApp;
+  let base: Base;
   const boot = bootstrapKey();
   const principals = new Map<PrincipalName, Record<string, string>>();
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
-    base = server.httpUrl;
+    // In-process (app.inject): what is checked is each route's answer to each caller, not a socket.
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
+    base = server;
     await createProject(base, boot, A);
     await createProject(base, boot, B);
     const viewer = await createKey(base, boot, { role: 'viewer' });
@@ -418,7 +420,7 @@ describe('auth route matrix', () => {
   });
 
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
   });
 
   it('has exactly one samples row per route in routeList', () => {
@@ -441,7 +443,7 @@ describe('auth route matrix', () => {
       for (const [i, sample] of [row].flat().entries()) {
         const access = sample.access ?? route.access;
         for (const [who, authHeaders] of principals) {
-          const r = await send(base, route.method, sample, authHeaders);
+          const r = await send(server, route.method, sample, authHeaders);
           cells++;
           const got = effectiveStatus(r);
           const want = expected(access, who, namesProjectA(sample));
