@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { at, microIso } from './wire.ts';
 
 /**
@@ -41,12 +41,12 @@ function call_(
 
 describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight guard outcomes reach the session', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     const get = async (path: string) =>
-      expectStatus(await call(server.httpUrl, 'GET', path, { key: ADMIN }), 200, path).json;
+      expectStatus(await call(server, 'GET', path, { key: ADMIN }), 200, path).json;
 
     beforeAll(async () => {
-      server = await startTestServer({
+      server = await startInProcessApp({
         ...(await env()),
         SPYGLASS_API_KEYS: ADMIN,
         SPYGLASS_RATE_LIMITS: 'off',
@@ -79,12 +79,12 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
         call_('g-not-prevented', 0, 'success', 'loop_detected: only words'),
       ];
       expectStatus(
-        await call(server.httpUrl, 'POST', '/api/traces/spans', { key: ADMIN, body: batch }),
+        await call(server, 'POST', '/api/traces/spans', { key: ADMIN, body: batch }),
         202,
         'ingest',
       );
     });
-    afterAll(async () => server?.dispose());
+    afterAll(async () => server?.close());
 
     it.each([
       ['g-loop', 'loop_detected', 3, 0],
@@ -117,7 +117,7 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
           (s: any) => s.session_id,
         ),
       ).toEqual(['g-breaker']);
-      const r = await call(server.httpUrl, 'POST', '/graphql', {
+      const r = await call(server, 'POST', '/graphql', {
         key: ADMIN,
         body: {
           query:

@@ -7,7 +7,7 @@ import { execute } from '../../src/store/db.ts';
 import { unconfiguredServersQuery } from '../../src/store/shadow-repo.ts';
 import { call, createProject, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
@@ -33,7 +33,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'shadow servers' : `shadow servers (skipped: no ${name} in this run)`,
     () => {
-      let server: TestServer;
+      let server: InProcessApp;
       let dir: string;
 
       beforeAll(async () => {
@@ -42,7 +42,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
           monitor: { enabled: false },
           servers: [{ name: 'filesystem', transport: 'stdio', command: 'true' }],
         });
-        server = await startTestServer({
+        server = await startInProcessApp({
           ...(await env()),
           SPYGLASS_CONFIG: config,
           SPYGLASS_API_KEYS: ADMIN,
@@ -51,18 +51,18 @@ describe.each(backends)('$name', ({ name, available, env }) => {
       }, 180_000);
 
       afterAll(async () => {
-        await server?.dispose();
+        await server?.close();
         rmSync(dir, { recursive: true, force: true });
       });
 
       it('names the servers agents used in 7 days that nobody configured or catalogued, with count and last seen', async () => {
         const db = server.services.store.db;
-        await createProject(server.httpUrl, ADMIN, 'other');
+        await createProject(server, ADMIN, 'other');
         // Both were auto-registered from spans (the registrar's own function); an operator then edited
         // `approved` through the API, which marks it as known. `scraper` stays auto-only.
         await registerNames(db, 'server', 'default', ['approved', 'scraper']);
         expectStatus(
-          await call(server.httpUrl, 'PUT', '/api/servers/metadata/approved', {
+          await call(server, 'PUT', '/api/servers/metadata/approved', {
             key: ADMIN,
             body: { owner: 'platform team' },
           }),
@@ -83,7 +83,7 @@ describe.each(backends)('$name', ({ name, available, env }) => {
           span('other-only', ago(60_000), { project_id: 'other' }),
         ];
         expectStatus(
-          await call(server.httpUrl, 'POST', '/api/traces/spans', { key: ADMIN, body: spans }),
+          await call(server, 'POST', '/api/traces/spans', { key: ADMIN, body: spans }),
           202,
           'ingest',
         );

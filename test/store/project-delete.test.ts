@@ -4,7 +4,7 @@ import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan } from '../../src/store/security-repo.ts';
 import { call, configFile, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 /**
@@ -98,7 +98,7 @@ function reads(p: string): [string, string][] {
 }
 
 describe.each(backends.filter((b) => b.available))('deleting a project on $name', (backend) => {
-  let server: TestServer;
+  let server: InProcessApp;
   let config: ReturnType<typeof configFile>;
   let oldKeyId: string;
   let oldKey: string;
@@ -108,8 +108,8 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     const out: Record<string, unknown> = {};
     for (const [label, target] of reads(p)) {
       const r = target.startsWith('/')
-        ? await call(server.httpUrl, 'GET', target, { key })
-        : await call(server.httpUrl, 'POST', '/graphql', { key, body: { query: target } });
+        ? await call(server, 'GET', target, { key })
+        : await call(server, 'POST', '/graphql', { key, body: { query: target } });
       out[label] = JSON.parse(
         JSON.stringify({ status: r.status, body: r.json })
           .replaceAll(p, 'P')
@@ -121,9 +121,9 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
 
   /** The audit entries a key bound to `p` is shown, as action and resource. */
   async function auditOf(p: string): Promise<string[]> {
-    const key = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: p })).key;
+    const key = (await createKey(server, ADMIN, { role: 'admin', project_id: p })).key;
     const entries = expectStatus(
-      await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key }),
+      await call(server, 'GET', '/api/audit/logs?limit=200', { key }),
       200,
       'audit',
     ).json as { action: string; resource: string }[];
@@ -137,15 +137,15 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     config = configFile(
       'monitor:\n  enabled: false\nnetwork:\n  allow_private_targets: [127.0.0.0/8]\n',
     );
-    server = await startTestServer({
+    server = await startInProcessApp({
       ...(await backend.env()),
       SPYGLASS_CONFIG: config.path,
       SPYGLASS_API_KEYS: ADMIN,
       SPYGLASS_RATE_LIMITS: 'off',
     });
-    await createProject(server.httpUrl, ADMIN, P);
-    await createProject(server.httpUrl, ADMIN, FRESH);
-    const key = await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: P });
+    await createProject(server, ADMIN, P);
+    await createProject(server, ADMIN, FRESH);
+    const key = await createKey(server, ADMIN, { role: 'admin', project_id: P });
     oldKeyId = key.id;
     oldKey = key.key;
     // Spans (a session, a session keyed by its trace, a handoff for the lineage), written by P's key.
@@ -161,13 +161,13 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
       nativeSpan({ session_id: null, trace_id: 'del-t2' }),
     ];
     expectStatus(
-      await call(server.httpUrl, 'POST', '/api/traces/spans', { key: oldKey, body: spans }),
+      await call(server, 'POST', '/api/traces/spans', { key: oldKey, body: spans }),
       202,
       'ingest',
     );
     // Catalog entries, edited by hand; the server has a URL, so health lists it.
     expectStatus(
-      await call(server.httpUrl, 'PUT', `/api/agents/metadata/planner?project_id=${P}`, {
+      await call(server, 'PUT', `/api/agents/metadata/planner?project_id=${P}`, {
         key: ADMIN,
         body: { description: 'plans' },
       }),
@@ -175,7 +175,7 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
       'agent',
     );
     expectStatus(
-      await call(server.httpUrl, 'PUT', `/api/servers/metadata/filesystem?project_id=${P}`, {
+      await call(server, 'PUT', `/api/servers/metadata/filesystem?project_id=${P}`, {
         key: ADMIN,
         body: { transport: 'sse', url: 'http://127.0.0.1:9/sse' },
       }),
@@ -240,7 +240,7 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     });
     // Project settings and an audit entry of the project.
     expectStatus(
-      await call(server.httpUrl, 'PATCH', `/api/projects/${P}`, {
+      await call(server, 'PATCH', `/api/projects/${P}`, {
         key: ADMIN,
         body: { settings: { team: 'old' } },
       }),
@@ -250,7 +250,7 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     // A PGlite server runs initdb first: slow on a busy machine.
   }, 180_000);
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
     config?.remove();
   });
 
@@ -260,13 +260,9 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
     // The reads do see the project's data while it exists (each differs from an empty project's).
     for (const [label] of reads(P)) expect(before[label], label).not.toEqual(pristine[label]);
 
+    expectStatus(await call(server, 'DELETE', `/api/projects/${P}`, { key: ADMIN }), 204, 'delete');
     expectStatus(
-      await call(server.httpUrl, 'DELETE', `/api/projects/${P}`, { key: ADMIN }),
-      204,
-      'delete',
-    );
-    expectStatus(
-      await call(server.httpUrl, 'POST', '/api/projects', {
+      await call(server, 'POST', '/api/projects', {
         key: ADMIN,
         body: { id: P, name: 'Reborn' },
       }),
@@ -276,7 +272,7 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
 
     expect(await snapshot(P)).toEqual(pristine);
     const project = expectStatus(
-      await call(server.httpUrl, 'GET', `/api/projects/${P}`, { key: ADMIN }),
+      await call(server, 'GET', `/api/projects/${P}`, { key: ADMIN }),
       200,
       'project',
     ).json;
@@ -286,20 +282,19 @@ describe.each(backends.filter((b) => b.available))('deleting a project on $name'
 
   it('removes the keys bound to it: no longer listed, and refused', async () => {
     const keys = expectStatus(
-      await call(server.httpUrl, 'GET', '/api/auth/api-keys', { key: ADMIN }),
+      await call(server, 'GET', '/api/auth/api-keys', { key: ADMIN }),
       200,
       'keys',
     ).json as { id: string }[];
     expect(keys.map((k) => k.id)).not.toContain(oldKeyId);
     expect(
-      (await call(server.httpUrl, 'GET', `/api/agents/sessions?project_id=${P}`, { key: oldKey }))
-        .status,
+      (await call(server, 'GET', `/api/agents/sessions?project_id=${P}`, { key: oldKey })).status,
     ).toBe(401);
   });
 
   it("keeps the record of the deletion in the instance-wide audit log, after the deleted project's own entries went with it", async () => {
     const entries = expectStatus(
-      await call(server.httpUrl, 'GET', '/api/audit/logs?limit=200', { key: ADMIN }),
+      await call(server, 'GET', '/api/audit/logs?limit=200', { key: ADMIN }),
       200,
       'audit',
     ).json as { action: string; resource: string }[];
