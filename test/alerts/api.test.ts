@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { configFile, fireInput, startReceiver, type Receiver } from './helpers.ts';
 
 /** Auth, scoping, validation and the outbound policy of /api/alerts/* on a server that opens no private range. */
 describe('alerts API: auth, scoping, validation, webhook policy', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let receiver: Receiver;
   const admin = bootstrapKey();
   let viewer: string;
@@ -15,7 +15,7 @@ describe('alerts API: auth, scoping, validation, webhook policy', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     // The config-file webhook points at the receiver, but 127.0.0.1 is not opened: sends are refused.
-    server = await startTestServer({
+    server = await startInProcessApp({
       SPYGLASS_API_KEYS: admin,
       SPYGLASS_RATE_LIMITS: 'off',
       SPYGLASS_CONFIG: configFile(`alerts:\n  chat_webhook: ${receiver.url}\n`, false),
@@ -27,7 +27,7 @@ describe('alerts API: auth, scoping, validation, webhook policy', () => {
     alertId = (await server.services.alerts.fire(fireInput()))!.id;
   }, 180_000);
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
     await receiver?.close();
   });
 

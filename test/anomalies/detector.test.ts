@@ -5,12 +5,13 @@ import { AnomalyDetector } from '../../src/anomalies/detector.ts';
 import { execute } from '../../src/store/db.ts';
 import { call, configFile, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { RecordingSink } from '../helpers/recording-sink.ts';
 
 /**
- * The anomaly detector (docs/anomalies.md) on the real server:
+ * The anomaly detector (docs/anomalies.md) on the real app and store (in-process; the last test on a listening server):
  * spans go in through POST /api/traces/spans with timestamps over the past days, the detector runs
  * with an injected clock (the background job is off: anomalies.interval_seconds 0), and what a user
  * sees is read back over REST and GraphQL. Every z below is worked out by hand beside it.
@@ -28,7 +29,8 @@ const B = 'anom-b';
 /** Sample standard deviation of 100, 120, 80, 100 ms: sqrt((0 + 400 + 400 + 0) / 3). */
 const SD_LAT = Math.sqrt(800 / 3);
 
-let server: TestServer;
+/** The in-process app, or the listening server of the background test. */
+let server: Pick<InProcessApp, 'httpUrl' | 'services'>;
 let config: { path: string; remove(): void };
 
 interface Hour {
@@ -97,9 +99,10 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'anomaly detection' : `anomaly detection (skipped: no ${name} in this run)`,
     () => {
+      let app: InProcessApp;
       beforeAll(async () => {
         config = configFile('anomalies:\n  interval_seconds: 0\n');
-        server = await startTestServer({
+        server = app = await startInProcessApp({
           ...(await env()),
           SPYGLASS_API_KEYS: ADMIN,
           SPYGLASS_CONFIG: config.path,
@@ -142,7 +145,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
       }, 180_000);
 
       afterAll(async () => {
-        await server?.dispose();
+        await app?.close();
         config?.remove();
       });
 
@@ -392,6 +395,7 @@ describe('background detection', () => {
 
   beforeAll(async () => {
     bgConfig = configFile('anomalies:\n  interval_seconds: 1\n');
+    // A listening server: what is tested is the detection serve runs in the background.
     bg = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_CONFIG: bgConfig.path });
   }, 180_000);
 

@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
+import { fetchUrl } from '../helpers/inject-fetch.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 const put = (path: string, body: unknown) =>
-  fetch(`${server.httpUrl}${path}`, {
+  fetchUrl(`${server.httpUrl}${path}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
 
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startInProcessApp({ SPYGLASS_RATE_LIMITS: 'off' });
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 describe('agent and server catalogs', () => {
   it('creates, reads, updates and deletes server entries with validation', async () => {
@@ -51,11 +52,13 @@ describe('agent and server catalogs', () => {
       'platform',
     );
     expect(
-      (await fetch(`${server.httpUrl}/api/servers/metadata/github`, { method: 'DELETE' })).status,
+      (await fetchUrl(`${server.httpUrl}/api/servers/metadata/github`, { method: 'DELETE' }))
+        .status,
     ).toBe(204);
     expect((await getJson(`${server.httpUrl}/api/servers/metadata/github`)).status).toBe(404);
     expect(
-      (await fetch(`${server.httpUrl}/api/servers/metadata/github`, { method: 'DELETE' })).status,
+      (await fetchUrl(`${server.httpUrl}/api/servers/metadata/github`, { method: 'DELETE' }))
+        .status,
     ).toBe(404);
   });
 
@@ -65,8 +68,8 @@ describe('agent and server catalogs', () => {
       nativeSpan({ agent_name: 'scout', server_name: 'weather' }),
     ]);
     // Auto-registration already added them; remove one of each and let discovery find them again.
-    await fetch(`${server.httpUrl}/api/agents/metadata/scout`, { method: 'DELETE' });
-    await fetch(`${server.httpUrl}/api/servers/metadata/weather`, { method: 'DELETE' });
+    await fetchUrl(`${server.httpUrl}/api/agents/metadata/scout`, { method: 'DELETE' });
+    await fetchUrl(`${server.httpUrl}/api/servers/metadata/weather`, { method: 'DELETE' });
     expect((await postJson(`${server.httpUrl}/api/agents/discover`, {})).json).toEqual({
       discovered: 1,
       agents: ['scout'],
@@ -135,7 +138,7 @@ describe('catalogs over GraphQL', () => {
     });
     expect((await gql('mutation { deleteServer(name: "jira") }')).data.deleteServer).toBe(true);
     expect((await gql('{ server(name: "jira") { name } }')).errors[0].extensions.status).toBe(404);
-    await fetch(`${server.httpUrl}/api/agents/metadata/scout`, { method: 'DELETE' });
+    await fetchUrl(`${server.httpUrl}/api/agents/metadata/scout`, { method: 'DELETE' });
     expect(
       (await gql('mutation { discoverAgents { discovered names } }')).data.discoverAgents,
     ).toEqual({ discovered: 1, names: ['scout'] });

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
 /**
@@ -11,7 +11,7 @@ import { tempDir, writeConfig } from '../health/helpers.ts';
  */
 const boot = bootstrapKey();
 let dir: string;
-let server: TestServer;
+let server: InProcessApp;
 let p2Admin: string;
 
 const put = (name: string, body: unknown, key = p2Admin) =>
@@ -29,7 +29,7 @@ beforeAll(async () => {
     monitor: { enabled: false, max_catalog_servers_per_project: 3 },
     servers: [{ name: 'yaml-server', transport: 'streamable_http', url: 'http://127.0.0.1:9/mcp' }],
   });
-  server = await startTestServer({
+  server = await startInProcessApp({
     SPYGLASS_CONFIG: config,
     SPYGLASS_API_KEYS: boot,
     SPYGLASS_RATE_LIMITS: 'off',
@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.dispose();
+  await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

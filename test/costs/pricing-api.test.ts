@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogs, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 const ADMIN = `sg_${'f'.repeat(64)}`;
-let server: TestServer;
+let server: InProcessApp;
 let viewer: string;
 let p2Admin: string;
 
@@ -45,12 +45,12 @@ async function costOf(
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
   viewer = (await createKey(server.httpUrl, ADMIN, { role: 'viewer' })).key;
   await createProject(server.httpUrl, ADMIN, 'p2');
   p2Admin = (await createKey(server.httpUrl, ADMIN, { role: 'admin', project_id: 'p2' })).key;
 }, 180_000); // starting PGlite and ingesting takes long on a loaded 2-core machine
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 describe('model pricing', () => {
   it('lists the shipped defaults; unknown models cost 10 / 30 per 1M, estimated', async () => {

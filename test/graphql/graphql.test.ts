@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printSortedSchema } from '../../src/graphql/schema.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan, postJson } from '../helpers/spans.ts';
 
 const ADMIN = `sg_${'a'.repeat(64)}`;
-let server: TestServer;
+let server: InProcessApp;
 let viewerKey: string;
 
 const gql = async (query: string, variables: Record<string, unknown> = {}, key = ADMIN) =>
   (await postJson(`${server.httpUrl}/graphql`, { query, variables }, { 'x-api-key': key })).json;
 
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
   viewerKey = (
     await postJson(
       `${server.httpUrl}/api/auth/api-keys`,
@@ -21,7 +21,7 @@ beforeAll(async () => {
     )
   ).json.key;
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 describe('GraphQL', () => {
   it('committed schema.graphql matches the code-first schema', () => {

@@ -1,24 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, configFile } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 // Authentication on: a dashboard on an allowed origin calls /graphql with X-API-Key, which makes the
 // browser send a preflight first, without the key (browsers never put credentials on one).
 const ADMIN = bootstrapKey();
 const DASHBOARD = 'https://dashboard.example.com';
-let server: TestServer;
+let server: InProcessApp;
 let config: ReturnType<typeof configFile>;
 
 beforeAll(async () => {
   config = configFile(`http:\n  allowed_origins: ["${DASHBOARD}"]\n`);
-  server = await startTestServer({
+  server = await startInProcessApp({
     SPYGLASS_API_KEYS: ADMIN,
     SPYGLASS_CONFIG: config.path,
     SPYGLASS_RATE_LIMITS: 'off',
   });
 });
 afterAll(async () => {
-  await server?.dispose();
+  await server?.close();
   config?.remove();
 });
 

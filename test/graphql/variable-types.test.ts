@@ -2,23 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, createKey } from '../helpers/auth.ts';
 import { captureLog, type CapturedLog } from '../helpers/log-capture.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { postJson } from '../helpers/spans.ts';
 
 const ADMIN = bootstrapKey();
-let server: TestServer;
+let server: InProcessApp;
 let log: CapturedLog;
 let viewer: string;
 
 beforeAll(async () => {
   log = captureLog('info');
-  server = await startTestServer(
+  server = await startInProcessApp(
     { SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' },
     log.logger,
   );
   viewer = (await createKey(server.httpUrl, ADMIN, { role: 'viewer' })).key;
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 const gql = (key: string, query: string, variables: Record<string, unknown>) =>
   postJson(`${server.httpUrl}/graphql`, { query, variables }, { 'x-api-key': key });

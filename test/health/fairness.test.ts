@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveEvent } from '../../src/live/bus.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { bootstrapKey, call, createProject, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { tempDir, writeConfig } from './helpers.ts';
 
 /**
@@ -16,7 +16,7 @@ import { tempDir, writeConfig } from './helpers.ts';
 const boot = bootstrapKey();
 let dir: string;
 let fx: HttpFixtures;
-let server: TestServer;
+let server: InProcessApp;
 let tarpit: Server;
 const held = new Set<Socket>();
 let releasing = false;
@@ -36,7 +36,7 @@ beforeAll(async () => {
     monitor: { enabled: false, concurrency: 4 },
     network: { allow_private_targets: ['127.0.0.0/8'] },
   });
-  server = await startTestServer({
+  server = await startInProcessApp({
     SPYGLASS_CONFIG: config,
     SPYGLASS_API_KEYS: boot,
     SPYGLASS_RATE_LIMITS: 'off',
@@ -59,7 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of held) s.destroy();
   tarpit?.close();
-  await server?.dispose();
+  await server?.close();
   await fx?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCatalogEntry } from '../../src/store/catalog-repo.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { tempDir, writeConfig } from './helpers.ts';
 
 /**
@@ -16,7 +16,7 @@ import { tempDir, writeConfig } from './helpers.ts';
 const boot = bootstrapKey();
 let dir: string;
 let fx: HttpFixtures;
-let server: TestServer;
+let server: InProcessApp;
 let internal: Server;
 let internalUrl: string;
 let internalConnections = 0;
@@ -66,7 +66,7 @@ beforeAll(async () => {
       { name: 'yaml-auth', transport: 'streamable_http', url: `${fx.url}/auth/mcp` },
     ],
   });
-  server = await startTestServer({
+  server = await startInProcessApp({
     SPYGLASS_CONFIG: config,
     SPYGLASS_API_KEYS: boot,
     SPYGLASS_RATE_LIMITS: 'off',
@@ -76,7 +76,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.dispose();
+  await server?.close();
   await fx?.close();
   internal?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PathFetch } from './inject-fetch.ts';
+import { fetchUrl, type PathFetch } from './inject-fetch.ts';
 
 /** A running server's URL, or an in-process app (test/helpers/in-process.ts). */
 export type Base = string | PathFetch;
@@ -48,7 +48,7 @@ export async function call(
   }
   const init = { method, headers, body };
   return readReply(
-    await (typeof base === 'string' ? fetch(`${base}${path}`, init) : base.fetch(path, init)),
+    await (typeof base === 'string' ? fetchUrl(`${base}${path}`, init) : base.fetch(path, init)),
   );
 }
 

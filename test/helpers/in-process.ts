@@ -8,12 +8,17 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { seedPglite } from './data-dir.ts';
-import { injectFetch, type PathFetch } from './inject-fetch.ts';
+import { inProcessUrl, injectFetch, type PathFetch } from './inject-fetch.ts';
 
 /** `fetch(path, init)` answers through app.inject() (test/helpers/inject-fetch.ts). */
 export interface InProcessApp extends PathFetch {
   app: FastifyInstance;
   services: Services;
+  /**
+   * `inproc://<n>`: helpers that take a server's URL (call, getJson, postJson, fetchUrl) answer it
+   * through app.inject() too.
+   */
+  httpUrl: string;
   /** POST /graphql through app.inject(): the JSON answer. */
   gql(query: string, variables?: Record<string, unknown>, apiKey?: string): Promise<any>;
   /** Closes the app, the services and the store, and removes the data directory. */
@@ -46,10 +51,13 @@ export async function startInProcessApp(
   );
   const app = await buildApp(services);
   await app.ready();
+  const fetch = injectFetch(app);
+  const url = inProcessUrl(fetch);
   return {
     app,
     services,
-    fetch: injectFetch(app),
+    httpUrl: url.url,
+    fetch,
     gql: async (query, variables = {}, apiKey) => {
       const res = await app.inject({
         method: 'POST',
@@ -60,6 +68,7 @@ export async function startInProcessApp(
       return res.json();
     },
     close: async () => {
+      url.forget();
       await app.close();
       await services.close();
       await store.close();

@@ -35,6 +35,29 @@ export function injectFetch(app: FastifyInstance): PathFetch['fetch'] {
   };
 }
 
+const apps = new Map<string, PathFetch['fetch']>();
+let nextApp = 0;
+
+/**
+ * A URL for an in-process app (`inproc://<n>`) that fetchUrl answers through app.inject(), so tests
+ * and helpers written against a server's URL (`${url}/api/...`) run unchanged on the in-process app.
+ * `forget()` removes it when the app closes.
+ */
+export function inProcessUrl(fetch: PathFetch['fetch']): { url: string; forget(): void } {
+  const url = `inproc://${nextApp++}`;
+  apps.set(url, fetch);
+  return { url, forget: () => apps.delete(url) };
+}
+
+/** fetch() that also answers an in-process app's URL (inProcessUrl); any other URL goes to the network. */
+export function fetchUrl(input: string, init?: RequestInit): Promise<Response> {
+  const m = /^(inproc:\/\/\d+)(.*)$/.exec(input);
+  if (!m) return fetch(input, init);
+  const app = apps.get(m[1] as string);
+  if (!app) return Promise.reject(new Error(`${m[1]}: that in-process app was closed`));
+  return app(m[2] || '/', init);
+}
+
 /**
  * The body as a web stream that tolerates being cancelled while data still arrives (Node 20's
  * Readable.toWeb then throws "Controller is already closed" from a data event, uncaught).

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Span } from '../../src/model/span.ts';
+import { fetchUrl } from './inject-fetch.ts';
 
 /** A valid native span (docs/ingest.md#native-spans) with every field set; override what a test cares about. */
 export function nativeSpan(over: Record<string, unknown> = {}): Record<string, unknown> {
@@ -30,7 +31,7 @@ export function nativeSpan(over: Record<string, unknown> = {}): Record<string, u
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
+  const res = await fetchUrl(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -46,7 +47,7 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 export async function getJson(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
+  const res = await fetchUrl(url, { headers });
   return { status: res.status, headers: res.headers, json: (await res.json()) as any };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverBackends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
 /**
@@ -21,13 +21,13 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'bad native data' : `bad native data (skipped: no ${name})`,
     () => {
-      let server: TestServer;
+      let server: InProcessApp;
       let base: string;
       beforeAll(async () => {
-        server = await startTestServer({ ...(await env()), SPYGLASS_RATE_LIMITS: 'off' });
+        server = await startInProcessApp({ ...(await env()), SPYGLASS_RATE_LIMITS: 'off' });
         base = server.httpUrl;
       });
-      afterAll(async () => server?.dispose());
+      afterAll(async () => server?.close());
 
       const spansOf = async (session: string) =>
         (await getJson(`${base}/api/traces/spans?session_id=${session}`)).json as any[];

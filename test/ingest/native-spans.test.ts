@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { serverBackends } from '../helpers/backends.ts';
+import { fetchUrl } from '../helpers/inject-fetch.ts';
 
 // The HTTP ingest and read API on a PGlite server; what it stores is read back per driver in
 // test/store/repos/spans-sessions.test.ts.
@@ -10,15 +11,15 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'native spans' : `native spans (skipped: no ${name} in this run)`,
     () => {
-      let server: TestServer;
+      let server: InProcessApp;
       let base: string;
 
       beforeAll(async () => {
-        server = await startTestServer(await env());
+        server = await startInProcessApp(await env());
         base = server.httpUrl;
       });
       afterAll(async () => {
-        await server?.dispose();
+        await server?.close();
       });
 
       const spansOf = async (query: string) =>
@@ -153,7 +154,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
 
         it('accepts gzip bodies', async () => {
           const body = gzipSync(JSON.stringify([nativeSpan({ session_id: 'sess-gzip' })]));
-          const res = await fetch(`${base}/api/traces/spans`, {
+          const res = await fetchUrl(`${base}/api/traces/spans`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
             body,
@@ -226,7 +227,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
         });
 
         it('rejects a wrong content type with 415', async () => {
-          const res = await fetch(`${base}/api/traces/spans`, {
+          const res = await fetchUrl(`${base}/api/traces/spans`, {
             method: 'POST',
             headers: { 'content-type': 'text/plain' },
             body: 'hi',
@@ -258,7 +259,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
 
       describe('redaction and catalogs', () => {
         it('drops payloads before storage when redact_payloads is on', async () => {
-          const put = await fetch(`${base}/api/settings`, {
+          const put = await fetchUrl(`${base}/api/settings`, {
             method: 'PUT',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ redact_payloads: true }),
@@ -278,7 +279,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
             llm_input: null,
             llm_output: null,
           });
-          await fetch(`${base}/api/settings`, {
+          await fetchUrl(`${base}/api/settings`, {
             method: 'PUT',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ redact_payloads: false }),

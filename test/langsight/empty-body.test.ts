@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, readReply } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
+import { fetchUrl } from '../helpers/inject-fetch.ts';
 
 /**
  * LangSight's tooling sends `Content-Type: application/json` with no body on every DELETE and on
@@ -10,10 +11,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const ADMIN = bootstrapKey();
 
 describe('Content-Type: application/json with an empty body', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const send = async (method: string, path: string, body?: string) =>
     readReply(
-      await fetch(`${server.httpUrl}${path}`, {
+      await fetchUrl(`${server.httpUrl}${path}`, {
         method,
         headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
         body: body ?? null,
@@ -21,9 +22,9 @@ describe('Content-Type: application/json with an empty body', () => {
     );
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
   });
-  afterAll(async () => server?.dispose());
+  afterAll(async () => server?.close());
 
   it('a bodiless POST /api/health/check runs the check instead of 400', async () => {
     const r = await send('POST', '/api/health/check');

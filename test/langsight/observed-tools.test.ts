@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /**
  * LangSight's `list_tools` wrapper posts the tool schemas an agent saw to
@@ -24,7 +24,7 @@ const listed = (tools: unknown[]) => ({ tools, agent_name: 'support-agent', proj
 
 describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight: observed tool schemas', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     const req = (method: string, path: string, body?: unknown, key = ADMIN) =>
       call(server.httpUrl, method, path, { key, body });
     const post = async (name: string, body: unknown, key = ADMIN) =>
@@ -32,13 +32,13 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
         .json;
 
     beforeAll(async () => {
-      server = await startTestServer({
+      server = await startInProcessApp({
         ...(await env()),
         SPYGLASS_API_KEYS: ADMIN,
         SPYGLASS_RATE_LIMITS: 'off',
       });
     });
-    afterAll(async () => server?.dispose());
+    afterAll(async () => server?.close());
 
     it('the first list is the baseline, the same list again is no drift', async () => {
       const first = await post('orders-mcp', listed([getOrder()]));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /**
  * LangSight's SDK replaces the guards an agent author set in code with whatever a 200 from
@@ -13,7 +13,7 @@ const ADMIN = bootstrapKey();
 
 describe.each(serverBackends)('$name', ({ available, env }) => {
   describe.runIf(available)('LangSight: prevention config of an agent with nothing stored', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     const req = (method: string, path: string, body?: unknown) =>
       call(server.httpUrl, method, path, { key: ADMIN, body });
     const gql = async (query: string) => {
@@ -23,13 +23,13 @@ describe.each(serverBackends)('$name', ({ available, env }) => {
     };
 
     beforeAll(async () => {
-      server = await startTestServer({
+      server = await startInProcessApp({
         ...(await env()),
         SPYGLASS_API_KEYS: ADMIN,
         SPYGLASS_RATE_LIMITS: 'off',
       });
     });
-    afterAll(async () => server?.dispose());
+    afterAll(async () => server?.close());
 
     it('nothing stored: 404 with a clear detail; include_defaults and GraphQL give the defaults with source default', async () => {
       const r = await req('GET', '/api/agents/support-agent/prevention-config');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, createKey, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /**
  * LangSight's client without a project sends `project_id: ""` (issue 24 item 6), and its CLI and
@@ -30,14 +30,14 @@ function langsightSpan(sessionId: string, hoursAgo: number, projectId = '') {
 }
 
 describe('LangSight: empty project id and hours=', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const get = async (path: string) =>
     expectStatus(await call(server.httpUrl, 'GET', path, { key: ADMIN }), 200, path).json;
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
   });
-  afterAll(async () => server?.dispose());
+  afterAll(async () => server?.close());
 
   it('project_id "" means no project: the batch goes to the key\'s project, not 404', async () => {
     const r = await call(server.httpUrl, 'POST', '/api/traces/spans', {

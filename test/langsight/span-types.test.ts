@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKey, call, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { langsightTurn } from './wire.ts';
 
 /**
@@ -11,20 +11,20 @@ import { langsightTurn } from './wire.ts';
 const ADMIN = bootstrapKey();
 
 describe('LangSight span types llm_intent and user_message', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const get = async (path: string) =>
     expectStatus(await call(server.httpUrl, 'GET', path, { key: ADMIN }), 200, path).json;
   const turn = langsightTurn('ls-types', Date.now() - 5000);
 
   beforeAll(async () => {
-    server = await startTestServer({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
+    server = await startInProcessApp({ SPYGLASS_API_KEYS: ADMIN, SPYGLASS_RATE_LIMITS: 'off' });
     const r = await call(server.httpUrl, 'POST', '/api/traces/spans', {
       key: ADMIN,
       body: turn.spans,
     });
     expect(r.json).toEqual({ accepted: 6, duplicates: 0 });
   });
-  afterAll(async () => server?.dispose());
+  afterAll(async () => server?.close());
 
   it('stores both types and the session tree links the tool call under the intent it claims', async () => {
     const { session, spans } = await get('/api/agents/sessions/ls-types');

@@ -9,13 +9,13 @@ import {
   type Reply,
   twoProjects,
 } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 
 /** The prevention config API over REST (docs/prevention.md): shapes, defaults, inheritance, validation, auth, audit. */
 
 const A = 'prev-a';
 const B = 'prev-b';
-let server: TestServer;
+let server: InProcessApp;
 let base: string;
 const boot = bootstrapKey();
 let adminA: string;
@@ -23,11 +23,11 @@ let viewerA: string;
 let adminB: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startInProcessApp({ SPYGLASS_API_KEYS: boot, SPYGLASS_RATE_LIMITS: 'off' });
   base = server.httpUrl;
   ({ admin: adminA, viewer: viewerA, otherAdmin: adminB } = await twoProjects(base, boot, A, B));
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 const agentPath = (name: string) => `/api/agents/${encodeURIComponent(name)}/prevention-config`;
 const req = (method: string, path: string, key: string, body?: unknown) =>

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/auth.ts';
 import { captureLog, type CapturedLog } from '../helpers/log-capture.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 // Bodies are built as text: JSON.stringify itself overflows the stack on a value 10,000 deep.
-let server: TestServer;
+let server: InProcessApp;
 let log: CapturedLog;
 
 beforeAll(async () => {
   log = captureLog('info');
-  server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }, log.logger);
+  server = await startInProcessApp({ SPYGLASS_RATE_LIMITS: 'off' }, log.logger);
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 /** `{"a":{"a":…1…}}`, `levels` objects deep. */
 const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);

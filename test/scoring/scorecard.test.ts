@@ -7,7 +7,7 @@ import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan, type NewFinding } from '../../src/store/security-repo.ts';
 import { call, createKey, createProject, expectStatus } from '../helpers/auth.ts';
 import { serverBackends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
@@ -24,7 +24,7 @@ const DAY = 24 * HOUR;
 const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR - HOUR / 2);
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
 
-let server: TestServer;
+let server: InProcessApp;
 let dir: string;
 
 async function check(
@@ -146,7 +146,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
             { name: 'stdio-open', transport: 'stdio', command: 'true', env: { DEBUG: '1' } },
           ],
         });
-        server = await startTestServer({
+        server = await startInProcessApp({
           ...(await env()),
           SPYGLASS_CONFIG: config,
           SPYGLASS_API_KEYS: ADMIN,
@@ -155,7 +155,7 @@ describe.each(serverBackends)('$name', ({ name, available, env }) => {
       }, 180_000);
 
       afterAll(async () => {
-        await server?.dispose();
+        await server?.close();
         rmSync(dir, { recursive: true, force: true });
       });
 

@@ -4,7 +4,7 @@ import type { CheckTarget } from '../../src/model/health.ts';
 import type { HttpExposure } from '../../src/security/types.ts';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { stdioFixture, tempDir, writeConfig } from '../health/helpers.ts';
 import { useRegistry } from './helpers.ts';
 
@@ -16,7 +16,7 @@ import { useRegistry } from './helpers.ts';
 const ADMIN = `sg_${'7'.repeat(63)}b`;
 let dir: string;
 let fx: HttpFixtures;
-let server: TestServer;
+let server: InProcessApp;
 
 describe('scan concurrency and the exposure call site', () => {
   beforeAll(async () => {
@@ -34,7 +34,7 @@ describe('scan concurrency and the exposure call site', () => {
         stdioFixture('local', 'normal'),
       ],
     });
-    server = await startTestServer({
+    server = await startInProcessApp({
       SPYGLASS_CONFIG: config,
       SPYGLASS_API_KEYS: ADMIN,
       SPYGLASS_RATE_LIMITS: 'off',
@@ -42,7 +42,7 @@ describe('scan concurrency and the exposure call site', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await server?.dispose();
+    await server?.close();
     await fx?.close();
     rmSync(dir, { recursive: true, force: true });
   });

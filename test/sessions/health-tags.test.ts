@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { getJson, nativeSpan, postJson } from '../helpers/spans.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
+  server = await startInProcessApp({ SPYGLASS_RATE_LIMITS: 'off' });
 });
-afterAll(async () => server?.dispose());
+afterAll(async () => server?.close());
 
 let seq = 0;
 /** Spans of one session, one second apart in the order given. */

@@ -6,7 +6,7 @@ import { SloService } from '../../src/slos/slo-service.ts';
 import { execute } from '../../src/store/db.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
 import { backends } from '../helpers/backends.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 /**
@@ -16,7 +16,7 @@ import { nativeSpan } from '../helpers/spans.ts';
  */
 
 const HOUR = 3_600_000;
-let server: TestServer;
+let server: InProcessApp;
 let base: string;
 let seq = 0;
 
@@ -72,12 +72,12 @@ const statusOf = async (agent: string, project = 'default') =>
   ).json as Record<string, unknown>[];
 
 describe.each(backends)('SLO evaluation on $name', ({ available, env }) => {
-  describe.runIf(available)('with a server', () => {
+  describe.runIf(available)('with the app', () => {
     beforeAll(async () => {
-      server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off', ...(await env()) });
+      server = await startInProcessApp({ SPYGLASS_RATE_LIMITS: 'off', ...(await env()) });
       base = server.httpUrl;
     });
-    afterAll(async () => server?.dispose());
+    afterAll(async () => server?.close());
 
     describe('SLO status against hand-computed values', () => {
       it('computes the success rate and the exact p99 of 200 sessions, and no_data for an agent without sessions', async () => {
