@@ -115,7 +115,7 @@ export async function startServer(
       startSpanRetention(store.db, config.retention, logger),
       startScanRetention(services.security, logger),
       startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),
-      startSloEvaluator(() => services.slos.evaluateAll(), logger),
+      startSloEvaluator((signal) => services.slos.evaluateAll(undefined, signal), logger),
       startAlertJobs(services.alerts, logger),
     ],
   });

@@ -13,7 +13,7 @@ export function startAnomalyDetection(
 ): { stop(): Promise<void> } {
   if (intervalSeconds === 0) return { stop: async () => {} };
   return startPeriodic(
-    () => detector.detectAll(),
+    (signal) => detector.detectAll(undefined, signal),
     intervalSeconds * 1000,
     (err) => logger.error({ err }, 'anomaly detection failed'),
   );

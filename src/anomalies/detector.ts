@@ -55,9 +55,13 @@ export class AnomalyDetector {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** Evaluates every project (the background job); one project's failure does not stop the others. */
-  async detectAll(now = this.now()): Promise<void> {
+  /**
+   * Evaluates every project (the background job); one project's failure does not stop the others.
+   * Once `signal` is aborted (serve stopping) the projects not yet begun wait for the next run.
+   */
+  async detectAll(now = this.now(), signal?: AbortSignal): Promise<void> {
     for (const p of await listProjects(this.deps.db, null)) {
+      if (signal?.aborted) return;
       try {
         await this.detect(p.id, now);
       } catch (err) {

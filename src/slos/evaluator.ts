@@ -9,7 +9,7 @@ export const SLO_EVALUATION_MS = 60_000;
  * reading the status. `evaluateAll` is looked up per run (the service's own clock decides "now").
  */
 export function startSloEvaluator(
-  evaluateAll: () => Promise<void>,
+  evaluateAll: (signal: AbortSignal) => Promise<void>,
   logger: Logger,
 ): { stop(): Promise<void> } {
   return startPeriodic(evaluateAll, SLO_EVALUATION_MS, (err) =>

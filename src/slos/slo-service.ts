@@ -138,9 +138,13 @@ export class SloService {
     return items;
   }
 
-  /** The background job's pass: every project that has SLOs; one project failing does not stop the rest. */
-  async evaluateAll(now: Date = this.now()): Promise<void> {
+  /**
+   * The background job's pass: every project that has SLOs; one project failing does not stop the
+   * rest. Once `signal` is aborted (serve stopping) the projects not yet begun wait for the next run.
+   */
+  async evaluateAll(now: Date = this.now(), signal?: AbortSignal): Promise<void> {
     for (const projectId of await listSloProjects(this.deps.db)) {
+      if (signal?.aborted) return;
       try {
         await this.evaluate(projectId, now);
       } catch (err) {

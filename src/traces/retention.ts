@@ -17,9 +17,10 @@ export function startSpanRetention(
   logger: Logger,
 ): { stop(): Promise<void> } {
   return startPeriodic(
-    async () => {
+    async (signal) => {
       const created = await ensureDayPartitions(db, new Date(), retention.partitionsAheadDays);
       if (created.length > 0) logger.info({ partitions: created }, 'span partitions created');
+      if (signal.aborted) return;
       const { droppedPartitions, defaultRowsDeleted } = await deleteSpansBefore(
         db,
         new Date(Date.now() - retention.spansDays * 86_400_000),

@@ -33,7 +33,8 @@ export function startLeaderJobs(o: LeaderJobsOptions): Job {
     o.metrics.leader.set(0);
     const running = jobs ?? [];
     jobs = null;
-    for (const job of running) await job.stop();
+    // All at once: each stop() aborts its job's pass before any is waited for.
+    await Promise.all(running.map((job) => job.stop()));
   };
   if (!o.config.redisUrl) {
     begin();
