@@ -1,9 +1,9 @@
 // Bundles the CLI and the server into dist/bundle/, what bin/spyglass.js runs: run by
 // `npm run build` (and so by `npm install`), after tsc. A start of `spyglass serve` loaded about
-// 1,600 modules (ours from dist/ and their dependencies') one file at a time; from the bundle it
-// loads a few dozen files (docs/benchmarks.md#start-up-bundled). Code splitting keeps every
-// dynamic import lazy: a CLI command's module, the server (src/main.ts) and the GraphQL server
-// load only when used, each as its own chunk.
+// 1,900 module files (ours from dist/ and their dependencies') one by one; from the bundle it
+// loads about 250 (docs/benchmarks.md#start-up-bundled-2026-11-27-0305-0330-utc). Code splitting
+// keeps every dynamic import lazy: a CLI command's module, the server (src/main.ts) and the
+// GraphQL server load only when used, each as its own chunk.
 //
 // Every chunk is in dist/bundle/ itself: the worker threads' entries (pglite-worker.js,
 // json-worker.js) sit beside the code that starts them, as in tsc's output, and files of the
