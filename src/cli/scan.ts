@@ -116,9 +116,9 @@ async function scanLocally(cli: CliRun, o: ScanOpts): Promise<ScanJson[]> {
 }
 
 function sarifOf(cli: CliRun, scans: readonly ScanJson[]): Record<string, unknown> {
-  const { version } = JSON.parse(
-    readFileSync(packagePath('package.json'), 'utf8'),
-  ) as { version: string };
+  const { version } = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
+    version: string;
+  };
   const configPath = loadConfig(cli.env, cli.cwd).configPath;
   return toSarif(scans, {
     toolVersion: version,
