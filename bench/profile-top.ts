@@ -3,12 +3,15 @@
  * internals, GC) and the hottest functions by self time over several profiles at once (a primary
  * and its workers), for the "where it goes" lines of `npm run bench`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber?: number;
 }
 export interface ProfileNode {
   id: number;
@@ -27,8 +30,31 @@ export function readProfile(file: string): Profile {
   return JSON.parse(readFileSync(file, 'utf8')) as Profile;
 }
 
+const maps = new Map<string, SourceMap | null>();
+
+/**
+ * A frame of the bundle `bin/spyglass.js` runs (dist/bundle/, scripts/bundle.ts) as the file and
+ * line it came from (ours or a package's), through the bundle's source maps; any other frame as it is.
+ */
+export function unbundled(f: CallFrame): CallFrame {
+  if (!f.url.includes('/dist/bundle/')) return f;
+  let map = maps.get(f.url);
+  if (map === undefined) {
+    const file = `${fileURLToPath(f.url)}.map`;
+    map = existsSync(file)
+      ? new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as SourceMapPayload)
+      : null;
+    maps.set(f.url, map);
+  }
+  const entry = map?.findEntry(f.lineNumber, f.columnNumber ?? 0);
+  if (!entry || !('originalSource' in entry)) return f;
+  return { ...f, url: new URL(entry.originalSource, f.url).href, lineNumber: entry.originalLine };
+}
+type SourceMapPayload = ConstructorParameters<typeof SourceMap>[0];
+
 /** `src/ingest/writer.ts`, `fastify`, `node:net`, `(garbage collector)`, ... */
-export function area(f: CallFrame): string {
+export function area(frame: CallFrame): string {
+  const f = unbundled(frame);
   const name = f.functionName;
   if (
     name === '(idle)' ||
@@ -40,6 +66,8 @@ export function area(f: CallFrame): string {
   const url = f.url;
   if (!url) return name.startsWith('(') ? name : '(native / builtin)';
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  // esbuild's own helpers and module bodies: no source line of their own.
+  if (url.includes('/dist/bundle/')) return '(bundle)';
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + 14).split('/');
@@ -87,7 +115,8 @@ export function topFunctions(
       const a = area(node.callFrame);
       if (a === '(idle)') continue;
       busyUs += us;
-      const key = `${node.callFrame.functionName || '(anonymous)'}  ${a}${node.callFrame.url ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+      const f = unbundled(node.callFrame);
+      const key = `${f.functionName || '(anonymous)'}  ${a}${f.url ? `:${f.lineNumber + 1}` : ''}`;
       fns.set(key, (fns.get(key) ?? 0) + us);
     }
   }

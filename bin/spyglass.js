@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/, built by `npm install` through the `prepare` script, or `npm run build`).
+// Runs the CLI's bundle (dist/bundle/, built by `npm install` through the `prepare` script, or
+// `npm run build`; scripts/bundle.ts).
 import { existsSync } from 'node:fs';
 
-const main = new URL('../dist/cli/main.js', import.meta.url);
+const main = new URL('../dist/bundle/cli.js', import.meta.url);
 if (!existsSync(main)) {
   process.stderr.write(
-    'spyglass: the compiled code is missing (dist/cli/main.js); run `npm run build` in the Spyglass checkout\n',
+    'spyglass: the compiled code is missing (dist/bundle/cli.js); run `npm run build` in the Spyglass checkout\n',
   );
   process.exit(1);
 }

@@ -4,7 +4,7 @@ import { findBaseline, findToolSnapshot, saveCheck } from '../store/health-repo.
 import { classifyCheck } from './classify.ts';
 import { diffTools, mostSevere } from './drift-diff.ts';
 import type { GuardedFetch } from '../net/guarded-fetch.ts';
-import { probeServer, type ProbeOutcome, type ProbeRequest } from './mcp-adapter.ts';
+import type { ProbeOutcome, ProbeRequest } from './mcp-adapter.ts';
 import { hashTools, reduceTool } from './schema-hash.ts';
 import type {
   CheckTarget,
@@ -55,6 +55,15 @@ export function probeRequest(target: CheckTarget): ProbeRequest {
     healthToolArgs: target.healthToolArgs,
     timeoutMs: Math.round(target.timeoutSeconds * 1000),
   };
+}
+
+/**
+ * The MCP client (mcp-adapter.ts: the MCP SDK and zod, about 0.4 MB of code) loads with the first
+ * check, not with the server: a server that monitors nothing never needs it
+ * (docs/benchmarks.md#start-up-bundled-2026-11-27-0305-0330-utc).
+ */
+async function probeServer(req: ProbeRequest): Promise<ProbeOutcome> {
+  return (await import('./mcp-adapter.ts')).probeServer(req);
 }
 
 /** `guardedFetch` is given for targets whose URL came through the API (docs/health.md#catalog-servers-and-the-outbound-url-policy). */

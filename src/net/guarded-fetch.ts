@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Agent, buildConnector, RequestInit as UndiciRequestInit } from 'undici';
 import {
   addressOfHost,
   checkOutboundUrl,
@@ -48,7 +48,8 @@ export function guardedLookup(policy: OutboundPolicy): LookupFunction {
 }
 
 /** An undici Agent whose every connection passes the policy first. */
-export function createGuardedAgent(policy: OutboundPolicy): Agent {
+async function createGuardedAgent(policy: OutboundPolicy): Promise<Agent> {
+  const { Agent, buildConnector } = await import('undici');
   const connect = buildConnector({ lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
   return new Agent({
     connect: (opts, callback) => {
@@ -63,19 +64,20 @@ export function createGuardedAgent(policy: OutboundPolicy): Agent {
   });
 }
 
-/** fetch through a guarded agent; the URL itself (scheme, literal host) is checked before anything. */
-export function createGuardedFetch(
-  policy: OutboundPolicy,
-  agent: Agent = createGuardedAgent(policy),
-): GuardedFetch {
+/**
+ * fetch through a guarded agent; the URL itself (scheme, literal host) is checked before anything.
+ * undici (about 0.8 MB of code) loads with the first request out, not with the server
+ * (docs/benchmarks.md#start-up-bundled-2026-11-27-0305-0330-utc).
+ */
+export function createGuardedFetch(policy: OutboundPolicy): GuardedFetch {
+  let agent: Promise<Agent> | undefined;
   return async (input, init) => {
     const href = typeof input === 'string' ? input : input.href;
     const checked = checkOutboundUrl(href, policy);
     if (!checked.ok) throw new OutboundPolicyError(checked.reason);
-    const res = await undiciFetch(href, {
-      ...(init as Parameters<typeof undiciFetch>[1]),
-      dispatcher: agent,
-    });
+    agent ??= createGuardedAgent(policy);
+    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), agent]);
+    const res = await undiciFetch(href, { ...(init as UndiciRequestInit), dispatcher });
     // A redirect handed back to the caller (redirect: 'manual') is judged here too, so whoever follows
     // it learns that the policy refused it; redirects fetch follows itself meet the agent's checks.
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;

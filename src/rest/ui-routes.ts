@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { packagePath } from '../package-root.ts';
 
-/** Where `npm run build:ui` puts the dashboard (the same path from src/ and from dist/). */
-export const UI_DIR = join(import.meta.dirname, '../../dist/ui');
+/** Where `npm run build:ui` puts the dashboard. */
+export const UI_DIR = packagePath('dist/ui');
 
 /** Paths that keep their API meaning: an unknown one there is a JSON 404, never the app. */
 const API_PATHS = /^\/(api|graphql|v1|metrics|assets)(\/|$)/;

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Options, Sql } from 'postgres';
+import { packagePath } from '../package-root.ts';
 import { connectError } from './connect-error.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -51,7 +51,7 @@ export interface StoreOptions {
 }
 
 /** The migrations folder (drizzle/ at the repository's root). */
-export const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+export const MIGRATIONS = packagePath('drizzle');
 
 /** Opens the database and applies pending migrations from drizzle/ (both back ends). */
 export async function openStore(opts: StoreOptions): Promise<Store> {

@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
+import { packagePath } from '../package-root.ts';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * A migrated PGlite data directory made by the build (`npm run build`, which `npm install` runs:
@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
  * a template (a build that did not make one), the first start runs initdb as before.
  */
 
-/** The template beside the compiled code (dist/pglite-template/), from src/store/ and dist/store/ alike. */
-export const TEMPLATE_DIR = fileURLToPath(new URL('../../dist/pglite-template/', import.meta.url));
+/** The template beside the compiled code (dist/pglite-template/). */
+export const TEMPLATE_DIR = packagePath('dist/pglite-template');
 /** What the template was made with: `{ pglite, migrations }` (the version, a hash of drizzle/). */
 const MARKER = 'made-with.json';
 

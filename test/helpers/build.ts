@@ -21,7 +21,10 @@ const CONFIGS = [
   'sdk/tsconfig.json',
   'package.json',
   'sdk/package.json',
+  'scripts/bundle.ts',
 ];
+/** The bundle bin/spyglass.js runs (scripts/bundle.ts). */
+const BUNDLE = join(ROOT, 'dist/bundle/cli.js');
 
 function newestMtime(dir: string, ext = /\.ts$/): number {
   let newest = 0;
@@ -33,8 +36,9 @@ function newestMtime(dir: string, ext = /\.ts$/): number {
 }
 
 /**
- * Compiles src/ into dist/ and sdk/src/ into sdk/dist/ (`npm run build`: the server, the CLI that
- * tests spawn through bin/spyglass.js, and the SDK package) when no build is there or a source or build config is newer than
+ * Compiles src/ into dist/ and sdk/src/ into sdk/dist/ and bundles the CLI and server into
+ * dist/bundle/ (`npm run build`: the server, the CLI that tests spawn through bin/spyglass.js, and
+ * the SDK package) when no build is there or a source or build config is newer than
  * the last one, so tests never run stale JavaScript. tsc is incremental: a rebuild after a small
  * change recompiles only what it touches. Returns whether it built.
  */
@@ -44,7 +48,7 @@ export async function buildIfStale(): Promise<boolean> {
     newestMtime(join(ROOT, 'sdk/src')),
     ...CONFIGS.map((f) => statSync(join(ROOT, f)).mtimeMs),
   );
-  if (existsSync(STAMP) && statSync(STAMP).mtimeMs >= sources) return false;
+  if (existsSync(STAMP) && existsSync(BUNDLE) && statSync(STAMP).mtimeMs >= sources) return false;
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   for (const project of ['tsconfig.build.json', 'sdk/tsconfig.json']) {
     await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, project)], {
@@ -52,6 +56,10 @@ export async function buildIfStale(): Promise<boolean> {
       timeout: 300_000,
     });
   }
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/bundle.ts'], {
+    cwd: ROOT,
+    timeout: 300_000,
+  });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return true;
 }

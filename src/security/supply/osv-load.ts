@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { unzipSync } from 'fflate';
+import { packagePath } from '../../package-root.ts';
 import type { SecurityConfig } from '../../config/types.ts';
 import {
   packageKey,
@@ -18,10 +18,7 @@ import { toOsvRecords } from './osv-validate.ts';
  * osv.dev's `npm/all.zip`). A record with the same id replaces the earlier one; withdrawn records
  * are kept out of the index. Everything is read from disk: no network.
  */
-export const SHIPPED_ADVISORIES = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../../data/advisories/mcp-osv.json',
-);
+export const SHIPPED_ADVISORIES = packagePath('data/advisories/mcp-osv.json');
 
 /** Bounds for reading user-supplied sets, so a wrong path or a zip bomb fails with a message, not an OOM. */
 export interface ReadLimits {

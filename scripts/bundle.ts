@@ -1,0 +1,62 @@
+// Bundles the CLI and the server into dist/bundle/, what bin/spyglass.js runs: run by
+// `npm run build` (and so by `npm install`), after tsc. A start of `spyglass serve` loaded about
+// 1,900 module files (ours from dist/ and their dependencies') one by one; from the bundle it
+// loads about 250 (docs/benchmarks.md#start-up-bundled-2026-11-27-0305-0330-utc). Code splitting
+// keeps every dynamic import lazy: a CLI command's module, the server (src/main.ts) and the
+// GraphQL server load only when used, each as its own chunk.
+//
+// Every chunk is in dist/bundle/ itself: the worker threads' entries (pglite-worker.js,
+// json-worker.js) sit beside the code that starts them, as in tsc's output, and files of the
+// package (drizzle/, data/, dist/ui, dist/pglite-template) are found from its root
+// (src/package-root.ts).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '..');
+const OUT = join(ROOT, 'dist/bundle');
+
+/**
+ * Dependencies left to node_modules: each reads files beside its own module at run time
+ * (`__dirname`, which a bundled ES module does not have) or ships assets.
+ */
+const EXTERNAL = [
+  // its wasm and data files, and the template's check of the installed version
+  '@electric-sql/pglite',
+  // .proto files of channelz and ORCA
+  '@grpc/grpc-js',
+  // transports and thread-stream start worker files by path
+  'pino',
+  // reads its package.json for the client's name
+  'ioredis',
+];
+
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: {
+    cli: 'src/cli/main.ts',
+    'pglite-worker': 'src/store/pglite-worker.ts',
+    'json-worker': 'src/receivers/json-worker.ts',
+  },
+  outdir: OUT,
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  // Maps (without the sources' text) so CPU profiles of the bundle read as src/ and packages
+  // (bench/profile-top.ts), and `node --enable-source-maps` shows source lines in stack traces.
+  sourcemap: 'linked',
+  sourcesContent: false,
+  // Names as in the sources (an error's or a class's `.name`), not esbuild's renames.
+  keepNames: true,
+  // CommonJS dependencies bundled into ES modules still call `require` for node's modules.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+process.stdout.write(`wrote ${OUT}\n`);
