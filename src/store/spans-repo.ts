@@ -3,9 +3,9 @@ import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/spa
 import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
-import { insertWithRollups } from './rollup-sql.ts';
+import { ingestStatement } from './ingest-query.ts';
 import { spans } from './schema.ts';
-import { COLUMN_LIST, storedKey, stripNul, type StoredSpans } from './span-rows.ts';
+import { storedKey, stripNul, type StoredSpans } from './span-rows.ts';
 
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
@@ -26,7 +26,7 @@ export async function insertSpans(
   const rowsJson = `[${encoded.join(',')}]`;
   const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(
     db,
-    insertWithRollups(COLUMN_LIST, rowsJson, batch.length, rollupRows(batch)),
+    ingestStatement(rowsJson, batch.length, rollupRows(batch)),
   );
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';
