@@ -31,7 +31,8 @@ export async function copySpans(
     await client.begin(async (tx) => {
       await copyIn(await tx.unsafe(COPY).writable(), text);
       // After a failed COPY this fails too (the transaction is aborted), and begin rolls back.
-      await tx.unsafe(upsert.sql, upsert.params as never[]);
+      // Prepared: parsed and planned once per connection (insertSpansPrepared says why).
+      await tx.unsafe(upsert.sql, upsert.params as never[], { prepare: true });
     });
     return 'all';
   } catch (err) {
