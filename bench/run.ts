@@ -548,7 +548,7 @@ async function main() {
     }
     const idleRssMb = readStatusKb(server.pid, 'VmRSS') / 1024;
     progress(
-      `server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s, http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`,
+      `server pid ${server.pid} ready in ${(server.startupMs / 1000).toFixed(1)} s (settled ${(server.settleMs / 1000).toFixed(1)} s later), http :${server.httpPort}, grpc :${server.grpcPort}, RSS ${idleRssMb.toFixed(0)} MB idle`,
     );
     let acked = 0;
     const probe = databaseUrl ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null;

@@ -13,7 +13,7 @@ import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../store/span-copy.ts';
-import { encodeSpans, insertSpans } from '../store/spans-repo.ts';
+import { encodeSpans, insertSpans, insertSpansPrepared } from '../store/spans-repo.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
 import type { Base } from './core.ts';
 
@@ -125,10 +125,10 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       // A group whose requests were not all encoded for the form it takes is encoded again whole.
       if (spans.length < COPY_MIN_SPANS)
-        return insertSpans(store.db, spans, enc.every(isJson) ? (enc as string[]) : undefined);
+        return insertSpansPrepared(copy, spans, enc.every(isJson) ? (enc as string[]) : undefined);
       const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
       const r = await copySpans(copy, spans, rows);
-      return r === 'refused' ? insertSpans(store.db, spans) : r;
+      return r === 'refused' ? insertSpansPrepared(copy, spans) : r;
     },
   };
 }

@@ -25,17 +25,13 @@ export interface AuthHookDeps {
  */
 export function installAuth(app: FastifyInstance, s: AuthHookDeps): void {
   app.addHook('onRequest', async (req) => {
-    const access = accessOf(req.method, req.routeOptions.config.access);
+    // Read once: fastify builds routeOptions anew on every read.
+    const { config, url } = req.routeOptions;
+    const access = accessOf(req.method, config.access);
+    if (access === 'public' || !url || config.publicWhen?.(req) || isPreflight(req)) return;
+    const sessionToken = config.sessionCookie ? sessionOf(req) : undefined;
     if (
-      access === 'public' ||
-      !req.routeOptions.url ||
-      req.routeOptions.config.publicWhen?.(req) ||
-      isPreflight(req)
-    )
-      return;
-    const sessionToken = req.routeOptions.config.sessionCookie ? sessionOf(req) : undefined;
-    if (
-      req.routeOptions.config.sessionCookie &&
+      config.sessionCookie &&
       sessionToken === undefined &&
       !readKey(req.headers) &&
       req.headers['x-requested-with'] !== undefined

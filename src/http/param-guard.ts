@@ -25,9 +25,8 @@ export function guardParameters(app: FastifyInstance): void {
         'bad_request',
         `${first.loc[0]} parameter ${String(first.loc[1])} ${first.msg}`,
       );
-    const receiver =
-      req.routeOptions.config.rateLimitKey === 'spans' ||
-      req.routeOptions.config.rateLimitKey === 'otlp';
+    const { rateLimitKey } = req.routeOptions.config;
+    const receiver = rateLimitKey === 'spans' || rateLimitKey === 'otlp';
     if (
       receiver ||
       req.body === null ||

@@ -35,24 +35,40 @@ export function rollupRows(batch: readonly Span[]): string | null {
     addHour(hours, s, hour, failed);
   }
   // Times are formatted here, once per row: a span that moves a row's first, last or end time
-  // only points the row at itself.
-  return JSON.stringify({
-    t: [...tools.values()].map(({ us: _, last, ...r }) => ({
-      ...r,
-      last_started_at: startIso(last),
-    })),
-    s: [...sessions.values()].map(
-      ({ firstUs: _, lastUs: __, endUs: ___, servers, first, last, end, ...r }) => ({
-        ...r,
-        first_call_at: startIso(first),
-        last_call_at: startIso(last),
-        last_end_at: isoMicros(end.endedAt, end.endedAtMicros),
-        servers_used: [...servers],
-      }),
-    ),
-    l: [...edges.values()],
-    h: [...hours.values()],
-  });
+  // only points the row at itself. Each row is written out field by field (a rest/spread copy of
+  // it cost as much as aggregating it).
+  const t: object[] = [];
+  for (const r of tools.values())
+    t.push({
+      project_id: r.project_id,
+      skey: r.skey,
+      server_name: r.server_name,
+      tool_name: r.tool_name,
+      failures: r.failures,
+      last_failed: r.last_failed,
+      last_started_at: startIso(r.last),
+    });
+  const ss: object[] = [];
+  for (const r of sessions.values())
+    ss.push({
+      project_id: r.project_id,
+      skey: r.skey,
+      agent_name: r.agent_name,
+      span_count: r.span_count,
+      tool_calls: r.tool_calls,
+      failed_calls: r.failed_calls,
+      prevented_calls: r.prevented_calls,
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      est_cost_usd: r.est_cost_usd,
+      tag_rank: r.tag_rank,
+      has_timeout: r.has_timeout,
+      first_call_at: startIso(r.first),
+      last_call_at: startIso(r.last),
+      last_end_at: isoMicros(r.end.endedAt, r.end.endedAtMicros),
+      servers_used: [...r.servers],
+    });
+  return JSON.stringify({ t, s: ss, l: [...edges.values()], h: [...hours.values()] });
 }
 
 interface ToolRow {

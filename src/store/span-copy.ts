@@ -1,11 +1,10 @@
 import type { Writable } from 'node:stream';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Sql } from 'postgres';
 import { isoMicros, type Span } from '../model/span.ts';
 import { isTransient } from './db.ts';
 import { rollupRows } from './rollup-rows.ts';
-import { insertWithRollups } from './rollup-sql.ts';
-import { COLUMN_LIST, COLUMN_NAMES, COLUMNS, stripNul, type StoredSpans } from './span-rows.ts';
+import { ingestQuery } from './ingest-query.ts';
+import { COLUMN_NAMES, COLUMNS, stripNul, type StoredSpans } from './span-rows.ts';
 
 /**
  * The fast form of the ingest statement on PostgreSQL (docs/ingest.md#derived-data): the group's
@@ -27,12 +26,13 @@ export async function copySpans(
   // null when a key holds NUL (stripped on the way in): the statement aggregates the stored keys.
   const rollups = rollupRows(batch);
   if (rollups === null) return 'refused';
-  const upsert = DIALECT.sqlToQuery(insertWithRollups(COLUMN_LIST, '[]', 0, rollups));
+  const upsert = ingestQuery('[]', 0, rollups);
   try {
     await client.begin(async (tx) => {
       await copyIn(await tx.unsafe(COPY).writable(), text);
       // After a failed COPY this fails too (the transaction is aborted), and begin rolls back.
-      await tx.unsafe(upsert.sql, upsert.params as never[]);
+      // Prepared: parsed and planned once per connection (insertSpansPrepared says why).
+      await tx.unsafe(upsert.sql, upsert.params as never[], { prepare: true });
     });
     return 'all';
   } catch (err) {
@@ -61,7 +61,6 @@ function copyIn(sink: Writable, text: readonly Uint8Array[]): Promise<void> {
   });
 }
 
-const DIALECT = new PgDialect();
 const COPY = `copy spans (${COLUMN_NAMES}) from stdin`;
 
 /**

@@ -1,11 +1,12 @@
 import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
-import { insertWithRollups } from './rollup-sql.ts';
+import { ingestQuery, ingestStatement } from './ingest-query.ts';
 import { spans } from './schema.ts';
-import { COLUMN_LIST, storedKey, stripNul, type StoredSpans } from './span-rows.ts';
+import { storedKey, stripNul, type StoredSpans } from './span-rows.ts';
 
 /**
  * Inserts spans and folds the new ones into the session and lineage rollups in one statement (one
@@ -24,12 +25,37 @@ export async function insertSpans(
 ): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
   const rowsJson = `[${encoded.join(',')}]`;
-  const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(
+  const { rows } = await execute<IngestRow>(
     db,
-    insertWithRollups(COLUMN_LIST, rowsJson, batch.length, rollupRows(batch)),
+    ingestStatement(rowsJson, batch.length, rollupRows(batch)),
   );
-  const row = rows[0];
-  if (row && row.stored === batch.length) return 'all';
+  return storedOf(rows[0], batch.length);
+}
+
+/**
+ * insertSpans on PostgreSQL's own client as a prepared statement: drizzle runs every statement
+ * unnamed, which PostgreSQL parses and plans anew and postgres.js describes first (a second round
+ * trip) on every commit. Prepared, each connection does that once; then a commit is one Bind and
+ * Execute. The statement's text is fixed (ingest-query.ts), so each connection keeps two.
+ */
+export async function insertSpansPrepared(
+  client: Sql,
+  batch: readonly Span[],
+  encoded: readonly string[] = [encodeSpans(batch)],
+): Promise<StoredSpans> {
+  if (batch.length === 0) return 'all';
+  const q = ingestQuery(`[${encoded.join(',')}]`, batch.length, rollupRows(batch));
+  const rows = await client.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true });
+  return storedOf(rows[0], batch.length);
+}
+
+interface IngestRow {
+  stored: number;
+  keys: [string, string, number][] | null;
+}
+
+function storedOf(row: IngestRow | undefined, spanCount: number): StoredSpans {
+  if (row && row.stored === spanCount) return 'all';
   // Both drivers parse json columns; null when nothing was stored.
   const keys = row?.keys ?? [];
   return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, ms)));

@@ -4,7 +4,7 @@ import type { Span } from '../../src/model/span.ts';
 import { execute } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../../src/store/span-copy.ts';
-import { insertSpans } from '../../src/store/spans-repo.ts';
+import { insertSpans, insertSpansPrepared } from '../../src/store/spans-repo.ts';
 import { spanCommit } from '../../src/compose/ingest.ts';
 import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { hourAgo, project } from '../helpers/repo-store.ts';
@@ -199,5 +199,27 @@ describe.runIf(pgAdminUrl !== null)('COPY ingest on PostgreSQL', () => {
     const [a, b] = [await dump(viaCopy, p), await dump(viaJson, p)];
     expect(a.spans).toHaveLength(175 + 540);
     expect(a).toEqual(b);
+  });
+
+  it('the prepared statement stores what the statement stores and says which spans of a retry were new', async () => {
+    const p = project('prepared');
+    const t0 = hourAgo(1);
+    const group = Array.from({ length: 30 }, (_, i) =>
+      span(p, new Date(t0.getTime() + i), {
+        sessionId: `s${i % 3}`,
+        status: i % 7 ? 'success' : 'error',
+      }),
+    );
+    // Several commits on the pool's connections, so some run the statement already prepared.
+    for (const g of [group.slice(0, 10), group.slice(10, 20)]) {
+      expect(await insertSpansPrepared(viaCopy.copyClient!, g)).toBe('all');
+      expect(await insertSpans(viaJson.db, g)).toBe('all');
+    }
+    const retry = group.slice(15);
+    const kept = await insertSpansPrepared(viaCopy.copyClient!, retry);
+    expect(kept).toEqual(await insertSpans(viaJson.db, retry));
+    expect(kept).not.toBe('all');
+    expect((kept as Set<string>).size).toBe(10);
+    expect(await dump(viaCopy, p)).toEqual(await dump(viaJson, p));
   });
 });
