@@ -219,7 +219,8 @@ interface Sent {
   status: number | 'error' | 'pending';
 }
 
-describe.each(backends)('$name', ({ name, available, env }) => {
+// Each back end has its own process, data directory or database, and port: the two run side by side.
+describe.concurrent.each(backends)('$name', ({ name, available, env }) => {
   describe.runIf(available)(
     available ? 'SIGTERM under load' : `SIGTERM under load (skipped: no ${name} in this run)`,
     () => {
