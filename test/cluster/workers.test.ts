@@ -9,7 +9,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
@@ -138,111 +138,101 @@ async function missing(dbUrl: string, ids: string[]): Promise<string[]> {
 
 const redisUrl = inject('redisUrl');
 
-// The two describes share nothing (the refused start has no Redis and no database): side by side.
-describe.runIf(pgAdminUrl !== null && redisUrl !== null)(
-  'SPYGLASS_WORKERS',
-  { concurrent: true },
-  () => {
-    let dbUrl = '';
-    let inst: Instance;
+describe.runIf(pgAdminUrl !== null && redisUrl !== null)('SPYGLASS_WORKERS', () => {
+  let dbUrl = '';
+  let inst: Instance;
 
-    beforeAll(async () => {
-      dbUrl = await createPgDatabase();
-      inst = await spawnInstance({
-        SPYGLASS_WORKERS: '2',
-        SPYGLASS_DATABASE_URL: dbUrl,
-        SPYGLASS_REDIS_URL: redisUrl ?? '',
-        SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}`,
-        // The clients below send far more than the default per-caller OTLP allowance.
-        SPYGLASS_RATE_LIMITS: 'false',
-      });
+  beforeAll(async () => {
+    dbUrl = await createPgDatabase();
+    inst = await spawnInstance({
+      SPYGLASS_WORKERS: '2',
+      SPYGLASS_DATABASE_URL: dbUrl,
+      SPYGLASS_REDIS_URL: redisUrl ?? '',
+      SPYGLASS_CLUSTER_NAME: `t-${randomUUID()}`,
+      // The clients below send far more than the default per-caller OTLP allowance.
+      SPYGLASS_RATE_LIMITS: 'false',
     });
-    afterAll(async () => {
-      await inst?.kill();
-    });
+  });
+  afterAll(async () => {
+    await inst?.kill();
+  });
 
-    it('replaces a worker killed mid-load, loses no acknowledged span, and drains everything on SIGTERM', async ({
-      expect,
-    }) => {
-      await waitFor('both workers listening', () => listeningWorkers(inst).length === 2);
-      const primary = logLines(inst).find(
-        (l) => typeof l.msg === 'string' && l.msg.startsWith('workers: 2'),
-      );
-      expect(primary).toBeDefined();
-      const started = logLines(inst).filter(
-        (l) => typeof l.msg === 'string' && /^worker \d+ started \(pid \d+\)$/.test(l.msg),
-      );
-      expect(started.map((l) => l.worker)).toEqual([1, 2]);
-      const victim = started[0]!;
+  it('replaces a worker killed mid-load, loses no acknowledged span, and drains everything on SIGTERM', async () => {
+    await waitFor('both workers listening', () => listeningWorkers(inst).length === 2);
+    const primary = logLines(inst).find(
+      (l) => typeof l.msg === 'string' && l.msg.startsWith('workers: 2'),
+    );
+    expect(primary).toBeDefined();
+    const started = logLines(inst).filter(
+      (l) => typeof l.msg === 'string' && /^worker \d+ started \(pid \d+\)$/.test(l.msg),
+    );
+    expect(started.map((l) => l.worker)).toEqual([1, 2]);
+    const victim = started[0]!;
 
-      // Phase 1: load, one worker SIGKILLed in the middle of it.
-      const acked: Acked = { ids: [], grpc: 0 };
-      let stop = false;
-      const load = [
-        ...Array.from({ length: 3 }, () => httpClient(inst.url, acked, () => stop)),
-        grpcClient(inst.grpcPort, acked, () => stop),
-      ];
-      await waitFor('some spans acknowledged', () => acked.ids.length >= 200);
-      process.kill(victim.pid as number, 'SIGKILL');
-      await waitFor(
-        'the death and the restart logged',
-        () =>
-          logLines(inst).some(
-            (l) =>
-              l.worker === victim.worker &&
-              /died \(signal SIGKILL\); restarting in 1 s$/.test(String(l.msg)),
-          ) &&
-          logLines(inst).some(
-            (l) => l.worker === 3 && /^worker 3 started \(pid \d+\)$/.test(String(l.msg)),
-          ),
-      );
-      await waitFor('the new worker listening', () => listeningWorkers(inst).includes(3));
-      const before = acked.ids.length;
-      await waitFor(
-        'more spans acknowledged after the restart',
-        () => acked.ids.length >= before + 200,
-      );
-      stop = true;
-      await Promise.all(load);
-      expect(acked.grpc).toBeGreaterThan(0);
-      expect(await missing(dbUrl, acked.ids)).toEqual([]);
-
-      // Phase 2: SIGTERM to the primary under load; whatever was acknowledged up to then is stored.
-      const late: Acked = { ids: [], grpc: 0 };
-      let stop2 = false;
-      const load2 = [
-        httpClient(inst.url, late, () => stop2),
-        httpClient(inst.url, late, () => stop2),
-        grpcClient(inst.grpcPort, late, () => stop2),
-      ];
-      await waitFor('load running again', () => late.ids.length >= 100);
-      // SIGTERM straight to a worker drains it too (exit code 0); the primary would replace it, but
-      // its own SIGTERM comes first and cancels the pending restart.
-      const other = started[1]!;
-      process.kill(other.pid as number, 'SIGTERM');
-      await waitFor('the drained worker logged', () =>
+    // Phase 1: load, one worker SIGKILLed in the middle of it.
+    const acked: Acked = { ids: [], grpc: 0 };
+    let stop = false;
+    const load = [
+      ...Array.from({ length: 3 }, () => httpClient(inst.url, acked, () => stop)),
+      grpcClient(inst.grpcPort, acked, () => stop),
+    ];
+    await waitFor('some spans acknowledged', () => acked.ids.length >= 200);
+    process.kill(victim.pid as number, 'SIGKILL');
+    await waitFor(
+      'the death and the restart logged',
+      () =>
         logLines(inst).some(
           (l) =>
-            l.worker === other.worker &&
-            l.msg ===
-              `worker ${other.worker} (pid ${other.pid}) exited (code 0); restarting in 1 s`,
+            l.worker === victim.worker &&
+            /died \(signal SIGKILL\); restarting in 1 s$/.test(String(l.msg)),
+        ) &&
+        logLines(inst).some(
+          (l) => l.worker === 3 && /^worker 3 started \(pid \d+\)$/.test(String(l.msg)),
         ),
-      );
-      inst.child.kill('SIGTERM');
-      const exit = await inst.exited;
-      stop2 = true;
-      await Promise.all(load2);
-      expect(exit).toEqual({ code: 0, signal: null });
-      expect(inst.output()).toContain('spyglass stopped');
-      expect(await missing(dbUrl, late.ids)).toEqual([]);
-    }, 150_000);
-  },
-);
+    );
+    await waitFor('the new worker listening', () => listeningWorkers(inst).includes(3));
+    const before = acked.ids.length;
+    await waitFor(
+      'more spans acknowledged after the restart',
+      () => acked.ids.length >= before + 200,
+    );
+    stop = true;
+    await Promise.all(load);
+    expect(acked.grpc).toBeGreaterThan(0);
+    expect(await missing(dbUrl, acked.ids)).toEqual([]);
 
-describe.concurrent('SPYGLASS_WORKERS configuration', () => {
-  it('above 1 without Redis exits at start with the message, before forking', async ({
-    expect,
-  }) => {
+    // Phase 2: SIGTERM to the primary under load; whatever was acknowledged up to then is stored.
+    const late: Acked = { ids: [], grpc: 0 };
+    let stop2 = false;
+    const load2 = [
+      httpClient(inst.url, late, () => stop2),
+      httpClient(inst.url, late, () => stop2),
+      grpcClient(inst.grpcPort, late, () => stop2),
+    ];
+    await waitFor('load running again', () => late.ids.length >= 100);
+    // SIGTERM straight to a worker drains it too (exit code 0); the primary would replace it, but
+    // its own SIGTERM comes first and cancels the pending restart.
+    const other = started[1]!;
+    process.kill(other.pid as number, 'SIGTERM');
+    await waitFor('the drained worker logged', () =>
+      logLines(inst).some(
+        (l) =>
+          l.worker === other.worker &&
+          l.msg === `worker ${other.worker} (pid ${other.pid}) exited (code 0); restarting in 1 s`,
+      ),
+    );
+    inst.child.kill('SIGTERM');
+    const exit = await inst.exited;
+    stop2 = true;
+    await Promise.all(load2);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(inst.output()).toContain('spyglass stopped');
+    expect(await missing(dbUrl, late.ids)).toEqual([]);
+  }, 150_000);
+});
+
+describe('SPYGLASS_WORKERS configuration', () => {
+  it('above 1 without Redis exits at start with the message, before forking', async () => {
     const attempt = spawnInstance({
       SPYGLASS_WORKERS: '2',
       SPYGLASS_DATABASE_URL: 'postgres://127.0.0.1:1/none',
@@ -252,7 +242,7 @@ describe.concurrent('SPYGLASS_WORKERS configuration', () => {
     await expect(attempt).rejects.not.toThrow(/worker \d+ started/);
   });
 
-  it('auto means one per core', ({ expect }) => {
+  it('auto means one per core', () => {
     expect(
       loadConfig(
         {
