@@ -23,7 +23,6 @@ import { getJson, nativeSpan } from '../helpers/spans.ts';
 const CLIENTS = 8;
 const BATCH = 100;
 const MAX_BATCHES_PER_CLIENT = 400;
-const LOAD_AFTER_RECOVERY_MS = 1000;
 /** Hard stop for the load whatever happens. */
 const LOAD_LIMIT_MS = 30_000;
 /** Longer than the service's short-lived caches of database answers (API-key presence: 2 s). */
@@ -104,8 +103,12 @@ function startLoad(port: number) {
   const id = randomUUID().slice(0, 8);
   const hardStop = Date.now() + LOAD_LIMIT_MS;
   let stopAt = Infinity;
-  let ackWaiter: { after: number; n: number; resolve: () => void } | null = null;
-  const acks: number[] = [];
+  /** Waits for `n` acknowledgements of batches completed at or after `after` or sent after it. */
+  let ackWaiter: { after: number; n: number; by: 'done' | 'sent'; resolve: () => void } | null =
+    null;
+  const acks: { sentAt: number; doneAt: number }[] = [];
+  const count = (after: number, by: 'done' | 'sent') =>
+    acks.filter((a) => (by === 'done' ? a.doneAt >= after : a.sentAt > after)).length;
 
   const send = async (session: string, b: number | string, via: Agent): Promise<Sent> => {
     const spans = Array.from({ length: BATCH }, (_, i) =>
@@ -123,9 +126,9 @@ function startLoad(port: number) {
     const { status, retryAfter } = await postSpans(via, port, spans);
     Object.assign(entry, { status, retryAfter, doneAt: Date.now() });
     if (status === 202) {
-      acks.push(entry.doneAt);
+      acks.push({ sentAt: entry.sentAt, doneAt: entry.doneAt });
       const w = ackWaiter;
-      if (w && acks.filter((t) => t >= w.after).length >= w.n) {
+      if (w && count(w.after, w.by) >= w.n) {
         ackWaiter = null;
         w.resolve();
       }
@@ -145,11 +148,14 @@ function startLoad(port: number) {
   return {
     sent,
     done,
-    /** Resolves after `n` acknowledgements completed at or after `after` (or when the load ends). */
-    acked(n: number, after = 0): Promise<void> {
-      if (acks.filter((t) => t >= after).length >= n) return Promise.resolve();
+    /**
+     * Resolves after `n` acknowledgements of batches that completed at or after `after` (`by:
+     * 'done'`) or were sent after it (`by: 'sent'`), or when the load ends.
+     */
+    acked(n: number, after = 0, by: 'done' | 'sent' = 'done'): Promise<void> {
+      if (count(after, by) >= n) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        ackWaiter = { after, n, resolve };
+        ackWaiter = { after, n, by, resolve };
         void done.then(() => resolve());
       });
     },
@@ -259,10 +265,10 @@ describe.runIf(hasPg)(
         restarting = false;
         await watch;
 
-        // Keep the load going for a while once the service commits again (the writer's backoff may
-        // hold it up to ~2 s after the database is back).
-        await load.acked(1, end);
-        load.stopIn(LOAD_AFTER_RECOVERY_MS);
+        // Keep the load going until the service commits again (the writer's backoff may hold it up to
+        // ~2 s after the database is back) and has acknowledged a batch per client sent after it was.
+        await load.acked(CLIENTS, end, 'sent');
+        load.stopIn(0);
         await load.done;
 
         expect(probes).toContain(503);
@@ -304,8 +310,8 @@ describe.runIf(hasPg)(
         );
         const end = Date.now();
 
-        await load.acked(1, end);
-        load.stopIn(LOAD_AFTER_RECOVERY_MS);
+        await load.acked(CLIENTS, end, 'sent');
+        load.stopIn(0);
         await load.done;
         await Promise.all(fresh);
 

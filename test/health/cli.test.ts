@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
@@ -13,23 +13,27 @@ import { childPids, tempDir, writeConfig } from './helpers.ts';
 const BIN = fileURLToPath(new URL('../../bin/spyglass.js', import.meta.url));
 let dir: string;
 let fx: HttpFixtures;
-let env: Record<string, string>;
+let config: string;
+/**
+ * The environment of one test: the shared config and a data directory of its own (a copy of the
+ * run's migrated PGlite), so that tests in one describe can run side by side.
+ */
+const envFor = (name: string): Record<string, string> => ({
+  SPYGLASS_CONFIG: config,
+  SPYGLASS_DATA_DIR: seedPglite(join(dir, name)),
+  SPYGLASS_LOG_LEVEL: 'error',
+});
 
 beforeAll(async () => {
   dir = tempDir();
   fx = await startHttpFixtures();
   const closed = await freePort();
-  const config = writeConfig(dir, {
+  config = writeConfig(dir, {
     servers: [
       { name: 'ok', transport: 'streamable_http', url: `${fx.url}/ok/cli/mcp` },
       { name: 'gone', transport: 'sse', url: `http://127.0.0.1:${closed}/sse`, timeout_seconds: 1 },
     ],
   });
-  env = {
-    SPYGLASS_CONFIG: config,
-    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
-    SPYGLASS_LOG_LEVEL: 'error',
-  };
 });
 
 afterAll(async () => {
@@ -37,13 +41,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// Within each describe (one after the other) the tests have data directories of their own and at most
+// one starts a process (the daemon test counts this process's children): side by side.
 describe('spyglass check', () => {
-  it(
+  it.concurrent(
     'checks every server; --json adds schema_drift; exit code 1 when one is down',
     { timeout: 90_000 },
-    async () => {
+    async ({ expect }) => {
       // The real process: a command's failure code (process.exitCode) is its exit status.
-      const r = await runCli(['check', '--json'], env);
+      const r = await runCli(['check', '--json'], envFor('check-json'));
       expect(r.code, r.stderr).toBe(1);
       const rows = JSON.parse(r.stdout);
       expect(rows.map((x: any) => [x.server_name, x.status])).toEqual([
@@ -55,10 +61,11 @@ describe('spyglass check', () => {
     },
   );
 
-  it(
+  it.concurrent(
     '--server checks one; exit code 0 when it is up; the table is for people',
     { timeout: 60_000 },
-    async () => {
+    async ({ expect }) => {
+      const env = envFor('check-server');
       const r = await runCliInProcess(['check', '--server', 'ok'], env);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/│ ok\s+│ up\s+│/);
@@ -70,11 +77,11 @@ describe('spyglass check', () => {
 });
 
 describe('spyglass monitor', () => {
-  it(
+  it.concurrent(
     '--once runs one pass and exits non-zero when a server is down',
     { timeout: 60_000 },
-    async () => {
-      const r = await runCliInProcess(['monitor', '--once', '--json'], env);
+    async ({ expect }) => {
+      const r = await runCliInProcess(['monitor', '--once', '--json'], envFor('monitor-once'));
       expect(r.code, r.stderr).toBe(1);
       // JSON lines, one object per check, like the daemon prints.
       expect(
@@ -86,13 +93,13 @@ describe('spyglass monitor', () => {
     },
   );
 
-  it(
+  it.concurrent(
     'runs as a daemon on its interval until SIGTERM, then exits cleanly',
     { timeout: 60_000 },
-    async () => {
+    async ({ expect }) => {
       const before = childPids();
       const child = spawn(process.execPath, [BIN, 'monitor', '--interval', '1', '--json'], {
-        env: { ...process.env, ...env },
+        env: { ...process.env, ...envFor('monitor-daemon') },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       try {

@@ -135,8 +135,12 @@ describe('100 configured servers in one cycle', () => {
   });
 });
 
-describe('embedded monitor', () => {
-  it('checks on the global interval, honours per-server intervals, and publishes each check', async () => {
+// The first test waits on the monitor's interval and starts no process; the second's stdio server is
+// the only process either starts: side by side.
+describe('embedded monitor', { concurrent: true }, () => {
+  it('checks on the global interval, honours per-server intervals, and publishes each check', async ({
+    expect,
+  }) => {
     const server = await serve({
       monitor: { health_check_interval_seconds: 1 },
       servers: [
@@ -182,7 +186,9 @@ describe('embedded monitor', () => {
     }
   });
 
-  it('stopping the server cancels checks in flight and ends their processes', async () => {
+  it('stopping the server cancels checks in flight and ends their processes', async ({
+    expect,
+  }) => {
     // Children of this test process from earlier files (the browser tests' shared Chromium) stay.
     const before = childPids().sort();
     const server = await serve({

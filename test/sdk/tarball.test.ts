@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { getJson } from '../helpers/spans.ts';
 import { ROOT } from './consumer-dir.ts';
@@ -39,32 +39,35 @@ interface Packed {
 
 let server: TestServer;
 let dir: string;
+/** The SDK as `npm pack` makes it, once for the file: both SDK tests install this tarball. */
+let packed: Packed;
 beforeAll(async () => {
-  server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
   dir = mkdtempSync(join(tmpdir(), 'spyglass-sdk-tarball-'));
+  // dist/ is built by the test run's global setup (test/helpers/build.ts), so no scripts run here.
+  const [started, { stdout }] = await Promise.all([
+    startTestServer({ SPYGLASS_RATE_LIMITS: 'off' }),
+    npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], join(ROOT, 'sdk')),
+  ]);
+  server = started;
+  [packed] = JSON.parse(stdout) as [Packed];
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await server?.dispose();
 });
 
-describe('npm pack', () => {
-  it('the SDK tarball installs alone into an empty project and its agent reports to a real server', async () => {
-    // dist/ is built by the test run's global setup (test/helpers/build.ts), so no scripts run here.
-    const { stdout } = await npm(
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
-      join(ROOT, 'sdk'),
-    );
-    const [packed] = JSON.parse(stdout) as Packed[];
-    expect(packed!.files.map((f) => f.path)).toEqual(
+// Each test has its own project directory (and the server tarball its own npm run): side by side.
+describe.concurrent('npm pack', () => {
+  it('the SDK tarball installs alone into an empty project and its agent reports to a real server', async ({
+    expect,
+  }) => {
+    expect(packed.files.map((f) => f.path)).toEqual(
       expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
     );
     expect(
-      packed!.files.filter(
-        (f) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(f.path),
-      ),
+      packed.files.filter((f) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(f.path)),
     ).toEqual([]);
-    expect(packed!.size).toBeLessThan(200_000);
+    expect(packed.size).toBeLessThan(200_000);
 
     const app = join(dir, 'app');
     mkdirSync(app);
@@ -72,7 +75,7 @@ describe('npm pack', () => {
       join(app, 'package.json'),
       JSON.stringify({ name: 'app', private: true, type: 'module' }),
     );
-    await npm(['install', '--offline', join(dir, packed!.filename)], app);
+    await npm(['install', '--offline', join(dir, packed.filename)], app);
     // The SDK and nothing else: its MCP and Redis clients are optional peers the agent brings.
     expect(readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual([
       'spyglass-agent-sdk',
@@ -107,24 +110,19 @@ console.log(JSON.stringify({ id, stats: sg.stats() }));
     ]);
   });
 
-  it("docs/sdk.md's first agent runs to completion as written, in a project that installed the tarball", async () => {
+  it("docs/sdk.md's first agent runs to completion as written, in a project that installed the tarball", async ({
+    expect,
+  }) => {
     const doc = readFileSync(join(ROOT, 'docs/sdk.md'), 'utf8');
     const code = /`agent\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(code).toContain("from 'spyglass-agent-sdk'");
-    const { stdout } = await npm(
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
-      join(ROOT, 'sdk'),
-    );
     const app = join(dir, 'first-agent');
     mkdirSync(app);
     writeFileSync(
       join(app, 'package.json'),
       JSON.stringify({ name: 'first-agent', private: true, type: 'module' }),
     );
-    await npm(
-      ['install', '--offline', join(dir, (JSON.parse(stdout) as Packed[])[0]!.filename)],
-      app,
-    );
+    await npm(['install', '--offline', join(dir, packed.filename)], app);
     // The MCP packages the doc installs from the registry, linked from the repository's copies
     // (the same versions) so the test needs no network; the SDK itself comes from its tarball.
     mkdirSync(join(app, 'node_modules/@modelcontextprotocol'));
@@ -153,11 +151,13 @@ console.log(JSON.stringify({ id, stats: sg.stats() }));
     expect(out.stdout).toContain('sent: 3');
   });
 
-  it('the server tarball holds the compiled code, migrations and shipped data, not the repository', async () => {
+  it('the server tarball holds the compiled code, migrations and shipped data, not the repository', async ({
+    expect,
+  }) => {
     const { stdout } = await npm(['pack', '--dry-run', '--ignore-scripts', '--json'], ROOT);
-    const [packed] = JSON.parse(stdout) as Packed[];
-    const paths = packed!.files.map((f) => f.path);
-    expect(packed!.filename).toMatch(/^spyglass-server-/);
+    const [serverPack] = JSON.parse(stdout) as Packed[];
+    const paths = serverPack!.files.map((f) => f.path);
+    expect(serverPack!.filename).toMatch(/^spyglass-server-/);
     expect(paths).toEqual(
       expect.arrayContaining([
         'bin/spyglass.js',
