@@ -115,7 +115,7 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
   if (!copy)
     return {
       encode: encodeSpans,
-      commit: (spans, enc) => insertSpans(store.db, spans, enc as string[]),
+      commit: (spans, enc) => insertSpans(store.db, spans, enc as string[], store.pgliteClient),
     };
   return {
     encode: (spans) =>

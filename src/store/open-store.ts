@@ -22,6 +22,11 @@ export interface Store {
    * does not speak COPY's sub-protocol.
    */
   copyClient?: Sql;
+  /**
+   * PGlite's postgres.js client (its one connection to the database's thread), for the ingest
+   * commit's prepared statements (spans-repo.ts insertSpans).
+   */
+  pgliteClient?: Sql;
   /** Resolves when the database answers; used by readiness. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -219,6 +224,7 @@ async function openPglite(
   return {
     db,
     kind: 'pglite',
+    pgliteClient: pg,
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     close: async () => {
       await pg.end({ timeout: 5 });

@@ -1,4 +1,6 @@
 import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
 import { execute, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
@@ -16,23 +18,36 @@ import { COLUMN_LIST, storedKey, stripNul, type StoredSpans } from './span-rows.
  * partition key, started_at).
  * `encoded`: the batch as encodeSpans gave it, in parts (the group writer encodes each request
  * when it arrives, so a large group is not encoded in one turn of the event loop).
+ * `prepared`: the postgres.js client to run it on as a prepared statement (PGlite's), planned
+ * once per connection instead of per group: drizzle's `execute` sends it unnamed, and planning
+ * this statement cost about as much as executing its rollup part (docs/benchmarks.md, target 3).
  */
 export async function insertSpans(
   db: Db,
   batch: readonly Span[],
   encoded: readonly string[] = [encodeSpans(batch)],
+  prepared?: Sql,
 ): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
   const rowsJson = `[${encoded.join(',')}]`;
-  const { rows } = await execute<{ stored: number; keys: [string, string, number][] | null }>(
-    db,
-    insertWithRollups(COLUMN_LIST, rowsJson, batch.length, rollupRows(batch)),
-  );
+  const statement = insertWithRollups(COLUMN_LIST, rowsJson, batch.length, rollupRows(batch));
+  type Row = { stored: number; keys: [string, string, number][] | null };
+  const rows = prepared
+    ? await runPrepared<Row>(prepared, statement)
+    : (await execute<Row>(db, statement)).rows;
   const row = rows[0];
   if (row && row.stored === batch.length) return 'all';
   // Both drivers parse json columns; null when nothing was stored.
   const keys = row?.keys ?? [];
   return new Set(keys.map(([projectId, spanId, ms]) => storedKey(projectId, spanId, ms)));
+}
+
+const DIALECT = new PgDialect();
+
+/** A statement as a prepared statement of the client (postgres.js keeps one per connection and text). */
+export async function runPrepared<T>(client: Sql, statement: SQL): Promise<T[]> {
+  const q = DIALECT.sqlToQuery(statement);
+  return (await client.unsafe(q.sql, q.params as never[], { prepare: true })) as unknown as T[];
 }
 
 /** Spans as insertSpans stores them: their rows as JSON objects, comma-separated (no brackets). */
