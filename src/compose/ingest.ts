@@ -96,6 +96,11 @@ export function createIngest({ config, store, logger }: Base, p: IngestParts): I
 /** Groups smaller than this go through the statement on PostgreSQL too. */
 const COPY_MIN_SPANS = 500;
 /**
+ * On PGlite, where a round trip is a message to its thread: COPY's transaction cost more than it
+ * saved at 100 spans and less from about 300 (docs/benchmarks.md, the embedded default faster).
+ */
+const PGLITE_COPY_MIN_SPANS = 250;
+/**
  * A request of at least this many spans is encoded for COPY when it arrives, a smaller one as the
  * statement's JSON: each for the commit its group most likely takes (small requests make small
  * groups). Encoding every request for COPY made a group of small ones encode twice, COPY's rows
@@ -106,17 +111,20 @@ const COPY_ENCODE_MIN_SPANS = 100;
 const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
 
 /**
- * How the writer encodes and commits a group: COPY on PostgreSQL (span-copy.ts), falling back to
- * the statement when the group holds a span already stored; the statement on PGlite.
+ * How the writer encodes and commits a group: COPY for large groups (span-copy.ts; on PGlite
+ * through its thread), falling back to the statement when the group holds a span already stored;
+ * the statement for small ones; both prepared on the connection (insertSpansPrepared).
  */
 export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
-  const copy = store.copyClient;
+  const copyIn = store.pglite?.copyIn;
+  const copy = store.copyClient ?? store.pglite?.client;
   // Each branch's commit gets what its own encode gave (JSON text; COPY's rows as bytes).
   if (!copy)
     return {
       encode: encodeSpans,
       commit: (spans, enc) => insertSpans(store.db, spans, enc as string[]),
     };
+  const minSpans = copyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
   return {
     encode: (spans) =>
       spans.length >= COPY_ENCODE_MIN_SPANS ? encodeSpansCopy(spans) : encodeSpans(spans),
@@ -124,10 +132,10 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       // A group whose requests were not all encoded for the form it takes is encoded again whole.
-      if (spans.length < COPY_MIN_SPANS)
+      if (spans.length < minSpans)
         return insertSpansPrepared(copy, spans, enc.every(isJson) ? (enc as string[]) : undefined);
       const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
-      const r = await copySpans(copy, spans, rows);
+      const r = await copySpans(copy, spans, rows, copyIn);
       return r === 'refused' ? insertSpansPrepared(copy, spans) : r;
     },
   };

@@ -19,9 +19,14 @@ export interface Store {
   kind: 'pglite' | 'postgres';
   /**
    * The primary's postgres.js client, for COPY (span-copy.ts); PostgreSQL only: PGlite's thread
-   * does not speak COPY's sub-protocol.
+   * does not speak COPY's sub-protocol (its COPY goes through `pglite.copyIn`).
    */
   copyClient?: Sql;
+  /**
+   * PGlite only: its postgres.js client (its one connection to the database's thread), for the
+   * ingest commit's prepared statements, and COPY through the thread (span-copy.ts).
+   */
+  pglite?: { client: Sql; copyIn: PgliteThread['copyIn'] };
   /** Resolves when the database answers; used by readiness. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -229,6 +234,7 @@ async function openPglite(
   return {
     db,
     kind: 'pglite',
+    pglite: { client: pg, copyIn: (sql, rows) => t.copyIn(sql, rows) },
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     close: async () => {
       await pg.end({ timeout: 5 });

@@ -62,6 +62,38 @@ export function transactionStatus(chunks: readonly Uint8Array[]): 'I' | 'T' | 'E
   return status;
 }
 
+/** The message of the first ErrorResponse ('E') among whole backend messages, or null. */
+export function errorMessage(chunks: readonly Uint8Array[]): string | null {
+  const buf = chunks.length === 1 ? chunks[0]! : concat(chunks);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let at = 0; at + 5 <= buf.length; at += 1 + view.getInt32(at + 1)) {
+    if (buf[at] !== 0x45) continue;
+    // Fields: a type byte and a NUL-terminated string each, up to a zero byte. 'M' is the message.
+    const end = at + 1 + view.getInt32(at + 1);
+    let message = 'the database refused the COPY';
+    for (let f = at + 5; f < end && buf[f] !== 0;) {
+      const nul = buf.indexOf(0, f + 1);
+      if (nul < 0 || nul > end) break;
+      if (buf[f] === 0x4d) message = DECODER.decode(buf.subarray(f + 1, nul));
+      f = nul + 1;
+    }
+    return message;
+  }
+  return null;
+}
+
+/** A simple Query ('Q') message of `sql`. */
+export function queryMessage(sql: string): Uint8Array {
+  const text = new TextEncoder().encode(sql);
+  const out = new Uint8Array(text.length + 6);
+  out[0] = 0x51;
+  new DataView(out.buffer).setInt32(1, text.length + 5);
+  out.set(text, 5);
+  return out;
+}
+
+const DECODER = new TextDecoder();
+
 /** The chunks as one new array of exactly their bytes. */
 export function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));

@@ -7,6 +7,7 @@ import { pgliteWasm } from './pglite-wasm.ts';
 export type ToThread =
   | { type: 'data'; conn: number; bytes: ArrayBuffer }
   | { type: 'end'; conn: number }
+  | { type: 'copy'; id: number; sql: string; rows: ArrayBuffer }
   | { type: 'close' };
 /** Messages from it. */
 export type FromThread =
@@ -14,6 +15,7 @@ export type FromThread =
   | { type: 'failed'; message: string }
   | { type: 'data'; conn: number; bytes: ArrayBuffer }
   | { type: 'ended'; conn: number }
+  | { type: 'copied'; id: number; error: string | null }
   | { type: 'closed' };
 
 /**
@@ -24,6 +26,14 @@ export type FromThread =
  */
 export interface PgliteThread {
   socket(): Duplex;
+  /**
+   * Runs `COPY … FROM '/dev/blob'` (`sql`) with `rows` as the file, inside the transaction open on
+   * the thread: the caller's, which sends this after its BEGIN was answered (postgres.js cannot
+   * speak COPY's sub-protocol to PGlite). Rejects with the database's message when the COPY fails
+   * (the transaction is then failed, and the caller's next statement and COMMIT roll it back), or
+   * when no transaction is open.
+   */
+  copyIn(sql: string, rows: Uint8Array): Promise<void>;
   /** Closes PGlite (after the connections have ended) and ends the thread. */
   close(): Promise<void>;
 }
@@ -69,12 +79,16 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
 
   const sockets = new Map<number, ThreadSocket>();
   let nextConn = 1;
+  const copies = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  let nextCopy = 1;
   let failure: Error | null = null;
   let onClosed: (() => void) | null = null;
   const fail = (err: Error) => {
     failure = err;
     for (const s of sockets.values()) s.destroy(err);
     sockets.clear();
+    for (const c of copies.values()) c.reject(err);
+    copies.clear();
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -85,6 +99,11 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       else if (m.type === 'ended') {
         sockets.get(m.conn)?.push(null);
         sockets.delete(m.conn);
+      } else if (m.type === 'copied') {
+        const c = copies.get(m.id);
+        copies.delete(m.id);
+        if (m.error === null) c?.resolve();
+        else c?.reject(new Error(m.error));
       } else if (m.type === 'closed') onClosed?.();
     });
     worker.on('error', (err) => {
@@ -107,6 +126,15 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       else sockets.set(s.conn, s);
       return s;
     },
+    copyIn: (sql, rows) =>
+      new Promise<void>((resolve, reject) => {
+        if (failure) return reject(failure);
+        const id = nextCopy++;
+        copies.set(id, { resolve, reject });
+        // A copy of exactly these bytes, moved to the thread (a Buffer's slice() is a view).
+        const bytes = new Uint8Array(rows).buffer;
+        post({ type: 'copy', id, sql, rows: bytes }, [bytes]);
+      }),
     close: async () => {
       if (failure) return;
       // PGlite closes once every connection has ended; one that never says so cannot hold a

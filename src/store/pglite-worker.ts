@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { concat, Framer, transactionStatus } from './pg-wire.ts';
+import { concat, errorMessage, Framer, queryMessage, transactionStatus } from './pg-wire.ts';
 import type { FromThread, ToThread } from './pglite-thread.ts';
 
 /**
@@ -31,6 +31,8 @@ const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
 
 const conns = new Map<number, Conn>();
+/** COPY requests (pglite-thread.ts copyIn), run in the open transaction between its messages. */
+const copies: { id: number; sql: string; rows: ArrayBuffer }[] = [];
 /** The connection whose transaction is open (its ReadyForQuery said T or E), if any. */
 let owner: number | null = null;
 let running = false;
@@ -60,6 +62,8 @@ port.on('message', (m: ToThread) => {
     const c = conns.get(m.conn);
     if (c) c.ending = true;
     else post({ type: 'ended', conn: m.conn });
+  } else if (m.type === 'copy') {
+    copies.push(m);
   } else if (m.type === 'close') {
     closing = () => void pg.close().then(() => post({ type: 'closed' }));
   }
@@ -81,7 +85,15 @@ async function pump(): Promise<void> {
   if (running) return;
   running = true;
   try {
-    for (let n = next(); n; n = next()) {
+    for (;;) {
+      // The transaction's owner sends a COPY only while it waits for its answer: its queue is empty.
+      const copy = copies.shift();
+      if (copy) {
+        await runCopy(copy);
+        continue;
+      }
+      const n = next();
+      if (!n) break;
       const [id, c] = n;
       const message = c.queue.shift()!;
       const produced: Uint8Array[] = [];
@@ -104,6 +116,29 @@ async function pump(): Promise<void> {
     running = false;
   }
   if (closing && conns.size === 0) closing();
+}
+
+/**
+ * `COPY … FROM '/dev/blob'` with the rows as PGlite's blob, as a simple Query inside the open
+ * transaction; its answer goes back to the caller, not to the connection's driver.
+ */
+async function runCopy(job: { id: number; sql: string; rows: ArrayBuffer }): Promise<void> {
+  if (owner === null) {
+    post({ type: 'copied', id: job.id, error: 'COPY needs an open transaction' });
+    return;
+  }
+  const produced: Uint8Array[] = [];
+  await pg._handleBlob(new Blob([job.rows]));
+  try {
+    await pg.execProtocolRawStream(queryMessage(job.sql), {
+      syncToFs: false, // the transaction's COMMIT syncs
+      onRawData: (chunk: Uint8Array) => void produced.push(chunk.slice()),
+    });
+  } finally {
+    await pg._cleanupBlob();
+  }
+  // Still the owner's transaction, failed ('E') when the COPY was.
+  post({ type: 'copied', id: job.id, error: errorMessage(produced) });
 }
 
 function flush(id: number, c: Conn): void {

@@ -2,6 +2,8 @@ import type { Writable } from 'node:stream';
 import type { Sql } from 'postgres';
 import { isoMicros, type Span } from '../model/span.ts';
 import { isTransient } from './db.ts';
+import { concat } from './pg-wire.ts';
+import type { PgliteThread } from './pglite-thread.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { ingestQuery } from './ingest-query.ts';
 import { COLUMN_NAMES, COLUMNS, stripNul, type StoredSpans } from './span-rows.ts';
@@ -14,13 +16,16 @@ import { COLUMN_NAMES, COLUMNS, stripNul, type StoredSpans } from './span-rows.t
  * but cannot skip a span that is already stored: a retried export makes it fail (a unique
  * violation), and so does a value PostgreSQL refuses. 'refused' then: nothing of the group was
  * stored, and the caller commits it through the statement, which stores only the new spans or
- * says what is wrong with the group. PGlite's thread does not speak COPY's sub-protocol; it keeps
- * the statement.
+ * says what is wrong with the group.
+ * `pglite`: PGlite's thread, which cannot speak COPY's sub-protocol: it loads the rows as
+ * `COPY … FROM '/dev/blob'` inside the same transaction (pglite-thread.ts copyIn), and the upsert
+ * is a prepared statement (planned once, not per group).
  */
 export async function copySpans(
   client: Sql,
   batch: readonly Span[],
   text: readonly Uint8Array[],
+  pglite?: PgliteThread['copyIn'],
 ): Promise<StoredSpans | 'refused'> {
   if (batch.length === 0) return 'all';
   // null when a key holds NUL (stripped on the way in): the statement aggregates the stored keys.
@@ -29,7 +34,8 @@ export async function copySpans(
   const upsert = ingestQuery('[]', 0, rollups);
   try {
     await client.begin(async (tx) => {
-      await copyIn(await tx.unsafe(COPY).writable(), text);
+      if (pglite) await pglite(COPY_BLOB, text.length === 1 ? text[0]! : concat(text));
+      else await copyIn(await tx.unsafe(COPY).writable(), text);
       // After a failed COPY this fails too (the transaction is aborted), and begin rolls back.
       // Prepared: parsed and planned once per connection (insertSpansPrepared says why).
       await tx.unsafe(upsert.sql, upsert.params as never[], { prepare: true });
@@ -62,6 +68,7 @@ function copyIn(sink: Writable, text: readonly Uint8Array[]): Promise<void> {
 }
 
 const COPY = `copy spans (${COLUMN_NAMES}) from stdin`;
+const COPY_BLOB = `copy spans (${COLUMN_NAMES}) from '/dev/blob'`;
 
 /**
  * Spans as COPY's text format rows (tab-separated, `\N` for null, backslash escapes), in

@@ -83,6 +83,31 @@ describe('PGlite on a thread', () => {
     expect((await sql`select 1 as one`)[0]).toEqual({ one: 1 });
   });
 
+  it("loads COPY rows into the caller's transaction, which a failed COPY fails as a whole", async () => {
+    const rows = (text: string) => new TextEncoder().encode(text);
+    const copy = "copy t (id, body) from '/dev/blob'";
+    await expect(thread.copyIn(copy, rows('20\tno transaction\n'))).rejects.toThrow(/transaction/);
+    await sql.begin(async (t) => {
+      await t`insert into t values (21, 'before the copy')`;
+      await thread.copyIn(copy, rows('22\ttab\\there\n23\t\\N\n'));
+    });
+    const kept = await sql`select id, body from t where id between 20 and 23 order by id`;
+    expect(kept).toEqual([
+      { id: 21, body: 'before the copy' },
+      { id: 22, body: 'tab\there' },
+      { id: 23, body: null },
+    ]);
+    // A duplicate key: the COPY is refused with the database's message, nothing of the
+    // transaction stays, and the connection serves the next statement.
+    const failed = sql.begin(async (t) => {
+      await t`insert into t values (24, 'rolled back')`;
+      await thread.copyIn(copy, rows('25\tnew\n22\tagain\n'));
+    });
+    await expect(failed).rejects.toThrow(/duplicate key/);
+    expect(await sql`select id from t where id in (24, 25)`).toHaveLength(0);
+    expect((await sql`select 1 as one`)[0]).toEqual({ one: 1 });
+  });
+
   it('starts when node runs with V8 flags, which a thread refuses in its execArgv', async () => {
     // As `node --max-semi-space-size=16 bin/spyglass.js serve` gives them (ERR_WORKER_INVALID_EXEC_ARGV before).
     process.execArgv.push('--max-semi-space-size=16');
