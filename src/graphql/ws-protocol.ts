@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocket, type WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { corkForTurn } from '../live/cork.ts';
 import { readKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -23,16 +23,17 @@ interface Session {
 }
 
 /**
- * The graphql-ws protocol on `wss` (ws.ts admits the upgrades): connection_init authenticates
+ * The WebSocket server for GraphQL and the graphql-ws protocol on it (ws.ts admits the upgrades): connection_init authenticates
  * (the key in connectionParams `{ apiKey }` or headers, or the dashboard's session cookie) and
  * takes a live client's place; each subscription is rate-limited and runs through the GraphQL
- * server's envelope. Loaded with the first upgrade admitted, so graphql is not loaded at start.
+ * server's envelope. Loaded with the first upgrade admitted, so ws and graphql are not loaded at
+ * start.
  */
-export function useGraphqlWs(
-  wss: WebSocketServer,
+export function startGraphqlWs(
   yoga: () => Promise<YogaServerInstance<any, any>>,
   s: WsDeps,
-): void {
+): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const sessions = new WeakMap<object, Session>();
   useServer(
     {
@@ -119,6 +120,7 @@ export function useGraphqlWs(
     },
     wss,
   );
+  return wss;
 }
 
 /** While the TCP socket under a WebSocket has more queued than it can send: until it drains or closes. */

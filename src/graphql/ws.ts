@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { readKey } from '../auth/authenticate.ts';
 import { SpyglassError } from '../errors.ts';
 import { browserRefusal } from '../auth/browser-origin.ts';
@@ -24,34 +24,40 @@ export function serveGraphqlWs(
   yoga: () => Promise<YogaServerInstance<any, any>>,
   s: WsDeps,
 ): void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  // ws, graphql-ws (and graphql) load with the first upgrade admitted, not at start
+  // (ws-protocol.ts makes the WebSocket server).
+  let protocol: Promise<WebSocketServer> | undefined;
+  const loadProtocol = () =>
+    (protocol ??= import('./ws-protocol.ts').then((m) => m.startGraphqlWs(yoga, s)));
+  const admit = async (
+    req: IncomingMessage,
+  ): Promise<{ refusal: Refusal } | { wss: WebSocketServer }> => {
+    const refusal = await admitUpgrade(req, s);
+    return refusal ? { refusal } : { wss: await loadProtocol() };
+  };
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node drops its own error handler from an upgrading socket; while the checks below run, a
     // reset from the client must not become an uncaught exception.
     socket.on('error', () => socket.destroy());
     void admit(req).then(
-      (refusal) => {
-        if (refusal) return refuse(socket, refusal.status, refusal.detail, refusal.retryAfter);
+      (admitted) => {
+        if ('refusal' in admitted) {
+          const { refusal } = admitted;
+          return refuse(socket, refusal.status, refusal.detail, refusal.retryAfter);
+        }
+        const { wss } = admitted;
         wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
       },
       () => refuse(socket, 500, 'internal error'),
     );
   });
   app.addHook('onClose', async () => {
+    const wss = await protocol?.catch(() => undefined);
+    if (!wss) return;
     for (const client of wss.clients) client.close(1001, 'server shutting down');
     for (const client of wss.clients) client.terminate();
     await new Promise<void>((r) => wss.close(() => r()));
   });
-
-  // graphql-ws (and graphql) load with the first upgrade admitted, not at start (ws-protocol.ts).
-  let protocol: Promise<void> | undefined;
-  const loadProtocol = () =>
-    (protocol ??= import('./ws-protocol.ts').then((m) => m.useGraphqlWs(wss, yoga, s)));
-  const admit = async (req: IncomingMessage): Promise<Refusal | null> => {
-    const refusal = await admitUpgrade(req, s);
-    if (!refusal) await loadProtocol();
-    return refusal;
-  };
 }
 
 /** The checks an upgrade passes before a socket exists; null admits it. */
