@@ -27,13 +27,17 @@ export function serveGraphqlWs(
   // ws, graphql-ws (and graphql) load with the first upgrade admitted, not at start
   // (ws-protocol.ts makes the WebSocket server).
   let protocol: Promise<WebSocketServer> | undefined;
+  let closed = false;
   const loadProtocol = () =>
     (protocol ??= import('./ws-protocol.ts').then((m) => m.startGraphqlWs(yoga, s)));
   const admit = async (
     req: IncomingMessage,
   ): Promise<{ refusal: Refusal } | { wss: WebSocketServer }> => {
     const refusal = await admitUpgrade(req, s);
-    return refusal ? { refusal } : { wss: await loadProtocol() };
+    if (refusal) return { refusal };
+    // Admitted while the server closed: no WebSocket server is made after its onClose ran.
+    if (closed) return { refusal: { status: 503, detail: 'server shutting down' } };
+    return { wss: await loadProtocol() };
   };
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node drops its own error handler from an upgrading socket; while the checks below run, a
@@ -52,6 +56,7 @@ export function serveGraphqlWs(
     );
   });
   app.addHook('onClose', async () => {
+    closed = true;
     const wss = await protocol?.catch(() => undefined);
     if (!wss) return;
     for (const client of wss.clients) client.close(1001, 'server shutting down');
