@@ -1,10 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { GraphQLError } from 'graphql';
 import { SpyglassError } from '../errors.ts';
 import { checkBrowserOrigin } from '../auth/browser-origin.ts';
 import type { Logger } from 'pino';
 import type { GraphqlServices } from './builder.ts';
-import { toGraphQLError } from './errors.ts';
 import { graphiqlPage, wantsGraphiql } from './graphiql.ts';
 import { serveGraphqlWs } from './ws.ts';
 import type { GraphqlServer } from './yoga-server.ts';
@@ -55,7 +53,7 @@ export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
       sessionCookie: true,
     },
     onRequest: checkBrowserOrigin(s.config.http.allowedOrigins),
-    errorHandler: (err, _req, reply) => sendGraphQLError(err, reply),
+    errorHandler: (err, _req, reply) => graphqlErrorBody(err, reply),
     handler: async (req, reply) => {
       if (graphiql && wantsGraphiql(req)) {
         const page = await graphiqlPage();
@@ -74,10 +72,21 @@ export function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): void {
   });
 }
 
-/** The GraphQL-over-HTTP shape for errors raised before GraphQL runs, with their HTTP status. */
-function sendGraphQLError(err: FastifyError | SpyglassError | Error, reply: FastifyReply): void {
+/**
+ * The GraphQL-over-HTTP shape for errors raised before GraphQL runs, with their HTTP status: sets
+ * the status and type and returns the body. graphql loads with the first such error (or with the
+ * GraphQL server), not at start.
+ */
+async function graphqlErrorBody(
+  err: FastifyError | SpyglassError | Error,
+  reply: FastifyReply,
+): Promise<{ errors: unknown[] }> {
+  const [{ GraphQLError }, { toGraphQLError }] = await Promise.all([
+    import('graphql'),
+    import('./errors.ts'),
+  ]);
   let status = 500;
-  let error: GraphQLError;
+  let error: InstanceType<typeof GraphQLError>;
   if (err instanceof SpyglassError) {
     status = err.status;
     error = toGraphQLError(err);
@@ -92,8 +101,6 @@ function sendGraphQLError(err: FastifyError | SpyglassError | Error, reply: Fast
       extensions: { code, status },
     });
   }
-  void reply
-    .status(status)
-    .type('application/graphql-response+json; charset=utf-8')
-    .send({ errors: [error.toJSON()] });
+  void reply.status(status).type('application/graphql-response+json; charset=utf-8');
+  return { errors: [error.toJSON()] };
 }

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { closeRedis } from '../coord/redis.ts';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/** rate-limiter-flexible, loaded with the first request counted rather than at start. */
+type Lib = typeof import('rate-limiter-flexible');
+let lib: Promise<Lib> | undefined;
+const loadLib = (): Promise<Lib> => (lib ??= import('rate-limiter-flexible'));
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number };
 
@@ -30,8 +30,9 @@ export class Limiter {
    * counts it as that many (a span-weighted limit counts a batch's spans).
    */
   async take(bucket: string, perMinute: number, who: string, weight = 1): Promise<TakeResult> {
+    const { RateLimiterRes } = await loadLib();
     try {
-      await this.bucket(bucket, perMinute).consume(who, weight);
+      await (await this.bucket(bucket, perMinute)).consume(who, weight);
       return { ok: true };
     } catch (res) {
       if (res instanceof RateLimiterRes)
@@ -47,7 +48,7 @@ export class Limiter {
   /** Whether `who` has used up `bucket` this window, without counting a request. */
   async peek(bucket: string, perMinute: number, who: string): Promise<TakeResult> {
     try {
-      const res = await this.bucket(bucket, perMinute).get(who);
+      const res = await (await this.bucket(bucket, perMinute)).get(who);
       if (res && res.consumedPoints >= perMinute)
         return {
           ok: false,
@@ -64,7 +65,8 @@ export class Limiter {
     if (this.redis) await closeRedis(this.redis);
   }
 
-  private bucket(name: string, perMinute: number): RateLimiterAbstract {
+  private async bucket(name: string, perMinute: number): Promise<RateLimiterAbstract> {
+    const { RateLimiterMemory, RateLimiterRedis } = await loadLib();
     const id = `${name}:${perMinute}`;
     let limiter = this.buckets.get(id);
     if (!limiter) {
