@@ -9,7 +9,7 @@
 // json-worker.js) sit beside the code that starts them, as in tsc's output, and files of the
 // package (drizzle/, data/, dist/ui, dist/pglite-template) are found from its root
 // (src/package-root.ts).
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -59,4 +59,18 @@ await build({
   },
   logLevel: 'warning',
 });
+// A chunk that is only `export default require_x()` is a CommonJS package reached by
+// `import('package')`: its named exports are missing in the bundle (node's own loader has them,
+// so the code works from src/). Import it through a module of ours instead (docs/architecture.md).
+const cjsChunks = readdirSync(OUT).filter(
+  (f) =>
+    f.endsWith('.js') &&
+    /^export default require_\w+\(\);$/m.test(readFileSync(join(OUT, f), 'utf8')),
+);
+if (cjsChunks.length > 0) {
+  process.stderr.write(
+    `bundle: a CommonJS package is imported dynamically (no named exports in the bundle): ${cjsChunks.join(', ')}\n`,
+  );
+  process.exit(1);
+}
 process.stdout.write(`wrote ${OUT}\n`);

@@ -81,10 +81,7 @@ async function graphqlErrorBody(
   err: FastifyError | SpyglassError | Error,
   reply: FastifyReply,
 ): Promise<{ errors: unknown[] }> {
-  const [{ GraphQLError }, { toGraphQLError }] = await Promise.all([
-    import('graphql'),
-    import('./errors.ts'),
-  ]);
+  const { GraphQLError, toGraphQLError } = await import('./errors.ts');
   let status = 500;
   let error: InstanceType<typeof GraphQLError>;
   if (err instanceof SpyglassError) {

@@ -49,7 +49,7 @@ export function guardedLookup(policy: OutboundPolicy): LookupFunction {
 
 /** An undici Agent whose every connection passes the policy first. */
 async function createGuardedAgent(policy: OutboundPolicy): Promise<Agent> {
-  const { Agent, buildConnector } = await import('undici');
+  const { Agent, buildConnector } = await import('./undici-lib.ts');
   const connect = buildConnector({ lookup: guardedLookup(policy) } as buildConnector.BuildOptions);
   return new Agent({
     connect: (opts, callback) => {
@@ -76,7 +76,10 @@ export function createGuardedFetch(policy: OutboundPolicy): GuardedFetch {
     const checked = checkOutboundUrl(href, policy);
     if (!checked.ok) throw new OutboundPolicyError(checked.reason);
     agent ??= createGuardedAgent(policy);
-    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), agent]);
+    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([
+      import('./undici-lib.ts'),
+      agent,
+    ]);
     const res = await undiciFetch(href, { ...(init as UndiciRequestInit), dispatcher });
     // A redirect handed back to the caller (redirect: 'manual') is judged here too, so whoever follows
     // it learns that the policy refused it; redirects fetch follows itself meet the agent's checks.

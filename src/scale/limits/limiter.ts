@@ -3,9 +3,9 @@ import { closeRedis } from '../coord/redis.ts';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** rate-limiter-flexible, loaded with the first request counted rather than at start. */
-type Lib = typeof import('rate-limiter-flexible');
+type Lib = typeof import('./rate-limiter-lib.ts');
 let lib: Promise<Lib> | undefined;
-const loadLib = (): Promise<Lib> => (lib ??= import('rate-limiter-flexible'));
+const loadLib = (): Promise<Lib> => (lib ??= import('./rate-limiter-lib.ts'));
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number; limit: number };
 
