@@ -29,16 +29,18 @@ function useMinuteSeries(projectId: string | null) {
   const q = useQuery<{ spansPerMinute: MinuteCount[] }>(SPANS_PER_MINUTE, vars, {
     pollMs: 60_000,
   });
-  const [series, setSeries] = useState<readonly MinuteCount[]>([]);
+  // null until the first answer is in the series: the answer arrives one render before the effect
+  // copies it, and that render drew an empty sparkline.
+  const [series, setSeries] = useState<readonly MinuteCount[] | null>(null);
   useEffect(() => {
     if (q.data) setSeries(q.data.spansPerMinute);
   }, [q.data]);
   useSubscription<{ spanNew: { startedAt: string; status: string } }>(
     OVERVIEW_SPAN_NEW,
     vars.projectId === null ? {} : { projectId: vars.projectId },
-    (d) => setSeries((s) => bumpMinute(s, d.spanNew)),
+    (d) => setSeries((s) => (s === null ? s : bumpMinute(s, d.spanNew))),
   );
-  return { series, error: q.error, refetch: q.refetch, loaded: q.data !== undefined };
+  return { series: series ?? [], error: q.error, refetch: q.refetch, loaded: series !== null };
 }
 
 /** The overview (`/`): each tile links to the filtered list behind it. Refreshes every 15 s. */
