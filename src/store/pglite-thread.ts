@@ -63,9 +63,7 @@ function builtWorker(): URL | null {
 const CLOSE_WAIT_MS = 10_000;
 
 export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
-  // A thread inherits the process's flags; `--input-type` (a process started with -e) is refused
-  // for a file entry.
-  const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+  const execArgv = threadExecArgv(process.execArgv);
   const options = { workerData: { dir, conf, wasm: await pgliteWasm() }, execArgv };
   const built = builtWorker();
   let worker: Worker;
@@ -149,6 +147,30 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       await worker.terminate();
     },
   };
+}
+
+const PRELOADS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
+
+/**
+ * The process's flags for the database thread. `--input-type` (a process started with -e) is
+ * refused for a file entry. Preloads (`--import`, `--require`, loaders) are left out: they are
+ * for the server's own thread (an OpenTelemetry `--import` registration, a profiler hook), and in
+ * the database thread they would run a second time, or fail there (a TypeScript preload needs
+ * tsx's loader, which a thread does not inherit: `spyglass: Unknown file extension ".ts"`).
+ */
+export function threadExecArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--input-type')) continue;
+    if (PRELOADS.has(a)) {
+      i++; // its value is the next argument
+      continue;
+    }
+    if (PRELOADS.has(a.slice(0, a.indexOf('=')))) continue;
+    out.push(a);
+  }
+  return out;
 }
 
 /**

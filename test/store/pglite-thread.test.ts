@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres, { type Options, type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPgliteThread, type PgliteThread } from '../../src/store/pglite-thread.ts';
+import {
+  startPgliteThread,
+  threadExecArgv,
+  type PgliteThread,
+} from '../../src/store/pglite-thread.ts';
 import { seededDataDir } from '../helpers/data-dir.ts';
 
 /** The embedded database on its own thread (src/store/pglite-thread.ts), spoken to by postgres.js. */
@@ -139,5 +143,27 @@ describe('PGlite on a thread', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the database thread's flags", () => {
+  it("keeps the process's flags but its preloads, in both spellings, and -e's --input-type", () => {
+    expect(
+      threadExecArgv([
+        '--max-old-space-size=512',
+        '--import',
+        'file:///a/instrument.mjs',
+        '--import=file:///b/stall-trace.ts',
+        '-r',
+        './hook.cjs',
+        '--require=./other.cjs',
+        '--loader',
+        'tsx',
+        '--experimental-loader=./l.mjs',
+        '--input-type=module',
+        '--cpu-prof',
+        '--cpu-prof-dir=/tmp/p',
+      ]),
+    ).toEqual(['--max-old-space-size=512', '--cpu-prof', '--cpu-prof-dir=/tmp/p']);
   });
 });
