@@ -69,7 +69,7 @@ try {
         dataDir: '',
         poolSize: 1,
       });
-      const client = store.copyClient!;
+      const client = store.client;
       const pid = (await client<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
       const cpu0 = cpuUs(pid);
       const t0 = performance.now();

@@ -13,7 +13,7 @@ import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../store/span-copy.ts';
-import { encodeSpans, insertSpans, insertSpansPrepared } from '../store/spans-repo.ts';
+import { encodeSpans, insertSpansPrepared } from '../store/spans-repo.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
 import type { Base } from './core.ts';
 
@@ -116,15 +116,8 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
  * the statement for small ones; both prepared on the connection (insertSpansPrepared).
  */
 export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
-  const copyIn = store.pglite?.copyIn;
-  const copy = store.copyClient ?? store.pglite?.client;
-  // Each branch's commit gets what its own encode gave (JSON text; COPY's rows as bytes).
-  if (!copy)
-    return {
-      encode: encodeSpans,
-      commit: (spans, enc) => insertSpans(store.db, spans, enc as string[]),
-    };
-  const minSpans = copyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
+  const { client, pgliteCopyIn } = store;
+  const minSpans = pgliteCopyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
   return {
     encode: (spans) =>
       spans.length >= COPY_ENCODE_MIN_SPANS ? encodeSpansCopy(spans) : encodeSpans(spans),
@@ -133,10 +126,14 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       // A group whose requests were not all encoded for the form it takes is encoded again whole.
       if (spans.length < minSpans)
-        return insertSpansPrepared(copy, spans, enc.every(isJson) ? (enc as string[]) : undefined);
+        return insertSpansPrepared(
+          client,
+          spans,
+          enc.every(isJson) ? (enc as string[]) : undefined,
+        );
       const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
-      const r = await copySpans(copy, spans, rows, copyIn);
-      return r === 'refused' ? insertSpansPrepared(copy, spans) : r;
+      const r = await copySpans(client, spans, rows, pgliteCopyIn);
+      return r === 'refused' ? insertSpansPrepared(client, spans) : r;
     },
   };
 }

@@ -18,15 +18,15 @@ export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
   /**
-   * The primary's postgres.js client, for COPY (span-copy.ts); PostgreSQL only: PGlite's thread
-   * does not speak COPY's sub-protocol (its COPY goes through `pglite.copyIn`).
+   * The primary's postgres.js client (on PGlite its one connection to the database's thread), for
+   * the ingest commit's prepared statements and COPY (span-copy.ts).
    */
-  copyClient?: Sql;
+  client: Sql;
   /**
-   * PGlite only: its postgres.js client (its one connection to the database's thread), for the
-   * ingest commit's prepared statements, and COPY through the thread (span-copy.ts).
+   * PGlite only: COPY through its thread, which does not speak COPY's sub-protocol
+   * (pglite-thread.ts copyIn).
    */
-  pglite?: { client: Sql; copyIn: PgliteThread['copyIn'] };
+  pgliteCopyIn?: PgliteThread['copyIn'];
   /** Resolves when the database answers; used by readiness. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -121,7 +121,7 @@ async function openPostgres(
   return {
     db: replicaDb ? routingDb(db, replicaDb) : db,
     kind: 'postgres',
-    copyClient: client,
+    client,
     // Readiness needs both: a read route on a dead replica fails as surely as a write on a dead primary.
     ping: async (timeoutMs = 2000) => {
       await Promise.all([ping(db, timeoutMs), replicaDb && ping(replicaDb, timeoutMs)]);
@@ -234,7 +234,8 @@ async function openPglite(
   return {
     db,
     kind: 'pglite',
-    pglite: { client: pg, copyIn: (sql, rows) => t.copyIn(sql, rows) },
+    client: pg,
+    pgliteCopyIn: (sql, rows) => t.copyIn(sql, rows),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     close: async () => {
       await pg.end({ timeout: 5 });

@@ -33,9 +33,9 @@ export async function insertSpans(
 }
 
 /**
- * insertSpans on PostgreSQL's own client as a prepared statement: drizzle runs every statement
- * unnamed, which PostgreSQL parses and plans anew and postgres.js describes first (a second round
- * trip) on every commit. Prepared, each connection does that once; then a commit is one Bind and
+ * insertSpans on the store's postgres.js client (Store.client, both back ends) as a prepared
+ * statement: drizzle runs every statement unnamed, which the database parses and plans anew and
+ * postgres.js describes first (a second round trip) on every commit. Prepared, each connection does that once; then a commit is one Bind and
  * Execute. The statement's text is fixed (ingest-query.ts), so each connection keeps two.
  */
 export async function insertSpansPrepared(

@@ -49,9 +49,8 @@ for (const backend of BACKENDS)
       await Promise.all([viaCopy?.close(), viaJson?.close()]);
     });
 
-    const client = () => viaCopy.copyClient ?? viaCopy.pglite!.client;
-    const copy = (s: Span[]) =>
-      copySpans(client(), s, [encodeSpansCopy(s)], viaCopy.pglite?.copyIn);
+    const client = () => viaCopy.client;
+    const copy = (s: Span[]) => copySpans(client(), s, [encodeSpansCopy(s)], viaCopy.pgliteCopyIn);
     const dump = async (store: Store, p: string) => {
       const q = async (table: string, order: string) =>
         (
