@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,3 +19,9 @@ function findRoot(from: string): string {
 
 /** A path inside the package: `packagePath('drizzle')`. */
 export const packagePath = (...parts: string[]): string => join(PACKAGE_ROOT, ...parts);
+
+/** Spyglass's version, from its package.json (`spyglass --version`, SARIF's tool version). */
+export function spyglassVersion(): string {
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string })
+    .version;
+}

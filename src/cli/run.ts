@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { packagePath } from '../package-root.ts';
+import { spyglassVersion } from '../package-root.ts';
 import { escapeHidden } from '../security/poisoning/text.ts';
 import { storeErrorText } from '../store/store-error.ts';
 import type { CliIo, CliRun } from './io.ts';
 
-const { version } = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
-  version: string;
-};
+const version = spyglassVersion();
 
 /**
  * Every command, loaded only when it runs: `spyglass --version`, `--help` and commands that talk to

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { Command } from 'commander';
 import { LOCAL_ADMIN } from '../auth/principal.ts';
 import { loadConfig } from '../config/load-config.ts';
-import { packagePath } from '../package-root.ts';
+import { spyglassVersion } from '../package-root.ts';
 import { serverLines } from '../security/config-lines.ts';
 import { toSarif, type ScanJson } from '../security/sarif.ts';
 import { toScanJson } from '../model/security-scan.ts';
@@ -116,12 +115,9 @@ async function scanLocally(cli: CliRun, o: ScanOpts): Promise<ScanJson[]> {
 }
 
 function sarifOf(cli: CliRun, scans: readonly ScanJson[]): Record<string, unknown> {
-  const { version } = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
-    version: string;
-  };
   const configPath = loadConfig(cli.env, cli.cwd).configPath;
   return toSarif(scans, {
-    toolVersion: version,
+    toolVersion: spyglassVersion(),
     configUri: configPath ? relative(cli.cwd, configPath).split(sep).join('/') : undefined,
     serverLines: configPath ? serverLines(configPath) : new Map(),
   });

@@ -1,9 +1,9 @@
 import { GraphQLError } from 'graphql';
+import type { SpyglassError } from '../errors.ts';
 
 // Re-exported for modules that load this one lazily: the bundle gives a dynamic import of a
 // CommonJS package (graphql) no named exports (docs/architecture.md#the-build).
 export { GraphQLError };
-import type { SpyglassError } from '../errors.ts';
 
 /** A SpyglassError as GraphQL reports it: its code and HTTP status in `extensions`. */
 export function toGraphQLError(err: SpyglassError): GraphQLError {
