@@ -139,8 +139,11 @@ export async function startServer(
       services.live.close();
       services.liveClients.endAll('server shutting down');
       // Keep-alive clients would hold the server open for the keep-alive timeout: close each
-      // connection as soon as its in-flight request is answered.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      // connection as soon as its in-flight request is answered, and those that never sent one.
+      const sweep = setInterval(() => {
+        app.server.closeIdleConnections();
+        app.inFlight.closeUnused();
+      }, 50);
       // A request still open after the grace (longer than a commit's retries, shorter than a
       // cluster primary's wait for its workers) is cut: a client that holds one open, or a
       // handler that never answers, must not hold the stop. A cut request was never acknowledged.
