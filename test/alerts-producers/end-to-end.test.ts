@@ -140,8 +140,9 @@ describe('alert producers against a running server', () => {
       { name: 'ping', inputSchema: { type: 'object' } },
     ]);
     mcp.toolsFile('drifty', driftFile());
-    server = await start(configDoc(SERVERS));
-    dataDir = server.dataDir;
+    // The test's own data directory (not a pooled store), so that restarts find the same data.
+    dataDir = tempDir();
+    server = await start(configDoc(SERVERS), dataDir);
     server.services.alerts.retry = { ...server.services.alerts.retry, backoffMs: () => 5 };
   }, 120_000);
   afterAll(async () => {

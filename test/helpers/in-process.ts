@@ -9,6 +9,7 @@ import { createServices, type Services } from '../../src/services.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { seedPglite } from './data-dir.ts';
 import { inProcessUrl, injectFetch, type PathFetch } from './inject-fetch.ts';
+import { pooledPgliteStore } from './store-pool.ts';
 
 /** `fetch(path, init)` answers through app.inject() (test/helpers/inject-fetch.ts). */
 export interface InProcessApp extends PathFetch {
@@ -32,18 +33,20 @@ export interface InProcessApp extends PathFetch {
 export async function startInProcessApp(
   env: Record<string, string> = {},
   logger?: Logger,
+  opts: { fresh?: boolean } = {},
 ): Promise<InProcessApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-inproc-'));
-  if (!env.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
+  // PGlite comes from the worker's pool (test/helpers/store-pool.ts) unless `fresh` asks for a
+  // store opened as a server first opens it.
+  const pooled = !env.SPYGLASS_DATABASE_URL && !opts.fresh;
+  if (!env.SPYGLASS_DATABASE_URL && !pooled) seedPglite(dataDir);
   const config = loadConfig(
     { SPYGLASS_DATA_DIR: dataDir, SPYGLASS_GRPC_PORT: '0', ...env },
     dataDir,
   );
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    migrate: true,
-  });
+  const store = pooled
+    ? await pooledPgliteStore()
+    : await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: true });
   const services = await createServices(
     config,
     store,

@@ -1,31 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { createMigratedPgDatabase, type Backend } from './backends.ts';
-import { seededDataDir } from './data-dir.ts';
+import { pooledPgliteStore } from './store-pool.ts';
 
 /**
  * The store of one back end for a repository suite (test/store/repos/), opened directly with the
- * real driver as the server opens it (src/store/open-store.ts): a copy of the run's migrated PGlite,
- * or a fresh migrated database on the shared PostgreSQL. No server, no HTTP. Call inside a
+ * real driver as the server opens it (src/store/open-store.ts): a PGlite with the migrated
+ * template's contents from the worker's pool (store-pool.ts), or a fresh migrated database on the
+ * shared PostgreSQL. No server, no HTTP. Call inside a
  * `describe.runIf(available)` of `describe.each(backends)`; tests share the store and keep apart by
  * project (`project()` gives a fresh id).
  */
 export function useRepoStore(name: Backend['name']): () => Db {
   let store: Store | undefined;
-  const dataDir = name === 'pglite' ? seededDataDir('spyglass-repos-') : '';
   beforeAll(async () => {
-    store = await openStore(
+    store =
       name === 'postgres'
-        ? { databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 4 }
-        : { dataDir },
-    );
+        ? await openStore({
+            databaseUrl: await createMigratedPgDatabase(),
+            dataDir: '',
+            poolSize: 4,
+          })
+        : await pooledPgliteStore();
   }, 120_000);
   afterAll(async () => {
     await store?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
   return () => {
     if (!store) throw new Error('the store is not open (beforeAll failed)');

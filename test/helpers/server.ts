@@ -5,8 +5,10 @@ import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { PortError } from '../../src/startup/check-ports.ts';
+import { logConfigSource } from '../../src/startup/store-start.ts';
 import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
+import { pooledPgliteStore } from './store-pool.ts';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -21,12 +23,19 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(
   env: Record<string, string> = {},
   logger?: Logger,
+  opts: { fresh?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start;
   // a test's own data directory (restarts on the same data) is seeded on its first start only.
+  // Without a data directory of the test's own, the store comes from the worker's pool (a PGlite
+  // emptied back to the template's contents: test/helpers/store-pool.ts), unless `fresh` asks for
+  // one opened as a server first opens it.
+  const pooled = !env.SPYGLASS_DATABASE_URL && !env.SPYGLASS_DATA_DIR && !opts.fresh;
   const pgliteDir = env.SPYGLASS_DATA_DIR ?? dataDir;
-  if (!env.SPYGLASS_DATABASE_URL && !existsSync(join(pgliteDir, 'pglite'))) seedPglite(pgliteDir);
+  if (!env.SPYGLASS_DATABASE_URL && !pooled && !existsSync(join(pgliteDir, 'pglite'))) {
+    seedPglite(pgliteDir);
+  }
   const recent = recentLines();
   const start = async () => {
     const config = loadConfig(
@@ -43,11 +52,11 @@ export async function startTestServer(
       },
       dataDir,
     );
-    const server = await startServer(
-      config,
-      logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent),
-    );
-    return server;
+    const log = logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent);
+    if (!pooled) return startServer(config, log);
+    // A given store skips what serve does before opening one: say the config source as it does.
+    logConfigSource(config, log);
+    return startServer(config, log, { store: pooledPgliteStore() });
   };
   // freePort() releases the port it found: another test's server may take it before this one binds
   // (a CI run met it). startServer then closes what it opened and throws PortError: try again.

@@ -37,7 +37,12 @@ const PER_SESSION = 12;
 describe.each(backends.filter((b) => b.available))('session detail reads on $name', (backend) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ ...(await backend.env()), SPYGLASS_RATE_LIMITS: 'off' });
+    // A store as a server first opens it (never analyzed), not a pooled one.
+    server = await startTestServer(
+      { ...(await backend.env()), SPYGLASS_RATE_LIMITS: 'off' },
+      undefined,
+      { fresh: true },
+    );
     // First without statistics, as after a fresh start: the keeper is paused, and so is
     // PostgreSQL's autovacuum on spans (its first analyze is up to a minute away anyway).
     await server.services.stats.stop();

@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../src/store/open-store.ts';
+import { seedPglite } from './data-dir.ts';
+
+/**
+ * PGlite stores kept open across the test files of one vitest worker (vitest.config.ts runs files
+ * one after another in a process), each emptied back to the migrated template's contents when
+ * closed. Opening a PGlite store (a copy of the template, a database thread, PGlite's start) costs
+ * about half a second of CPU; a suite opening two hundred of them spent a quarter of its CPU there.
+ *
+ * What a store given back is reset to: every table emptied (`TRUNCATE … RESTART IDENTITY`) and the
+ * rows the migrations put in (the default project, the settings row) written back; the session's
+ * settings, temporary tables, advisory locks and listeners dropped; the statistics counters reset.
+ * A store whose relations changed (a test made or dropped a partition or table), or that fails its
+ * reset, is closed for real instead. Tests that need the embedded database as a server first opens
+ * it (start-up, data directories, restarts, plans from fresh statistics) open their own with
+ * `openStore`, `startTestServer({ SPYGLASS_DATA_DIR })` or `startInProcessApp({}, { fresh: true })`.
+ */
+interface Pooled {
+  store: Store;
+  dataDir: string;
+  /** The relations a store has when opened: a store that differs is not reused. */
+  relations: string;
+  reset: string;
+}
+
+const idle: Pooled[] = [];
+
+/** A PGlite store with the migrated template's contents: from the pool, or opened. */
+export async function pooledPgliteStore(): Promise<Store> {
+  const pooled = idle.pop() ?? (await openPooled());
+  let given = false;
+  return {
+    ...pooled.store,
+    close: async () => {
+      if (given) return;
+      given = true;
+      await giveBack(pooled);
+    },
+  };
+}
+
+async function openPooled(): Promise<Pooled> {
+  const dataDir = seedPglite(mkdtempSync(join(tmpdir(), 'spyglass-pooled-')));
+  const store = await openStore({ dataDir });
+  try {
+    const names = await store.client.unsafe<{ name: string }[]>(TABLES);
+    const tables = [];
+    for (const { name } of names) {
+      const [row] = await store.client.unsafe<{ rows: unknown[] | null }[]>(
+        `select json_agg(t) as rows from ${name} t`,
+      );
+      tables.push({ name, rows: row?.rows ?? null });
+    }
+    const truncate = `truncate ${tables.map((t) => t.name).join(', ')} restart identity cascade;`;
+    const restore = tables
+      .filter((t) => t.rows !== null)
+      .map(
+        (t) =>
+          `insert into ${t.name} select * from json_populate_recordset(null::${t.name}, ${literal(JSON.stringify(t.rows))});`,
+      )
+      .join('\n');
+    const reset = `begin; ${truncate}\n${restore}\ncommit; reset all; discard temp; select pg_advisory_unlock_all(); unlisten *; select pg_stat_reset();`;
+    return { store, dataDir, relations: await relations(store), reset };
+  } catch (err) {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function giveBack(p: Pooled): Promise<void> {
+  try {
+    await p.store.client.unsafe(p.reset).simple();
+    if ((await relations(p.store)) !== p.relations) throw new Error('relations changed');
+    idle.push(p);
+  } catch {
+    await p.store.close().catch(() => {});
+    rmSync(p.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Every table of the public schema (partitions are emptied through their parent). */
+const TABLES = `
+  select format('%I.%I', n.nspname, c.relname) as name
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+   order by 1`;
+
+async function relations(store: Store): Promise<string> {
+  const rows = await store.client.unsafe<{ r: string }[]>(
+    `select string_agg(format('%s:%s', c.relname, c.relkind), ',' order by c.relname) as r
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public'`,
+  );
+  return rows[0]?.r ?? '';
+}
+
+const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
