@@ -15,7 +15,7 @@ import { startSloEvaluator } from './slos/evaluator.ts';
 import { startAlertJobs } from './alerts/jobs.ts';
 import type { Store } from './store/open-store.ts';
 import { logConfigSource, openConfiguredStore } from './startup/store-start.ts';
-import { startPeriodic } from './scale/jobs/periodic.ts';
+import { startLater, startPeriodic } from './scale/jobs/periodic.ts';
 import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
 import { shutdownSteps } from './startup/shutdown-steps.ts';
@@ -41,6 +41,16 @@ export interface StartOptions {
    */
   store?: Promise<Store>;
 }
+
+/**
+ * How long after listening the background passes that can wait begin: span retention's deletions
+ * (its partitions are made at once), retention of health results, scans and alerts, anomaly
+ * detection, SLO evaluation and the statistics keeper's first look. On the embedded database every
+ * statement takes its turn on one connection, and their first passes (cold trigger functions and
+ * catalog lookups) held the first requests, readiness's included, for a quarter of a second or
+ * more (docs/benchmarks.md#start-up-third-round-2026-11-27-0600-0740-utc).
+ */
+const MAINTENANCE_AFTER_MS = 3_000;
 
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
 export async function startServer(
@@ -111,20 +121,25 @@ export async function startServer(
     logger,
     metrics: services.metrics,
     start: () => [
-      startEmbeddedHealth(services.health, logger),
-      startSpanRetention(store.db, config.retention, logger),
-      startScanRetention(services.security, logger),
-      startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),
-      startSloEvaluator((signal) => services.slos.evaluateAll(undefined, signal), logger),
-      startAlertJobs(services.alerts, logger),
+      // The health monitor checks at once, and span retention makes today's partitions at once.
+      startEmbeddedHealth(services.health, logger, { retentionAfterMs: MAINTENANCE_AFTER_MS }),
+      startSpanRetention(store.db, config.retention, logger, MAINTENANCE_AFTER_MS),
+      startLater(MAINTENANCE_AFTER_MS, () => [
+        startScanRetention(services.security, logger),
+        startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),
+        startSloEvaluator((signal) => services.slos.evaluateAll(undefined, signal), logger),
+        startAlertJobs(services.alerts, logger),
+      ]),
     ],
   });
-  services.stats.start();
-  // Another process may share the database: pick up its pricing changes within a minute.
+  services.stats.start(MAINTENANCE_AFTER_MS);
+  // Another process may share the database: pick up its pricing changes within a minute (the
+  // first load was createServices's).
   const priceReload = startPeriodic(
     () => services.costs.load(),
     60_000,
     (err) => logger.warn({ err }, 'model pricing reload failed'),
+    60_000,
   );
 
   let stopping: Promise<void> | null = null;

@@ -1,22 +1,33 @@
-import { loadConfig } from '../config/load-config.ts';
-import { createLogger } from '../logger.ts';
-import { checkServePorts } from '../startup/check-ports.ts';
-import { logConfigSource, openConfiguredStore } from '../startup/store-start.ts';
-import { guardDroppedTypesQuery } from '../store/pg-types-guard.ts';
-import { guardPostgresDriver } from '../store/postgres-guard.ts';
+import { dropPrewarmedThread, prewarmPgliteThread } from '../store/pglite-thread.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
  * SPYGLASS_WORKERS above 1 runs a primary and that many worker processes instead (src/scale/cluster/).
  */
 export async function runServe(): Promise<void> {
+  // The embedded database's thread and PGlite's wasm compile start first, before the config and
+  // the server's modules load (this module imports nothing else statically). Unless the
+  // environment selects PostgreSQL, that is the likely back end; a config file that selects it
+  // ends the thread unused (about half a second of background CPU spent).
+  if (!process.env.SPYGLASS_DATABASE_URL) prewarmPgliteThread();
+  const [{ loadConfig }, { createLogger }, { checkServePorts }, storeStart, pgTypes, pgGuard] =
+    await Promise.all([
+      import('../config/load-config.ts'),
+      import('../logger.ts'),
+      import('../startup/check-ports.ts'),
+      import('../startup/store-start.ts'),
+      import('../store/pg-types-guard.ts'),
+      import('../store/postgres-guard.ts'),
+    ]);
+  const { logConfigSource, openConfiguredStore } = storeStart;
   const config = loadConfig();
+  if (config.databaseUrl) dropPrewarmedThread();
   const logger = createLogger(config.logLevel);
   // Process-wide hooks for postgres.js's known escapes, installed here, by the process entry (the
   // primary and every worker run it), not per store: see src/store/postgres-guard.ts.
-  guardDroppedTypesQuery(logger);
+  pgTypes.guardDroppedTypesQuery(logger);
   // Both back ends go through postgres.js (the embedded one over a thread: src/store/pglite-thread.ts).
-  guardPostgresDriver((msg) => logger.warn(msg));
+  pgGuard.guardPostgresDriver((msg) => logger.warn(msg));
   if (config.workers > 1) {
     const { runClustered } = await import('../scale/cluster/index.ts');
     return runClustered(config, logger);

@@ -17,6 +17,8 @@ export interface EmbeddedOptions {
   /** Overrides monitor.health_check_interval_seconds. */
   intervalSeconds?: number;
   onReport?: (report: CheckReport) => void;
+  /** The retention job's first pass this long after start (default at once). */
+  retentionAfterMs?: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export function startEmbeddedHealth(
     },
     RETENTION_EVERY_MS,
     (err) => logger.error({ err }, 'health retention failed'),
+    opts.retentionAfterMs,
   );
   monitor?.start();
   return {

@@ -186,8 +186,6 @@ async function openPglite(
   info: (message: string) => void,
   template: string | null,
 ): Promise<Store> {
-  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const { default: postgres } = await import('postgres');
   let dir = dataDir;
   let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
@@ -195,6 +193,7 @@ async function openPglite(
     mkdirSync(dir, { recursive: true });
     unlock = lockDataDir(dataDir);
   }
+  let opening: Promise<PgliteThread> | undefined;
   let thread: PgliteThread | undefined;
   let client: Sql | undefined;
   try {
@@ -210,7 +209,14 @@ async function openPglite(
       }
     }
     // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
-    thread = await startPgliteThread(dir, ['shared_buffers=32MB']);
+    // The database opens on its thread while the driver and the migrator load here.
+    opening = startPgliteThread(dir, ['shared_buffers=32MB']);
+    opening.catch(() => {}); // awaited below
+    const [{ migrate }, { default: postgres }] = await Promise.all([
+      import('drizzle-orm/postgres-js/migrator'),
+      import('postgres'),
+    ]);
+    thread = await opening;
     const t = thread;
     // One connection: PGlite is one backend session, so a second could only wait for the first.
     // postgres.js takes a `socket` factory (used here for the thread's connections); its types omit it.
@@ -225,7 +231,7 @@ async function openPglite(
     await migrate(await orm(client), { migrationsFolder: MIGRATIONS });
   } catch (err) {
     await client?.end({ timeout: 1 });
-    await thread?.close();
+    await opening?.then((t) => t.close()).catch(() => {});
     unlock();
     throw err;
   }

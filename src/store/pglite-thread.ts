@@ -5,6 +5,7 @@ import { pgliteWasm } from './pglite-wasm.ts';
 
 /** Messages to the database thread (src/store/pglite-worker.ts). */
 export type ToThread =
+  | { type: 'open'; dir: string; conf: string[]; wasm: WebAssembly.Module }
   | { type: 'data'; conn: number; bytes: ArrayBuffer }
   | { type: 'end'; conn: number }
   | { type: 'copy'; id: number; sql: string; rows: ArrayBuffer }
@@ -62,18 +63,51 @@ function builtWorker(): URL | null {
 
 const CLOSE_WAIT_MS = 10_000;
 
-export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
-  const execArgv = threadExecArgv(process.execArgv);
-  const options = { workerData: { dir, conf, wasm: await pgliteWasm() }, execArgv };
+/**
+ * A thread started before the data directory was known (prewarmPgliteThread), loading PGlite's
+ * code while it waits for its `open` message; startPgliteThread takes it.
+ */
+let warm: Worker | undefined;
+
+/**
+ * Starts a database thread and PGlite's wasm compile ahead of startPgliteThread, for `spyglass
+ * serve` before it reads its config: the thread's start and PGlite's module load and compile then
+ * overlap the rest of the server's start-up instead of following the config
+ * (docs/benchmarks.md#start-up-third-round-2026-11-27-0600-0740-utc). Does not keep the process
+ * alive; dropPrewarmedThread ends it when the config selects PostgreSQL.
+ */
+export function prewarmPgliteThread(): void {
+  if (warm) return;
+  pgliteWasm().catch(() => {}); // a failure is reported by the open that needs it
+  const w = spawnWorker();
+  w.unref();
+  w.on('error', () => {}); // reported by a thread started instead (startPgliteThread)
+  w.once('exit', () => {
+    if (warm === w) warm = undefined;
+  });
+  warm = w;
+}
+
+/** Ends the thread prewarmPgliteThread started, when nothing took it (PostgreSQL configured). */
+export function dropPrewarmedThread(): void {
+  void warm?.terminate();
+  warm = undefined;
+}
+
+function spawnWorker(): Worker {
+  const options = { execArgv: threadExecArgv(process.execArgv) };
   const built = builtWorker();
-  let worker: Worker;
-  if (built) worker = newWorker(built, options);
-  else {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const ts = new URL('./pglite-worker.ts', import.meta.url).href;
-    const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(ts)}); })`;
-    worker = newWorker(entry, { ...options, eval: true });
-  }
+  if (built) return newWorker(built, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const ts = new URL('./pglite-worker.ts', import.meta.url).href;
+  const entry = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(ts)}); })`;
+  return newWorker(entry, { ...options, eval: true });
+}
+
+export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
+  const worker = warm ?? spawnWorker();
+  warm = undefined;
+  worker.ref();
 
   const sockets = new Map<number, ThreadSocket>();
   let nextConn = 1;
@@ -104,6 +138,8 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
         else c?.reject(new Error(m.error));
       } else if (m.type === 'closed') onClosed?.();
     });
+    // The thread loads PGlite's code meanwhile, then opens the directory with the compiled module.
+    pgliteWasm().then((wasm) => worker.postMessage({ type: 'open', dir, conf, wasm }), reject);
     worker.on('error', (err) => {
       reject(err);
       fail(err);

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { concat, errorMessage, Framer, queryMessage, transactionStatus } from './pg-wire.ts';
 import type { FromThread, ToThread } from './pglite-thread.ts';
@@ -9,13 +9,14 @@ import type { FromThread, ToThread } from './pglite-thread.ts';
  * postgres.js opens. PGlite is one backend session, so messages run one at a time, and while a
  * connection has a transaction open only that connection's messages run (the others wait in turn).
  */
-const { dir, conf, wasm } = workerData as {
-  dir: string;
-  conf: string[];
-  /** PGlite's module, compiled once per process (pglite-wasm.ts). */
-  wasm: WebAssembly.Module;
-};
 const port = parentPort!;
+/**
+ * What to open, sent once the main thread knows the directory and has PGlite's module compiled
+ * (pglite-wasm.ts): the thread may start earlier and load PGlite's code meanwhile (pglite-thread.ts).
+ */
+const { dir, conf, wasm } = await new Promise<Extract<ToThread, { type: 'open' }>>((resolve) =>
+  port.once('message', resolve),
+);
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 interface Conn {

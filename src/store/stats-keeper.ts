@@ -97,6 +97,7 @@ interface TableState {
 export class StatsKeeper {
   private readonly opts: StatsKeeperOptions;
   private timer: NodeJS.Timeout | null = null;
+  private first: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -125,10 +126,13 @@ export class StatsKeeper {
     this.opts = { ...DEFAULTS, ...opts };
   }
 
-  start(): void {
+  /** Looks now (or after `firstAfterMs`), then every `everyMs`. */
+  start(firstAfterMs = 0): void {
     this.stopped = false;
     if (this.timer) clearInterval(this.timer);
-    void this.check();
+    clearTimeout(this.first);
+    if (firstAfterMs > 0) this.first = setTimeout(() => void this.check(), firstAfterMs).unref();
+    else void this.check();
     this.timer = setInterval(() => void this.check(), this.opts.everyMs);
     this.timer.unref();
   }
@@ -173,6 +177,7 @@ export class StatsKeeper {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.first);
     await this.running;
   }
 

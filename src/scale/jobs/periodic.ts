@@ -1,5 +1,5 @@
 /**
- * Runs `task` now and then every `everyMs`, never twice at once; stop() cancels the timer, aborts
+ * Runs `task` now (or after `firstAfterMs`) and then every `everyMs`, never twice at once; stop() cancels the timer, aborts
  * `signal` and waits for a run in progress. A task of several steps checks the signal between them,
  * so a server stopped during its first pass stops after the step in progress (each a statement or
  * transaction of its own: nothing is left half-written) instead of after the whole pass. Failures go
@@ -9,6 +9,7 @@ export function startPeriodic(
   task: (signal: AbortSignal) => Promise<void>,
   everyMs: number,
   onError: (err: unknown) => void,
+  firstAfterMs = 0,
 ): { stop(): Promise<void> } {
   const abort = new AbortController();
   let running: Promise<void> = Promise.resolve();
@@ -22,14 +23,33 @@ export function startPeriodic(
         busy = false;
       });
   };
-  tick();
+  const first = firstAfterMs > 0 ? setTimeout(tick, firstAfterMs).unref() : (tick(), undefined);
   const timer = setInterval(tick, everyMs);
   timer.unref();
   return {
     stop: async () => {
       abort.abort();
+      clearTimeout(first);
       clearInterval(timer);
       await running;
+    },
+  };
+}
+
+/**
+ * Starts `start`'s jobs after `ms`; stop() before then starts none, and after, stops them. For
+ * background passes whose first run may wait a moment past start-up (src/main.ts).
+ */
+export function startLater(
+  ms: number,
+  start: () => { stop(): Promise<void> }[],
+): { stop(): Promise<void> } {
+  let jobs: { stop(): Promise<void> }[] = [];
+  const timer = setTimeout(() => (jobs = start()), ms).unref();
+  return {
+    stop: async () => {
+      clearTimeout(timer);
+      await Promise.all(jobs.map((job) => job.stop()));
     },
   };
 }
