@@ -14,6 +14,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One PostgreSQL cluster (and later one Redis) for the whole run; see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
+    // Cheaper password hashing in the test process (see the file).
+    setupFiles: ['test/setup-password-cost.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

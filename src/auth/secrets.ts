@@ -26,13 +26,25 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's cost for new hashes: about 0.1 s of CPU and 32 MB per hash. */
+export const PASSWORD_SCRYPT = Object.freeze({ N: 1 << 15, r: 8, p: 1 });
+let scryptCost: { N: number; r: number; p: number } = PASSWORD_SCRYPT;
+
+/**
+ * For the test run only (test/setup-password-cost.ts): new hashes at a lower N, so that the hundred
+ * or so passwords the suite sets and checks do not cost it ten seconds of CPU. Hashes carry their
+ * parameters, so verification works the same either way; the server never calls this.
+ */
+export function setPasswordCostForTests(N: number): void {
+  scryptCost = { ...PASSWORD_SCRYPT, N };
+}
 
 /** scrypt with a random salt; the parameters travel with the hash so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
+  const { N, r, p } = scryptCost;
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, 32, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+  const hash = await scryptAsync(password, salt, 32, { N, r, p, maxmem: 64 * 1024 * 1024 });
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

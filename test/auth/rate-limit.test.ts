@@ -11,7 +11,6 @@ import {
   type Reply,
 } from '../helpers/auth.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { nativeSpan } from '../helpers/spans.ts';
 
 /**
@@ -202,22 +201,23 @@ describe.runIf(redisUrl !== null)(
       bootstrapKey(),
       bootstrapKey(),
     ] as const;
-    let a: TestServer;
-    let b: TestServer;
+    let a: InProcessApp;
+    let b: InProcessApp;
     let redis: Redis;
     const cluster = `t-${randomUUID()}`;
 
     beforeAll(async () => {
       redis = new Redis(redisUrl!, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
-      // Two independent instances (each its own store and process state), one Redis.
+      // Two independent instances (each its own store and app state), one Redis; in-process, as
+      // nothing here needs a socket (test/helpers/in-process.ts).
       const env = {
         SPYGLASS_API_KEYS: keys.join(','),
         SPYGLASS_CONFIG: config.path,
         SPYGLASS_REDIS_URL: redisUrl!,
         SPYGLASS_CLUSTER_NAME: cluster,
       };
-      [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+      [a, b] = await Promise.all([startInProcessApp(env), startInProcessApp(env)]);
       // The limiter connects to Redis in the background and lets requests through uncounted until it
       // has (skipOnError). Wait, bounded, until each instance really counts: X-RateLimit-Reset > 0.
       for (const s of [a, b]) {
@@ -235,7 +235,7 @@ describe.runIf(redisUrl !== null)(
       }
     });
     afterAll(async () => {
-      await Promise.all([a?.dispose(), b?.dispose()]);
+      await Promise.all([a?.close(), b?.close()]);
       redis?.disconnect();
       config.remove();
     });
