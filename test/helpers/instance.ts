@@ -43,6 +43,19 @@ export async function spawnInstance(
   env: Record<string, string>,
   readyWithinMs = 60_000,
 ): Promise<Instance> {
+  // freePort() releases the ports it found: another test's server may take one before the child
+  // binds it (a run met it). The child then exits saying so: try again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(env, readyWithinMs);
+    } catch (err) {
+      const ours = !env.SPYGLASS_PORT && !env.SPYGLASS_GRPC_PORT;
+      if (!ours || attempt >= 3 || !/port \S+ is already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function spawnOnce(env: Record<string, string>, readyWithinMs: number): Promise<Instance> {
   const port = env.SPYGLASS_PORT ? Number(env.SPYGLASS_PORT) : await freePort();
   let grpcPort = env.SPYGLASS_GRPC_PORT ? Number(env.SPYGLASS_GRPC_PORT) : await freePort();
   // freePort() closes its listener, so the next call may hand out the same port again.
