@@ -45,6 +45,8 @@ export interface OtelCell extends ExportRun {
   spansPerSec: number;
   serverUsPerSpan: number;
   postgresUsPerSpan: number;
+  /** The bench process's CPU per span: the exporter's serialisation and its HTTP or gRPC client. */
+  exporterUsPerSpan: number;
   /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
   spansPerCommit: number;
 }
@@ -86,8 +88,10 @@ export async function runOtelReal(
       // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
       // cells count it): robust when a loaded machine completes few exports in the window.
       const before = cpuSnapshot(server.pid, pgPid);
+      const ownBefore = process.cpuUsage();
       const run = await driveExports(exporter, factory, o, () => undefined);
       const cpu = cpuDelta(before, cpuSnapshot(server.pid, pgPid));
+      const own = process.cpuUsage(ownBefore);
       await exporter.shutdown();
       const commits = (await nextXid(probe)) - xidBefore;
       const perSpan = (ms: number) =>
@@ -98,11 +102,12 @@ export async function runOtelReal(
         spansPerSec: (run.spans / run.windowMs) * 1000,
         serverUsPerSpan: perSpan(cpu.serverMs),
         postgresUsPerSpan: perSpan(cpu.postgresMs),
+        exporterUsPerSpan: perSpan((own.user + own.system) / 1000),
         spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
       };
       cells.push(cell);
       progress(
-        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
+        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, exporter ${cell.exporterUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
       );
     }
     const [{ n }] = (await probe`select count(*)::int as n from spans`) as unknown as [
@@ -198,11 +203,11 @@ export function formatOtelReal(r: OtelRealResult): string {
     `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
     `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
     `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
-    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | spans/commit | export p50 / p95 ms | failed exports |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...r.cells.map(
       (c) =>
-        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${c.failedExports} |`,
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${c.failedExports} |`,
     ),
     `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
     'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',

@@ -27,6 +27,7 @@ import {
 import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
 import type { CpuSlices } from '../ingest/cpu-slices.ts';
+import { widenReceiveWindows } from './grpc-windows.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
@@ -94,6 +95,7 @@ export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Prom
   let port: number;
   try {
     port = await bindServer(server, formatAddress(opts.host, opts.port));
+    widenReceiveWindows(server);
   } catch (err) {
     server.forceShutdown();
     throw err;
