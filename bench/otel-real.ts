@@ -7,7 +7,9 @@
  * to that COPY, PostgreSQL CPU per span against per COPY row, Spyglass CPU per span, and every
  * acknowledged span counted stored.
  */
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import type { PgCluster } from '../test/helpers/pg-cluster.ts';
@@ -22,6 +24,7 @@ import {
 } from './otel-traffic.ts';
 import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 import { startServerProc } from './server-proc.ts';
+import type { UploadRecord } from './upload-trace.ts';
 
 export interface OtelRealOptions {
   protocols: readonly OtelProtocol[];
@@ -47,6 +50,12 @@ export interface OtelCell extends ExportRun {
   postgresUsPerSpan: number;
   /** The bench process's CPU per span: the exporter's serialisation and its HTTP or gRPC client. */
   exporterUsPerSpan: number;
+  /**
+   * Headers to last byte of an export's body at the server (bench/upload-trace.ts), p50 and p95 ms,
+   * warm-up included; NaN when the trace is missing.
+   */
+  uploadP50Ms: number;
+  uploadP95Ms: number;
   /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
   spansPerCommit: number;
 }
@@ -72,15 +81,24 @@ export async function runOtelReal(
   progress(
     `otel-real: ${o.batch}-span exports recorded through the SDK, ${factory.bytesPerSpan.toFixed(0)} B/span in protobuf; server with rate limits off`,
   );
+  const traceDir = mkdtempSync(join(tmpdir(), 'spyglass-upload-'));
+  const traceFile = join(traceDir, 'upload.json');
   const server = await startServerProc({
     databaseUrl,
     rateLimits: 'off',
-    nodeFlags: o.nodeFlags ?? [],
+    // tsx's loader first, so the TypeScript preload can run (the server itself runs compiled).
+    nodeFlags: [
+      `--import=${import.meta.resolve('tsx/esm')}`,
+      `--import=${new URL('./upload-trace.ts', import.meta.url).href}`,
+      ...(o.nodeFlags ?? []),
+    ],
+    env: { SPYGLASS_BENCH_UPLOAD_TRACE: traceFile },
     ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     ...(o.serverBin ? { bin: o.serverBin } : {}),
   });
   const cells: OtelCell[] = [];
   const probe = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  let result: OtelRealResult;
   try {
     for (const protocol of o.protocols) {
       const exporter = makeExporter(protocol, server.httpPort, server.grpcPort, 30_000);
@@ -103,6 +121,8 @@ export async function runOtelReal(
         serverUsPerSpan: perSpan(cpu.serverMs),
         postgresUsPerSpan: perSpan(cpu.postgresMs),
         exporterUsPerSpan: perSpan((own.user + own.system) / 1000),
+        uploadP50Ms: Number.NaN,
+        uploadP95Ms: Number.NaN,
         spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
       };
       cells.push(cell);
@@ -120,7 +140,7 @@ export async function runOtelReal(
     progress(
       `otel-real COPY: ${Math.round(copy.rowsPerSec)} rows/s, PostgreSQL ${copy.pgUsPerRow.toFixed(1)} µs/row`,
     );
-    return {
+    result = {
       bytesPerSpan: factory.bytesPerSpan,
       cells,
       acked,
@@ -133,6 +153,25 @@ export async function runOtelReal(
     const code = await server.stop();
     if (code !== 0) progress(`otel-real server exited with ${code}:\n${server.logTail(15)}`);
     server.dispose();
+  }
+  addUploads(result.cells, traceFile);
+  rmSync(traceDir, { recursive: true, force: true });
+  return result;
+}
+
+/** Each cell's upload percentiles from the server's trace (HTTP/1.1 exports, gRPC exports). */
+function addUploads(cells: OtelCell[], file: string): void {
+  if (!existsSync(file)) return;
+  const rec = JSON.parse(readFileSync(file, 'utf8')) as UploadRecord;
+  for (const cell of cells) {
+    const uploads = (cell.protocol === 'otlp-grpc' ? rec.grpc : rec.http)
+      .map(([upload]) => upload)
+      .filter((ms) => !Number.isNaN(ms))
+      .sort((a, b) => a - b);
+    const pct = (p: number) =>
+      uploads[Math.min(uploads.length - 1, Math.floor(p * uploads.length))] ?? Number.NaN;
+    cell.uploadP50Ms = pct(0.5);
+    cell.uploadP95Ms = pct(0.95);
   }
 }
 
@@ -203,11 +242,11 @@ export function formatOtelReal(r: OtelRealResult): string {
     `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
     `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
     `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
-    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | failed exports |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.cells.map(
       (c) =>
-        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${c.failedExports} |`,
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${c.failedExports} |`,
     ),
     `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
     'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',
