@@ -13,6 +13,8 @@
  * gzip/deflate request compression is handled by grpc-js itself (it advertises
  * `grpc-accept-encoding: identity,deflate,gzip` and enforces the receive limit on the
  * decompressed size), so nothing here needs to know about it.
+ *
+ * Its HTTP/2 receive windows are sized for exports, not HTTP/2's 64 KB (grpc-windows.ts).
  */
 import {
   Metadata,
