@@ -56,6 +56,8 @@ export interface OtelCell extends ExportRun {
    */
   uploadP50Ms: number;
   uploadP95Ms: number;
+  /** Headers to the answer at the server, p50 ms (the rest of the export latency is the exporter's). */
+  answerP50Ms: number;
   /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
   spansPerCommit: number;
 }
@@ -123,6 +125,7 @@ export async function runOtelReal(
         exporterUsPerSpan: perSpan((own.user + own.system) / 1000),
         uploadP50Ms: Number.NaN,
         uploadP95Ms: Number.NaN,
+        answerP50Ms: Number.NaN,
         spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
       };
       cells.push(cell);
@@ -164,14 +167,18 @@ function addUploads(cells: OtelCell[], file: string): void {
   if (!existsSync(file)) return;
   const rec = JSON.parse(readFileSync(file, 'utf8')) as UploadRecord;
   for (const cell of cells) {
-    const uploads = (cell.protocol === 'otlp-grpc' ? rec.grpc : rec.http)
-      .map(([upload]) => upload)
-      .filter((ms) => !Number.isNaN(ms))
-      .sort((a, b) => a - b);
-    const pct = (p: number) =>
-      uploads[Math.min(uploads.length - 1, Math.floor(p * uploads.length))] ?? Number.NaN;
-    cell.uploadP50Ms = pct(0.5);
-    cell.uploadP95Ms = pct(0.95);
+    const rows = cell.protocol === 'otlp-grpc' ? rec.grpc : rec.http;
+    const pct = (values: number[], p: number) => {
+      const v = values.filter((ms) => !Number.isNaN(ms)).sort((a, b) => a - b);
+      return v[Math.min(v.length - 1, Math.floor(p * v.length))] ?? Number.NaN;
+    };
+    const uploads = rows.map(([upload]) => upload);
+    cell.uploadP50Ms = pct(uploads, 0.5);
+    cell.uploadP95Ms = pct(uploads, 0.95);
+    cell.answerP50Ms = pct(
+      rows.map(([, total]) => total),
+      0.5,
+    );
   }
 }
 
@@ -242,11 +249,11 @@ export function formatOtelReal(r: OtelRealResult): string {
     `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
     `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
     `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
-    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | failed exports |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | server answer p50 ms | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.cells.map(
       (c) =>
-        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${c.failedExports} |`,
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${f(c.answerP50Ms)} | ${c.failedExports} |`,
     ),
     `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
     'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',
