@@ -7,7 +7,9 @@
  * to that COPY, PostgreSQL CPU per span against per COPY row, Spyglass CPU per span, and every
  * acknowledged span counted stored.
  */
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import type { PgCluster } from '../test/helpers/pg-cluster.ts';
@@ -22,6 +24,7 @@ import {
 } from './otel-traffic.ts';
 import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 import { startServerProc } from './server-proc.ts';
+import type { UploadRecord } from './upload-trace.ts';
 
 export interface OtelRealOptions {
   protocols: readonly OtelProtocol[];
@@ -45,6 +48,16 @@ export interface OtelCell extends ExportRun {
   spansPerSec: number;
   serverUsPerSpan: number;
   postgresUsPerSpan: number;
+  /** The bench process's CPU per span: the exporter's serialisation and its HTTP or gRPC client. */
+  exporterUsPerSpan: number;
+  /**
+   * Headers to last byte of an export's body at the server (bench/upload-trace.ts), p50 and p95 ms,
+   * warm-up included; NaN when the trace is missing.
+   */
+  uploadP50Ms: number;
+  uploadP95Ms: number;
+  /** Headers to the answer at the server, p50 ms (the rest of the export latency is the exporter's). */
+  answerP50Ms: number;
   /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
   spansPerCommit: number;
 }
@@ -70,15 +83,24 @@ export async function runOtelReal(
   progress(
     `otel-real: ${o.batch}-span exports recorded through the SDK, ${factory.bytesPerSpan.toFixed(0)} B/span in protobuf; server with rate limits off`,
   );
+  const traceDir = mkdtempSync(join(tmpdir(), 'spyglass-upload-'));
+  const traceFile = join(traceDir, 'upload.json');
   const server = await startServerProc({
     databaseUrl,
     rateLimits: 'off',
-    nodeFlags: o.nodeFlags ?? [],
+    // tsx's loader first, so the TypeScript preload can run (the server itself runs compiled).
+    nodeFlags: [
+      `--import=${import.meta.resolve('tsx/esm')}`,
+      `--import=${new URL('./upload-trace.ts', import.meta.url).href}`,
+      ...(o.nodeFlags ?? []),
+    ],
+    env: { SPYGLASS_BENCH_UPLOAD_TRACE: traceFile },
     ...(o.cpuProfDir ? { cpuProfDir: o.cpuProfDir } : {}),
     ...(o.serverBin ? { bin: o.serverBin } : {}),
   });
   const cells: OtelCell[] = [];
   const probe = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  let result: OtelRealResult;
   try {
     for (const protocol of o.protocols) {
       const exporter = makeExporter(protocol, server.httpPort, server.grpcPort, 30_000);
@@ -86,8 +108,10 @@ export async function runOtelReal(
       // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
       // cells count it): robust when a loaded machine completes few exports in the window.
       const before = cpuSnapshot(server.pid, pgPid);
+      const ownBefore = process.cpuUsage();
       const run = await driveExports(exporter, factory, o, () => undefined);
       const cpu = cpuDelta(before, cpuSnapshot(server.pid, pgPid));
+      const own = process.cpuUsage(ownBefore);
       await exporter.shutdown();
       const commits = (await nextXid(probe)) - xidBefore;
       const perSpan = (ms: number) =>
@@ -98,11 +122,15 @@ export async function runOtelReal(
         spansPerSec: (run.spans / run.windowMs) * 1000,
         serverUsPerSpan: perSpan(cpu.serverMs),
         postgresUsPerSpan: perSpan(cpu.postgresMs),
+        exporterUsPerSpan: perSpan((own.user + own.system) / 1000),
+        uploadP50Ms: Number.NaN,
+        uploadP95Ms: Number.NaN,
+        answerP50Ms: Number.NaN,
         spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
       };
       cells.push(cell);
       progress(
-        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
+        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, exporter ${cell.exporterUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
       );
     }
     const [{ n }] = (await probe`select count(*)::int as n from spans`) as unknown as [
@@ -115,7 +143,7 @@ export async function runOtelReal(
     progress(
       `otel-real COPY: ${Math.round(copy.rowsPerSec)} rows/s, PostgreSQL ${copy.pgUsPerRow.toFixed(1)} µs/row`,
     );
-    return {
+    result = {
       bytesPerSpan: factory.bytesPerSpan,
       cells,
       acked,
@@ -128,6 +156,29 @@ export async function runOtelReal(
     const code = await server.stop();
     if (code !== 0) progress(`otel-real server exited with ${code}:\n${server.logTail(15)}`);
     server.dispose();
+  }
+  addUploads(result.cells, traceFile);
+  rmSync(traceDir, { recursive: true, force: true });
+  return result;
+}
+
+/** Each cell's upload percentiles from the server's trace (HTTP/1.1 exports, gRPC exports). */
+function addUploads(cells: OtelCell[], file: string): void {
+  if (!existsSync(file)) return;
+  const rec = JSON.parse(readFileSync(file, 'utf8')) as UploadRecord;
+  for (const cell of cells) {
+    const rows = cell.protocol === 'otlp-grpc' ? rec.grpc : rec.http;
+    const pct = (values: number[], p: number) => {
+      const v = values.filter((ms) => !Number.isNaN(ms)).sort((a, b) => a - b);
+      return v[Math.min(v.length - 1, Math.floor(p * v.length))] ?? Number.NaN;
+    };
+    const uploads = rows.map(([upload]) => upload);
+    cell.uploadP50Ms = pct(uploads, 0.5);
+    cell.uploadP95Ms = pct(uploads, 0.95);
+    cell.answerP50Ms = pct(
+      rows.map(([, total]) => total),
+      0.5,
+    );
   }
 }
 
@@ -198,11 +249,11 @@ export function formatOtelReal(r: OtelRealResult): string {
     `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
     `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
     `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
-    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | spans/commit | export p50 / p95 ms | failed exports |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | server answer p50 ms | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.cells.map(
       (c) =>
-        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${c.failedExports} |`,
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${f(c.answerP50Ms)} | ${c.failedExports} |`,
     ),
     `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
     'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',

@@ -13,6 +13,8 @@
  * gzip/deflate request compression is handled by grpc-js itself (it advertises
  * `grpc-accept-encoding: identity,deflate,gzip` and enforces the receive limit on the
  * decompressed size), so nothing here needs to know about it.
+ *
+ * Its HTTP/2 receive windows are sized for exports, not HTTP/2's 64 KB (grpc-windows.ts).
  */
 import {
   Metadata,
@@ -27,6 +29,7 @@ import {
 import { Writer } from 'protobufjs/minimal.js';
 import { SpyglassError } from '../errors.ts';
 import type { CpuSlices } from '../ingest/cpu-slices.ts';
+import { widenReceiveWindows } from './grpc-windows.ts';
 import { decodeOtlpProtobuf, encodeExportResponse } from './otlp-protobuf.ts';
 import type { DecodedExport, ExportOutcome } from '../model/otlp.ts';
 
@@ -94,6 +97,7 @@ export async function startOtlpGrpcServer<A>(opts: GrpcReceiverOptions<A>): Prom
   let port: number;
   try {
     port = await bindServer(server, formatAddress(opts.host, opts.port));
+    widenReceiveWindows(server);
   } catch (err) {
     server.forceShutdown();
     throw err;

@@ -19,6 +19,7 @@ import {
   type GrpcReceiver,
   type GrpcReceiverOptions,
 } from '../../src/receivers/otlp-grpc.ts';
+import { CONNECTION_WINDOW, STREAM_WINDOW } from '../../src/receivers/grpc-windows.ts';
 import type { DecodedExport, ExportOutcome } from '../../src/model/otlp.ts';
 
 type OnExport = (
@@ -239,6 +240,16 @@ describe('OTLP/gRPC receiver', () => {
     const ok = await callExport(client, await makeProtobuf(2));
     expect(ok.error).toBeUndefined();
     expect(received[0]!.req.resourceSpans[0]!.spans).toHaveLength(2);
+  });
+
+  it('announces receive windows sized for exports (a stream and a connection), not 64 KB', async () => {
+    const session = http2.connect(`http://127.0.0.1:${server.port}`);
+    try {
+      await expect.poll(() => session.remoteSettings?.initialWindowSize).toBe(STREAM_WINDOW);
+      await expect.poll(() => session.state.remoteWindowSize).toBe(CONNECTION_WINDOW);
+    } finally {
+      session.close();
+    }
   });
 });
 
