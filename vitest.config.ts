@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/longest-first.ts';
 import { isDroppedTypesQuery } from './src/store/pg-types-guard.ts';
 import { isDriverNullSocket } from './src/store/postgres-guard.ts';
 
@@ -30,6 +31,8 @@ export default defineConfig({
     // cores with 2 workers the files' times summed to 1.46× the wall time, the CPU 80% busy; 3
     // workers took the quiet clean-clone run from 441 s to 384 s (2026-11-27).
     maxWorkers: availableParallelism() + 1,
+    // Longest files first, on a clean clone too (test/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     reporters: ['default'],
     // postgres.js's known escapes after a connection closed, which in-process servers of the
     // PostgreSQL outage tests can meet: the dropped array-types rejection (src/store/pg-types-guard.ts)
