@@ -25,7 +25,8 @@ export interface PgCluster {
   port: number;
   dataDir: string;
   createDatabase(name?: string): Promise<string>;
-  restart(): Promise<void>;
+  /** A fast shutdown, then a start; `whileDown` runs between them. */
+  restart(whileDown?: () => Promise<unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,8 +78,9 @@ export async function startPgCluster(): Promise<PgCluster> {
       await psql(bin, port, `create database "${name}"`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
-    async restart() {
+    async restart(whileDown) {
       await exec('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+      await whileDown?.();
       await start();
     },
     async stop() {
