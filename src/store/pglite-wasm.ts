@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
  * (pglite-thread.ts). A thread that compiles its own spends about 0.6 s of CPU compiling it and
  * optimising its hot functions again; threads given one module share its machine code, so a second
  * thread opens in half the CPU. A server opens one thread; the tests open hundreds per process.
+ * The thread `spyglass serve` starts ahead of its config calls this itself (pglite-worker.ts), so
+ * the compile does not wait on the main thread's event loop.
  */
 let compiled: Promise<WebAssembly.Module> | undefined;
 
