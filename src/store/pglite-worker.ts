@@ -17,7 +17,7 @@ const port = parentPort!;
  * compiles the module itself, first, on V8's background threads while it loads PGlite's code and
  * waits: the main thread's event loop, busy loading the server's modules, resolved its compile
  * (and its read of the file) only once that was done, which put the compile on the start-up's
- * critical path (docs/benchmarks.md#start-up-fourth-round).
+ * critical path (docs/benchmarks.md#start-up-fourth-round-2026-11-27-0800-1000-utc).
  */
 const ownWasm = (workerData as ThreadData | undefined)?.compileWasm ? pgliteWasm() : undefined;
 ownWasm?.catch(() => {}); // reported by the open that awaits it
