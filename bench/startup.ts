@@ -5,6 +5,7 @@
  * its RSS then. Builds alternate run by run, so a busy machine disturbs both alike.
  *
  *   node --import tsx bench/startup.ts [--runs 3] [--fresh] [--nice=-10] [--bin A/bin/spyglass.js --bin B/...]
+ *     [--node-flags='--flag …' per --bin, in the same order]
  *
  * Without --fresh every start opens one existing data directory per build (made by a first start
  * that is not counted); with it every start gets a new, empty directory.
@@ -25,10 +26,14 @@ const { values } = parseArgs({
     fresh: { type: 'boolean', default: false },
     bin: { type: 'string', multiple: true },
     nice: { type: 'string' },
+    'node-flags': { type: 'string', multiple: true },
   },
 });
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bins = (values.bin ?? [join(ROOT, 'bin', 'spyglass.js')]).map((b) => resolve(b));
+/** node's flags for each --bin's server, by position (none when fewer are given). */
+const nodeFlags = bins.map((_, i) => (values['node-flags']?.[i] ?? '').split(' ').filter(Boolean));
+const label = (i: number) => [bins[i], ...nodeFlags[i]!].join(' ');
 
 interface Start {
   wallMs: number;
@@ -38,12 +43,12 @@ interface Start {
   rssMb: number;
 }
 
-async function start(bin: string, dataDir: string): Promise<Start> {
+async function start(bin: string, dataDir: string, flags: string[] = []): Promise<Start> {
   const port = await freePort();
   const t0 = performance.now();
   // On a shared machine `--nice=-10` (root) lets the server go before the other work, so its wall
   // time approaches a quiet machine's.
-  const cmd = [process.execPath, bin, 'serve'];
+  const cmd = [process.execPath, ...flags, bin, 'serve'];
   if (values.nice !== undefined) cmd.unshift('nice', '-n', values.nice);
   const child = spawn(cmd[0]!, cmd.slice(1), {
     cwd: dataDir,
@@ -100,26 +105,26 @@ const newDir = () => {
   return dir;
 };
 const dirs = bins.map(() => newDir());
-if (!values.fresh) for (const [i, bin] of bins.entries()) await start(bin, dirs[i]!);
+if (!values.fresh) for (const [i, bin] of bins.entries()) await start(bin, dirs[i]!, nodeFlags[i]);
 
 const results: Start[][] = bins.map(() => []);
 for (let run = 0; run < Number(values.runs); run++) {
   for (const [i, bin] of bins.entries()) {
     const dir = values.fresh ? newDir() : dirs[i]!;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    const r = await start(bin, dir);
+    const r = await start(bin, dir, nodeFlags[i]);
     results[i]!.push(r);
     if (values.fresh) rmSync(dir, { recursive: true, force: true });
     console.log(
-      `${bin}: ${values.fresh ? 'fresh' : 'existing'} wall ${(r.wallMs / 1000).toFixed(2)} s, CPU ${(r.cpuMs / 1000).toFixed(2)} s (main thread ${(r.mainMs / 1000).toFixed(2)} s), RSS ${r.rssMb.toFixed(0)} MB (load ${load})`,
+      `${label(i)}: ${values.fresh ? 'fresh' : 'existing'} wall ${(r.wallMs / 1000).toFixed(2)} s, CPU ${(r.cpuMs / 1000).toFixed(2)} s (main thread ${(r.mainMs / 1000).toFixed(2)} s), RSS ${r.rssMb.toFixed(0)} MB (load ${load})`,
     );
   }
 }
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-for (const [i, bin] of bins.entries()) {
+for (const i of bins.keys()) {
   const rs = results[i]!;
   console.log(
-    `median ${bin}: wall ${(median(rs.map((r) => r.wallMs)) / 1000).toFixed(2)} s, CPU ${(median(rs.map((r) => r.cpuMs)) / 1000).toFixed(2)} s (main thread ${(median(rs.map((r) => r.mainMs)) / 1000).toFixed(2)} s), RSS ${median(rs.map((r) => r.rssMb)).toFixed(0)} MB`,
+    `median ${label(i)}: wall ${(median(rs.map((r) => r.wallMs)) / 1000).toFixed(2)} s, CPU ${(median(rs.map((r) => r.cpuMs)) / 1000).toFixed(2)} s (main thread ${(median(rs.map((r) => r.mainMs)) / 1000).toFixed(2)} s), RSS ${median(rs.map((r) => r.rssMb)).toFixed(0)} MB`,
   );
 }

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { pick } from './app-routes.ts';
 import type { Config } from './config/types.ts';
-import { startOtlpGrpcServer } from './receivers/otlp-grpc.ts';
 import { admitGrpcExport, exportGrpc, peerAddress } from './receivers/otlp-grpc-admit.ts';
 import { tenantOf } from './ingest/cpu-slices.ts';
 import { createServices, type Services } from './services.ts';
@@ -52,12 +51,21 @@ export interface StartOptions {
  */
 const MAINTENANCE_AFTER_MS = 3_000;
 
+type GrpcReceiver = Awaited<
+  ReturnType<(typeof import('./receivers/otlp-grpc.ts'))['startOtlpGrpcServer']>
+>;
+
 /** Starts the whole service: store, services, HTTP and gRPC listeners. */
 export async function startServer(
   config: Config,
   logger: Logger,
   opts: StartOptions = {},
 ): Promise<RunningServer> {
+  // The OTLP/gRPC receiver's module and grpc-js (about 70 files) load while the database opens,
+  // and not at all when the receiver is off
+  // (docs/benchmarks.md#start-up-fourth-round-2026-11-27-0800-1000-utc).
+  const grpcModule = config.grpcPort !== 0 ? import('./receivers/otlp-grpc.ts') : null;
+  grpcModule?.catch(() => {}); // awaited below
   let opening = opts.store;
   if (!opening) {
     logConfigSource(config, logger);
@@ -71,10 +79,11 @@ export async function startServer(
   );
   const services = await createServices(config, store, logger);
   const app = await buildApp(services);
-  let grpc: Awaited<ReturnType<typeof startOtlpGrpcServer>> | null = null;
+  let grpc: GrpcReceiver | null = null;
   try {
     await app.listen({ host: config.host, port: config.port });
-    if (config.grpcPort !== 0) {
+    if (grpcModule) {
+      const { startOtlpGrpcServer } = await grpcModule;
       // Each step gets only the services it declares, read when used (as the HTTP routes get theirs).
       const admitDeps = pick(services, 'config', 'limiter', 'rateLimitWarnings', 'auth');
       const exportDeps = pick(

@@ -1,4 +1,5 @@
 import { dropPrewarmedThread, prewarmPgliteThread } from '../store/pglite-thread.ts';
+import { deferWasmTierUp } from '../store/pglite-wasm.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
@@ -6,10 +7,14 @@ import { dropPrewarmedThread, prewarmPgliteThread } from '../store/pglite-thread
  */
 export async function runServe(): Promise<void> {
   // The embedded database's thread and PGlite's wasm compile start first, before the config and
-  // the server's modules load (this module imports nothing else statically). Unless the
-  // environment selects PostgreSQL, that is the likely back end; a config file that selects it
-  // ends the thread unused (about half a second of background CPU spent).
-  if (!process.env.SPYGLASS_DATABASE_URL) prewarmPgliteThread();
+  // the server's modules load (this module statically imports only those two store modules),
+  // with V8's WebAssembly tier-up deferred. Unless the environment selects PostgreSQL, that is the
+  // likely back end; a config file that selects it ends the thread unused (about half a second of
+  // background CPU spent).
+  if (!process.env.SPYGLASS_DATABASE_URL) {
+    deferWasmTierUp();
+    prewarmPgliteThread();
+  }
   const [{ loadConfig }, { createLogger }, { checkServePorts }, storeStart, pgTypes, pgGuard] =
     await Promise.all([
       import('../config/load-config.ts'),

@@ -75,7 +75,10 @@ export class PriceTable {
       key,
       records: records.sort((a, b) => a.fromMs - b.fromMs),
     }));
-    this.timelines.sort((a, b) => b.key.length - a.key.length || a.key.localeCompare(b.key));
+    // Longest first; among keys of one length any fixed order does (two of them cannot both
+    // prefix one id). Compared by code unit: `localeCompare` built ICU's collator, 9-14 ms of CPU
+    // in the first table's construction, on every server's start-up path (createServices).
+    this.timelines.sort((a, b) => b.key.length - a.key.length || (a.key < b.key ? -1 : 1));
   }
 
   /** The price of a model at an instant: the longest matching id's latest record from before it; null = unknown model. */

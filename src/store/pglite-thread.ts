@@ -5,11 +5,15 @@ import { pgliteWasm } from './pglite-wasm.ts';
 
 /** Messages to the database thread (src/store/pglite-worker.ts). */
 export type ToThread =
-  | { type: 'open'; dir: string; conf: string[]; wasm: WebAssembly.Module }
+  | { type: 'open'; dir: string; conf: string[]; wasm?: WebAssembly.Module }
   | { type: 'data'; conn: number; bytes: ArrayBuffer }
   | { type: 'end'; conn: number }
   | { type: 'copy'; id: number; sql: string; rows: ArrayBuffer }
   | { type: 'close' };
+/** The thread's workerData: `compileWasm` for a thread that compiles PGlite's module itself. */
+export interface ThreadData {
+  compileWasm?: boolean;
+}
 /** Messages from it. */
 export type FromThread =
   | { type: 'ready' }
@@ -57,7 +61,8 @@ function builtWorker(): URL | null {
       statSync(js).mtimeMs >= statSync(new URL(`${name}.ts`, import.meta.url)).mtimeMs
     );
   };
-  if (SOURCE && !['pglite-worker', 'pg-wire', 'pglite-thread'].every(fresh)) return null;
+  if (SOURCE && !['pglite-worker', 'pg-wire', 'pglite-thread', 'pglite-wasm'].every(fresh))
+    return null;
   return new URL('pglite-worker.js', BUILT);
 }
 
@@ -70,16 +75,15 @@ const CLOSE_WAIT_MS = 10_000;
 let warm: Worker | undefined;
 
 /**
- * Starts a database thread and PGlite's wasm compile ahead of startPgliteThread, for `spyglass
- * serve` before it reads its config: the thread's start and PGlite's module load and compile then
- * overlap the rest of the server's start-up instead of following the config
+ * Starts a database thread ahead of startPgliteThread, for `spyglass serve` before it reads its
+ * config: the thread compiles PGlite's wasm module itself and loads PGlite's code while the main
+ * thread loads the server's modules, instead of after the config
  * (docs/benchmarks.md#start-up-third-round-2026-11-27-0600-0740-utc). Does not keep the process
  * alive; dropPrewarmedThread ends it when the config selects PostgreSQL.
  */
 export function prewarmPgliteThread(): void {
   if (warm) return;
-  pgliteWasm().catch(() => {}); // a failure is reported by the open that needs it
-  const w = spawnWorker();
+  const w = spawnWorker({ compileWasm: true });
   w.unref();
   w.on('error', () => {}); // reported by a thread started instead (startPgliteThread)
   w.once('exit', () => {
@@ -94,8 +98,8 @@ export function dropPrewarmedThread(): void {
   warm = undefined;
 }
 
-function spawnWorker(): Worker {
-  const options = { execArgv: threadExecArgv(process.execArgv) };
+function spawnWorker(workerData: ThreadData = {}): Worker {
+  const options = { execArgv: threadExecArgv(process.execArgv), workerData };
   const built = builtWorker();
   if (built) return newWorker(built, options);
   const tsx = import.meta.resolve('tsx/esm/api');
@@ -105,6 +109,8 @@ function spawnWorker(): Worker {
 }
 
 export async function startPgliteThread(dir: string, conf: string[]): Promise<PgliteThread> {
+  // A prewarmed thread compiles its own module; any other is given the process's one.
+  const prewarmed = warm !== undefined;
   const worker = warm ?? spawnWorker();
   warm = undefined;
   worker.ref();
@@ -139,7 +145,8 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
       } else if (m.type === 'closed') onClosed?.();
     });
     // The thread loads PGlite's code meanwhile, then opens the directory with the compiled module.
-    pgliteWasm().then((wasm) => worker.postMessage({ type: 'open', dir, conf, wasm }), reject);
+    if (prewarmed) worker.postMessage({ type: 'open', dir, conf });
+    else pgliteWasm().then((wasm) => worker.postMessage({ type: 'open', dir, conf, wasm }), reject);
     worker.on('error', (err) => {
       reject(err);
       fail(err);

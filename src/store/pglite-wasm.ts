@@ -1,12 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * PGlite's WebAssembly module (9 MB), compiled once per process and handed to every database thread
  * (pglite-thread.ts). A thread that compiles its own spends about 0.6 s of CPU compiling it and
  * optimising its hot functions again; threads given one module share its machine code, so a second
  * thread opens in half the CPU. A server opens one thread; the tests open hundreds per process.
+ * The thread `spyglass serve` starts ahead of its config calls this itself (pglite-worker.ts), so
+ * the compile does not wait on the main thread's event loop.
  */
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -21,3 +24,23 @@ export function pgliteWasm(): Promise<WebAssembly.Module> {
   });
   return compiled;
 }
+
+/**
+ * V8 runs WebAssembly first as baseline (Liftoff) code and compiles a function again with its
+ * optimising compiler (TurboFan) once it has run a budget's worth of code. A PostgreSQL backend's
+ * start and its first queries run a great many functions a little each, and with V8's budget
+ * (1,800,000) their tier-up cost about half a second of CPU beside the open, on a machine with two
+ * cores, while the same few functions a steady load runs are hot enough under a hundred times that
+ * budget: an open and its first queries then took half the CPU, and a long insert-and-query load
+ * no more (docs/benchmarks.md#start-up-fourth-round-2026-11-27-0800-1000-utc). V8 reads the
+ * budget when an instance is made, so this is set before PGlite's thread starts; a value given on
+ * node's command line or in NODE_OPTIONS wins.
+ */
+export function deferWasmTierUp(): void {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) =>
+    /wasm[-_]tiering[-_]budget/.test(a),
+  );
+  if (!given) setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+}
+
+const WASM_TIERING_BUDGET = 180_000_000;

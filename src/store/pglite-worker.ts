@@ -1,7 +1,8 @@
-import { parentPort } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PGlite } from '@electric-sql/pglite';
 import { concat, errorMessage, Framer, queryMessage, transactionStatus } from './pg-wire.ts';
-import type { FromThread, ToThread } from './pglite-thread.ts';
+import type { FromThread, ThreadData, ToThread } from './pglite-thread.ts';
+import { pgliteWasm } from './pglite-wasm.ts';
 
 /**
  * The embedded database's thread (src/store/pglite-thread.ts): PGlite runs here, off the server's
@@ -11,12 +12,21 @@ import type { FromThread, ToThread } from './pglite-thread.ts';
  */
 const port = parentPort!;
 /**
- * What to open, sent once the main thread knows the directory and has PGlite's module compiled
- * (pglite-wasm.ts): the thread may start earlier and load PGlite's code meanwhile (pglite-thread.ts).
+ * What to open, sent once the main thread knows the directory (with PGlite's module when the main
+ * thread compiled it: pglite-wasm.ts). A thread started ahead of the config (prewarmPgliteThread)
+ * compiles the module itself, first, on V8's background threads while it loads PGlite's code and
+ * waits: the main thread's event loop, busy loading the server's modules, resolved its compile
+ * (and its read of the file) only once that was done, which put the compile on the start-up's
+ * critical path (docs/benchmarks.md#start-up-fourth-round-2026-11-27-0800-1000-utc).
  */
-const { dir, conf, wasm } = await new Promise<Extract<ToThread, { type: 'open' }>>((resolve) =>
+const ownWasm = (workerData as ThreadData | undefined)?.compileWasm ? pgliteWasm() : undefined;
+ownWasm?.catch(() => {}); // reported by the open that awaits it
+const opening = new Promise<Extract<ToThread, { type: 'open' }>>((resolve) =>
   port.once('message', resolve),
 );
+// Imported here, after the compile above has started.
+const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
+const { dir, conf, wasm } = await opening;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 interface Conn {
@@ -41,7 +51,8 @@ let closing: (() => void) | null = null;
 
 let pg: PGlite;
 try {
-  pg = await PGlite.create(dir, { postgresqlconf: conf, pgliteWasmModule: wasm } as never);
+  const module = wasm ?? (await ownWasm);
+  pg = await PGliteClass.create(dir, { postgresqlconf: conf, pgliteWasmModule: module } as never);
   post({ type: 'ready' });
 } catch (err) {
   post({ type: 'failed', message: (err as Error).message });

@@ -1,5 +1,14 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+
+/**
+ * ioredis (a CommonJS package of about 150 files, ~0.1 s of CPU to load) is loaded with the first
+ * connection, so a server without Redis, the default, does not load it at start-up
+ * (docs/benchmarks.md#start-up-fourth-round-2026-11-27-0800-1000-utc). `connectRedis` stays
+ * synchronous, so it is required, not imported.
+ */
+const loadIoredis = () => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 /**
  * One Redis connection for one coordination purpose (live events, cache invalidation, leases).
@@ -14,6 +23,7 @@ export function connectRedis(
   degraded: string,
   opts: RedisOptions = {},
 ): Redis {
+  const { Redis } = loadIoredis();
   const redis = new Redis(url, {
     connectTimeout: 2000,
     maxRetriesPerRequest: 1,
