@@ -9,7 +9,7 @@
 // json-worker.js) sit beside the code that starts them, as in tsc's output, and files of the
 // package (drizzle/, data/, dist/ui, dist/pglite-template) are found from its root
 // (src/package-root.ts).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -59,6 +59,27 @@ await build({
   },
   logLevel: 'warning',
 });
+// keepNames' helper redefines `name` on every function it is given, and it is given every nested
+// function each time its enclosing function runs: Fastify's hook runners alone made three
+// `Object.defineProperty` calls a request per hook kind, each a trip into the runtime that also
+// turns the closure's own map into a fresh one. A function whose name is already the one esbuild
+// would give it (almost every one: esbuild renames only on a clash) is left as it is; the names
+// stay exactly what keepNames makes them (docs/benchmarks.md, batch 25 on PostgreSQL).
+const NAME_HELPER =
+  'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
+const CHEAP_NAME_HELPER =
+  'var __name = (target, value) => target.name === value ? target : __defProp(target, "name", { value, configurable: true });';
+const helperChunks = readdirSync(OUT).filter(
+  (f) => f.endsWith('.js') && readFileSync(join(OUT, f), 'utf8').includes(NAME_HELPER),
+);
+if (helperChunks.length === 0) {
+  process.stderr.write(`bundle: esbuild's keepNames helper was not found (${NAME_HELPER})\n`);
+  process.exit(1);
+}
+for (const f of helperChunks) {
+  const file = join(OUT, f);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(NAME_HELPER, CHEAP_NAME_HELPER));
+}
 // A chunk that is only `export default require_x()` is a CommonJS package reached by
 // `import('package')`: its named exports are missing in the bundle (node's own loader has them,
 // so the code works from src/). Import it through a module of ours instead (docs/architecture.md).

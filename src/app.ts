@@ -54,7 +54,8 @@ export async function buildApp(s: AppDeps): Promise<FastifyInstance> {
     // One log line per request would dominate at ingest rates; errors are logged where handled.
     logController: new LogController({ disableRequestLogging: true }),
     // X-Forwarded-For counts only from trusted proxies (docs/auth.md#behind-a-proxy); req.ip is the client then.
-    trustProxy: s.config.trustedProxyCidrs,
+    // The same CIDRs as authentication's, whose answers are kept per address (src/auth/authenticate.ts).
+    trustProxy: (address: string) => s.auth.isTrustedProxy(address),
     return503OnClosing: true,
     // Path parameters carry agent names as long as ingest accepts (512 characters, percent-encoded
     // possibly three times longer); the routes check the decoded length themselves.

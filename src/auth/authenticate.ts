@@ -30,6 +30,9 @@ export interface FailureThrottle {
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+const TRUST_CACHE_SIZE = 4096;
+/** The longest textual IP address (an IPv4-mapped IPv6 one); a zone index may make it longer, uncached. */
+const MAX_ADDRESS_CHARS = 45;
 
 /**
  * Resolves who is calling, for HTTP and gRPC alike (docs/auth.md#modes). Auth is off only when no key
@@ -38,6 +41,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
  */
 export class Authenticator {
   private readonly trusted: (addr: string, i: number) => boolean;
+  private readonly trustCache = new Map<string, boolean>();
   readonly loopbackOnly: boolean;
 
   constructor(
@@ -51,8 +55,22 @@ export class Authenticator {
     this.loopbackOnly = LOOPBACK_HOSTS.has(listenHost);
   }
 
+  /**
+   * Whether `address` is a trusted proxy's. Asked several times a request (authentication, the
+   * client address of the rate limits and connection caps, Fastify's req.ip), and each answer
+   * parsed the address again: the answers are kept, for as many addresses as TRUST_CACHE_SIZE
+   * (any peer picks its own address; an X-Forwarded-For hop anything), and only for strings
+   * short enough to be an address.
+   */
   isTrustedProxy(address: string): boolean {
-    return this.trusted(address, 0);
+    const known = this.trustCache.get(address);
+    if (known !== undefined) return known;
+    const trusted = this.trusted(address, 0);
+    if (address.length <= MAX_ADDRESS_CHARS) {
+      if (this.trustCache.size >= TRUST_CACHE_SIZE) this.trustCache.clear();
+      this.trustCache.set(address, trusted);
+    }
+    return trusted;
   }
 
   async authDisabled(): Promise<boolean> {

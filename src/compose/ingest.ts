@@ -93,19 +93,27 @@ export function createIngest({ config, store, logger }: Base, p: IngestParts): I
   };
 }
 
-/** Groups smaller than this go through the statement on PostgreSQL too. */
-const COPY_MIN_SPANS = 500;
+/**
+ * Groups smaller than this go through the statement on PostgreSQL. With the connections' Nagle
+ * delays gone (store/pg-socket.ts: each of COPY's four round trips could wait 40 ms for a delayed
+ * ACK), COPY cost PostgreSQL less CPU per span than the statement at every group size measured,
+ * and the server about as much from 100 spans (docs/benchmarks.md, batch 25 on PostgreSQL); it
+ * was 500.
+ */
+const COPY_MIN_SPANS = 100;
 /**
  * On PGlite, where a round trip is a message to its thread: COPY's transaction cost more than it
  * saved at 100 spans and less from about 300 (docs/benchmarks.md, the embedded default faster).
  */
 const PGLITE_COPY_MIN_SPANS = 250;
 /**
- * A request of at least this many spans is encoded for COPY when it arrives, a smaller one as the
- * statement's JSON: each for the commit its group most likely takes (small requests make small
- * groups). Encoding every request for COPY made a group of small ones encode twice, COPY's rows
- * at arrival and the statement's JSON at commit: at batch 25 on PostgreSQL the server's CPU per
- * span had risen by half (docs/benchmarks.md).
+ * A request is encoded for COPY when it arrives if it has at least this many spans or the group
+ * it will likely join is large enough for COPY (what its lane has waiting or committing), else as
+ * the statement's JSON: each for the commit its group most likely takes. Encoding every request
+ * for COPY made a group of small ones encode twice, COPY's rows at arrival and the statement's
+ * JSON at commit: at batch 25 on PostgreSQL the server's CPU per span had risen by half; encoding
+ * every small one as JSON did the same the other way once batch-25 groups were committed by COPY
+ * (docs/benchmarks.md).
  */
 const COPY_ENCODE_MIN_SPANS = 100;
 const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
@@ -119,8 +127,10 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
   const { client, pgliteCopyIn } = store;
   const minSpans = pgliteCopyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
   return {
-    encode: (spans) =>
-      spans.length >= COPY_ENCODE_MIN_SPANS ? encodeSpansCopy(spans) : encodeSpans(spans),
+    encode: (spans, groupSpans = spans.length) =>
+      spans.length >= COPY_ENCODE_MIN_SPANS || groupSpans >= minSpans
+        ? encodeSpansCopy(spans)
+        : encodeSpans(spans),
     commit: async (spans, enc) => {
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).

@@ -1,5 +1,6 @@
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
+import { SessionLanes } from './session-lanes.ts';
 import { GroupCommitWriter, type WriterOptions } from './writer.ts';
 
 export interface LanedWriterOptions extends WriterOptions {
@@ -13,11 +14,15 @@ export interface LanedWriterOptions extends WriterOptions {
 
 /**
  * Several group-commit lanes committing concurrently, so one group's commit latency (round trip,
- * WAL flush) overlaps another's work. A span's lane is chosen by its session, so two concurrent
- * commits never touch the same session's rollup rows: each session's health tag is computed by
- * one lane at a time. A request whose spans span several lanes is answered once every part is
- * committed; if a part fails, the request fails and its retry is safe (spans are stored once per
- * id, and rollups count only newly stored spans).
+ * WAL flush) overlaps another's work. A session is held by one lane while any of its spans wait or
+ * commit (SessionLanes), so two concurrent commits never touch the same session's rollup rows:
+ * each session's health tag is computed by one lane at a time. Sessions no lane holds go to the
+ * first lane until it has a full group (`maxCommitSpans`) waiting or committing, then to the
+ * least busy: under a light load every request is one part in one lane and groups stay large
+ * (a commit's fixed cost is shared by more spans); under a heavy one the lanes overlap. A request
+ * whose spans span several lanes is answered once every part is committed; if a part fails, the
+ * request fails and its retry is safe (spans are stored once per id, and rollups count only newly
+ * stored spans).
  *
  * A request is its first span's project's (a project-bound key can only send its own): every
  * lane shares its queue fairly between projects (see GroupCommitWriter), and a project's queued
@@ -27,17 +32,16 @@ export class LanedWriter {
   private readonly lanes: GroupCommitWriter[];
   private readonly perProject = new Map<string, number>();
   private readonly projectCap: number;
+  private readonly sessions = new SessionLanes();
+  private readonly fullGroup: number;
+  private readonly maxQueued: number;
 
   constructor(opts: LanedWriterOptions, laneCount: number) {
     this.projectCap = opts.maxQueuedSpansPerProject ?? Number.POSITIVE_INFINITY;
-    const perLane = {
-      ...opts,
-      maxQueuedSpans: Math.max(1, Math.ceil(opts.maxQueuedSpans / laneCount)),
-    };
-    this.lanes = Array.from(
-      { length: Math.max(1, laneCount) },
-      () => new GroupCommitWriter(perLane),
-    );
+    this.fullGroup = opts.maxCommitSpans;
+    this.maxQueued = opts.maxQueuedSpans;
+    // Each lane may take the whole queue: a lane holds its sessions' spans, however many there are.
+    this.lanes = Array.from({ length: Math.max(1, laneCount) }, () => new GroupCommitWriter(opts));
   }
 
   get pendingSpans(): number {
@@ -69,6 +73,9 @@ export class LanedWriter {
   async write(spans: Span[]): Promise<number> {
     if (spans.length === 0) return 0;
     const project = (spans[0] as Span).projectId;
+    const pending = this.pendingSpans;
+    if (pending > 0 && pending + spans.length > this.maxQueued)
+      throw new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 });
     this.admit(project, spans.length);
     const queued = this.queuedFor(project);
     this.perProject.set(project, queued + spans.length);
@@ -83,17 +90,13 @@ export class LanedWriter {
 
   private async writeLanes(spans: Span[], project: string): Promise<number> {
     if (this.lanes.length === 1) return (this.lanes[0] as GroupCommitWriter).write(spans, project);
-    const parts = new Map<number, Span[]>();
-    for (const s of spans) {
-      const lane = laneOf(s, this.lanes.length);
-      const part = parts.get(lane);
-      if (part) part.push(s);
-      else parts.set(lane, [s]);
-    }
+    const parts = this.sessions.split(spans, () => this.freeLane());
     // Settled, not raced: the project's queued count drops only once no part is queued any more.
     const settled = await Promise.allSettled(
       [...parts].map(([lane, part]) =>
-        (this.lanes[lane] as GroupCommitWriter).write(part, project),
+        (this.lanes[lane] as GroupCommitWriter)
+          .write(part, project)
+          .finally(() => this.sessions.release(part)),
       ),
     );
     const failed = settled.find((r) => r.status === 'rejected');
@@ -101,19 +104,21 @@ export class LanedWriter {
     return settled.reduce((a, r) => a + (r as PromiseFulfilledResult<number>).value, 0);
   }
 
+  /** The lane for sessions no lane holds: the first until it has a full group, then the least busy. */
+  private freeLane(): number {
+    const first = this.lanes[0] as GroupCommitWriter;
+    if (first.pendingSpans < this.fullGroup) return 0;
+    let best = 0;
+    for (let i = 1; i < this.lanes.length; i++)
+      if (
+        (this.lanes[i] as GroupCommitWriter).pendingSpans <
+        (this.lanes[best] as GroupCommitWriter).pendingSpans
+      )
+        best = i;
+    return best;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.lanes.map((l) => l.close()));
   }
-}
-
-/** FNV-1a over project and session key (as the rollup keys sessions), spread over the lanes. */
-function laneOf(s: Span, lanes: number): number {
-  const h = fnv1a(fnv1a(0x811c9dc5, s.projectId), s.sessionId ?? s.traceId ?? s.spanId);
-  return (h >>> 0) % lanes;
-}
-
-/** Continues an FNV-1a hash over `text` and a NUL separator, without building a joined string per span. */
-function fnv1a(h: number, text: string): number {
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return Math.imul(h, 0x01000193);
 }

@@ -12,8 +12,11 @@ export interface WriterOptions {
   /**
    * Encodes one request's spans for commit, when the request arrives: a group's encoding is then
    * spread over its requests' own turns instead of filling one turn of the event loop.
+   * `groupSpans` (default: the request's own): about how many spans the group it is committed in
+   * will hold (at arrival, what the lane has waiting or committing, the request included), so the
+   * form can match the group's.
    */
-  encode: (spans: Span[]) => EncodedSpans;
+  encode: (spans: Span[], groupSpans?: number) => EncodedSpans;
   /** Commits one group (its spans and each request's encoding) in one transaction; all-or-nothing. Says which spans were new. */
   commit: (spans: Span[], encoded: EncodedSpans[]) => Promise<StoredSpans>;
   maxQueuedSpans: number;
@@ -115,7 +118,7 @@ export class GroupCommitWriter {
   }
 
   private writeChunk(spans: Span[], tenant: string, encodeNow = true): Promise<number> {
-    const encoded = encodeNow ? this.opts.encode(spans) : null;
+    const encoded = encodeNow ? this.opts.encode(spans, this.queuedSpans + spans.length) : null;
     return new Promise<number>((resolve, reject) => {
       this.enqueue({ tenant, start: 0, spans, encoded, resolve, reject });
       this.flushing ??= this.drain().finally(() => {
@@ -196,9 +199,10 @@ export class GroupCommitWriter {
 
   private async commitGroup(all: Pending[]): Promise<void> {
     const group: Pending[] = [];
+    const size = all.reduce((n, p) => n + p.spans.length, 0);
     for (const p of all) {
       try {
-        p.encoded ??= this.opts.encode(p.spans);
+        p.encoded ??= this.opts.encode(p.spans, size);
         group.push(p);
       } catch (err) {
         p.reject(err as Error);
