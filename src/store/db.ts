@@ -1,5 +1,6 @@
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
+import type { Sql } from 'postgres';
 import type * as schema from './schema.ts';
 
 /** The drizzle database, the same type over PGlite and postgres.js. */
@@ -17,6 +18,24 @@ export async function execute<T = Record<string, unknown>>(
   }
   const r = res as { rows?: T[]; affectedRows?: number };
   return { rows: r.rows ?? [], count: r.affectedRows ?? r.rows?.length ?? 0 };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs a read as a prepared statement on the postgres.js client under `db` (both back ends), and
+ * returns its rows as the driver reads them, without drizzle's mapping of each value. drizzle runs
+ * every statement unnamed: the database parses and plans it on every run (1-3 ms for a read of the
+ * day-partitioned spans table, more on PGlite) and postgres.js describes it first, in a round trip
+ * of its own. Prepared, a connection does that once per statement text (docs/benchmarks.md, target
+ * 5). Each text must therefore come from code, its values all parameters, so a connection keeps a
+ * bounded number. Without a client (a transaction) the read runs unnamed, as `execute`.
+ */
+export async function executePrepared<T>(db: Db, query: SQL): Promise<T[]> {
+  const client = (db as { $client?: Sql }).$client;
+  if (typeof client?.unsafe !== 'function') return (await execute<T>(db, query)).rows;
+  const q = dialect.sqlToQuery(query);
+  return client.unsafe<T[]>(q.sql, q.params as never[], { prepare: true });
 }
 
 /**

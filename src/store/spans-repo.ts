@@ -1,7 +1,7 @@
-import { and, desc, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
-import { execute, type Db } from './db.ts';
+import { execute, executePrepared, type Db } from './db.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { ingestQuery, ingestStatement } from './ingest-query.ts';
@@ -106,27 +106,37 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
       ? undefined
       : sql`(${spans.startedAt}, ${spans.spanId}) < (${isoMicros(f.before.startedAt, f.before.micros)}::timestamptz, ${f.before.spanId})`,
   ];
-  const rows = await db
-    .select(SPAN_WITH_MICROS)
-    .from(spans)
-    .where(and(...where))
-    .orderBy(desc(spans.startedAt), desc(spans.spanId))
-    .limit(f.limit);
+  const rows = await executePrepared<SpanRow>(
+    db,
+    sql`select ${SPAN_COLUMNS} from spans where ${and(...where) ?? sql`true`}
+        order by started_at desc, span_id desc limit ${f.limit}`,
+  );
   return rows.map(rowToSpan);
 }
 
-type Row = typeof spans.$inferSelect & { startedUs?: number | string; endedUs?: number | string };
-
-/** Every column, plus each time's microseconds below the millisecond (JS Date holds ms). */
-export const SPAN_WITH_MICROS = {
-  ...getTableColumns(spans),
-  startedUs: sql<number>`(extract(microseconds from ${spans.startedAt})::int % 1000)`.as(
-    'started_us',
-  ),
-  endedUs: sql<number>`(extract(microseconds from ${spans.endedAt})::int % 1000)`.as('ended_us'),
+/** A span as the store reads it: every column but ingested_at, plus each time's microseconds. */
+export type SpanRow = Omit<typeof spans.$inferSelect, 'ingestedAt'> & {
+  startedUs?: number | string;
+  endedUs?: number | string;
 };
 
-export function rowToSpan(r: Row): Span {
+/**
+ * The select list of a SpanRow, as raw SQL for a read of `spans` alone: each column under its field
+ * name, and each time's microseconds below the millisecond (a JS Date holds ms). Read through
+ * executePrepared, so its values come as the driver parses them (timestamps by pg-time.ts, jsonb as
+ * JSON), the values drizzle's column mapping gave, at a third of a 200-span read's CPU less.
+ */
+export const SPAN_COLUMNS: SQL = sql.raw(
+  [
+    ...Object.entries(getTableColumns(spans))
+      .filter(([field]) => field !== 'ingestedAt')
+      .map(([field, column]) => `${column.name} as "${field}"`),
+    `(extract(microseconds from started_at)::int % 1000) as "startedUs"`,
+    `(extract(microseconds from ended_at)::int % 1000) as "endedUs"`,
+  ].join(', '),
+);
+
+export function rowToSpan(r: SpanRow): Span {
   return {
     spanId: r.spanId,
     traceId: r.traceId,
