@@ -28,14 +28,15 @@ const dialect = new PgDialect();
  * every statement unnamed: the database parses and plans it on every run (1-3 ms for a read of the
  * day-partitioned spans table, more on PGlite) and postgres.js describes it first, in a round trip
  * of its own. Prepared, a connection does that once per statement text (docs/benchmarks.md, target
- * 5). Each text must therefore come from code, its values all parameters, so a connection keeps a
- * bounded number. Without a client (a transaction) the read runs unnamed, as `execute`.
+ * 5), and keeps the statement: only texts of a few fixed shapes may be prepared, their values all
+ * parameters, or a caller could fill each connection with plans. `prepare` false runs the text
+ * unnamed (still without drizzle's mapping). Without a client (a transaction) it runs as `execute`.
  */
-export async function executePrepared<T>(db: Db, query: SQL): Promise<T[]> {
+export async function executePrepared<T>(db: Db, query: SQL, prepare = true): Promise<T[]> {
   const client = (db as { $client?: Sql }).$client;
   if (typeof client?.unsafe !== 'function') return (await execute<T>(db, query)).rows;
   const q = dialect.sqlToQuery(query);
-  return client.unsafe<T[]>(q.sql, q.params as never[], { prepare: true });
+  return client.unsafe<T[]>(q.sql, q.params as never[], { prepare });
 }
 
 /**

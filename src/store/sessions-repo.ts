@@ -15,8 +15,8 @@ import {
 } from 'drizzle-orm';
 import { isoMicros } from '../model/span.ts';
 import { executePrepared, type Db } from './db.ts';
-import { sessions } from './schema.ts';
-import { SPAN_COLUMNS, type SpanRow } from './spans-repo.ts';
+import { sessions, spans } from './schema.ts';
+import { SPAN_MICROS, spanRowOf, type SpanColumns, type SpanRow } from './spans-repo.ts';
 
 export type { SpanRow };
 
@@ -152,7 +152,7 @@ export async function findSessionRow(
   const project = projectId === null ? sql`` : sql`project_id = ${projectId} and `;
   const [row] = await executePrepared<SessionRow>(
     db,
-    sql`select ${SESSION_COLUMNS} from sessions where ${project}session_id = ${sessionId}
+    sql`select ${SESSION_COLUMNS} from ${sessions} where ${project}session_id = ${sessionId}
         order by last_call_at desc limit 1`,
   );
   // The driver reads bigint as text; drizzle's column (mode 'number') gave numbers.
@@ -173,14 +173,14 @@ export function sessionSpansQuery(
   sessionId: string,
   limit: number,
 ): SQL {
-  return sql`(select ${SPAN_COLUMNS} from spans
+  return sql`(select *, ${SPAN_MICROS} from ${spans}
                where project_id = ${projectId} and session_id = ${sessionId}
                order by started_at, span_id limit ${limit})
              union all
-             (select ${SPAN_COLUMNS} from spans
+             (select *, ${SPAN_MICROS} from ${spans}
                where project_id = ${projectId} and session_id is null and trace_id = ${sessionId}
                order by started_at, span_id limit ${limit})
-             order by "startedAt", "spanId" limit ${limit}`;
+             order by started_at, span_id limit ${limit}`;
 }
 
 /** sessionSpansQuery's rows, read prepared (executePrepared). */
@@ -190,7 +190,11 @@ export async function listSessionSpans(
   sessionId: string,
   limit: number,
 ): Promise<SpanRow[]> {
-  return executePrepared<SpanRow>(db, sessionSpansQuery(db, projectId, sessionId, limit));
+  const rows = await executePrepared<SpanColumns>(
+    db,
+    sessionSpansQuery(db, projectId, sessionId, limit),
+  );
+  return rows.map(spanRowOf);
 }
 
 /**
