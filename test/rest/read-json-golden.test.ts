@@ -162,4 +162,12 @@ describe.each(backends.filter((b) => b.available))('read JSON on $name', (backen
     }
     expect(body).toBe(readFileSync(file, 'utf8'));
   });
+
+  // The tree reads the session's row and, with the project given, its spans at once: a session of
+  // another project is still not found, and nothing of its spans is answered.
+  it('answers 404 for a session asked in another project', async () => {
+    const res = await fetch(`${server.httpUrl}/api/agents/sessions/session-golden?project_id=nope`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('a-root');
+  });
 });
