@@ -1,6 +1,5 @@
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Sql } from 'postgres';
 import type * as schema from './schema.ts';
 
 /** The drizzle database, the same type over PGlite and postgres.js. */
@@ -30,13 +29,18 @@ const dialect = new PgDialect();
  * of its own. Prepared, a connection does that once per statement text (docs/benchmarks.md, target
  * 5), and keeps the statement: only texts of a few fixed shapes may be prepared, their values all
  * parameters, or a caller could fill each connection with plans. `prepare` false runs the text
- * unnamed (still without drizzle's mapping). Without a client (a transaction) it runs as `execute`.
+ * unnamed (still without drizzle's mapping). In a transaction it runs on the transaction's connection.
  */
 export async function executePrepared<T>(db: Db, query: SQL, prepare = true): Promise<T[]> {
-  const client = (db as { $client?: Sql }).$client;
-  if (typeof client?.unsafe !== 'function') return (await execute<T>(db, query)).rows;
-  const q = dialect.sqlToQuery(query);
-  return client.unsafe<T[]>(q.sql, q.params as never[], { prepare });
+  // drizzle's own prepared query without selected fields: postgres.js's rows as they come, the
+  // statement named when given a name, and logged as any other (bench/read-explain.ts reads the log).
+  const q = db._.session.prepareQuery(
+    dialect.sqlToQuery(query),
+    undefined,
+    prepare ? 'read' : undefined,
+    false,
+  );
+  return (await q.execute()) as T[];
 }
 
 /**
