@@ -129,7 +129,7 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     .limit(f.limit);
 }
 
-/** SESSION_WITH_MICROS as a raw select list (as SPAN_COLUMNS in spans-repo.ts), for findSessionRow. */
+/** SESSION_WITH_MICROS as a raw select list, for findSessionRow's prepared read (one row: aliased). */
 const SESSION_COLUMNS: SQL = sql.raw(
   [
     ...Object.entries(getTableColumns(sessions)).map(
@@ -165,7 +165,8 @@ export async function findSessionRow(
  * Spans of one session: its session_id, or its trace_id for spans that carry no session id. Two
  * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
  * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
- * of the project.
+ * of the project. Raw SQL, for listSessionSpans's prepared read (`_db`: kept for callers that
+ * explain it).
  */
 export function sessionSpansQuery(
   _db: Db,
