@@ -101,7 +101,10 @@ export function subMillisecondMicros(s: string): number {
   return digits.length <= 3 ? 0 : Number(digits.slice(3, 6).padEnd(3, '0'));
 }
 
-/** The spec's snake_case JSON form of a span (REST). */
+/**
+ * The spec's snake_case JSON form of a span (REST). One object literal with every field (no spread
+ * of clientFieldsJson, whose copy took a third of a session tree's mapping), in the same key order.
+ */
 export function toSpanJson(s: Span) {
   return {
     span_id: s.spanId,
@@ -128,7 +131,15 @@ export function toSpanJson(s: Span) {
     health_tag: s.healthTag,
     cost_usd: s.costUsd,
     cost_estimated: s.costEstimated,
-    ...clientFieldsJson(s),
+    target_agent_name: s.targetAgentName ?? null,
+    finish_reason: s.finishReason ?? null,
+    cache_read_tokens: s.cacheReadTokens ?? null,
+    cache_creation_tokens: s.cacheCreationTokens ?? null,
+    thinking_tokens: s.thinkingTokens ?? null,
+    lineage_provenance: s.lineageProvenance ?? null,
+    lineage_status: s.lineageStatus ?? null,
+    schema_version: s.schemaVersion ?? null,
+    replay_of: s.replayOf ?? null,
   };
 }
 export type SpanJson = ReturnType<typeof toSpanJson>;

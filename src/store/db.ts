@@ -1,4 +1,4 @@
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { sql, type SQL } from 'drizzle-orm';
 import type * as schema from './schema.ts';
 
@@ -17,6 +17,30 @@ export async function execute<T = Record<string, unknown>>(
   }
   const r = res as { rows?: T[]; affectedRows?: number };
   return { rows: r.rows ?? [], count: r.affectedRows ?? r.rows?.length ?? 0 };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs a read as a prepared statement on the postgres.js client under `db` (both back ends), and
+ * returns its rows as the driver reads them, without drizzle's mapping of each value. drizzle runs
+ * every statement unnamed: the database parses and plans it on every run (1-3 ms for a read of the
+ * day-partitioned spans table, more on PGlite) and postgres.js describes it first, in a round trip
+ * of its own. Prepared, a connection does that once per statement text (docs/benchmarks.md, target
+ * 5), and keeps the statement: only texts of a few fixed shapes may be prepared, their values all
+ * parameters, or a caller could fill each connection with plans. `prepare` false runs the text
+ * unnamed (still without drizzle's mapping). In a transaction it runs on the transaction's connection.
+ */
+export async function executePrepared<T>(db: Db, query: SQL, prepare = true): Promise<T[]> {
+  // drizzle's own prepared query without selected fields: postgres.js's rows as they come, the
+  // statement named when given a name, and logged as any other (bench/read-explain.ts reads the log).
+  const q = db._.session.prepareQuery(
+    dialect.sqlToQuery(query),
+    undefined,
+    prepare ? 'read' : undefined,
+    false,
+  );
+  return (await q.execute()) as T[];
 }
 
 /**

@@ -8,17 +8,17 @@ import {
   gte,
   ilike,
   isNotNull,
-  isNull,
   lte,
   or,
   sql,
   type SQL,
 } from 'drizzle-orm';
 import { isoMicros } from '../model/span.ts';
-import { unionAll } from 'drizzle-orm/pg-core';
-import type { Db } from './db.ts';
+import { executePrepared, type Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
-import { SPAN_WITH_MICROS } from './spans-repo.ts';
+import { SPAN_MICROS, spanRowOf, type SpanColumns, type SpanRow } from './spans-repo.ts';
+
+export type { SpanRow };
 
 /** A session's rollup row, with its first and last call's microseconds below the millisecond. */
 export type SessionRow = typeof sessions.$inferSelect & {
@@ -35,7 +35,6 @@ const SESSION_WITH_MICROS = {
     'last_call_us',
   ),
 };
-export type SpanRow = typeof spans.$inferSelect & { startedUs: number; endedUs: number };
 
 export interface SessionFilter {
   projectId: string | null;
@@ -130,57 +129,73 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
     .limit(f.limit);
 }
 
-/** The session's rollup row; with no project given, the most recent session of that id. */
+/** SESSION_WITH_MICROS as a raw select list, for findSessionRow's prepared read (one row: aliased). */
+const SESSION_COLUMNS: SQL = sql.raw(
+  [
+    ...Object.entries(getTableColumns(sessions)).map(
+      ([field, column]) => `${column.name} as "${field}"`,
+    ),
+    `(extract(microseconds from first_call_at)::int % 1000) as "firstCallUs"`,
+    `(extract(microseconds from last_call_at)::int % 1000) as "lastCallUs"`,
+  ].join(', '),
+);
+
+/**
+ * The session's rollup row; with no project given, the most recent session of that id. Read
+ * prepared (executePrepared): the first of a session tree's two reads.
+ */
 export async function findSessionRow(
   db: Db,
   projectId: string | null,
   sessionId: string,
 ): Promise<SessionRow | undefined> {
-  const [row] = await db
-    .select(SESSION_WITH_MICROS)
-    .from(sessions)
-    .where(
-      and(
-        projectId === null ? undefined : eq(sessions.projectId, projectId),
-        eq(sessions.sessionId, sessionId),
-      ),
-    )
-    .orderBy(desc(sessions.lastCallAt))
-    .limit(1);
-  return row;
+  const project = projectId === null ? sql`` : sql`project_id = ${projectId} and `;
+  const [row] = await executePrepared<SessionRow>(
+    db,
+    sql`select ${SESSION_COLUMNS} from ${sessions} where ${project}session_id = ${sessionId}
+        order by last_call_at desc limit 1`,
+  );
+  // The driver reads bigint as text; drizzle's column (mode 'number') gave numbers.
+  return (
+    row && { ...row, inputTokens: Number(row.inputTokens), outputTokens: Number(row.outputTokens) }
+  );
 }
 
 /**
  * Spans of one session: its session_id, or its trace_id for spans that carry no session id. Two
  * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
  * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
- * of the project.
+ * of the project. Raw SQL, for listSessionSpans's prepared read (`_db`: kept for callers that
+ * explain it).
  */
-export function sessionSpansQuery(db: Db, projectId: string, sessionId: string, limit: number) {
-  const bySession = db
-    .select(SPAN_WITH_MICROS)
-    .from(spans)
-    .where(and(eq(spans.projectId, projectId), eq(spans.sessionId, sessionId)))
-    .orderBy(asc(spans.startedAt), asc(spans.spanId))
-    .limit(limit);
-  const byTrace = db
-    .select(SPAN_WITH_MICROS)
-    .from(spans)
-    .where(
-      and(eq(spans.projectId, projectId), isNull(spans.sessionId), eq(spans.traceId, sessionId)),
-    )
-    .orderBy(asc(spans.startedAt), asc(spans.spanId))
-    .limit(limit);
-  return unionAll(bySession, byTrace).orderBy(asc(spans.startedAt), asc(spans.spanId)).limit(limit);
+export function sessionSpansQuery(
+  _db: Db,
+  projectId: string,
+  sessionId: string,
+  limit: number,
+): SQL {
+  return sql`(select *, ${SPAN_MICROS} from ${spans}
+               where project_id = ${projectId} and session_id = ${sessionId}
+               order by started_at, span_id limit ${limit})
+             union all
+             (select *, ${SPAN_MICROS} from ${spans}
+               where project_id = ${projectId} and session_id is null and trace_id = ${sessionId}
+               order by started_at, span_id limit ${limit})
+             order by started_at, span_id limit ${limit}`;
 }
 
+/** sessionSpansQuery's rows, read prepared (executePrepared). */
 export async function listSessionSpans(
   db: Db,
   projectId: string,
   sessionId: string,
   limit: number,
 ): Promise<SpanRow[]> {
-  return sessionSpansQuery(db, projectId, sessionId, limit);
+  const rows = await executePrepared<SpanColumns>(
+    db,
+    sessionSpansQuery(db, projectId, sessionId, limit),
+  );
+  return rows.map(spanRowOf);
 }
 
 /**
