@@ -14,6 +14,7 @@ import postgres from 'postgres';
 import { LOCAL_ADMIN as ADMIN } from '../src/auth/principal.ts';
 import { SessionsService } from '../src/sessions/sessions-service.ts';
 import type { Db } from '../src/store/db.ts';
+import { readTimesExactly } from '../src/store/pg-time.ts';
 import * as schema from '../src/store/schema.ts';
 import { SpansService } from '../src/traces/spans-service.ts';
 
@@ -51,8 +52,12 @@ function explainer(on: ExplainOn, logQuery: (sql: string, params: unknown[]) => 
     'client' in on
       ? on.client
       : postgres(on.url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const db = drizzle(client, { schema, logger: { logQuery } }) as unknown as Db;
+  // drizzle() resets the client's timestamp parsers: the store's (pg-time.ts) again, as the
+  // services' raw reads expect them (and as the server's own reads do on a shared client).
+  readTimesExactly(client);
   return {
-    db: drizzle(client, { schema, logger: { logQuery } }) as unknown as Db,
+    db,
     explain: async (q, params) =>
       (
         await client.unsafe(
