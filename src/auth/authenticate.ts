@@ -68,7 +68,8 @@ export class Authenticator {
     const trusted = this.trusted(address, 0);
     if (address.length <= MAX_ADDRESS_CHARS) {
       if (this.trustCache.size >= TRUST_CACHE_SIZE) this.trustCache.clear();
-      this.trustCache.set(address, trusted);
+      // A copy: an X-Forwarded-For hop is a slice of the whole header, which a key would keep alive.
+      this.trustCache.set(Buffer.from(address, 'latin1').toString('latin1'), trusted);
     }
     return trusted;
   }

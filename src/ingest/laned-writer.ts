@@ -73,10 +73,10 @@ export class LanedWriter {
   async write(spans: Span[]): Promise<number> {
     if (spans.length === 0) return 0;
     const project = (spans[0] as Span).projectId;
+    this.admit(project, spans.length);
     const pending = this.pendingSpans;
     if (pending > 0 && pending + spans.length > this.maxQueued)
       throw new SpyglassError('overloaded', 'ingest queue is full, retry later', { retryAfter: 1 });
-    this.admit(project, spans.length);
     const queued = this.queuedFor(project);
     this.perProject.set(project, queued + spans.length);
     try {
@@ -107,7 +107,9 @@ export class LanedWriter {
   /** The lane for sessions no lane holds: the first until it has a full group, then the least busy. */
   private freeLane(): number {
     const first = this.lanes[0] as GroupCommitWriter;
-    if (first.pendingSpans < this.fullGroup) return 0;
+    // A full group at the cap of the moment: shared by several projects, groups are smaller, and
+    // the first lane would otherwise queue many of them while the others wait idle.
+    if (first.pendingSpans < Math.min(this.fullGroup, first.groupCap)) return 0;
     let best = 0;
     for (let i = 1; i < this.lanes.length; i++)
       if (

@@ -118,13 +118,24 @@ export class GroupCommitWriter {
   }
 
   private writeChunk(spans: Span[], tenant: string, encodeNow = true): Promise<number> {
-    const encoded = encodeNow ? this.opts.encode(spans, this.queuedSpans + spans.length) : null;
+    let encoded: EncodedSpans | null = null;
+    try {
+      if (encodeNow) encoded = this.opts.encode(spans, this.queuedSpans + spans.length);
+    } catch (err) {
+      // Rejected, not thrown: a caller's cleanup (the lanes' session holds) runs either way.
+      return Promise.reject(err as Error);
+    }
     return new Promise<number>((resolve, reject) => {
       this.enqueue({ tenant, start: 0, spans, encoded, resolve, reject });
       this.flushing ??= this.drain().finally(() => {
         this.flushing = null;
       });
     });
+  }
+
+  /** The most spans a group of this writer takes now (smaller while tenants share it). */
+  get groupCap(): number {
+    return this.groupSize.cap();
   }
 
   /** Stops taking writes and commits everything already queued. */

@@ -6,7 +6,7 @@ import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Options, Sql } from 'postgres';
 import { packagePath } from '../package-root.ts';
 import { connectError } from './connect-error.ts';
-import { noDelaySockets } from './pg-socket.ts';
+import { noDelayOption } from './pg-socket.ts';
 import type { Db } from './db.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { readTimesExactly } from './pg-time.ts';
@@ -155,7 +155,7 @@ async function connectPool(url: string, max: number, name?: string): Promise<Sql
     connect_timeout: 10,
     idle_timeout: 60,
     // TCP_NODELAY (pg-socket.ts); postgres.js's types omit the option.
-    ...({ socket: noDelaySockets() } as object),
+    ...noDelayOption(url),
     ...(name ? { connection: { application_name: name } } : {}),
   });
   await client`select 1`.catch(async (err: unknown) => {

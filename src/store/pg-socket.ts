@@ -18,18 +18,27 @@ interface SocketTarget {
  * The socket is returned while it connects: postgres.js then writes its startup (or TLS
  * request) at once, which the socket sends once connected, and a failure to connect reaches it
  * as the socket's error and close, as on its own sockets; its connect timeout runs until the
- * server is ready. Hosts of a multi-host URL are tried in turn, one per new connection.
+ * server is ready. A URL naming several hosts keeps postgres.js's own sockets (noDelayOption):
+ * postgres.js moves to the next host itself after a failure, which a socket given to it skips.
  */
 export function noDelaySockets(): (target: SocketTarget) => Socket {
-  let next = 0;
   return (target) => {
     const socket = new Socket();
     if (target.path) return socket.connect(target.path);
-    const i = next++ % target.port.length;
-    const host = target.host[i] ?? 'localhost';
-    const port = target.port[i] ?? 5432;
+    const host = target.host[0] ?? 'localhost';
+    const port = target.port[0] ?? 5432;
     socket.once('connect', () => socket.setNoDelay(true));
     // postgres.js names the TLS server (SNI) after the socket's host, as on its own sockets.
     return Object.assign(socket.connect(port, host), { host, port });
   };
+}
+
+/**
+ * postgres.js options giving `url`'s connections TCP_NODELAY: none for a URL with several hosts
+ * (`postgres://a,b/db`), whose failover postgres.js does with its own sockets.
+ */
+export function noDelayOption(url: string): object {
+  const authority = url.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0] ?? '';
+  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
+  return hosts.includes(',') ? {} : { socket: noDelaySockets() };
 }

@@ -53,9 +53,10 @@ export async function copySpans(
  * failed after its end, which would hold the transaction open forever. A COPY that fails while
  * rows are still being written errors the stream: rejected.
  *
- * The group's rows go as one CopyData message: postgres.js writes each chunk to the socket as a
- * message of its own, one write and (with TCP_NODELAY, pg-socket.ts) one segment per request of
- * the group. And a stream that ended normally is not destroyed the way postgres.js destroys it,
+ * The group's rows go as few CopyData messages as COPY_MESSAGE_BYTES allows (one for a group of
+ * small spans): postgres.js writes each chunk to the socket as a message of its own, one write and
+ * (with TCP_NODELAY, pg-socket.ts) one segment per request of the group. PostgreSQL refuses a
+ * message over 1 GB and closes the connection, which a group of large LLM spans could reach. And a stream that ended normally is not destroyed the way postgres.js destroys it,
  * which writes a CopyFail ("null") that PostgreSQL, past the COPY, reads and ignores: one more
  * write and wake-up per commit (docs/benchmarks.md, batch 25 on PostgreSQL).
  */
@@ -70,10 +71,32 @@ function copyIn(sink: Writable, text: readonly Uint8Array[]): Promise<void> {
     const destroy = sink._destroy.bind(sink);
     sink._destroy = (err, callback) => (err ? destroy(err, callback) : callback(null));
     sink.once('error', reject);
-    const rows = text.length === 1 ? (text[0] as Uint8Array) : concat(text);
-    if (rows.length > 0) sink.write(rows);
+    for (const rows of messages(text)) sink.write(rows);
     sink.end();
   });
+}
+
+/** The most bytes joined into one CopyData message (a request's rows larger than it go alone). */
+export const COPY_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+/** The group's rows joined into messages of at most COPY_MESSAGE_BYTES, empty ones left out. */
+function messages(text: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let run: Uint8Array[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (bytes > 0) out.push(run.length === 1 ? (run[0] as Uint8Array) : concat(run));
+    run = [];
+    bytes = 0;
+  };
+  for (const rows of text) {
+    if (rows.length === 0) continue;
+    if (bytes > 0 && bytes + rows.length > COPY_MESSAGE_BYTES) flush();
+    run.push(rows);
+    bytes += rows.length;
+  }
+  flush();
+  return out;
 }
 
 const COPY = `copy spans (${COLUMN_NAMES}) from stdin`;

@@ -23,10 +23,10 @@ interface Pooled {
   dataDir: string;
   /** The relations a store has when opened: a store that differs is not reused. */
   relations: string;
-  /** Names every table (partitions included) that holds a row: only those need emptying. */
-  nonEmpty: string;
-  /** The tables that hold rows in the template, and the statements that write those rows back. */
-  template: { tables: string[]; restore: string };
+  /** Empties every table (partitions included) that holds a row, and the template's. */
+  empty: string;
+  /** The statements that write the template's rows back. */
+  restore: string;
 }
 
 const idle: Pooled[] = [];
@@ -63,16 +63,16 @@ async function openPooled(): Promise<Pooled> {
           `insert into ${t.name} select * from json_populate_recordset(null::${t.name}, ${literal(JSON.stringify(t.rows))});`,
       )
       .join('\n');
-    const nonEmpty = leaves
-      .map((name) => `select ${literal(name)} as name where exists (select 1 from ${name})`)
-      .join(' union all ');
-    return {
-      store,
-      dataDir,
-      relations: await relations(store),
-      nonEmpty,
-      template: { tables: tables.map((t) => t.name), restore },
-    };
+    const array = (names: string[]) => `array[${names.map(literal).join(', ')}]::text[]`;
+    // One statement in the reset's transaction: what it finds empty is what it leaves.
+    const empty = `do $$ declare t text; found boolean; begin
+      foreach t in array ${array(leaves)} loop
+        execute format('select exists (select 1 from %s)', t) into found;
+        if found or t = any(${array(tables.map((x) => x.name))}) then
+          execute format('truncate %s cascade', t);
+        end if;
+      end loop; end $$`;
+    return { store, dataDir, relations: await relations(store), empty, restore };
   } catch (err) {
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -87,13 +87,9 @@ async function openPooled(): Promise<Pooled> {
  */
 async function giveBack(p: Pooled): Promise<void> {
   try {
-    const written = (await p.store.client.unsafe<{ name: string }[]>(p.nonEmpty)).map(
-      (r) => r.name,
-    );
-    const empty = [...new Set([...written, ...p.template.tables])];
     await p.store.client
       .unsafe(
-        `begin; truncate ${empty.join(', ')} cascade;\n${p.template.restore}\n${RESTART_SEQUENCES}; commit;
+        `begin; ${p.empty};\n${p.restore}\n${RESTART_SEQUENCES}; commit;
          reset all; discard temp; select pg_advisory_unlock_all(); unlisten *; select pg_stat_reset();`,
       )
       .simple();
