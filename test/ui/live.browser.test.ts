@@ -85,9 +85,19 @@ describe('live page (browser)', () => {
         Array.from({ length: 40 }, () => nativeSpan({ agent_name: 'scroller' })),
       );
       await expect.poll(() => log.locator('li').count(), { timeout: 15_000 }).toBe(40);
-      await log.evaluate((el) => {
-        el.scrollTop = 0;
-      });
+      // Scrolled up until the page shows it is holding (its button, 0 new): a render that lands
+      // between the scroll and its event follows the tail again, as it should before the event.
+      await expect
+        .poll(
+          async () => {
+            await log.evaluate((el) => {
+              el.scrollTop = 0;
+            });
+            return p.page.getByRole('button', { name: '0 new: back to the latest' }).isVisible();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(true);
       await seedSpans(ui.base, [
         nativeSpan({ agent_name: 'scroller', tool_name: 'held_1' }),
         nativeSpan({ agent_name: 'scroller', tool_name: 'held_2' }),
