@@ -175,6 +175,13 @@ export function clientFieldsJson(s: ClientFields) {
   };
 }
 
+// toSpanJson writes the client fields out itself (no spread of clientFieldsJson, for speed): a field
+// added to clientFieldsJson and not there fails to compile here.
+const clientFieldsInSpanJson: Pick<SpanJson, keyof ClientFieldsJson> extends ClientFieldsJson
+  ? true
+  : never = true;
+void clientFieldsInSpanJson;
+
 /** Spans that started in one minute (the overview's per-minute counts). */
 export interface MinuteCount {
   /** The minute's start (UTC). */
