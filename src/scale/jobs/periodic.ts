@@ -1,9 +1,10 @@
 /**
- * Runs `task` now (or after `firstAfterMs`) and then every `everyMs`, never twice at once; stop() cancels the timer, aborts
- * `signal` and waits for a run in progress. A task of several steps checks the signal between them,
- * so a server stopped during its first pass stops after the step in progress (each a statement or
- * transaction of its own: nothing is left half-written) instead of after the whole pass. Failures go
- * to `onError`: a background job must not crash serve.
+ * Runs `task` now (or after `firstAfterMs`) and then every `everyMs` from that first run, never
+ * twice at once; stop() cancels the timers, aborts `signal` and waits for a run in progress. A
+ * task of several steps checks the signal between them, so a server stopped during its first pass
+ * stops after the step in progress (each a statement or transaction of its own: nothing is left
+ * half-written) instead of after the whole pass. Failures go to `onError`: a background job must
+ * not crash serve.
  */
 export function startPeriodic(
   task: (signal: AbortSignal) => Promise<void>,
@@ -23,9 +24,14 @@ export function startPeriodic(
         busy = false;
       });
   };
-  const first = firstAfterMs > 0 ? setTimeout(tick, firstAfterMs).unref() : (tick(), undefined);
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
+  // The repeats count from the first run: a first run deferred by a whole period would otherwise
+  // meet the interval's first tick and run twice.
+  let timer: NodeJS.Timeout | undefined;
+  const begin = () => {
+    tick();
+    timer = setInterval(tick, everyMs).unref();
+  };
+  const first = firstAfterMs > 0 ? setTimeout(begin, firstAfterMs).unref() : (begin(), undefined);
   return {
     stop: async () => {
       abort.abort();
