@@ -165,15 +165,9 @@ export async function findSessionRow(
  * Spans of one session: its session_id, or its trace_id for spans that carry no session id. Two
  * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
  * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
- * of the project. Raw SQL, for listSessionSpans's prepared read (`_db`: kept for callers that
- * explain it).
+ * of the project. Raw SQL, for listSessionSpans's prepared read.
  */
-export function sessionSpansQuery(
-  _db: Db,
-  projectId: string,
-  sessionId: string,
-  limit: number,
-): SQL {
+export function sessionSpansQuery(projectId: string, sessionId: string, limit: number): SQL {
   return sql`(select *, ${SPAN_MICROS} from ${spans}
                where project_id = ${projectId} and session_id = ${sessionId}
                order by started_at, span_id limit ${limit})
@@ -193,7 +187,7 @@ export async function listSessionSpans(
 ): Promise<SpanRow[]> {
   const rows = await executePrepared<SpanColumns>(
     db,
-    sessionSpansQuery(db, projectId, sessionId, limit),
+    sessionSpansQuery(projectId, sessionId, limit),
   );
   return rows.map(spanRowOf);
 }

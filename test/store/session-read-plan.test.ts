@@ -85,7 +85,7 @@ describe.each(backends.filter((b) => b.available))('session detail reads on $nam
   async function explainSession(id: string): Promise<PlanNode[]> {
     const { rows } = await execute<{ 'QUERY PLAN': unknown }>(
       server.services.store.db,
-      sql`explain (format json) ${sessionSpansQuery(server.services.store.db, 'default', id, 10_001)}`,
+      sql`explain (format json) ${sessionSpansQuery('default', id, 10_001)}`,
     );
     const raw = rows[0]?.['QUERY PLAN'];
     const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
