@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { startServer, type RunningServer } from '../src/main.ts';
+import { startPgCluster } from '../test/helpers/pg-cluster.ts';
 
 export interface LatencyStats {
   n: number;
@@ -30,6 +31,24 @@ export interface Case {
   count: (body: unknown) => number;
   /** Expected items for path i, when known (otherwise: at least one). */
   expect?: (i: number) => number;
+}
+
+/**
+ * startBenchServer on `backend`: on PostgreSQL in a throwaway cluster of its own (database `name`),
+ * stopped with the other cleanups.
+ */
+export async function startBenchServerOn(
+  backend: 'pglite' | 'postgres',
+  name: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<RunningServer> {
+  let url: string | undefined;
+  if (backend === 'postgres') {
+    const cluster = await startPgCluster();
+    cleanups.push(() => cluster.stop());
+    url = await cluster.createDatabase(name);
+  }
+  return startBenchServer(url, cleanups);
 }
 
 /** The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one. */

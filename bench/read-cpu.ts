@@ -11,8 +11,7 @@
  */
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startPgCluster } from '../test/helpers/pg-cluster.ts';
-import { startBenchServer } from './read-cases.ts';
+import { startBenchServerOn } from './read-cases.ts';
 import { loadNoted } from './read-data.ts';
 
 const { values: o } = parseArgs({
@@ -32,13 +31,11 @@ if (o.help) {
 const n = Number(o.requests);
 const cleanups: (() => Promise<unknown>)[] = [];
 try {
-  let url: string | undefined;
-  if (o.backend === 'postgres') {
-    const cluster = await startPgCluster();
-    cleanups.push(() => cluster.stop());
-    url = await cluster.createDatabase('spyglass_read_cpu');
-  }
-  const server = await startBenchServer(url, cleanups);
+  const server = await startBenchServerOn(
+    o.backend === 'postgres' ? 'postgres' : 'pglite',
+    'spyglass_read_cpu',
+    cleanups,
+  );
   const { info } = await loadNoted(server.services.stats, server.services.store.db, {
     spans: Number(o.spans),
     treeSessions: 5,

@@ -12,13 +12,12 @@ import { sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import type { RunningServer } from '../src/main.ts';
 import { execute } from '../src/store/db.ts';
-import { startPgCluster } from '../test/helpers/pg-cluster.ts';
 import { loadNoted, PROJECTS } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 import {
   buildCases,
   get,
-  startBenchServer,
+  startBenchServerOn,
   stats,
   walkCursors,
   type LatencyStats,
@@ -94,13 +93,7 @@ export async function runReadFresh(
 ): Promise<FreshResult> {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
-    let url: string | undefined;
-    if (opts.backend === 'postgres') {
-      const cluster = await startPgCluster();
-      cleanups.push(() => cluster.stop());
-      url = await cluster.createDatabase('spyglass_fresh_reads');
-    }
-    const server = await startBenchServer(url, cleanups);
+    const server = await startBenchServerOn(opts.backend, 'spyglass_fresh_reads', cleanups);
     const db = server.services.store.db;
     log(`fresh reads (${opts.backend}): loading ${opts.spans.toLocaleString('en-US')} spans…`);
     const loaded = await loadNoted(
