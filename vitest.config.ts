@@ -18,6 +18,11 @@ export default defineConfig({
     // Cheaper password hashing in the test process (see the file).
     setupFiles: ['test/setup-password-cost.ts'],
     testTimeout: 30_000,
+    // expect.poll waits on what a user would see happen (a page updating, a delivery arriving):
+    // vitest's default gives up after 1 s, which a loaded machine outlasts (a run at load 25 failed
+    // an agent page's table that was only slow). A poll that passes returns as soon as it passes,
+    // so only a failure waits the longer timeout.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
     // Each worker process runs file after file with the modules it has loaded: a fresh process and

@@ -30,6 +30,9 @@ export const CHROMIUM =
   ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((p) => existsSync(p)) ??
   '/usr/bin/chromium';
 
+/** Whether `screenshot()` saves anything (docs/ui.md#tests). */
+const SCREENSHOTS = process.env.SPYGLASS_UI_SCREENSHOTS === '1';
+
 export interface UiServer {
   server: TestServer;
   /** http://127.0.0.1:port */
@@ -104,8 +107,12 @@ export interface UiPage {
   foreignRequests: string[];
   /** The message of every alert, confirm or prompt the page opened (each is dismissed). */
   dialogs: string[];
-  /** Saves a full-page screenshot as test-results/ui/<name>.png. */
-  screenshot(name: string): Promise<string>;
+  /**
+   * With SPYGLASS_UI_SCREENSHOTS=1, saves a full-page screenshot as test-results/ui/<name>.png (for
+   * a person to look at the pages a run reached); otherwise nothing: no test reads them, and the
+   * PNGs cost Chromium CPU in every run.
+   */
+  screenshot(name: string): Promise<void>;
   /** axe-core's serious and critical violations on the page as it is now. */
   axe(): Promise<{ id: string; impact: string; help: string; nodes: number }[]>;
   close(): Promise<void>;
@@ -152,10 +159,9 @@ export async function openPage(ui: UiServer, path: string, cookies?: Cookie[]): 
     foreignRequests,
     dialogs,
     screenshot: async (name) => {
+      if (!SCREENSHOTS) return;
       mkdirSync(ARTEFACTS, { recursive: true });
-      const file = join(ARTEFACTS, `${name}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      return file;
+      await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
     },
     axe: async () => {
       // page.evaluate runs through the DevTools protocol, outside the page's CSP: nothing is

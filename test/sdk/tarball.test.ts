@@ -57,7 +57,8 @@ afterAll(async () => {
 });
 
 // Each test has its own project directory (and the server tarball its own npm run): side by side.
-describe.concurrent('npm pack', () => {
+// Three npm runs at once outlast the default 30 s on a loaded machine (a run at load 25 did).
+describe.concurrent('npm pack', { timeout: 90_000 }, () => {
   it('the SDK tarball installs alone into an empty project and its agent reports to a real server', async ({
     expect,
   }) => {
