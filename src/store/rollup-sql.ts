@@ -142,22 +142,11 @@ edges as (
   group by 1, 2, 3, 4, 5
   ${from('l', 'project_id text, hour timestamptz, edge_type text, source text, target text, calls bigint, errors bigint, latency_sum_ms float8')}
 ),
-lin_hours as (
-  select project_id, hour, edge_type, source, target, sum(calls) as calls, sum(errors) as errors,
-         sum(latency_sum_ms) as latency_sum_ms
-  from (
-    select project_id, hour, edge_type, source, calls, errors, latency_sum_ms,
-           case edge_type when 'handoff' then regexp_replace(target, '^\\s*(→|->)\\s*', '') else target end as target
-    from edges
-  ) e
-  -- llm_intent and user_message spans are neither calls nor runs: no lineage edge.
-  where edge_type is not null and source is not null and source <> ''
-  group by hour, project_id, edge_type, source, target
-),
 lin as (
   insert into lineage_hourly as l (project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms)
-  select project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms
-  from lin_hours
+  select project_id, hour, edge_type, source, target, sum(calls), sum(errors), sum(latency_sum_ms)
+  from ${LINEAGE_EDGES}
+  group by hour, project_id, edge_type, source, target
   order by hour, project_id, edge_type, source, target
   on conflict (hour, project_id, edge_type, source, target) do update set
     calls = l.calls + excluded.calls,
@@ -165,11 +154,12 @@ lin as (
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
 ),
 -- The same edges per 4-hour UTC block (lineage_blocks): a group's spans fall in one block mostly,
--- so this is about as many rows as the hours above.
+-- so this is about as many rows as the hours above. (Read from the hours' upsert rows instead, a
+-- CTE both upserts read, the statement cost PostgreSQL 14 ms more per commit: docs/benchmarks.md.)
 lin_blocks as (
   insert into lineage_blocks as l (project_id, block, edge_type, source, target, calls, errors, latency_sum_ms)
   select project_id, ${LINEAGE_BLOCK_OF('hour')}, edge_type, source, target, sum(calls), sum(errors), sum(latency_sum_ms)
-  from lin_hours
+  from ${LINEAGE_EDGES}
   group by 2, 1, 3, 4, 5
   order by 2, 1, 3, 4, 5
   on conflict (block, project_id, edge_type, source, target) do update set
@@ -215,6 +205,17 @@ select n.stored,
        end as keys
 from (select count(*)::int as stored from ins) n`;
 }
+
+/**
+ * The group's lineage edges (the `edges` rows, handoff targets without their arrow) as a FROM item.
+ * llm_intent and user_message spans are neither calls nor runs: no lineage edge.
+ */
+const LINEAGE_EDGES = sql.raw(`(
+    select project_id, hour, edge_type, source, calls, errors, latency_sum_ms,
+           case edge_type when 'handoff' then regexp_replace(target, '^\\s*(→|->)\\s*', '') else target end as target
+    from edges
+  ) e
+  where edge_type is not null and source is not null and source <> ''`);
 
 /**
  * The start of the 4-hour UTC block (00:00, 04:00, … 20:00) holding an hour: lineage_blocks' key,
