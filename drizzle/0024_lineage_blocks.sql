@@ -1,7 +1,7 @@
 -- Lineage per 4-hour UTC block beside the hourly rollup (docs/ingest.md#derived-data): a window
 -- aligned to the hour reads its whole blocks here and at most 3 hours at each end from
--- lineage_hourly, about a third of the rows (docs/benchmarks.md, target 5). Both keys lead with
--- the time, so a read for every project finds its blocks and hours by index, not by a scan.
+-- lineage_hourly, 0.4-0.5 of the rows for 24 h (docs/benchmarks.md, target 5). Both keys lead with
+-- the time, so a read for every project can find its blocks and hours by index, not by a scan.
 CREATE TABLE "lineage_blocks" (
 	"project_id" text NOT NULL,
 	"block" timestamp with time zone NOT NULL,

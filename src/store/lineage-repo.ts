@@ -33,8 +33,8 @@ export function lineageSpans(
 
 /**
  * Edges summed over the lineage rollups between two instants (hour resolution): the window's whole
- * 4-hour blocks from lineage_blocks and the hours at its ends from lineage_hourly, about a third of
- * the rows of its hours alone (docs/benchmarks.md, target 5). Both keys lead with the time.
+ * 4-hour blocks from lineage_blocks and the hours at its ends from lineage_hourly: for 24 h, 0.4-0.5
+ * of the rows of its hours alone (docs/benchmarks.md, target 5). Both keys lead with the time.
  */
 export async function sumLineage(
   db: Db,

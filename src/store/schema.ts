@@ -273,8 +273,8 @@ export const lineageHourly = pgTable(
 /**
  * The same edges per 4-hour UTC block (00:00, 04:00, … 20:00; `block` is its start), folded in by
  * the same ingest statement. A window aligned to the hour sums its whole blocks from here and the
- * hours before the first and after the last from lineage_hourly: 24 h is at most 6 blocks plus 6
- * hours per edge instead of 25 hours (src/store/lineage-repo.ts).
+ * hours before the first and after the last from lineage_hourly: 24 h is 6 blocks and 1 hour per
+ * edge, or 5 blocks and up to 5 hours, instead of 25 hours (src/store/lineage-repo.ts).
  */
 export const lineageBlocks = pgTable(
   'lineage_blocks',
