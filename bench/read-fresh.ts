@@ -84,7 +84,7 @@ export interface PlanRow {
   laterSeqScans: string[];
 }
 
-const STAT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly'];
+const STAT_TABLES = ['spans', 'sessions', 'session_tools', 'lineage_hourly', 'lineage_blocks'];
 
 export async function runReadFresh(
   opts: FreshOptions,

@@ -182,7 +182,13 @@ export async function runReadPath(
       // No ANALYZE here: only what the server's keeper did (it analyzes a table it finds without
       // statistics at start, so a preloaded database has them too once this resolves).
       const waitStart = performance.now();
-      for (const table of ['spans', 'sessions', 'session_tools', 'lineage_hourly'] as const)
+      for (const table of [
+        'spans',
+        'sessions',
+        'session_tools',
+        'lineage_hourly',
+        'lineage_blocks',
+      ] as const)
         await server.services.stats.hasStatistics(table);
       const a = server.services.stats.analyses;
       const statistics = {

@@ -45,6 +45,7 @@ const PROJECT_TABLES = [
   'sessions',
   'session_tools',
   'lineage_hourly',
+  'lineage_blocks',
   'span_hourly',
   'span_daily',
   'agents',

@@ -3,8 +3,9 @@ import { HEALTH_TAGS, type HealthTag } from '../model/span.ts';
 
 /**
  * The ingest statement (docs/ingest.md#derived-data): insert the group's spans, skipping ids already stored,
- * and fold exactly the new rows into the per-tool, session and hourly-lineage rollups and the
- * hourly and daily span rollups (costs, anomalies), including each touched session's health tag.
+ * and fold exactly the new rows into the per-tool, session and lineage rollups (per hour and per
+ * 4-hour block) and the hourly and daily span rollups (costs, anomalies), including each touched
+ * session's health tag.
  * One statement is one round trip and atomic by itself. It returns one row: how many of the
  * `spanCount` input rows it stored and, only when that is not all of them (a retried export, a
  * span sent twice), the key of each stored row as JSON [project_id, span_id, started_ms], so each
@@ -144,16 +145,24 @@ edges as (
 lin as (
   insert into lineage_hourly as l (project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms)
   select project_id, hour, edge_type, source, target, sum(calls), sum(errors), sum(latency_sum_ms)
-  from (
-    select project_id, hour, edge_type, source, calls, errors, latency_sum_ms,
-           case edge_type when 'handoff' then regexp_replace(target, '^\\s*(→|->)\\s*', '') else target end as target
-    from edges
-  ) e
-  -- llm_intent and user_message spans are neither calls nor runs: no lineage edge.
-  where edge_type is not null and source is not null and source <> ''
-  group by project_id, hour, edge_type, source, target
-  order by project_id, hour, edge_type, source, target
-  on conflict (project_id, hour, edge_type, source, target) do update set
+  from ${LINEAGE_EDGES}
+  group by hour, project_id, edge_type, source, target
+  order by hour, project_id, edge_type, source, target
+  on conflict (hour, project_id, edge_type, source, target) do update set
+    calls = l.calls + excluded.calls,
+    errors = l.errors + excluded.errors,
+    latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
+),
+-- The same edges per 4-hour UTC block (lineage_blocks): a group's spans fall in one block mostly,
+-- so this is about as many rows as the hours above. (Read from the hours' upsert rows instead, a
+-- CTE both upserts read, the statement cost PostgreSQL 14 ms more per commit: docs/benchmarks.md.)
+lin_blocks as (
+  insert into lineage_blocks as l (project_id, block, edge_type, source, target, calls, errors, latency_sum_ms)
+  select project_id, ${LINEAGE_BLOCK_OF('hour')}, edge_type, source, target, sum(calls), sum(errors), sum(latency_sum_ms)
+  from ${LINEAGE_EDGES}
+  group by 2, 1, 3, 4, 5
+  order by 2, 1, 3, 4, 5
+  on conflict (block, project_id, edge_type, source, target) do update set
     calls = l.calls + excluded.calls,
     errors = l.errors + excluded.errors,
     latency_sum_ms = l.latency_sum_ms + excluded.latency_sum_ms
@@ -196,6 +205,24 @@ select n.stored,
        end as keys
 from (select count(*)::int as stored from ins) n`;
 }
+
+/**
+ * The group's lineage edges (the `edges` rows, handoff targets without their arrow) as a FROM item.
+ * llm_intent and user_message spans are neither calls nor runs: no lineage edge.
+ */
+const LINEAGE_EDGES = sql.raw(`(
+    select project_id, hour, edge_type, source, calls, errors, latency_sum_ms,
+           case edge_type when 'handoff' then regexp_replace(target, '^\\s*(→|->)\\s*', '') else target end as target
+    from edges
+  ) e
+  where edge_type is not null and source is not null and source <> ''`);
+
+/**
+ * The start of the 4-hour UTC block (00:00, 04:00, … 20:00) holding an hour: lineage_blocks' key,
+ * here, in its migration (drizzle/0024_lineage_blocks.sql) and in lineage-repo.ts's LINEAGE_BLOCK_MS.
+ */
+export const LINEAGE_BLOCK_OF = (hour: string): SQL =>
+  sql.raw(`date_bin('4 hours', ${hour}, timestamptz '2000-01-01 00:00:00+00')`);
 
 /** `calls = t.calls + excluded.calls, …` for every measure of span_hourly / span_daily. */
 function addMeasures(alias: string): SQL {

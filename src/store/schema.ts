@@ -251,7 +251,9 @@ export const sessionTools = pgTable(
 
 /**
  * Lineage rollup per hour (docs/ingest.md#derived-data): agent→server calls, agent→agent handoffs, and agent
- * runs (target ''), so a 24 h graph sums at most 24 rows per edge.
+ * runs (target ''). A window reads only its first and last few hours here, the rest from
+ * lineage_blocks; the key leads with the hour so a read for every project finds those hours by
+ * index rather than scanning the table (and retention deletes by it).
  */
 export const lineageHourly = pgTable(
   'lineage_hourly',
@@ -265,7 +267,28 @@ export const lineageHourly = pgTable(
     errors: integer('errors').notNull(),
     latencySumMs: doublePrecision('latency_sum_ms').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.edgeType, t.source, t.target] })],
+  (t) => [primaryKey({ columns: [t.hour, t.projectId, t.edgeType, t.source, t.target] })],
+);
+
+/**
+ * The same edges per 4-hour UTC block (00:00, 04:00, … 20:00; `block` is its start), folded in by
+ * the same ingest statement. A window aligned to the hour sums its whole blocks from here and the
+ * hours before the first and after the last from lineage_hourly: 24 h is 6 blocks and 1 hour per
+ * edge, or 5 blocks and up to 5 hours, instead of 25 hours (src/store/lineage-repo.ts).
+ */
+export const lineageBlocks = pgTable(
+  'lineage_blocks',
+  {
+    projectId: text('project_id').notNull(),
+    block: ts('block').notNull(),
+    edgeType: text('edge_type').notNull(),
+    source: text('source').notNull(),
+    target: text('target').notNull(),
+    calls: integer('calls').notNull(),
+    errors: integer('errors').notNull(),
+    latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.block, t.projectId, t.edgeType, t.source, t.target] })],
 );
 
 /**

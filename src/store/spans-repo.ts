@@ -262,6 +262,11 @@ export async function deleteSpansBefore(
     db,
     sql`delete from lineage_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`,
   );
+  // A block goes with its last hour: the hours kept before it still sum a window's first hours.
+  await execute(
+    db,
+    sql`delete from lineage_blocks where block + interval '4 hours' <= date_trunc('hour', ${iso}::timestamptz)`,
+  );
   await execute(
     db,
     sql`delete from span_hourly where hour < date_trunc('hour', ${iso}::timestamptz)`,

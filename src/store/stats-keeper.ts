@@ -8,6 +8,7 @@ export const HOT_TABLES = [
   'sessions',
   'session_tools',
   'lineage_hourly',
+  'lineage_blocks',
   'span_hourly',
   'span_daily',
   'health_results',
@@ -58,6 +59,7 @@ const ROLLUP_TABLES: ReadonlySet<string> = new Set([
   'sessions',
   'session_tools',
   'lineage_hourly',
+  'lineage_blocks',
   'span_hourly',
   'span_daily',
 ]);

@@ -55,6 +55,7 @@ const ROLLUPS = {
   sessions: 'project_id, session_id',
   session_tools: 'project_id, session_id, server_name, tool_name',
   lineage_hourly: 'project_id, hour, edge_type, source, target',
+  lineage_blocks: 'project_id, block, edge_type, source, target',
   span_hourly: 'project_id, hour, span_type, agent_name, server_name, tool_name, model_id',
   span_daily: 'project_id, day, span_type, agent_name, server_name, tool_name, model_id',
 };

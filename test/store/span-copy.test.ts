@@ -64,6 +64,7 @@ for (const backend of BACKENDS)
         sessions: await q('sessions', 'session_id'),
         tools: await q('session_tools', 'session_id, server_name, tool_name'),
         lineage: await q('lineage_hourly', 'hour, edge_type, source, target'),
+        lineageBlocks: await q('lineage_blocks', 'block, edge_type, source, target'),
         hourly: await q(
           'span_hourly',
           'hour, span_type, agent_name, server_name, tool_name, model_id',

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Span } from '../../../src/model/span.ts';
 import {
@@ -24,6 +25,7 @@ import {
   listSpans,
   rowToSpan,
 } from '../../../src/store/spans-repo.ts';
+import { execute } from '../../../src/store/db.ts';
 import { backends } from '../../helpers/backends.ts';
 import { hourAgo, project, useRepoStore } from '../../helpers/repo-store.ts';
 import { span } from '../../helpers/spans.ts';
@@ -353,6 +355,119 @@ describe.each(backends)('$name', ({ name, available }) => {
         expect(await sumLineage(db(), p, new Date(t0.getTime() + 2 * 3_600_000), until)).toEqual(
           [],
         );
+      });
+
+      it('sums a window that cuts 4-hour blocks at both ends as the hours alone would', async () => {
+        const p = project();
+        const other = project();
+        const H = 3_600_000;
+        // 16 hours from a block start (a UTC multiple of 4 hours) five days back: blocks B, B+4h,
+        // B+8h, B+12h. Hour i holds i % 3 + 1 calls planner→github (one failed on even hours,
+        // latency 10 + i ms), a handoff every third hour and a run every hour; the other project
+        // calls in every hour too.
+        const B = Math.floor((Date.now() - 5 * 86_400_000) / (4 * H)) * 4 * H;
+        const agent = `blocks-${p}`;
+        const spans: Span[] = [];
+        for (let i = 0; i < 16; i++) {
+          const t = (m: number) => new Date(B + i * H + m * 60_000);
+          for (let c = 0; c <= i % 3; c++)
+            spans.push(
+              span(p, t(c), {
+                agentName: agent,
+                serverName: 'github',
+                latencyMs: 10 + i,
+                status: c === 0 && i % 2 === 0 ? 'error' : 'success',
+              }),
+            );
+          if (i % 3 === 0)
+            spans.push(
+              span(p, t(10), { spanType: 'handoff', agentName: agent, toolName: '→ coder' }),
+            );
+          spans.push(span(p, t(20), { spanType: 'agent', agentName: agent, latencyMs: 100 }));
+          spans.push(span(other, t(30), { agentName: agent, serverName: 'slack' }));
+        }
+        // The first half as new spans (the group's own rollup rows), the second with a span already
+        // stored (the statement aggregates what it stored itself): both fill the blocks.
+        const half = spans.findIndex((sp) => sp.startedAt.getTime() >= B + 8 * H);
+        await insertSpans(db(), spans.slice(0, half));
+        await insertSpans(db(), [spans[0]!, ...spans.slice(half)]);
+        const expected = (projectId: string, fromHour: number, toHour: number) => {
+          const rows = new Map<
+            string,
+            {
+              edge_type: string;
+              source: string;
+              target: string;
+              calls: number;
+              errors: number;
+              latency_sum_ms: number;
+            }
+          >();
+          for (const sp of spans) {
+            const h = Math.floor((sp.startedAt.getTime() - B) / H);
+            if (sp.projectId !== projectId || h < fromHour || h > toHour) continue;
+            const [edge_type, target] =
+              sp.spanType === 'agent'
+                ? ['run', '']
+                : sp.spanType === 'handoff'
+                  ? ['handoff', 'coder']
+                  : ['calls', sp.serverName];
+            const r = rows.get(edge_type!) ?? {
+              edge_type: edge_type!,
+              source: agent,
+              target: target!,
+              calls: 0,
+              errors: 0,
+              latency_sum_ms: 0,
+            };
+            r.calls++;
+            if (sp.status === 'error') r.errors++;
+            r.latency_sum_ms += sp.latencyMs;
+            rows.set(edge_type!, r);
+          }
+          return [...rows.values()].sort((a, b) => a.edge_type.localeCompare(b.edge_type));
+        };
+        const mine = async (projectId: string | null, since: number, until: number) =>
+          (await sumLineage(db(), projectId, new Date(since), new Date(until))).filter(
+            (r) => r.source === agent && (projectId !== null || r.target !== 'slack'),
+          );
+        // Hours 1-13: hours 1-3, blocks B+4h and B+8h, hours 12-13 (mid-hour bounds).
+        expect(await mine(p, B + H + 1_800_000, B + 13 * H + 600_000)).toEqual(expected(p, 1, 13));
+        // Every project: the same edges, and the other project's in the same hours.
+        expect(await mine(null, B + H + 1_800_000, B + 13 * H + 600_000)).toEqual(
+          expected(p, 1, 13),
+        );
+        const slack = (await sumLineage(db(), null, new Date(B + H), new Date(B + 13 * H))).filter(
+          (r) => r.source === agent && r.target === 'slack',
+        );
+        expect(slack.map((r) => r.calls)).toEqual([13]);
+        expect(await mine(other, B + H, B + 13 * H)).toEqual([
+          {
+            edge_type: 'calls',
+            source: agent,
+            target: 'slack',
+            calls: 13,
+            errors: 0,
+            latency_sum_ms: 130,
+          },
+        ]);
+        // Whole blocks only (hours 0-7), one hour short of a block at the end (hours 4-14), inside
+        // one block (hours 5-6), the last hour of a block to the first of the next (hours 3-4).
+        expect(await mine(p, B, B + 8 * H - 1)).toEqual(expected(p, 0, 7));
+        expect(await mine(p, B + 4 * H, B + 14 * H)).toEqual(expected(p, 4, 14));
+        expect(await mine(p, B + 5 * H, B + 6 * H)).toEqual(expected(p, 5, 6));
+        expect(await mine(p, B + 3 * H, B + 4 * H)).toEqual(expected(p, 3, 4));
+        // The blocks hold the sums of their hours.
+        const blocks = await execute<{ block: Date | string; calls: number }>(
+          db(),
+          sql`select block, calls from lineage_blocks where project_id = ${p} and edge_type = 'calls' order by block`,
+        );
+        expect(blocks.rows.map((r) => [new Date(r.block).getTime() - B, Number(r.calls)])).toEqual([
+          [0, 1 + 2 + 3 + 1],
+          [4 * H, 2 + 3 + 1 + 2],
+          [8 * H, 3 + 1 + 2 + 3],
+          [12 * H, 1 + 2 + 3 + 1],
+        ]);
       });
 
       it("orders a session's spans one microsecond apart inside one millisecond, and reads their exact times", async () => {
