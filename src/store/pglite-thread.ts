@@ -99,8 +99,21 @@ export function dropPrewarmedThread(): void {
   warm = undefined;
 }
 
+/**
+ * The database thread's young generation. With V8's default the thread's heap reached 28 MB
+ * committed under the full ingest load, of which about a dozen were live: what the thread
+ * allocates in JavaScript is each message's small objects (the rows and answers are ArrayBuffers,
+ * outside this heap). 8 MB held it at 14-15 MB
+ * (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ */
+const THREAD_YOUNG_GENERATION_MB = 8;
+
 function spawnWorker(workerData: ThreadData = {}): Worker {
-  const options = { execArgv: threadExecArgv(process.execArgv), workerData };
+  const options = {
+    execArgv: threadExecArgv(process.execArgv),
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
+  };
   const built = builtWorker();
   if (built) return newWorker(built, options);
   const tsx = import.meta.resolve('tsx/esm/api');
