@@ -184,6 +184,16 @@ function migrationError(err: unknown): Error {
   );
 }
 
+/**
+ * PGlite's settings. Its default 128 MB of shared buffers is sized for a server, not an embedded
+ * store; they live in its WebAssembly memory, which never shrinks, and a load touches every one
+ * of them. 16 MB (32 MB before) took 18 MB off the wasm memory's resident part at the peak of the
+ * full ingest load; a page that leaves the buffers stays in the OS's page cache, one read away
+ * (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ * WAL buffers follow (1/32 of them).
+ */
+const PGLITE_CONF = ['shared_buffers=16MB'];
+
 async function openPglite(
   dataDir: string,
   info: (message: string) => void,
@@ -211,9 +221,8 @@ async function openPglite(
         await initPgliteInChild(dir);
       }
     }
-    // PGlite's default 128 MB of shared buffers is sized for a server, not an embedded store.
     // The database opens on its thread while the driver and the migrator load here.
-    opening = startPgliteThread(dir, ['shared_buffers=32MB']);
+    opening = startPgliteThread(dir, PGLITE_CONF);
     opening.catch(() => {}); // awaited below
     const [{ migrate }, { default: postgres }] = await Promise.all([
       import('drizzle-orm/postgres-js/migrator'),

@@ -36,7 +36,8 @@ export interface PgliteThread {
    * the thread: the caller's, which sends this after its BEGIN was answered (postgres.js cannot
    * speak COPY's sub-protocol to PGlite). Rejects with the database's message when the COPY fails
    * (the transaction is then failed, and the caller's next statement and COMMIT roll it back), or
-   * when no transaction is open.
+   * when no transaction is open. `rows` is moved to the thread when it is the whole of its
+   * ArrayBuffer (the caller's buffer is then detached: empty), else its bytes are copied.
    */
   copyIn(sql: string, rows: Uint8Array): Promise<void>;
   /** Closes PGlite (after the connections have ended) and ends the thread. */
@@ -98,8 +99,21 @@ export function dropPrewarmedThread(): void {
   warm = undefined;
 }
 
+/**
+ * The database thread's young generation. With V8's default the thread's heap reached 28 MB
+ * committed under the full ingest load, of which about a dozen were live: what the thread
+ * allocates in JavaScript is each message's small objects (the rows and answers are ArrayBuffers,
+ * outside this heap). 8 MB held it at 14-15 MB
+ * (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ */
+const THREAD_YOUNG_GENERATION_MB = 8;
+
 function spawnWorker(workerData: ThreadData = {}): Worker {
-  const options = { execArgv: threadExecArgv(process.execArgv), workerData };
+  const options = {
+    execArgv: threadExecArgv(process.execArgv),
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
+  };
   const built = builtWorker();
   if (built) return newWorker(built, options);
   const tsx = import.meta.resolve('tsx/esm/api');
@@ -172,8 +186,10 @@ export async function startPgliteThread(dir: string, conf: string[]): Promise<Pg
         if (failure) return reject(failure);
         const id = nextCopy++;
         copies.set(id, { resolve, reject });
-        // A copy of exactly these bytes, moved to the thread (a Buffer's slice() is a view).
-        const bytes = new Uint8Array(rows).buffer;
+        // Moved to the thread as it is when it is a whole buffer; a view (a Buffer's slice(), a
+        // pooled Buffer) as a copy of exactly its bytes.
+        const whole = rows.byteOffset === 0 && rows.byteLength === rows.buffer.byteLength;
+        const bytes = (whole ? rows.buffer : new Uint8Array(rows).buffer) as ArrayBuffer;
         post({ type: 'copy', id, sql, rows: bytes }, [bytes]);
       }),
     close: async () => {

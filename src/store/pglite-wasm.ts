@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -17,13 +17,41 @@ export function pgliteWasm(): Promise<WebAssembly.Module> {
   compiled ??= (async () => {
     // PGlite loads it from beside its own entry point, as this does.
     const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    return WebAssembly.compile(await readFile(join(dirname(entry), 'pglite.wasm')));
+    return WebAssembly.compile(await readOutsideMalloc(join(dirname(entry), 'pglite.wasm')));
   })().catch((err: unknown) => {
     compiled = undefined;
     throw err;
   });
   return compiled;
 }
+
+/**
+ * The file's bytes in memory that is not malloc's: a WebAssembly.Memory's buffer, which V8 maps and
+ * unmaps itself. A 9 MB Buffer (readFile's) is a chunk glibc's malloc maps on its own, and freeing
+ * one that large (after the compile, which keeps its own copy) raises malloc's thresholds for the
+ * rest of the process: every allocation under 9 MB was then served from the heaps of the threads
+ * that made it (the database thread, V8's and libuv's), and each heap kept up to 18 MB of freed
+ * memory instead of giving it back, about 45 MB of the server's idle RSS and more under load
+ * (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ */
+async function readOutsideMalloc(path: string): Promise<Uint8Array<ArrayBuffer>> {
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(size / WASM_PAGE_BYTES) });
+    const bytes = new Uint8Array(memory.buffer as ArrayBuffer, 0, size);
+    for (let at = 0; at < size;) {
+      const { bytesRead } = await file.read(bytes, at, size - at, at);
+      if (bytesRead === 0) throw new Error(`${path}: ended at ${at} of ${size} bytes`);
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await file.close();
+  }
+}
+
+const WASM_PAGE_BYTES = 65536;
 
 /**
  * V8 runs WebAssembly first as baseline (Liftoff) code and compiles a function again with its

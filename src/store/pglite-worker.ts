@@ -140,7 +140,9 @@ async function runCopy(job: { id: number; sql: string; rows: ArrayBuffer }): Pro
     return;
   }
   const produced: Uint8Array[] = [];
-  await pg._handleBlob(new Blob([job.rows]));
+  // PGlite takes the blob's bytes with arrayBuffer() (0.5.16); the rows are that already. A Blob
+  // of them was two more copies of every group on this thread (the Blob's, then arrayBuffer()'s).
+  await pg._handleBlob({ arrayBuffer: async () => job.rows } as Blob);
   try {
     await pg.execProtocolRawStream(queryMessage(job.sql), {
       syncToFs: false, // the transaction's COMMIT syncs

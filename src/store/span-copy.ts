@@ -34,7 +34,9 @@ export async function copySpans(
   const upsert = ingestQuery('[]', 0, rollups);
   try {
     await client.begin(async (tx) => {
-      if (pglite) await pglite(COPY_BLOB, text.length === 1 ? text[0]! : concat(text));
+      // Joined into a buffer of its own (also for one request: the writer keeps its requests' rows
+      // for a retry), which the thread takes without a copy.
+      if (pglite) await pglite(COPY_BLOB, concat(text));
       else await copyIn(await tx.unsafe(COPY).writable(), text);
       // After a failed COPY this fails too (the transaction is aborted), and begin rolls back.
       // Prepared: parsed and planned once per connection (insertSpansPrepared says why).
@@ -111,7 +113,7 @@ const COPY_BLOB = `copy spans (${COLUMN_NAMES}) from '/dev/blob'`;
  * small strings for the collector to move (docs/benchmarks.md, real exporter traffic).
  */
 export function encodeSpansCopy(batch: readonly Span[]): Buffer {
-  let buf = Buffer.allocUnsafe(batch.length * ROW_BYTES_GUESS);
+  let buf = scratch;
   let at = 0;
   for (const s of batch) {
     let row = ENCODERS[0]!(s);
@@ -119,17 +121,30 @@ export function encodeSpansCopy(batch: readonly Span[]): Buffer {
     row += '\n';
     // A UTF-16 code unit is at most 3 bytes of UTF-8.
     if (at + row.length * 3 > buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, at + row.length * 3));
+      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, at + row.length * 3));
       buf.copy(bigger, 0, 0, at);
       buf = bigger;
     }
     at += buf.write(row, at);
   }
-  return buf.subarray(0, at);
+  if (buf.length <= SCRATCH_KEEP_BYTES) scratch = buf;
+  // The rows wait for their group's commit in memory of their own size, not in the scratch.
+  const out = Buffer.allocUnsafeSlow(at);
+  buf.copy(out, 0, 0, at);
+  return out;
 }
 
-/** About the real exporter traffic's row (1.1-1.6 kB): most batches fit the first buffer. */
-const ROW_BYTES_GUESS = 2048;
+/**
+ * The buffer every request's rows are written into before they are copied out at their size. A
+ * buffer per request sized for the worst case (2 kB a span) was three times the rows of the
+ * bench's spans, and each one stayed allocated, outside the V8 heap, until a collection found it
+ * after its group committed: under the PGlite bench row's load the main thread's ArrayBuffers
+ * waiting for a collection were 35-70 MB at the peak, and 13-18 MB with this and the copies the
+ * database thread no longer makes (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ * One that grew past SCRATCH_KEEP_BYTES (a request of huge spans) is not kept.
+ */
+let scratch = Buffer.allocUnsafeSlow(256 * 1024);
+const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024;
 
 type Column = (typeof COLUMNS)[number];
 const str = (v: string | null | undefined) => (v === null || v === undefined ? '\\N' : escape(v));
