@@ -8,7 +8,16 @@
  * before it (copy the file there) and after it.
  *
  *   node --import tsx bench/read-cpu.ts [--backend pglite|postgres] [--spans 20000] [--requests 200]
+ *                                       [--client fetch|http] [--gc]
+ *
+ * `--gc` adds, per endpoint, V8's pauses during the requests (scavenges and mark-compacts: count,
+ * time per request, longest) and the share of the slowest 5 % of requests' time spent in them;
+ * `--client http` asks with node:http instead of fetch (both run on the server's event loop).
  */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Agent, request } from 'node:http';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBenchServerOn } from './read-cases.ts';
@@ -19,6 +28,9 @@ const { values: o } = parseArgs({
     backend: { type: 'string', default: 'postgres' },
     spans: { type: 'string', default: '20000' },
     requests: { type: 'string', default: '200' },
+    client: { type: 'string', default: 'fetch' },
+    gc: { type: 'boolean', default: false },
+    'collect-first': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -50,26 +62,82 @@ try {
     ['lineage (24 h)', ['/api/agents/lineage']],
     ['spans, newest 100', ['/api/traces/spans?limit=100']],
   ];
-  const get = async (path: string) => (await fetch(server.httpUrl + path)).text();
+  const url = new URL(server.httpUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const httpGet = (path: string) =>
+    new Promise<string>((resolve, reject) => {
+      request({ host: url.hostname, port: url.port, path, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      })
+        .on('error', reject)
+        .end();
+    });
+  const get =
+    o.client === 'http'
+      ? httpGet
+      : async (path: string) => (await fetch(server.httpUrl + path)).text();
+  // V8's pauses (kind 1 scavenge, 4 mark-compact, 8 incremental marking step, 16 weak callbacks).
+  const pauses: { start: number; ms: number; kind: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      pauses.push({
+        start: e.startTime,
+        ms: e.duration,
+        kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0,
+      });
+  });
+  if (o.gc) observer.observe({ entryTypes: ['gc'] });
+  if (o['collect-first']) {
+    // A full collection after the load: the generator's garbage, not the server's.
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+  }
   const where = basename(process.cwd());
   for (let pass = 0; pass < 2; pass++) {
     for (const [name, paths] of cases) {
       for (let i = 0; i < 20; i++) await get(paths[i % paths.length] as string);
       const ms: number[] = [];
+      const starts: number[] = [];
+      pauses.length = 0;
       const cpu0 = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         const t = performance.now();
         await get(paths[i % paths.length] as string);
+        starts.push(t);
         ms.push(performance.now() - t);
       }
       const cpu = process.cpuUsage(cpu0);
+      let gcLine = '';
+      if (o.gc) {
+        // Pauses are reported after they end: give the observer's callback its turn.
+        await new Promise((r) => setImmediate(r));
+        const inRequest = ms.map((d, i) => {
+          const t = starts[i] as number;
+          return pauses
+            .filter((p) => p.start >= t && p.start < t + d)
+            .reduce((a, p) => a + p.ms, 0);
+        });
+        const slowest = ms
+          .map((d, i) => [d, inRequest[i] as number] as const)
+          .sort((a, b) => b[0] - a[0])
+          .slice(0, Math.ceil(n * 0.05));
+        const share = slowest.reduce((a, x) => a + x[1], 0) / slowest.reduce((a, x) => a + x[0], 0);
+        const of = (kind: number) => pauses.filter((p) => p.kind === kind);
+        const sum = (xs: { ms: number }[]) => xs.reduce((a, p) => a + p.ms, 0);
+        gcLine = `; GC: ${of(1).length} scavenges ${(sum(of(1)) / n).toFixed(2)} ms/request (longest ${Math.max(0, ...of(1).map((p) => p.ms)).toFixed(1)}), ${of(4).length} mark-compacts ${(sum(of(4)) / n).toFixed(2)} ms/request; GC ${Math.round(share * 100)} % of the slowest 5 %'s time`;
+      }
       ms.sort((a, b) => a - b);
       const at = (p: number) => (ms[Math.min(n - 1, Math.floor(n * p))] as number).toFixed(1);
       console.log(
-        `${where} ${o.backend} ${name.padEnd(18)} CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/request, wall p50 ${at(0.5)} p95 ${at(0.95)} ms`,
+        `${where} ${o.backend} ${name.padEnd(18)} CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/request, wall p50 ${at(0.5)} p95 ${at(0.95)} ms${gcLine}`,
       );
     }
   }
+  observer.disconnect();
+  agent.destroy();
 } finally {
   for (const fn of cleanups.reverse()) await fn();
 }

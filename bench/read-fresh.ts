@@ -48,6 +48,8 @@ export interface MomentResult {
   analyzesAfter: number;
   /** Rows the planner believes each table holds (summed over partitions; -1 = never analyzed). */
   reltuples: Record<string, number>;
+  /** Per partition of spans that holds rows: the rows its statistics describe, and its rows. */
+  spanPartitions: { name: string; planner: number; rows: number }[];
   loadavg: number[];
   endpoints: { name: string; first: number; latency: LatencyStats }[];
   explain: ExplainResult[];
@@ -59,7 +61,12 @@ export interface FreshResult {
   sessions: number;
   load: { ms: number; spansPerSec: number; loadavg: number[] };
   /** The keeper's ANALYZE runs during the load and up to the second moment. */
-  statistics: { duringLoad: { count: number; totalMs: number; maxMs: number }; total: number };
+  statistics: {
+    duringLoad: { count: number; totalMs: number; maxMs: number };
+    /** Runs during the load by relation analyzed (a table, or a partition of spans). */
+    duringLoadBy: Record<string, number>;
+    total: number;
+  };
   fresh: MomentResult;
   later: MomentResult;
   rows: FreshRow[];
@@ -109,6 +116,7 @@ export async function runReadFresh(
     );
     const lastAck = performance.now();
     const duringLoad = { ...server.services.stats.analyses };
+    const duringLoadBy = Object.fromEntries(server.services.stats.runsByRelation);
     const loadAvg = loadavg();
     const info = loaded.info;
     // Targets from the generator, not from the database: no query runs before the first read.
@@ -169,6 +177,7 @@ export async function runReadFresh(
           totalMs: Math.round(duringLoad.totalMs),
           maxMs: Math.round(duringLoad.maxMs),
         },
+        duringLoadBy,
         total,
       },
       fresh,
@@ -228,12 +237,28 @@ async function measureMoment(
     );
     reltuples[t] = Number(rows[0]?.n ?? -1);
   }
+  const { rows: parts } = await execute<{ name: string; planner: number | string }>(
+    db,
+    sql`select c.relname as name, c.reltuples as planner from pg_class c
+        where c.oid in (select relid from pg_partition_tree(to_regclass('spans')) where isleaf)
+          and pg_relation_size(c.oid) > 0
+        order by c.relname`,
+  );
+  const spanPartitions: MomentResult['spanPartitions'] = [];
+  for (const p of parts) {
+    const { rows } = await execute<{ n: number | string }>(
+      db,
+      sql`select count(*) as n from ${sql.identifier(p.name)}`,
+    );
+    spanPartitions.push({ name: p.name, planner: Number(p.planner), rows: Number(rows[0]?.n) });
+  }
   return {
     firstRequestMs,
     lastRequestMs,
     analyzesBefore,
     analyzesAfter: server.services.stats.analyses.count,
     reltuples,
+    spanPartitions,
     loadavg: round2(la),
     endpoints: cases.map((c, i) => ({
       name: c.name,
@@ -281,7 +306,11 @@ export function formatFresh(r: FreshResult): string {
   const name = r.backend === 'pglite' ? 'PGlite' : 'PostgreSQL';
   const out = [
     `Fresh reads, ${name}: ${r.spans.toLocaleString('en-US')} spans (${r.sessions.toLocaleString('en-US')} sessions) loaded in ${(r.load.ms / 1000).toFixed(1)} s (${r.load.spansPerSec.toLocaleString('en-US')} spans/s, load avg ${r.load.loadavg.join(' ')})`,
-    `keeper ANALYZE during the load: ${r.statistics.duringLoad.count} runs, ${r.statistics.duringLoad.totalMs} ms in all, longest ${r.statistics.duringLoad.maxMs} ms; ${r.later.analyzesBefore} runs before the second moment`,
+    `keeper ANALYZE during the load: ${r.statistics.duringLoad.count} runs, ${r.statistics.duringLoad.totalMs} ms in all, longest ${r.statistics.duringLoad.maxMs} ms (${Object.entries(
+      r.statistics.duringLoadBy,
+    )
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}); ${r.later.analyzesBefore} runs before the second moment`,
   ];
   for (const [label, m] of [
     ['right after', r.fresh],
@@ -292,6 +321,11 @@ export function formatFresh(r: FreshResult): string {
         m.reltuples,
       )
         .map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`)
+        .join(', ')}; spans partitions, planner rows of rows: ${m.spanPartitions
+        .map(
+          (p) =>
+            `${p.name} ${p.planner.toLocaleString('en-US')} of ${p.rows.toLocaleString('en-US')}`,
+        )
         .join(', ')}`,
     );
   out.push('');

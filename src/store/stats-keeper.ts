@@ -29,6 +29,11 @@ export interface StatsKeeperOptions {
    * ingest waits, so it uses a smaller sample.
    */
   statisticsTarget?: number | undefined;
+  /**
+   * Spans written, then none for this long: the keeper looks once more, with the quiet growth
+   * rule (QUIET_GROWTH). 0 = no quiet look.
+   */
+  quietMs: number;
   now: () => number;
 }
 
@@ -68,8 +73,26 @@ const DEFAULTS: StatsKeeperOptions = {
   everyMs: 60_000,
   checkEverySpans: 10_000,
   minIntervalMs: 60_000,
+  quietMs: 1_000,
   now: Date.now,
 };
+
+/**
+ * A table or partition this many times the pages its statistics describe is analyzed interval or
+ * not: it can happen only log4(size) times in its life.
+ */
+const GROWTH = 4;
+/**
+ * The same rule for spans and its partitions in a quiet look (spans written, then none for
+ * `quietMs`): twice, so the reads after a load plan with statistics of at least half of what it
+ * wrote (the spans reads choose between its indexes by them; the rollups' reads planned alike with
+ * statistics of a third of their rows, docs/benchmarks.md "reads right after a load"). A quiet
+ * look comes only at a pause in the writes, and each analysis it starts needs spans or a partition
+ * at twice its pages: log2(size) runs at most in the table's life beyond the interval's.
+ */
+const QUIET_GROWTH = 2;
+/** Fewer pages than this count as this many in the growth rules (a table of a few rows grows fast). */
+const MIN_PAGES = 8;
 
 interface TableState {
   name: string;
@@ -81,6 +104,11 @@ interface TableState {
   /** Pages when last analyzed (pg_class.relpages), and now. */
   relpages: number;
   pagesNow: number;
+  /**
+   * The partitions (of a partitioned table) with statistics, each with its pages now over the
+   * pages its statistics describe (at least MIN_PAGES).
+   */
+  leaves: { name: string; growth: number }[];
 }
 
 /**
@@ -89,9 +117,13 @@ interface TableState {
  * statistics a read may take a plan that walks every span. A table is analyzed when it holds rows
  * but was never analyzed (at once), or when more than 50 rows + 10 % of it changed since
  * (autovacuum's rule; for the rollup tables, rows inserted or deleted: see ROLLUP_TABLES), at most once per `minIntervalMs` per table unless it is four times the size (in
- * pages) it had when last analyzed. It looks at start, every
- * `everyMs`, on the first spans written to an unanalyzed table, and after every `checkEverySpans`
- * spans; one table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
+ * pages) it had when last analyzed. A partition (spans has one per day) four times the pages its
+ * own statistics describe is analyzed alone, at once: a load in time order fills today's partition
+ * last, so the whole table may have grown twofold while today's went from a few pages to most of it.
+ * It looks at start, every `everyMs`, on the first spans written to an unanalyzed table, after
+ * every `checkEverySpans` spans, and once when spans stop coming for `quietMs` (a quiet look, where
+ * twice the pages is enough: the reads right after a load get statistics of the whole load); one
+ * table at a time, skipping a table another ANALYZE holds. ANALYZE reads a bounded sample
  * (300 × statistics target rows), so one run costs the same however large the table, and at most one run per table
  * per interval however fast spans arrive: ingest on PGlite (one statement at a time) waits at most
  * one table's sample, a bounded share of the time.
@@ -104,6 +136,11 @@ export class StatsKeeper {
   private again = false;
   private stopped = false;
   private written = 0;
+  /** performance.now() of the last noteWritten, and the timer that waits for a pause after it. */
+  private lastWriteAt = 0;
+  private quietTimer: NodeJS.Timeout | undefined;
+  /** The pass under way, or asked for next, is a quiet look. */
+  private quiet = false;
   /**
    * Spans reported written since spans was last analyzed. The server's own counter
    * (n_mod_since_analyze) lags: a backend flushes it at most once a second, and PGlite's single
@@ -117,8 +154,10 @@ export class StatsKeeper {
   private readonly rowChangesAtRun = new Map<string, number>();
   /** ANALYZE statements run so far and their time (benchmarks report it). */
   readonly analyses = { count: 0, totalMs: 0, maxMs: 0 };
-  /** ANALYZE statements run so far, by table. */
+  /** ANALYZE statements run so far, by table (a partition's counted as its table's). */
   readonly runsByTable = new Map<string, number>();
+  /** … and by the relation analyzed: a table, or one of its partitions. */
+  readonly runsByRelation = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -143,13 +182,20 @@ export class StatsKeeper {
   noteWritten(spans: number): void {
     this.written += spans;
     this.spansSinceAnalyze += spans;
+    this.lastWriteAt = performance.now();
+    if (this.quietTimer === undefined && this.opts.quietMs > 0 && !this.stopped)
+      this.waitForQuiet(this.opts.quietMs);
     if (this.unanalyzed.has('spans') || this.written >= this.opts.checkEverySpans)
       void this.check();
   }
 
-  /** Looks for stale statistics and analyzes those tables; concurrent calls share one pass. */
-  check(): Promise<void> {
+  /**
+   * Looks for stale statistics and analyzes those tables; concurrent calls share one pass. A quiet
+   * look (`quiet`, what the pause after writes starts) applies QUIET_GROWTH instead of GROWTH.
+   */
+  check(quiet = false): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    if (quiet) this.quiet = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -158,7 +204,9 @@ export class StatsKeeper {
       do {
         this.again = false;
         this.written = 0;
-        await this.pass().catch((err: unknown) =>
+        const isQuiet = this.quiet;
+        this.quiet = false;
+        await this.pass(isQuiet).catch((err: unknown) =>
           this.logger?.warn({ err: (err as Error).message }, 'statistics upkeep failed'),
         );
       } while (this.again && !this.stopped);
@@ -166,6 +214,16 @@ export class StatsKeeper {
       this.running = null;
     });
     return this.running;
+  }
+
+  /** One timer per burst of writes: when it fires, it waits out the rest of the pause or looks. */
+  private waitForQuiet(ms: number): void {
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      const idle = performance.now() - this.lastWriteAt;
+      if (idle < this.opts.quietMs) this.waitForQuiet(this.opts.quietMs - idle);
+      else void this.check(true);
+    }, ms).unref();
   }
 
   /** Resolves once `table` has planner statistics (by this keeper or by autovacuum). */
@@ -180,12 +238,15 @@ export class StatsKeeper {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     clearTimeout(this.first);
+    clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
     await this.running;
   }
 
-  private async pass(): Promise<void> {
+  private async pass(quiet: boolean): Promise<void> {
     for (const t of await this.tableStates()) {
       if (this.stopped) return;
+      const growth = quiet && t.name === 'spans' ? QUIET_GROWTH : GROWTH;
       const never = t.reltuples < 0;
       const mods =
         t.name === 'spans'
@@ -198,40 +259,53 @@ export class StatsKeeper {
       // A table four times the size its statistics describe (e.g. 5,000 spans analyzed, then
       // 100,000 loaded within the interval) is analyzed without waiting: that happens only
       // log4(size) times, and until then estimates from the small sample can pick other plans.
-      const grown = !never && t.pagesNow >= 4 * Math.max(t.relpages, 8);
+      const grown = !never && t.pagesNow >= growth * Math.max(t.relpages, MIN_PAGES);
       const stale =
         (never && t.pages) || ((due || grown) && mods > 50 + 0.1 * Math.max(0, t.reltuples));
+      if (!stale && !never) {
+        // The whole table's statistics hold, but a partition may have outgrown its own: those
+        // partitions alone. Spans are inserted, not updated, so pages are rows here.
+        const leaves = t.leaves.filter((l) => l.growth >= growth).map((l) => l.name);
+        if (leaves.length > 0) await this.analyze(t.name, leaves);
+      }
       if (stale) {
         this.lastRun.set(t.name, this.opts.now());
         this.rowChangesAtRun.set(t.name, t.rowChanges);
-        this.runsByTable.set(t.name, (this.runsByTable.get(t.name) ?? 0) + 1);
         if (t.name === 'spans') this.spansSinceAnalyze = 0;
-        const started = performance.now();
-        const columns =
-          t.name === 'spans'
-            ? sql` (${sql.join(
-                SPAN_COLUMNS.map((c) => sql.identifier(c)),
-                sql`, `,
-              )})`
-            : sql``;
-        const analyze = sql`analyze (skip_locked) ${sql.identifier(t.name)}${columns}`;
-        const target = this.opts.statisticsTarget;
-        if (target === undefined) await execute(this.db, analyze);
-        else {
-          await this.db.transaction(async (tx) => {
-            await tx.execute(
-              sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`),
-            );
-            await tx.execute(analyze);
-          });
-        }
-        const ms = performance.now() - started;
-        this.analyses.count++;
-        this.analyses.totalMs += ms;
-        this.analyses.maxMs = Math.max(this.analyses.maxMs, ms);
-        this.logger?.debug({ table: t.name, ms: Math.round(ms) }, 'statistics refreshed');
+        await this.analyze(t.name, [t.name]);
       }
       if (stale || !never) this.markAnalyzed(t.name);
+    }
+  }
+
+  /** ANALYZE of `relations` (the table, or some of its partitions), counted as runs of `table`. */
+  private async analyze(table: string, relations: string[]): Promise<void> {
+    for (const relation of relations) {
+      if (this.stopped) return;
+      this.runsByTable.set(table, (this.runsByTable.get(table) ?? 0) + 1);
+      this.runsByRelation.set(relation, (this.runsByRelation.get(relation) ?? 0) + 1);
+      const started = performance.now();
+      const columns =
+        table === 'spans'
+          ? sql` (${sql.join(
+              SPAN_COLUMNS.map((c) => sql.identifier(c)),
+              sql`, `,
+            )})`
+          : sql``;
+      const analyze = sql`analyze (skip_locked) ${sql.identifier(relation)}${columns}`;
+      const target = this.opts.statisticsTarget;
+      if (target === undefined) await execute(this.db, analyze);
+      else {
+        await this.db.transaction(async (tx) => {
+          await tx.execute(sql.raw(`set local default_statistics_target = ${Math.trunc(target)}`));
+          await tx.execute(analyze);
+        });
+      }
+      const ms = performance.now() - started;
+      this.analyses.count++;
+      this.analyses.totalMs += ms;
+      this.analyses.maxMs = Math.max(this.analyses.maxMs, ms);
+      this.logger?.debug({ table: relation, ms: Math.round(ms) }, 'statistics refreshed');
     }
   }
 
@@ -258,6 +332,7 @@ export class StatsKeeper {
       pages: boolean;
       relpages: number | string;
       pages_now: number | string;
+      leaves: string | null;
     }>(
       this.db,
       sql`select t.name,
@@ -267,7 +342,11 @@ export class StatsKeeper {
                  sum(pg_stat_get_tuples_inserted(c.oid) + pg_stat_get_tuples_deleted(c.oid)) as row_changes,
                  bool_or(pg_relation_size(c.oid) > 0) as pages,
                  sum(greatest(c.relpages, 0)) as relpages,
-                 sum(pg_relation_size(c.oid)) / current_setting('block_size')::int as pages_now
+                 sum(pg_relation_size(c.oid)) / current_setting('block_size')::int as pages_now,
+                 string_agg(case when c.relispartition and c.reltuples >= 0
+                                 then c.relname || ' ' || (pg_relation_size(c.oid)::float8
+                                      / current_setting('block_size')::int
+                                      / greatest(c.relpages, ${MIN_PAGES}))::text end, ',') as leaves
           from (select t.name, to_regclass(t.name) as relid from unnest(array[${names}]::text[]) as t(name)
                 union
                 select t.name, p.relid from unnest(array[${names}]::text[]) as t(name),
@@ -283,6 +362,13 @@ export class StatsKeeper {
       pages: r.pages,
       relpages: Number(r.relpages),
       pagesNow: Number(r.pages_now),
+      leaves: (r.leaves ?? '')
+        .split(',')
+        .filter((l) => l !== '')
+        .map((l) => {
+          const [name, growth] = l.split(' ');
+          return { name: name as string, growth: Number(growth) };
+        }),
     }));
   }
 

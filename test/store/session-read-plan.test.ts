@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, type Db } from '../../src/store/db.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { listPartitions } from '../../src/store/partitions.ts';
+import { ensureDayPartitions, listPartitions, partitionName } from '../../src/store/partitions.ts';
 import { sessionSpansQuery } from '../../src/store/sessions-repo.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { StatsKeeper } from '../../src/store/stats-keeper.ts';
@@ -178,8 +178,19 @@ async function withKeeper(
   const store = await openStore({ dataDir });
   try {
     let now = 1_000_000;
-    const keeper = new StatsKeeper(store.db, undefined, { now: () => now, minIntervalMs: 60_000 });
-    const { groups } = generateSpans({ spans, treeSessions: 1, end: new Date(), groupSize: 1000 });
+    // Looks only when the test asks (no quiet look after writes), and spans of a fixed past day,
+    // all in the default partition: the day partitions' rule would otherwise depend on the hour.
+    const keeper = new StatsKeeper(store.db, undefined, {
+      now: () => now,
+      minIntervalMs: 60_000,
+      quietMs: 0,
+    });
+    const { groups } = generateSpans({
+      spans,
+      treeSessions: 1,
+      end: new Date('2000-01-02T00:00:00Z'),
+      groupSize: 1000,
+    });
     await test({ db: store.db, keeper, groups, tick: () => (now += 60_000) });
     await keeper.stop();
   } finally {
@@ -248,6 +259,70 @@ describe('statistics upkeep', () => {
       tick();
       await keeper.check();
       expect(runs()).toMatchObject({ sessions: 2, session_tools: 2, spans: 3 });
+    });
+  }, 120_000);
+
+  it("analyzes a day's partition alone when it outgrows its own statistics, the whole table not", async () => {
+    await withKeeper(4000, async ({ db, keeper, groups }) => {
+      // A load in time order: yesterday's spans (the default partition), then a few of today's,
+      // analyzed; then today's partition fills while the whole table not yet quadruples.
+      await ensureDayPartitions(db, new Date(), 1);
+      const today = partitionName(new Date());
+      const all = [...groups].flat();
+      const at = (sp: Span, i: number): Span => ({
+        ...sp,
+        startedAt: new Date(Date.UTC(2000, 0, 1) + i * 1000),
+      });
+      const now = new Date();
+      const todayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+      const inToday = (sp: Span, i: number): Span => ({
+        ...sp,
+        startedAt: new Date(todayStart + (i % 3_600_000)),
+      });
+      const first = [...all.slice(0, 1500).map(at), ...all.slice(1500, 1520).map(inToday)];
+      await insertSpans(db, first);
+      keeper.noteWritten(first.length);
+      await keeper.hasStatistics('spans');
+      await keeper.check();
+      const planner = async () => {
+        const { rows } = await execute<{ n: number | string }>(
+          db,
+          sql`select reltuples as n from pg_class where relname = ${today}`,
+        );
+        return Number(rows[0]?.n);
+      };
+      expect(await planner()).toBeLessThan(100);
+      const spanRuns = keeper.runsByRelation.get('spans') ?? 0;
+      const rest = all.slice(1520, 4000).map(inToday);
+      await insertSpans(db, rest);
+      keeper.noteWritten(rest.length);
+      await keeper.check();
+      // Within the interval, the whole table (about 2.7 times its analyzed size) is not analyzed
+      // again; today's partition (from 20 spans to 2,500) is, alone.
+      expect(keeper.runsByRelation.get('spans')).toBe(spanRuns);
+      expect(keeper.runsByRelation.get(today)).toBe(1);
+      expect(await planner()).toBeGreaterThan(2000);
+    });
+  }, 120_000);
+
+  it('in a quiet look (writes stopped), analyzes spans at twice the size its statistics describe', async () => {
+    await withKeeper(3000, async ({ db, keeper, groups }) => {
+      const first = groups.next().value as Span[];
+      await insertSpans(db, first);
+      keeper.noteWritten(first.length);
+      await keeper.hasStatistics('spans');
+      await keeper.check();
+      const runs = keeper.runsByRelation.get('spans') ?? 0;
+      for (const group of [groups.next().value, groups.next().value] as Span[][]) {
+        await insertSpans(db, group);
+        keeper.noteWritten(group.length);
+      }
+      // Three times its statistics' size, within the interval: not while writes go on…
+      await keeper.check();
+      expect(keeper.runsByRelation.get('spans')).toBe(runs);
+      // … but once they stop.
+      await keeper.check(true);
+      expect(keeper.runsByRelation.get('spans')).toBe(runs + 1);
     });
   }, 120_000);
 });
