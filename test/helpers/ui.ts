@@ -31,7 +31,7 @@ export const CHROMIUM =
   '/usr/bin/chromium';
 
 /** Whether `screenshot()` saves anything (docs/ui.md#tests). */
-const SCREENSHOTS = process.env.SPYGLASS_UI_SCREENSHOTS === '1';
+const SCREENSHOTS = process.env.SPYGLASS_TEST_SCREENSHOTS === '1';
 
 export interface UiServer {
   server: TestServer;
@@ -108,7 +108,7 @@ export interface UiPage {
   /** The message of every alert, confirm or prompt the page opened (each is dismissed). */
   dialogs: string[];
   /**
-   * With SPYGLASS_UI_SCREENSHOTS=1, saves a full-page screenshot as test-results/ui/<name>.png (for
+   * With SPYGLASS_TEST_SCREENSHOTS=1, saves a full-page screenshot as test-results/ui/<name>.png (for
    * a person to look at the pages a run reached); otherwise nothing: no test reads them, and the
    * PNGs cost Chromium CPU in every run.
    */
