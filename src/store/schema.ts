@@ -249,6 +249,16 @@ export const sessionTools = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.serverName, t.toolName] })],
 );
 
+/** The columns lineage_hourly and lineage_blocks share after their time: an edge and its totals. */
+const lineageEdgeColumns = () => ({
+  edgeType: text('edge_type').notNull(),
+  source: text('source').notNull(),
+  target: text('target').notNull(),
+  calls: integer('calls').notNull(),
+  errors: integer('errors').notNull(),
+  latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+});
+
 /**
  * Lineage rollup per hour (docs/ingest.md#derived-data): agent→server calls, agent→agent handoffs, and agent
  * runs (target ''). A window reads only its first and last few hours here, the rest from
@@ -260,12 +270,7 @@ export const lineageHourly = pgTable(
   {
     projectId: text('project_id').notNull(),
     hour: ts('hour').notNull(),
-    edgeType: text('edge_type').notNull(),
-    source: text('source').notNull(),
-    target: text('target').notNull(),
-    calls: integer('calls').notNull(),
-    errors: integer('errors').notNull(),
-    latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+    ...lineageEdgeColumns(),
   },
   (t) => [primaryKey({ columns: [t.hour, t.projectId, t.edgeType, t.source, t.target] })],
 );
@@ -281,12 +286,7 @@ export const lineageBlocks = pgTable(
   {
     projectId: text('project_id').notNull(),
     block: ts('block').notNull(),
-    edgeType: text('edge_type').notNull(),
-    source: text('source').notNull(),
-    target: text('target').notNull(),
-    calls: integer('calls').notNull(),
-    errors: integer('errors').notNull(),
-    latencySumMs: doublePrecision('latency_sum_ms').notNull(),
+    ...lineageEdgeColumns(),
   },
   (t) => [primaryKey({ columns: [t.block, t.projectId, t.edgeType, t.source, t.target] })],
 );

@@ -1,6 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
@@ -8,27 +6,17 @@ import { sumLineage } from '../../src/store/lineage-repo.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
+import { migrationsUpTo } from '../helpers/migrations.ts';
 import { span } from '../helpers/spans.ts';
 
 const H = 3_600_000;
-
-/** A copy of drizzle/ whose journal stops at 0023: the database before lineage_blocks. */
-function migrationsUpTo0023(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'spyglass-mig-'));
-  cpSync('drizzle', dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= 23);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 // The same SQL runs on PGlite at every test server's start (on an empty table); filling the blocks
 // from stored hours is exercised here on PostgreSQL, where a database at 0023 costs no initdb.
 describe.runIf(pgAdminUrl !== null)('migration 0024 on a database with hourly lineage', () => {
   it('fills lineage_blocks from the stored hours, and ingest then folds into both', async () => {
     const url = await createPgDatabase();
-    const folder = migrationsUpTo0023();
+    const folder = migrationsUpTo(23);
     // 10 hours from a block start two days back, two projects: hour i holds i + 1 calls.
     const B = Math.floor((Date.now() - 2 * 86_400_000) / (4 * H)) * 4 * H;
     const { default: postgres } = await import('postgres');

@@ -1,33 +1,21 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
 import { execute } from '../../src/store/db.ts';
 import { partitionName } from '../../src/store/partitions.ts';
 import { sql } from 'drizzle-orm';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
+import { migrationsUpTo } from '../helpers/migrations.ts';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
-
-/** A copy of drizzle/ whose journal stops at 0016: the database as the release before partitions left it. */
-function migrationsUpTo0016(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'spyglass-mig-'));
-  cpSync('drizzle', dir, { recursive: true });
-  const journalPath = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= 16);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 // The same SQL runs on PGlite at every test server's start (on an empty table); moving rows is
 // exercised here on PostgreSQL, where a database at 0016 costs no initdb.
 describe.runIf(pgAdminUrl !== null)('migration 0017 on a database with spans', () => {
   it('moves every existing span into its day partition, or the default one outside the window', async () => {
     const url = await createPgDatabase();
-    const folder = migrationsUpTo0016();
+    const folder = migrationsUpTo(16);
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
