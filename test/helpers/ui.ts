@@ -57,7 +57,16 @@ function sharedBrowser(): Promise<Browser> {
     .launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+      // --single-process: the browser, its GPU (software) compositing and the one renderer that
+      // serves every tab of a worker in one process, without the IPC between them. Over
+      // `npx vitest run test/ui` Chromium's CPU went 97-120 s -> 84-86 s (three runs, loaded
+      // machine, docs/ui.md#tests); SPYGLASS_CHROMIUM_MULTI_PROCESS=1 keeps Chromium's processes.
+      args: [
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        '--disable-gpu',
+        ...(process.env.SPYGLASS_CHROMIUM_MULTI_PROCESS === '1' ? [] : ['--single-process']),
+      ],
     })
     .then((browser) => {
       browser.on('disconnected', () => (shared = null));
