@@ -1,5 +1,5 @@
 import { dropPrewarmedThread, prewarmPgliteThread } from '../store/pglite-thread.ts';
-import { deferWasmTierUp } from '../store/pglite-wasm.ts';
+import { boundHeapGrowth, deferWasmTierUp } from '../store/pglite-wasm.ts';
 
 /**
  * `spyglass serve`: runs until SIGTERM/SIGINT, then shuts down cleanly (a second signal forces exit).
@@ -27,6 +27,7 @@ export async function runServe(): Promise<void> {
   const { logConfigSource, openConfiguredStore } = storeStart;
   const config = loadConfig();
   if (config.databaseUrl) dropPrewarmedThread();
+  else boundHeapGrowth(); // the embedded database: its thread sets the pace, not this one's GC
   const logger = createLogger(config.logLevel);
   // Process-wide hooks for postgres.js's known escapes, installed here, by the process entry (the
   // primary and every worker run it), not per store: see src/store/postgres-guard.ts.

@@ -65,10 +65,36 @@ const WASM_PAGE_BYTES = 65536;
  * node's command line or in NODE_OPTIONS wins.
  */
 export function deferWasmTierUp(): void {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) =>
-    /wasm[-_]tiering[-_]budget/.test(a),
-  );
-  if (!given) setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+  if (!flagGiven(/wasm[-_]tiering[-_]budget/))
+    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
 }
+
+/** Whether node's command line or NODE_OPTIONS names the V8 flag: the operator's value wins. */
+function flagGiven(name: RegExp): boolean {
+  return [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => name.test(a));
+}
+
+/**
+ * Bounds the growth of V8's old generation for a server on the embedded database: a full
+ * collection once the old generation reaches 1.5× what the last one left live, where V8's own
+ * factor on a machine with gigabytes to spare lets it reach 2-4×. Under the full ingest load the
+ * main thread promotes every in-flight request's spans (they wait for their group's commit
+ * through several scavenges), and its heap climbed from ~70 to 120-145 MB committed between full
+ * collections, with the requests' ArrayBuffers held until the same collection: the largest part
+ * of the PGlite peak. With this the main heap stays at ~85 MB
+ * (docs/benchmarks.md#memory-at-the-peak-on-pglite-third-round-2026-11-27-1445-1610-utc). On
+ * PGlite the database's thread, not the main thread, sets the pace, which is why this is not done
+ * for PostgreSQL (there it cost the real exporter traffic a fifth to a third of its throughput:
+ * docs/benchmarks.md#memory-at-the-peak-on-pglite-2026-11-27-0645-0650-utc). V8 reads the flag at
+ * each full collection, so setting it at run time takes effect at the next one; a value given on
+ * node's command line or in NODE_OPTIONS wins. Process-wide: the database's thread gets it too
+ * (its heap is ~10 MB live).
+ */
+export function boundHeapGrowth(): void {
+  if (!flagGiven(/heap[-_]growing[-_]percent/))
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+const HEAP_GROWING_PERCENT = 50;
 
 const WASM_TIERING_BUDGET = 180_000_000;
