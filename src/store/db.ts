@@ -44,6 +44,28 @@ export async function executePrepared<T>(db: Db, query: SQL, prepare = true): Pr
 }
 
 /**
+ * executePrepared's read with each row as an array of its values in column order (postgres.js's
+ * `values()`), and the columns' names: no object per row, for reads mapped straight to a response.
+ */
+export async function executePreparedValues(
+  db: Db,
+  query: SQL,
+): Promise<{ rows: unknown[][]; columns: string[] }> {
+  const q = db._.session.prepareQuery(
+    dialect.sqlToQuery(query),
+    undefined,
+    'read',
+    false,
+    // With a result mapper, drizzle asks postgres.js for values() and hands over its result.
+    (rows: unknown) => {
+      const r = rows as unknown[][] & { columns?: { name: string }[] | null };
+      return { rows: r, columns: (r.columns ?? []).map((c) => c.name) };
+    },
+  );
+  return (await q.execute()) as { rows: unknown[][]; columns: string[] };
+}
+
+/**
  * A time as a typed SQL value, for raw fragments. A bare Date there has no column type to bind by:
  * PGlite accepts it, postgres.js throws (ERR_INVALID_ARG_TYPE).
  */

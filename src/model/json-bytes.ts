@@ -1,0 +1,113 @@
+/**
+ * JSON written straight into bytes, as JSON.stringify would write it: for responses large enough
+ * that the objects built only to be stringified, the string, and its UTF-8 copy made as it is sent
+ * are most of a request's garbage (docs/benchmarks.md, the session tree's tail). One scratch buffer
+ * is reused: a writer is filled and turned into its Buffer synchronously, with no await between.
+ */
+
+/** Bytes of a JSON text being written; `bytes()` ends it. */
+export class JsonBytes {
+  private buf: Buffer;
+  private len = 0;
+
+  constructor() {
+    this.buf = takeScratch();
+  }
+
+  /** Room for n more bytes. */
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.len + n));
+    this.buf.copy(next, 0, 0, this.len);
+    this.buf = next;
+  }
+
+  /** Bytes written as they are (a key, punctuation): from `ascii()`. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+
+  /** Text known to need no escaping and to be ASCII (numbers, `null`, fixed words). */
+  ascii(s: string): void {
+    const n = s.length;
+    this.room(n);
+    const buf = this.buf;
+    let at = this.len;
+    for (let i = 0; i < n; i++) buf[at++] = s.charCodeAt(i);
+    this.len = at;
+  }
+
+  /** A JSON string, escaped as JSON.stringify escapes it. */
+  string(s: string): void {
+    const n = s.length;
+    if (n > 64) {
+      // Long text: the escape test and one native copy beat a loop over its characters.
+      if (NEEDS_ESCAPE.test(s)) return this.utf8(JSON.stringify(s));
+      this.room(n * 3 + 2);
+      this.buf[this.len++] = QUOTE;
+      this.len += this.buf.write(s, this.len);
+      this.buf[this.len++] = QUOTE;
+      return;
+    }
+    this.room(n + 2);
+    const buf = this.buf;
+    let at = this.len;
+    buf[at++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      // Anything JSON escapes, or beyond ASCII: the slow way.
+      if (c < 0x20 || c === QUOTE || c === BACKSLASH || c > 0x7f)
+        return this.utf8(JSON.stringify(s));
+      buf[at++] = c;
+    }
+    buf[at++] = QUOTE;
+    this.len = at;
+  }
+
+  /** Any value as JSON.stringify writes it inside an object (undefined as null: callers pass none). */
+  value(v: unknown): void {
+    if (v === null || v === undefined) this.raw(NULL);
+    else if (typeof v === 'string') this.string(v);
+    else if (typeof v === 'number') this.ascii(Number.isFinite(v) ? String(v) : 'null');
+    else if (typeof v === 'boolean') this.raw(v ? TRUE : FALSE);
+    else this.utf8(JSON.stringify(v) ?? 'null');
+  }
+
+  /** Text written as UTF-8 as it is (already JSON). */
+  utf8(s: string): void {
+    this.room(s.length * 3);
+    this.len += this.buf.write(s, this.len);
+  }
+
+  /** The text written, in a Buffer of its own; the writer is done. */
+  bytes(): Buffer {
+    const out = Buffer.allocUnsafeSlow(this.len);
+    this.buf.copy(out, 0, 0, this.len);
+    if (this.buf.length <= MAX_SCRATCH) scratch = this.buf;
+    this.buf = EMPTY;
+    return out;
+  }
+}
+
+/** Fixed text as bytes, for `raw`. */
+export const ascii = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** What JSON.stringify writes otherwise than as it is: `"`, `\`, control characters, lone surrogates (any surrogate is checked). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const NULL = ascii('null');
+const TRUE = ascii('true');
+const FALSE = ascii('false');
+const EMPTY = Buffer.alloc(0);
+
+/** The scratch buffer kept between writers (grown to what a response took, up to MAX_SCRATCH). */
+const MAX_SCRATCH = 4 * 1024 * 1024;
+let scratch: Buffer | null = null;
+function takeScratch(): Buffer {
+  const s = scratch ?? Buffer.allocUnsafeSlow(256 * 1024);
+  scratch = null;
+  return s;
+}
