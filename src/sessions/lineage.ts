@@ -21,7 +21,10 @@ export function buildLineage(rows: readonly LineageRow[]): Lineage {
     return n;
   };
   const edges: LineageEdge[] = [];
-  for (const r of rows) {
+  // Indexed: the driver's row list is an Array subclass, which for…of walks with an iterator
+  // result object per row.
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as LineageRow;
     if (r.edge_type === 'run') {
       const a = node('agent', r.source);
       a.runs += r.calls;

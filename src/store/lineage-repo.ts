@@ -67,7 +67,8 @@ export async function sumLineage(
         order by edge_type, source, target`,
   );
   // In place: the driver's rows are this call's own (a copy per row was a third of its garbage).
-  for (const r of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as LineageRow;
     r.calls = Number(r.calls);
     r.errors = Number(r.errors);
     r.latency_sum_ms = Number(r.latency_sum_ms);
