@@ -70,9 +70,28 @@ export class JsonBytes {
   value(v: unknown): void {
     if (v === null || v === undefined) this.raw(NULL);
     else if (typeof v === 'string') this.string(v);
-    else if (typeof v === 'number') this.ascii(Number.isFinite(v) ? String(v) : 'null');
-    else if (typeof v === 'boolean') this.raw(v ? TRUE : FALSE);
+    else if (typeof v === 'number') {
+      // Counts and tokens: their digits written without a string each.
+      if (Number.isInteger(v) && v >= 0 && v < 1e15) this.digits(v);
+      else this.ascii(Number.isFinite(v) ? String(v) : 'null');
+    } else if (typeof v === 'boolean') this.raw(v ? TRUE : FALSE);
     else this.utf8(JSON.stringify(v) ?? 'null');
+  }
+
+  /** A whole number from 0 below 1e15 (String gives these without exponent), as String writes it. */
+  private digits(n: number): void {
+    let width = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) width++;
+    this.room(width);
+    const buf = this.buf;
+    let at = this.len + width;
+    this.len = at;
+    let x = n;
+    do {
+      const q = Math.floor(x / 10);
+      buf[--at] = 0x30 + (x - q * 10);
+      x = q;
+    } while (x > 0);
   }
 
   /** Text written as UTF-8 as it is (already JSON). */
