@@ -42,25 +42,52 @@ export class JsonBytes {
   /** A JSON string, escaped as JSON.stringify escapes it. */
   string(s: string): void {
     const n = s.length;
-    if (n > 64) {
-      // Long text: the escape test and one native copy beat a loop over its characters.
-      if (NEEDS_ESCAPE.test(s)) return this.utf8(JSON.stringify(s));
+    if (n > 64 && !NEEDS_ESCAPE.test(s)) {
+      // Long text with nothing to escape: one native copy beats a loop over its characters.
       this.room(n * 3 + 2);
       this.buf[this.len++] = QUOTE;
       this.len += this.buf.write(s, this.len);
       this.buf[this.len++] = QUOTE;
       return;
     }
-    this.room(n + 2);
+    // At most 6 bytes per UTF-16 unit (`\u001f`; UTF-8 takes at most 3), and the quotes.
+    this.room(n * 6 + 2);
     const buf = this.buf;
     let at = this.len;
     buf[at++] = QUOTE;
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
-      // Anything JSON escapes, or beyond ASCII: the slow way.
-      if (c < 0x20 || c === QUOTE || c === BACKSLASH || c > 0x7f)
-        return this.utf8(JSON.stringify(s));
-      buf[at++] = c;
+      if (c < 0x80) {
+        if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) buf[at++] = c;
+        else {
+          buf[at++] = BACKSLASH;
+          const short = SHORT_ESCAPES[c];
+          if (short !== undefined) buf[at++] = short;
+          else at = hex4(buf, at, c);
+        }
+      } else if (c < 0x800) {
+        buf[at++] = 0xc0 | (c >> 6);
+        buf[at++] = 0x80 | (c & 0x3f);
+      } else if (c < 0xd800 || c > 0xdfff) {
+        buf[at++] = 0xe0 | (c >> 12);
+        buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[at++] = 0x80 | (c & 0x3f);
+      } else {
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+          // A surrogate pair: one code point, four bytes.
+          const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          buf[at++] = 0xf0 | (cp >> 18);
+          buf[at++] = 0x80 | ((cp >> 12) & 0x3f);
+          buf[at++] = 0x80 | ((cp >> 6) & 0x3f);
+          buf[at++] = 0x80 | (cp & 0x3f);
+          i++;
+        } else {
+          // A lone surrogate: escaped, as JSON.stringify does.
+          buf[at++] = BACKSLASH;
+          at = hex4(buf, at, c);
+        }
+      }
     }
     buf[at++] = QUOTE;
     this.len = at;
@@ -118,6 +145,25 @@ const BACKSLASH = 0x5c;
 /** What JSON.stringify writes otherwise than as it is: `"`, `\`, control characters, lone surrogates (any surrogate is checked). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const NULL = ascii('null');
+/** `\"`, `\\` and the control characters JSON.stringify writes with a letter (the rest as `\u00XX`). */
+const SHORT_ESCAPES: (number | undefined)[] = [];
+SHORT_ESCAPES[0x08] = 0x62; // b
+SHORT_ESCAPES[0x09] = 0x74; // t
+SHORT_ESCAPES[0x0a] = 0x6e; // n
+SHORT_ESCAPES[0x0c] = 0x66; // f
+SHORT_ESCAPES[0x0d] = 0x72; // r
+SHORT_ESCAPES[QUOTE] = QUOTE;
+SHORT_ESCAPES[BACKSLASH] = BACKSLASH;
+const HEX = ascii('0123456789abcdef');
+/** `u` and four lowercase hex digits of c, as JSON.stringify escapes. */
+function hex4(buf: Buffer, at: number, c: number): number {
+  buf[at++] = 0x75;
+  buf[at++] = HEX[(c >> 12) & 15] as number;
+  buf[at++] = HEX[(c >> 8) & 15] as number;
+  buf[at++] = HEX[(c >> 4) & 15] as number;
+  buf[at++] = HEX[c & 15] as number;
+  return at;
+}
 const TRUE = ascii('true');
 const FALSE = ascii('false');
 const EMPTY = Buffer.alloc(0);
