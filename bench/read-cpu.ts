@@ -14,7 +14,8 @@
  * time per request, longest) and the share of the slowest 5 % of requests' time spent in them;
  * `--client http` asks with node:http instead of fetch (both run on the server's event loop).
  * `--alloc` samples V8's allocations during the second pass (objects already collected included)
- * and prints, per endpoint, the bytes allocated per request and the functions that allocate most.
+ * and prints, per endpoint, the bytes allocated per request and the functions that allocate most;
+ * with `--survivors`, only the bytes no scavenge collected (what each scavenge copies or promotes).
  * `--data-dir DIR` reads the PostgreSQL cluster bench/read-path.ts --data-dir loaded and kept there
  * (e.g. 1,000,000 spans), in a process that did no load, instead of loading `--spans`.
  */
@@ -40,6 +41,7 @@ const { values: o } = parseArgs({
     'collect-first': { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
     alloc: { type: 'boolean', default: false },
+    survivors: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -62,7 +64,8 @@ const allocStart = () =>
   post('HeapProfiler.startSampling', {
     samplingInterval: 512,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    // --survivors: only what no scavenge collected (promoted, or still alive at the end).
+    includeObjectsCollectedByMinorGC: !o.survivors,
   });
 interface AllocNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
