@@ -8,19 +8,27 @@
  * before it (copy the file there) and after it.
  *
  *   node --import tsx bench/read-cpu.ts [--backend pglite|postgres] [--spans 20000] [--requests 200]
- *                                       [--client fetch|http] [--gc]
+ *                                       [--client fetch|http] [--gc] [--data-dir DIR]
  *
  * `--gc` adds, per endpoint, V8's pauses during the requests (scavenges and mark-compacts: count,
  * time per request, longest) and the share of the slowest 5 % of requests' time spent in them;
  * `--client http` asks with node:http instead of fetch (both run on the server's event loop).
+ * `--alloc` samples V8's allocations during the second pass (objects already collected included)
+ * and prints, per endpoint, the bytes allocated per request and the functions that allocate most;
+ * with `--survivors`, only the bytes no scavenge collected (what each scavenge copies or promotes).
+ * `--data-dir DIR` reads the PostgreSQL cluster bench/read-path.ts --data-dir loaded and kept there
+ * (e.g. 1,000,000 spans), in a process that did no load, instead of loading `--spans`.
  */
+import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Agent, request } from 'node:http';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startBenchServerOn } from './read-cases.ts';
+import { startKeptCluster } from './kept-cluster.ts';
+import { startBenchServer, startBenchServerOn } from './read-cases.ts';
+import { pickTargets } from './read-path.ts';
 import { loadNoted } from './read-data.ts';
 
 const { values: o } = parseArgs({
@@ -31,6 +39,9 @@ const { values: o } = parseArgs({
     client: { type: 'string', default: 'fetch' },
     gc: { type: 'boolean', default: false },
     'collect-first': { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    alloc: { type: 'boolean', default: false },
+    survivors: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -41,24 +52,76 @@ if (o.help) {
   process.exit(0);
 }
 const n = Number(o.requests);
+
+// Allocation sampling through the inspector (the process's own session), collected objects kept.
+const inspector = new Session();
+inspector.connect();
+const post = <T>(method: string, params?: object) =>
+  new Promise<T>((res, rej) =>
+    inspector.post(method, params, (err, r) => (err ? rej(err) : res(r as T))),
+  );
+const allocStart = () =>
+  post('HeapProfiler.startSampling', {
+    samplingInterval: 512,
+    includeObjectsCollectedByMajorGC: true,
+    // --survivors: only what no scavenge collected (promoted, or still alive at the end).
+    includeObjectsCollectedByMinorGC: !o.survivors,
+  });
+interface AllocNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocNode[];
+}
+/** Bytes per request, and the top functions by bytes allocated in them (self). */
+async function allocStop(requests: number): Promise<string> {
+  const { profile } = await post<{ profile: { head: AllocNode } }>('HeapProfiler.stopSampling');
+  const by = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocNode) => {
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${basename(f.url)}:${f.lineNumber + 1}`;
+    by.set(key, (by.get(key) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const c of node.children) walk(c);
+  };
+  walk(profile.head);
+  const top = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  return (
+    `  allocated ${(total / requests / 1024).toFixed(0)} KB/request; by function (KB/request):\n` +
+    top.map(([k, v]) => `    ${(v / requests / 1024).toFixed(1).padStart(7)}  ${k}\n`).join('')
+  );
+}
 const cleanups: (() => Promise<unknown>)[] = [];
 try {
-  const server = await startBenchServerOn(
-    o.backend === 'postgres' ? 'postgres' : 'pglite',
-    'spyglass_read_cpu',
-    cleanups,
-  );
-  const { info } = await loadNoted(server.services.stats, server.services.store.db, {
-    spans: Number(o.spans),
-    treeSessions: 5,
-    end: new Date(),
-    groupSize: 5000,
-  });
+  let server;
+  let treeIds: string[];
+  if (o['data-dir'] !== undefined) {
+    const kept = await startKeptCluster(o['data-dir'], 'spyglass_read_bench');
+    cleanups.push(() => kept.stop());
+    if (!kept.existed)
+      throw new Error(
+        `${o['data-dir']}: no loaded cluster (bench/read-path.ts --data-dir loads one)`,
+      );
+    server = await startBenchServer(kept.url, cleanups);
+    treeIds = (await pickTargets(server.services.store.db)).treeSessions
+      .slice(0, 5)
+      .map((t) => t.id);
+  } else {
+    server = await startBenchServerOn(
+      o.backend === 'postgres' ? 'postgres' : 'pglite',
+      'spyglass_read_cpu',
+      cleanups,
+    );
+    const { info } = await loadNoted(server.services.stats, server.services.store.db, {
+      spans: Number(o.spans),
+      treeSessions: 5,
+      end: new Date(),
+      groupSize: 5000,
+    });
+    treeIds = info.treeSessionIds;
+  }
   const cases: [string, string[]][] = [
-    [
-      'session tree',
-      info.treeSessionIds.map((id) => `/api/agents/sessions/${encodeURIComponent(id)}`),
-    ],
+    ['session tree', treeIds.map((id) => `/api/agents/sessions/${encodeURIComponent(id)}`)],
     ['lineage (24 h)', ['/api/agents/lineage']],
     ['spans, newest 100', ['/api/traces/spans?limit=100']],
   ];
@@ -102,6 +165,8 @@ try {
       const ms: number[] = [];
       const starts: number[] = [];
       pauses.length = 0;
+      const sampling = o.alloc && pass === 1;
+      if (sampling) await allocStart();
       const cpu0 = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         const t = performance.now();
@@ -110,6 +175,7 @@ try {
         ms.push(performance.now() - t);
       }
       const cpu = process.cpuUsage(cpu0);
+      const allocLines = sampling ? await allocStop(n) : '';
       let gcLine = '';
       if (o.gc) {
         // Pauses are reported after they end: give the observer's callback its turn.
@@ -132,7 +198,7 @@ try {
       ms.sort((a, b) => a - b);
       const at = (p: number) => (ms[Math.min(n - 1, Math.floor(n * p))] as number).toFixed(1);
       console.log(
-        `${where} ${o.backend} ${name.padEnd(18)} CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/request, wall p50 ${at(0.5)} p95 ${at(0.95)} ms${gcLine}`,
+        `${allocLines}${where} ${o.backend} ${name.padEnd(18)} CPU ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/request, wall p50 ${at(0.5)} p95 ${at(0.95)} ms${gcLine}`,
       );
     }
   }

@@ -11,6 +11,8 @@
  *   node --import tsx bench/read-path.ts --json out.json --explain
  *   node --import tsx bench/read-path.ts --keep              leave the cluster running afterwards (psql)
  *   node --import tsx bench/read-path.ts --database-url URL  measure an already loaded database
+ *   node --import tsx bench/read-path.ts --data-dir DIR      load into a cluster kept in DIR the first
+ *                                                             time; later runs only start it and read
  *   node --import tsx bench/read-path.ts --fresh --backend pglite   reads right after a 100,000-span load
  *                                                             and 90 s later (bench/read-fresh.ts)
  *   node --import tsx bench/read-path.ts --help
@@ -21,9 +23,9 @@
  * < 50 ms per endpoint (sequential). Table on stdout, progress on stderr, JSON with --json.
  * `runReadPath` is exported for bench/run.ts.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
@@ -44,6 +46,10 @@ import {
 } from './read-cases.ts';
 import { loadNoted, type DataInfo } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
+import { startKeptCluster } from './kept-cluster.ts';
+
+/** The file --data-dir writes into the data directory once its load has finished. */
+const LOADED_MARK = 'spyglass-read-bench-loaded';
 
 export const TARGET_P95_MS = 50;
 
@@ -61,6 +67,11 @@ export interface ReadPathOptions {
   groupSize: number;
   /** An already loaded PostgreSQL database: skip the cluster and the load. */
   databaseUrl?: string | undefined;
+  /**
+   * A PostgreSQL data directory kept between runs: created and loaded when absent, else started
+   * and only read (the server then starts in a process that did no load).
+   */
+  dataDir?: string | undefined;
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
   keep: boolean;
@@ -118,10 +129,26 @@ export async function runReadPath(
   const startLoad = loadavg();
   const startedAt = new Date().toISOString();
   const backend = opts.backend ?? 'postgres';
+  let keptMark: string | null = null;
   try {
     let url = opts.databaseUrl;
     let cluster: PgCluster | null = null;
-    if (backend === 'postgres' && !url) {
+    let loaded = url !== undefined;
+    if (backend === 'postgres' && !url && opts.dataDir) {
+      const kept = await startKeptCluster(opts.dataDir, 'spyglass_read_bench');
+      cleanups.push(() => kept.stop());
+      url = kept.url;
+      const mark = join(kept.dataDir, LOADED_MARK);
+      if (kept.existed && !existsSync(mark))
+        throw new Error(
+          `${kept.dataDir} holds no finished load (${LOADED_MARK} absent): remove it`,
+        );
+      loaded = kept.existed;
+      log(
+        `cluster kept in ${kept.dataDir} (${loaded ? `loaded: ${readFileSync(mark, 'utf8').trim()}` : 'new: loading'})`,
+      );
+      keptMark = loaded ? null : mark;
+    } else if (backend === 'postgres' && !url) {
       log('starting PostgreSQL cluster…');
       cluster = await startPgCluster();
       const c = cluster;
@@ -140,7 +167,7 @@ export async function runReadPath(
       const server = await startBenchServer(backend === 'postgres' ? url : undefined, cleanups);
       log(`server on ${server.httpUrl} (${backend})`);
       const db = server.services.store.db;
-      if (!opts.databaseUrl) {
+      if (!loaded) {
         log(
           `loading ${opts.spans.toLocaleString('en-US')} spans through insertSpans in groups of ${opts.groupSize}…`,
         );
@@ -175,6 +202,8 @@ export async function runReadPath(
           groupSize: opts.groupSize,
         };
         afterLoad = loadavg();
+        if (keptMark)
+          writeFileSync(keptMark, `${opts.spans} spans, ${opts.treeSessions} tree sessions\n`);
         log(
           `loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`,
         );
@@ -520,6 +549,9 @@ const USAGE = `usage: node --import tsx bench/read-path.ts [options]
   --tree-sessions N     200-span sessions to load (default 20)
   --group-size N        spans per insertSpans call (default 5000)
   --database-url URL    measure an already loaded database (skips cluster and load)
+  --data-dir DIR        PostgreSQL cluster kept in DIR: created and loaded the first time, later runs
+                        start it and only read (the server in a process that did no load); stopped at
+                        the end of each run, removed only by hand
   --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
   --keep                leave the cluster running afterwards until Ctrl-C
   --json FILE           write the results as JSON
@@ -542,6 +574,7 @@ async function main(): Promise<void> {
         'tree-sessions': { type: 'string' },
         'group-size': { type: 'string' },
         'database-url': { type: 'string' },
+        'data-dir': { type: 'string' },
         explain: { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
         json: { type: 'string' },
@@ -577,8 +610,11 @@ async function main(): Promise<void> {
     process.stderr.write(`--backend must be postgres or pglite\n${USAGE}\n`);
     process.exit(2);
   }
-  if (values.backend === 'pglite' && (values['database-url'] || values.keep)) {
-    process.stderr.write('--database-url and --keep need --backend postgres\n');
+  if (
+    values.backend === 'pglite' &&
+    (values['database-url'] || values.keep || values['data-dir'])
+  ) {
+    process.stderr.write('--database-url, --data-dir and --keep need --backend postgres\n');
     process.exit(2);
   }
   const opts: ReadPathOptions = {
@@ -590,6 +626,7 @@ async function main(): Promise<void> {
     concurrency: int('concurrency', values.concurrency, 4, 0),
     groupSize: int('group-size', values['group-size'], 5000, 1),
     databaseUrl: values['database-url'],
+    dataDir: values['data-dir'],
     explain: values.explain ?? false,
     keep: values.keep ?? false,
   };

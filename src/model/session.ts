@@ -110,10 +110,26 @@ function toTreeJson(nodes: SessionTreeNode[]): TreeNodeJson[] {
   });
 }
 
-/** The API's JSON of the lineage graph. */
+/**
+ * The API's JSON of the lineage graph. Object literals, not a rest and a spread per edge: those
+ * made a quarter of a 24-hour lineage request's garbage (docs/benchmarks.md, target 5).
+ */
 export function toLineageJson(l: Lineage) {
   return {
-    nodes: l.nodes,
-    edges: l.edges.map(({ avgLatencyMs, ...e }) => ({ ...e, avg_latency_ms: avgLatencyMs })),
+    nodes: l.nodes.map((n) => ({
+      id: n.id,
+      type: n.type,
+      name: n.name,
+      calls: n.calls,
+      errors: n.errors,
+    })),
+    edges: l.edges.map((e) => ({
+      source: e.source,
+      target: e.target,
+      type: e.type,
+      calls: e.calls,
+      errors: e.errors,
+      avg_latency_ms: e.avgLatencyMs,
+    })),
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
-import { toLineageJson, toSessionJson, toSessionTreeJson } from '../model/session.ts';
+import { toLineageJson, toSessionJson } from '../model/session.ts';
 import type { SessionsService, Window } from '../sessions/sessions-service.ts';
 import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
@@ -19,6 +19,8 @@ const SessionsQuery = T.Object({
   limit: T.Optional(T.String()),
   cursor: T.Optional(T.String()),
 });
+/** What Fastify sends a returned object as. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 const SessionParams = T.Object({ session_id: T.String() });
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 
@@ -56,13 +58,29 @@ export function registerSessionRoutes(app: FastifyInstance, s: SessionRoutesDeps
   r.get(
     '/api/agents/sessions/:session_id',
     { schema: { params: SessionParams, querystring: ProjectQuery } },
-    async (req) =>
-      toSessionTreeJson(
-        await s.sessions.tree(req.principal, req.params.session_id, str(req.query.project_id)),
-      ),
+    // The JSON's bytes as the service wrote them: what returning toSessionTreeJson(tree) sent, with
+    // the content type Fastify gives a returned object.
+    async (req, reply) =>
+      reply
+        .type(JSON_TYPE)
+        .send(
+          await s.sessions.treeJson(
+            req.principal,
+            req.params.session_id,
+            str(req.query.project_id),
+          ),
+        ),
   );
 
-  r.get('/api/agents/lineage', { schema: { querystring: LineageQuery } }, async (req) =>
-    toLineageJson(await s.sessions.lineage(req.principal, window(req.query))),
+  // Sent as the bytes of JSON.stringify (what Fastify writes for a returned object): Fastify's
+  // length of the string and the socket's encoding of it each copied it again.
+  r.get('/api/agents/lineage', { schema: { querystring: LineageQuery } }, async (req, reply) =>
+    reply
+      .type(JSON_TYPE)
+      .send(
+        Buffer.from(
+          JSON.stringify(toLineageJson(await s.sessions.lineage(req.principal, window(req.query)))),
+        ),
+      ),
   );
 }

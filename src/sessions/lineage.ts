@@ -6,15 +6,25 @@ import type { LineageRow } from '../store/lineage-repo.ts';
  * calls are its runs (agent spans), or the tool calls it made when it reported no agent span.
  */
 export function buildLineage(rows: readonly LineageRow[]): Lineage {
-  const nodes = new Map<string, LineageNode & { runs: number; runErrors: number }>();
+  type Node = LineageNode & { runs: number; runErrors: number };
+  const nodes = new Map<string, Node>();
+  // Found by name within its type, so a row makes no id string for a node already seen.
+  const byType = { agent: new Map<string, Node>(), server: new Map<string, Node>() };
   const node = (type: 'agent' | 'server', name: string) => {
-    const id = `${type}:${name}`;
-    let n = nodes.get(id);
-    if (!n) nodes.set(id, (n = { id, type, name, calls: 0, errors: 0, runs: 0, runErrors: 0 }));
+    let n = byType[type].get(name);
+    if (!n) {
+      const id = `${type}:${name}`;
+      n = nodes.get(id);
+      if (!n) nodes.set(id, (n = { id, type, name, calls: 0, errors: 0, runs: 0, runErrors: 0 }));
+      byType[type].set(name, n);
+    }
     return n;
   };
   const edges: LineageEdge[] = [];
-  for (const r of rows) {
+  // Indexed: the driver's row list is an Array subclass, which for…of walks with an iterator
+  // result object per row.
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as LineageRow;
     if (r.edge_type === 'run') {
       const a = node('agent', r.source);
       a.runs += r.calls;
@@ -38,9 +48,18 @@ export function buildLineage(rows: readonly LineageRow[]): Lineage {
       avgLatencyMs: r.calls ? round(r.latency_sum_ms / r.calls) : 0,
     });
   }
-  const out = [...nodes.values()].map(({ runs, runErrors, ...n }) =>
-    n.type === 'agent' && runs > 0 ? { ...n, calls: runs, errors: runErrors } : n,
-  );
+  // Literals rather than a rest and a spread per node (their copies cost more than the rest of it).
+  const out: LineageNode[] = [];
+  for (const n of nodes.values()) {
+    const runs = n.type === 'agent' && n.runs > 0;
+    out.push({
+      id: n.id,
+      type: n.type,
+      name: n.name,
+      calls: runs ? n.runs : n.calls,
+      errors: runs ? n.runErrors : n.errors,
+    });
+  }
   return { nodes: out.sort((a, b) => a.id.localeCompare(b.id)), edges };
 }
 

@@ -10,6 +10,7 @@ import type {
   SessionTreeNode,
 } from '../model/session.ts';
 import { HEALTH_TAGS, type Span } from '../model/span.ts';
+import { sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
 import {
@@ -19,6 +20,7 @@ import {
   listSessionRows,
   listSessionRowsOrdered,
   listSessionSpans,
+  listSessionSpanValues,
   type SessionRow,
   SESSION_ORDERS,
   sumSessionsByAgent,
@@ -154,6 +156,26 @@ export class SessionsService {
       spans: buildTree(spans.slice(0, MAX_TREE_SPANS).map(rowToSpan)),
       truncated: spans.length > MAX_TREE_SPANS,
     };
+  }
+
+  /**
+   * tree()'s REST response (JSON.stringify(toSessionTreeJson(tree)), the same bytes) written from
+   * the rows as read, with no span, node or JSON object in between: most of what the REST tree
+   * allocated per request (docs/benchmarks.md, the session tree's tail).
+   */
+  async treeJson(by: Principal, sessionId: string, projectId?: string | null): Promise<Buffer> {
+    enforce(by, 'read');
+    const project = scopeProject(by, projectId);
+    const spansOf = (p: string) => listSessionSpanValues(this.db, p, sessionId, MAX_TREE_SPANS + 1);
+    const [row, known] = await Promise.all([
+      findSessionRow(this.db, project, sessionId),
+      project === null ? undefined : spansOf(project),
+    ]);
+    if (!row) throw notFound(`no session ${sessionId}`);
+    const spans = known ?? (await spansOf(row.projectId));
+    const truncated = spans.rows.length > MAX_TREE_SPANS;
+    if (truncated) spans.rows.length = MAX_TREE_SPANS;
+    return sessionTreeJsonBytes(toSession(row), spans, truncated);
   }
 
   /** The agent/server graph of a window (default the last 24 h) from the hourly rollup. */

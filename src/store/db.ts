@@ -13,7 +13,8 @@ export async function execute<T = Record<string, unknown>>(
   const res = (await db.execute(query)) as unknown;
   if (Array.isArray(res)) {
     // postgres.js: a RowList (array) with `count`
-    return { rows: res as T[], count: (res as unknown as { count?: number }).count ?? res.length };
+    const count = (res as unknown as { count?: number }).count ?? res.length;
+    return { rows: detach(res) as T[], count };
   }
   const r = res as { rows?: T[]; affectedRows?: number };
   return { rows: r.rows ?? [], count: r.affectedRows ?? r.rows?.length ?? 0 };
@@ -40,7 +41,44 @@ export async function executePrepared<T>(db: Db, query: SQL, prepare = true): Pr
     prepare ? 'read' : undefined,
     false,
   );
-  return (await q.execute()) as T[];
+  return detach((await q.execute()) as unknown[]) as T[];
+}
+
+/**
+ * The rows of a postgres.js result in an array of their own, the result emptied. postgres.js
+ * makes each connection's next result when the last one is done, so a connection idle through two
+ * scavenges fills a result V8 has already moved to the old generation; a scavenge cannot tell that
+ * old array dead and keeps every row it points to, with all their values, until a mark-compact.
+ * Reads of a few hundred rows then promoted all of them: 3.8-4 MB at every scavenge, one per 14
+ * session trees (docs/benchmarks.md, the session tree's tail). A copy of the row pointers is cheap.
+ */
+function detach(result: unknown[]): unknown[] {
+  const rows = result.slice();
+  result.length = 0;
+  return rows;
+}
+
+/**
+ * executePrepared's read with each row as an array of its values in column order (postgres.js's
+ * `values()`), and the columns' names: no object per row, for reads mapped straight to a response.
+ */
+export async function executePreparedValues(
+  db: Db,
+  query: SQL,
+): Promise<{ rows: unknown[][]; columns: string[] }> {
+  const q = db._.session.prepareQuery(
+    dialect.sqlToQuery(query),
+    undefined,
+    'read',
+    false,
+    // With a result mapper, drizzle asks postgres.js for values() and hands over its result.
+    (rows: unknown) => {
+      const r = rows as unknown[][] & { columns?: { name: string }[] | null };
+      const columns = (r.columns ?? []).map((c) => c.name);
+      return { rows: detach(r) as unknown[][], columns };
+    },
+  );
+  return (await q.execute()) as { rows: unknown[][]; columns: string[] };
 }
 
 /**

@@ -56,6 +56,9 @@ export async function sumLineage(
           ...(first < blocks.from ? [hours(first, blocks.from - HOUR_MS)] : []),
           ...(blocks.to <= last ? [hours(blocks.to, last)] : []),
         ];
+  // Unnamed on purpose: prepared, PostgreSQL's generic plan (taken after five runs) guessed 139 rows
+  // for the window and sorted the 5,672 of a day at 1,000,000 spans for a group aggregate, 11 ms
+  // against 3 ms for the hash aggregate each custom plan takes (docs/benchmarks.md, target 5).
   const { rows } = await execute<LineageRow>(
     db,
     sql`select edge_type, source, target, sum(calls)::int as calls, sum(errors)::int as errors, sum(latency_sum_ms)::float8 as latency_sum_ms
@@ -63,10 +66,12 @@ export async function sumLineage(
         group by edge_type, source, target
         order by edge_type, source, target`,
   );
-  return rows.map((r) => ({
-    ...r,
-    calls: Number(r.calls),
-    errors: Number(r.errors),
-    latency_sum_ms: Number(r.latency_sum_ms),
-  }));
+  // In place: the driver's rows are this call's own (a copy per row was a third of its garbage).
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as LineageRow;
+    r.calls = Number(r.calls);
+    r.errors = Number(r.errors);
+    r.latency_sum_ms = Number(r.latency_sum_ms);
+  }
+  return rows;
 }

@@ -14,7 +14,7 @@ import {
   type SQL,
 } from 'drizzle-orm';
 import { isoMicros } from '../model/span.ts';
-import { executePrepared, type Db } from './db.ts';
+import { executePrepared, executePreparedValues, type Db } from './db.ts';
 import { sessions, spans } from './schema.ts';
 import { SPAN_MICROS, spanRowOf, type SpanColumns, type SpanRow } from './spans-repo.ts';
 
@@ -190,6 +190,19 @@ export async function listSessionSpans(
     sessionSpansQuery(projectId, sessionId, limit),
   );
   return rows.map(spanRowOf);
+}
+
+/**
+ * sessionSpansQuery's rows as arrays of values with the columns' names (model/session-tree-bytes.ts
+ * SpanValues): the session tree's REST response is written from them without a span object.
+ */
+export async function listSessionSpanValues(
+  db: Db,
+  projectId: string,
+  sessionId: string,
+  limit: number,
+): Promise<{ rows: unknown[][]; columns: string[] }> {
+  return executePreparedValues(db, sessionSpansQuery(projectId, sessionId, limit));
 }
 
 /**

@@ -141,6 +141,9 @@ const READS: Record<string, string> = {
   'spans-list': `/api/traces/spans?project_id=${P}&limit=100`,
   'spans-by-trace': `/api/traces/spans?trace_id=trace-golden`,
   'spans-list-page': `/api/traces/spans?project_id=${P}&limit=3`,
+  // A day (whole 4-hour blocks and hours at both ends) and an hour (hours only).
+  lineage: `/api/agents/lineage?project_id=${P}&since=2026-01-02T02:30:00Z&until=2026-01-03T01:00:00Z`,
+  'lineage-hours': `/api/agents/lineage?since=2026-01-02T10:00:00Z&until=2026-01-02T11:30:00Z`,
 };
 
 describe.each(backends.filter((b) => b.available))('read JSON on $name', (backend) => {

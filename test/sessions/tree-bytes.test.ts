@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
+import { toSessionTreeJson } from '../../src/model/session.ts';
+import type { Span } from '../../src/model/span.ts';
+import { SessionsService } from '../../src/sessions/sessions-service.ts';
+import { insertSpans } from '../../src/store/spans-repo.ts';
+import { backends } from '../helpers/backends.ts';
+import { project, useRepoStore } from '../helpers/repo-store.ts';
+import { span } from '../helpers/spans.ts';
+
+/**
+ * The session tree's REST bytes (SessionsService.treeJson, written from the rows as read) are
+ * JSON.stringify of the tree the service builds (tree(), toSessionTreeJson), on the shapes a tree
+ * can take: a span id stored twice, a span its own parent, a cycle, an empty parent id, and text
+ * that JSON escapes or that is not ASCII, short and long.
+ */
+const t = (ms: number) => new Date(Date.UTC(2026, 0, 2, 10) + ms);
+const long = (s: string) => s.repeat(40);
+
+function treeSpans(p: string, session: string): Span[] {
+  const s = (ms: number, over: Partial<Span>) => span(p, t(ms), { sessionId: session, ...over });
+  return [
+    s(0, { spanId: 'root', spanType: 'agent', startedAtMicros: 5, endedAtMicros: 999 }),
+    s(1, { spanId: 'dup', parentSpanId: 'root', toolName: 'first of two' }),
+    s(2, { spanId: 'child-of-dup', parentSpanId: 'dup', latencyMs: 0.1 }),
+    s(3, { spanId: 'dup', parentSpanId: 'root', toolName: 'second of two', costUsd: 1e-7 }),
+    s(4, { spanId: 'self', parentSpanId: 'self', costUsd: 1e21, inputTokens: 2_000_000_000 }),
+    s(5, { spanId: 'cycle-a', parentSpanId: 'cycle-b' }),
+    s(6, { spanId: 'cycle-b', parentSpanId: 'cycle-a' }),
+    s(7, { spanId: 'empty-parent', parentSpanId: '' }),
+    s(8, {
+      spanId: 'text',
+      parentSpanId: 'root',
+      error: 'short "quoted" \\ \t\u0001\u007f é 😀',
+      llmInput: long('long "quoted" \\ line\n'),
+      llmOutput: long('long non-ASCII Zürich — 😀 '),
+      outputResult: long('plain long ASCII text '),
+      inputArgs: { '2': 'b', '1': 'a', nested: { list: [1, 2.5, null, true, 'x"y'] }, é: '😀' },
+      costEstimated: true,
+      targetAgentName: 'booker',
+      finishReason: 'end_turn',
+      cacheReadTokens: 0,
+      replayOf: 'root',
+    }),
+    s(9, { spanId: 'late-child', parentSpanId: 'text', startedAtMicros: 1, endedAtMicros: 10 }),
+  ];
+}
+
+describe.each(backends)('session tree bytes on $name', ({ name, available }) => {
+  describe.runIf(available)('', () => {
+    const db = useRepoStore(name);
+
+    it('writes JSON.stringify of the tree, byte for byte', async () => {
+      const p = project();
+      await insertSpans(db(), treeSpans(p, 'tree-bytes'));
+      // A session keyed by its trace id (no session id on its spans).
+      await insertSpans(db(), [
+        span(p, t(20), { spanId: 'x', traceId: 'by-trace' }),
+        span(p, t(21), { spanId: 'y', traceId: 'by-trace', parentSpanId: 'x' }),
+      ]);
+      const svc = new SessionsService(db());
+      for (const [id, projectId] of [
+        ['tree-bytes', p],
+        ['tree-bytes', undefined],
+        ['by-trace', p],
+      ] as const) {
+        const want = JSON.stringify(toSessionTreeJson(await svc.tree(LOCAL_ADMIN, id, projectId)));
+        const got = await svc.treeJson(LOCAL_ADMIN, id, projectId);
+        expect(got.toString('utf8')).toBe(want);
+        expect(got.equals(Buffer.from(want, 'utf8'))).toBe(true);
+      }
+    });
+
+    it('answers not found as tree() does', async () => {
+      const svc = new SessionsService(db());
+      await expect(svc.treeJson(LOCAL_ADMIN, 'no-such-session', project())).rejects.toThrow(
+        /no session/,
+      );
+    });
+  });
+});
