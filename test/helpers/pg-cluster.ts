@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.ts';
 
@@ -24,6 +24,8 @@ export interface PgCluster {
   adminUrl: string;
   port: number;
   dataDir: string;
+  /** True when `dir` held a cluster already (started as it was, not created). */
+  existed: boolean;
   createDatabase(name?: string): Promise<string>;
   /** A fast shutdown, then a start; `whileDown` runs between them. */
   restart(whileDown?: () => Promise<unknown>): Promise<void>;
@@ -33,28 +35,34 @@ export interface PgCluster {
 /**
  * A throwaway PostgreSQL cluster in a temp directory on a loopback port, tuned for tests
  * (fsync stays on: durability tests rely on it). Runs as the current user; root uses `postgres`.
+ * With `dir`, the cluster lives there instead and outlives the run (bench/kept-cluster.ts): created
+ * when the directory holds none, else started as it is; stop() leaves the directory.
  */
-export async function startPgCluster(): Promise<PgCluster> {
+export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgCluster> {
   const bin = findPgBin();
   if (!bin) throw new Error('no PostgreSQL server found (apt-get install postgresql)');
-  const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-pg-'));
+  const dataDir = opts.dir ? resolve(opts.dir) : mkdtempSync(join(tmpdir(), 'spyglass-pg-'));
+  const existed = opts.dir !== undefined && existsSync(join(dataDir, 'PG_VERSION'));
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
   const exec = async (cmd: string, args: string[]) => {
     if (asRoot) return run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]);
     return run(join(bin, cmd), args);
   };
-  if (asRoot) await run('chown', ['postgres:postgres', dataDir]);
-  await exec('initdb', [
-    '-D',
-    dataDir,
-    '-U',
-    'postgres',
-    '--auth=trust',
-    '-E',
-    'UTF8',
-    '--no-locale',
-  ]);
+  if (!existed) {
+    mkdirSync(dataDir, { recursive: true });
+    if (asRoot) await run('chown', ['postgres:postgres', dataDir]);
+    await exec('initdb', [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-locale',
+    ]);
+  }
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=on`;
   const start = () =>
     exec('pg_ctl', [
@@ -74,6 +82,7 @@ export async function startPgCluster(): Promise<PgCluster> {
     adminUrl,
     port,
     dataDir,
+    existed,
     async createDatabase(name = `spyglass_${process.pid}_${Date.now()}_${counter++}`) {
       await psql(bin, port, `create database "${name}"`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
@@ -84,6 +93,10 @@ export async function startPgCluster(): Promise<PgCluster> {
       await start();
     },
     async stop() {
+      if (opts.dir) {
+        await exec('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
+        return;
+      }
       await exec('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       rmSync(dataDir, { recursive: true, force: true });
     },
