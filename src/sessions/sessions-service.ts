@@ -140,17 +140,9 @@ export class SessionsService {
 
   /** One session and its span tree by parent_span_id; spans whose parent is absent become roots. */
   async tree(by: Principal, sessionId: string, projectId?: string | null): Promise<SessionTree> {
-    enforce(by, 'read');
-    const project = scopeProject(by, projectId);
-    const spansOf = (p: string) => listSessionSpans(this.db, p, sessionId, MAX_TREE_SPANS + 1);
-    // With the project known, both reads go at once (a round trip less before the answer);
-    // without, the session's row says whose spans to read.
-    const [row, known] = await Promise.all([
-      findSessionRow(this.db, project, sessionId),
-      project === null ? undefined : spansOf(project),
-    ]);
-    if (!row) throw notFound(`no session ${sessionId}`);
-    const spans = known ?? (await spansOf(row.projectId));
+    const { row, spans } = await this.withSpans(by, sessionId, projectId, (p) =>
+      listSessionSpans(this.db, p, sessionId, MAX_TREE_SPANS + 1),
+    );
     return {
       session: toSession(row),
       spans: buildTree(spans.slice(0, MAX_TREE_SPANS).map(rowToSpan)),
@@ -164,18 +156,33 @@ export class SessionsService {
    * allocated per request (docs/benchmarks.md, the session tree's tail).
    */
   async treeJson(by: Principal, sessionId: string, projectId?: string | null): Promise<Buffer> {
+    const { row, spans } = await this.withSpans(by, sessionId, projectId, (p) =>
+      listSessionSpanValues(this.db, p, sessionId, MAX_TREE_SPANS + 1),
+    );
+    const truncated = spans.rows.length > MAX_TREE_SPANS;
+    if (truncated) spans.rows.length = MAX_TREE_SPANS;
+    return sessionTreeJsonBytes(toSession(row), spans, truncated);
+  }
+
+  /**
+   * A session's row and its spans as `spansOf` reads them, for a caller who may read it. With the
+   * project known, both reads go at once (a round trip less before the answer); without, the
+   * session's row says whose spans to read.
+   */
+  private async withSpans<T>(
+    by: Principal,
+    sessionId: string,
+    projectId: string | null | undefined,
+    spansOf: (project: string) => Promise<T>,
+  ): Promise<{ row: NonNullable<Awaited<ReturnType<typeof findSessionRow>>>; spans: T }> {
     enforce(by, 'read');
     const project = scopeProject(by, projectId);
-    const spansOf = (p: string) => listSessionSpanValues(this.db, p, sessionId, MAX_TREE_SPANS + 1);
     const [row, known] = await Promise.all([
       findSessionRow(this.db, project, sessionId),
       project === null ? undefined : spansOf(project),
     ]);
     if (!row) throw notFound(`no session ${sessionId}`);
-    const spans = known ?? (await spansOf(row.projectId));
-    const truncated = spans.rows.length > MAX_TREE_SPANS;
-    if (truncated) spans.rows.length = MAX_TREE_SPANS;
-    return sessionTreeJsonBytes(toSession(row), spans, truncated);
+    return { row, spans: known ?? (await spansOf(row.projectId)) };
   }
 
   /** The agent/server graph of a window (default the last 24 h) from the hourly rollup. */
