@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
@@ -6,7 +5,7 @@ import { sumLineage } from '../../src/store/lineage-repo.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
-import { migrationsUpTo } from '../helpers/migrations.ts';
+import { pgDatabaseAt } from '../helpers/migrations.ts';
 import { span } from '../helpers/spans.ts';
 
 const H = 3_600_000;
@@ -16,25 +15,16 @@ const H = 3_600_000;
 describe.runIf(pgAdminUrl !== null)('migration 0024 on a database with hourly lineage', () => {
   it('fills lineage_blocks from the stored hours, and ingest then folds into both', async () => {
     const url = await createPgDatabase();
-    const folder = migrationsUpTo(23);
     // 10 hours from a block start two days back, two projects: hour i holds i + 1 calls.
     const B = Math.floor((Date.now() - 2 * 86_400_000) / (4 * H)) * 4 * H;
-    const { default: postgres } = await import('postgres');
-    const { drizzle } = await import('drizzle-orm/postgres-js');
-    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      await migrate(drizzle(client), { migrationsFolder: folder });
+    await pgDatabaseAt(url, 23, async (client) => {
       for (const p of ['a', 'b'])
         for (let i = 0; i < 10; i++) {
           const hour = new Date(B + i * H).toISOString();
           await client`insert into lineage_hourly (project_id, hour, edge_type, source, target, calls, errors, latency_sum_ms)
                        values (${p}, ${hour}, 'calls', 'planner', 'github', ${i + 1}, ${i % 2}, ${10 * (i + 1)})`;
         }
-    } finally {
-      await client.end({ timeout: 5 });
-      rmSync(folder, { recursive: true, force: true });
-    }
+    });
 
     const store = await openStore({ databaseUrl: url, dataDir: 'memory://' });
     try {

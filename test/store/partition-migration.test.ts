@@ -1,11 +1,10 @@
-import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
 import { execute } from '../../src/store/db.ts';
 import { partitionName } from '../../src/store/partitions.ts';
 import { sql } from 'drizzle-orm';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
-import { migrationsUpTo } from '../helpers/migrations.ts';
+import { pgDatabaseAt } from '../helpers/migrations.ts';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
@@ -15,13 +14,7 @@ const today = Math.floor(Date.now() / DAY) * DAY;
 describe.runIf(pgAdminUrl !== null)('migration 0017 on a database with spans', () => {
   it('moves every existing span into its day partition, or the default one outside the window', async () => {
     const url = await createPgDatabase();
-    const folder = migrationsUpTo(16);
-    const { default: postgres } = await import('postgres');
-    const { drizzle } = await import('drizzle-orm/postgres-js');
-    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      await migrate(drizzle(client), { migrationsFolder: folder });
+    await pgDatabaseAt(url, 16, async (client) => {
       const starts = {
         recent: today - 3 * DAY + 1000,
         old: today - 500 * DAY,
@@ -32,10 +25,7 @@ describe.runIf(pgAdminUrl !== null)('migration 0017 on a database with spans', (
         await client`insert into spans (project_id, span_id, span_type, server_name, tool_name, status, started_at, ended_at, latency_ms)
                      values ('default', ${id}, 'tool_call', 'fs', 'read', 'success', ${iso}, ${iso}, 1)`;
       }
-    } finally {
-      await client.end({ timeout: 5 });
-      rmSync(folder, { recursive: true, force: true });
-    }
+    });
 
     const store = await openStore({ databaseUrl: url, dataDir: 'memory://' });
     try {
