@@ -57,17 +57,11 @@ export function sessionTreeJsonBytes(
   const parentCol = at('parent_span_id');
   const rows = spans.rows;
 
-  // A Map keeps a key where it was first set: its values are buildTree's nodes, in its order.
-  const byId = new Map<string, number>();
-  for (let i = 0; i < rows.length; i++) byId.set((rows[i] as unknown[])[idCol] as string, i);
-  const children: (number[] | undefined)[] = new Array<number[] | undefined>(rows.length);
-  const roots: number[] = [];
-  for (const i of byId.values()) {
-    const parentId = (rows[i] as unknown[])[parentCol] as string | null;
-    const parent = parentId ? byId.get(parentId) : undefined;
-    if (parent !== undefined && parent !== i) (children[parent] ??= []).push(i);
-    else roots.push(i);
-  }
+  const { roots, children } = linkTree(
+    rows.length,
+    (i) => (rows[i] as unknown[])[idCol] as string,
+    (i) => (rows[i] as unknown[])[parentCol] as string | null,
+  );
 
   const out = new JsonBytes();
   const writeNodes = (list: readonly number[]) => {
@@ -101,3 +95,27 @@ export function sessionTreeJsonBytes(
 }
 
 const NONE: readonly number[] = [];
+
+/**
+ * A session's tree over items 0..n-1 by parent span id, the rule of both its forms (buildTree and
+ * sessionTreeJsonBytes): one node per span id, the last item of an id in the place of its first
+ * (a Map keeps a key where it was first set); children in that order; an item whose parent is
+ * absent, or itself, a root.
+ */
+export function linkTree(
+  n: number,
+  id: (i: number) => string,
+  parent: (i: number) => string | null | undefined,
+): { roots: number[]; children: (number[] | undefined)[] } {
+  const byId = new Map<string, number>();
+  for (let i = 0; i < n; i++) byId.set(id(i), i);
+  const children = new Array<number[] | undefined>(n);
+  const roots: number[] = [];
+  for (const i of byId.values()) {
+    const parentId = parent(i);
+    const p = parentId ? byId.get(parentId) : undefined;
+    if (p !== undefined && p !== i) (children[p] ??= []).push(i);
+    else roots.push(i);
+  }
+  return { roots, children };
+}

@@ -10,7 +10,7 @@ import type {
   SessionTreeNode,
 } from '../model/session.ts';
 import { HEALTH_TAGS, type Span } from '../model/span.ts';
-import { sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
+import { linkTree, sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
 import {
@@ -244,15 +244,16 @@ export class SessionsService {
 
 /** Children in start order (the spans come sorted); a span whose parent is absent is a root. */
 export function buildTree(spans: Span[]): SessionTreeNode[] {
-  const nodes = new Map<string, SessionTreeNode>();
-  for (const span of spans) nodes.set(span.spanId, { span, children: [] });
-  const roots: SessionTreeNode[] = [];
-  for (const node of nodes.values()) {
-    const parent = node.span.parentSpanId ? nodes.get(node.span.parentSpanId) : undefined;
-    if (parent && parent !== node) parent.children.push(node);
-    else roots.push(node);
-  }
-  return roots;
+  const { roots, children } = linkTree(
+    spans.length,
+    (i) => (spans[i] as Span).spanId,
+    (i) => (spans[i] as Span).parentSpanId,
+  );
+  const nodes = new Array<SessionTreeNode | undefined>(spans.length);
+  const node = (i: number) => (nodes[i] ??= { span: spans[i] as Span, children: [] });
+  for (let i = 0; i < spans.length; i++)
+    for (const c of children[i] ?? []) node(i).children.push(node(c));
+  return roots.map(node);
 }
 
 /** The cursor of an ordered list: the offset of the next page. */
