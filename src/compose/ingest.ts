@@ -13,6 +13,7 @@ import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../store/span-copy.ts';
+import { beginEarly } from '../store/early-transaction.ts';
 import { encodeSpans, insertSpansPrepared } from '../store/spans-repo.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
 import type { Base } from './core.ts';
@@ -123,15 +124,19 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
  * through its thread), falling back to the statement when the group holds a span already stored;
  * the statement for small ones; both prepared on the connection (insertSpansPrepared).
  */
-export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit'> {
+export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit' | 'open'> {
   const { client, pgliteCopyIn } = store;
   const minSpans = pgliteCopyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
   return {
+    // PostgreSQL: each group's transaction begun while the group forms (early-transaction.ts).
+    // PGlite runs one statement at a time on its thread: a transaction held open there would
+    // hold back every other query.
+    ...(pgliteCopyIn ? {} : { open: () => beginEarly(client) }),
     encode: (spans, groupSpans = spans.length) =>
       spans.length >= COPY_ENCODE_MIN_SPANS || groupSpans >= minSpans
         ? encodeSpansCopy(spans)
         : encodeSpans(spans),
-    commit: async (spans, enc) => {
+    commit: async (spans, enc, early) => {
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
       // A group whose requests were not all encoded for the form it takes is encoded again whole.
@@ -140,9 +145,10 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
           client,
           spans,
           enc.every(isJson) ? (enc as string[]) : undefined,
+          early,
         );
       const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
-      const r = await copySpans(client, spans, rows, pgliteCopyIn);
+      const r = await copySpans(client, spans, rows, pgliteCopyIn, early);
       return r === 'refused' ? insertSpansPrepared(client, spans) : r;
     },
   };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
 import { isTransient } from '../store/db.ts';
+import type { EarlyTransaction } from '../store/early-transaction.ts';
 import { storedKey, type StoredSpans } from '../store/span-rows.ts';
 import { CHUNK_SPANS, GroupSize } from './group-size.ts';
 
@@ -17,8 +18,22 @@ export interface WriterOptions {
    * form can match the group's.
    */
   encode: (spans: Span[], groupSpans?: number) => EncodedSpans;
-  /** Commits one group (its spans and each request's encoding) in one transaction; all-or-nothing. Says which spans were new. */
-  commit: (spans: Span[], encoded: EncodedSpans[]) => Promise<StoredSpans>;
+  /**
+   * Commits one group (its spans and each request's encoding) in one transaction; all-or-nothing.
+   * Says which spans were new. `early`: the transaction open() began for this group, to commit in
+   * (or discard).
+   */
+  commit: (
+    spans: Span[],
+    encoded: EncodedSpans[],
+    early?: EarlyTransaction,
+  ) => Promise<StoredSpans>;
+  /**
+   * Begins the next group's transaction before the group is taken (PostgreSQL): the group is
+   * taken once its BEGIN is answered, holding what arrived meanwhile, and the BEGIN's round trip
+   * is off the commit's path. Absent: the group is taken on the next turn of the event loop.
+   */
+  open?: () => EarlyTransaction;
   maxQueuedSpans: number;
   maxCommitSpans: number;
   /** How long a group keeps retrying while the database is unreachable before its requests get 503. */
@@ -156,10 +171,13 @@ export class GroupCommitWriter {
   private async drain(): Promise<void> {
     while (this.queues.size > 0) {
       // Let the event loop read the requests that arrived meanwhile, so they join this group.
-      // Without it an in-process database (PGlite) would commit one request per group.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Without it an in-process database (PGlite) would commit one request per group. With an
+      // early transaction, until its BEGIN is answered (at least that turn).
+      const early = this.opts.open?.();
+      if (early) await early.ready;
+      else await new Promise((resolve) => setImmediate(resolve));
       const group = this.takeGroup();
-      await this.commitGroup(group);
+      await this.commitGroup(group, early);
       for (const p of group) this.queuedSpans -= p.spans.length;
     }
   }
@@ -208,7 +226,7 @@ export class GroupCommitWriter {
       if (end <= this.virtualTime && !this.queues.has(tenant)) this.finish.delete(tenant);
   }
 
-  private async commitGroup(all: Pending[]): Promise<void> {
+  private async commitGroup(all: Pending[], early?: EarlyTransaction): Promise<void> {
     const group: Pending[] = [];
     const size = all.reduce((n, p) => n + p.spans.length, 0);
     for (const p of all) {
@@ -219,14 +237,21 @@ export class GroupCommitWriter {
         p.reject(err as Error);
       }
     }
-    if (group.length === 0) return;
+    if (group.length === 0) {
+      early?.discard();
+      return;
+    }
     const spans = group.length === 1 ? (group[0] as Pending).spans : group.flatMap((p) => p.spans);
     const encoded = group.map((p) => p.encoded as EncodedSpans);
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {
       try {
         const began = performance.now();
-        const result = await this.opts.commit(spans, encoded);
+        // The early transaction serves the first attempt only; a retry begins its own. Discarded
+        // (a no-op once used) so that a commit that did not take it never leaves it open.
+        const result = await this.opts
+          .commit(spans, encoded, attempt === 0 ? early : undefined)
+          .finally(() => early?.discard());
         this.groupSize.committed(spans.length, performance.now() - began);
         if (result === 'all') {
           for (const p of group) p.resolve(p.spans.length);

@@ -2,6 +2,7 @@ import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
 import { execute, executePrepared, type Db } from './db.ts';
+import type { EarlyTransaction } from './early-transaction.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { ingestQuery, ingestStatement } from './ingest-query.ts';
@@ -42,10 +43,24 @@ export async function insertSpansPrepared(
   client: Sql,
   batch: readonly Span[],
   encoded: readonly string[] = [encodeSpans(batch)],
+  early?: EarlyTransaction,
 ): Promise<StoredSpans> {
   if (batch.length === 0) return 'all';
   const q = ingestQuery(`[${encoded.join(',')}]`, batch.length, rollupRows(batch));
-  const rows = await client.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true });
+  if (!early) {
+    const rows = await client.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true });
+    return storedOf(rows[0], batch.length);
+  }
+  // In a transaction begun early (early-transaction.ts): the COMMIT goes right behind the
+  // statement, one round trip as in autocommit; a statement that failed makes it a ROLLBACK, and
+  // its error is this call's, as it would be in autocommit.
+  let result: Promise<IngestRow[]> | undefined;
+  await early.run(async (tx) => {
+    const r = tx.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true }).execute();
+    r.catch(() => undefined);
+    result = r;
+  });
+  const rows = await (result as Promise<IngestRow[]>);
   return storedOf(rows[0], batch.length);
 }
 

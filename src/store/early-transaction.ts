@@ -1,0 +1,57 @@
+import type { Sql, TransactionSql } from 'postgres';
+
+/**
+ * A PostgreSQL transaction begun before the group it will commit is taken (the writer's
+ * `open`): its BEGIN's round trip runs while the group's requests are still arriving, instead of
+ * after the group is closed. At batch 25 a commit is bound by its round trips, each waiting for the
+ * backend and for a busy event loop to come round (docs/benchmarks.md, batch 25 on PostgreSQL).
+ *
+ * `ready` resolves once the BEGIN is answered (or failed): the writer then takes the group, so it
+ * holds what arrived meanwhile. The transaction is then given one body (`run`), which resolves as
+ * `client.begin` does (committed, or rolled back and rejected), or discarded (rolled back).
+ */
+export interface EarlyTransaction {
+  readonly ready: Promise<void>;
+  run<T>(body: (tx: TransactionSql) => Promise<T>): Promise<T>;
+  discard(): void;
+}
+
+export function beginEarly(client: Sql): EarlyTransaction {
+  type Body = ((tx: TransactionSql) => Promise<unknown>) | null;
+  let give!: (body: Body) => void;
+  const body = new Promise<Body>((resolve) => (give = resolve));
+  let began!: () => void;
+  const ready = new Promise<void>((resolve) => (began = resolve));
+  let settled = false;
+  const done = client.begin(async (tx) => {
+    began();
+    const b = await body;
+    // Not on a connection that closed while the group formed (begin has rejected already):
+    // postgres.js may leave a query on a closed connection pending forever (its issue 1186).
+    if (!b || settled) throw DISCARDED;
+    return b(tx);
+  });
+  // A BEGIN that failed makes the writer go on too; run() then rejects with its error.
+  const end = () => {
+    settled = true;
+    began();
+  };
+  done.then(end, end);
+  let given = false;
+  return {
+    ready,
+    run<T>(b: (tx: TransactionSql) => Promise<T>): Promise<T> {
+      if (given) return Promise.reject(new Error('early transaction already used'));
+      given = true;
+      give(b);
+      return done as Promise<T>;
+    },
+    discard() {
+      if (given) return;
+      given = true;
+      give(null);
+    },
+  };
+}
+
+const DISCARDED = new Error('early transaction discarded');
