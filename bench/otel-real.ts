@@ -36,6 +36,12 @@ export interface OtelRealOptions {
   copyGroup: number;
   /** At most this many stored rows are copied. */
   copyRows: number;
+  /**
+   * CHECKPOINT before each cell (default): one quiet-machine cell writes ~350 MB of WAL, so with
+   * the default max_wal_size (1 GB: a checkpoint once ~540 MB were written) the second cell used to
+   * start one, and pay its full-page writes, alone.
+   */
+  checkpoint?: boolean;
   nodeFlags?: string[];
   /** Write a V8 CPU profile of the server process into this directory (`--cpu-prof`). */
   cpuProfDir?: string | undefined;
@@ -60,6 +66,21 @@ export interface OtelCell extends ExportRun {
   answerP50Ms: number;
   /** Acknowledged spans per write transaction in the cluster (≈ the writer's mean group). */
   spansPerCommit: number;
+  /**
+   * What the database did besides this cell's inserts, during the cell (warm-up included):
+   * checkpoints started (timed or requested), WAL bytes per acknowledged span (full-page images
+   * after a checkpoint make it larger), and ANALYZE/VACUUM runs on `spans`' partitions (the
+   * server's statistics keeper or autovacuum). The cells run one after the other on one database.
+   */
+  db: DbActivity;
+}
+
+export interface DbActivity {
+  checkpoints: number;
+  walBytesPerSpan: number;
+  maintenance: number;
+  /** Rows in `spans` when the cell started. */
+  rowsBefore: number;
 }
 
 export interface OtelRealResult {
@@ -104,7 +125,9 @@ export async function runOtelReal(
   try {
     for (const protocol of o.protocols) {
       const exporter = makeExporter(protocol, server.httpPort, server.grpcPort, 30_000);
+      if (o.checkpoint ?? true) await probe`checkpoint`;
       const xidBefore = await nextXid(probe);
+      const dbBefore = await dbState(probe);
       // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
       // cells count it): robust when a loaded machine completes few exports in the window.
       const before = cpuSnapshot(server.pid, pgPid);
@@ -114,6 +137,7 @@ export async function runOtelReal(
       const own = process.cpuUsage(ownBefore);
       await exporter.shutdown();
       const commits = (await nextXid(probe)) - xidBefore;
+      const dbAfter = await dbState(probe);
       const perSpan = (ms: number) =>
         run.ackedTotal > 0 ? (ms * 1000) / run.ackedTotal : Number.NaN;
       const cell: OtelCell = {
@@ -127,10 +151,17 @@ export async function runOtelReal(
         uploadP95Ms: Number.NaN,
         answerP50Ms: Number.NaN,
         spansPerCommit: commits > 0 ? run.ackedTotal / commits : Number.NaN,
+        db: {
+          checkpoints: dbAfter.checkpoints - dbBefore.checkpoints,
+          walBytesPerSpan:
+            run.ackedTotal > 0 ? (dbAfter.wal - dbBefore.wal) / run.ackedTotal : Number.NaN,
+          maintenance: dbAfter.maintenance - dbBefore.maintenance,
+          rowsBefore: dbBefore.rows,
+        },
       };
       cells.push(cell);
       progress(
-        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, exporter ${cell.exporterUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
+        `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, exporter ${cell.exporterUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span; ${cell.db.checkpoints} checkpoints, ${cell.db.walBytesPerSpan.toFixed(0)} WAL B/span, ${cell.db.maintenance} analyze/vacuum of spans, ${cell.db.rowsBefore} rows before${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
       );
     }
     const [{ n }] = (await probe`select count(*)::int as n from spans`) as unknown as [
@@ -232,6 +263,21 @@ async function copyStoredRows(
   }
 }
 
+/** Counters for DbActivity: checkpoints, the WAL position, maintenance runs and rows of `spans`. */
+async function dbState(
+  sql: postgres.Sql,
+): Promise<{ checkpoints: number; wal: number; maintenance: number; rows: number }> {
+  const [row] = (await sql`
+    select (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter)::float8 as checkpoints,
+           (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 as wal,
+           (select coalesce(sum(analyze_count + autoanalyze_count + vacuum_count + autovacuum_count), 0)
+              from pg_stat_user_tables where relname like 'spans%')::float8 as maintenance,
+           (select count(*) from spans)::float8 as rows`) as unknown as [
+    { checkpoints: number; wal: number; maintenance: number; rows: number },
+  ];
+  return row;
+}
+
 /** The next transaction id to be assigned in the cluster (reading it assigns none). */
 async function nextXid(sql: postgres.Sql): Promise<number> {
   const [row] =
@@ -249,11 +295,11 @@ export function formatOtelReal(r: OtelRealResult): string {
     `otel-real: real OpenTelemetry SDK exporters (BasicTracerProvider spans, OTLPTraceExporter), 16 exports of 512 spans in flight, ${f(r.bytesPerSpan)} B/span in protobuf; PostgreSQL; rate limits off (SPYGLASS_RATE_LIMITS=off)`,
     `load average at start ${r.loadAverage.start.map((x) => x.toFixed(2)).join(' ')}, at end ${r.loadAverage.end.map((x) => x.toFixed(2)).join(' ')}`,
     `raw COPY of ${f(r.copy.rows)} of the stored rows (groups of ${f(r.copy.group)}) into a same-indexed spans: ${f(r.copy.rowsPerSec)} rows/s, PostgreSQL ${f(r.copy.pgUsPerRow, 1)} µs/row`,
-    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | server answer p50 ms | failed exports |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| protocol | spans/s | of COPY | PostgreSQL µs/span | vs COPY µs/row | Spyglass µs/span | exporter µs/span | spans/commit | export p50 / p95 ms | upload p50 / p95 ms | server answer p50 ms | rows before | checkpoints | WAL B/span | analyze/vacuum | failed exports |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.cells.map(
       (c) =>
-        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${f(c.answerP50Ms)} | ${c.failedExports} |`,
+        `| ${c.protocol} | ${f(c.spansPerSec)} | ${f(c.spansPerSec / r.copy.rowsPerSec, 2)} | ${f(c.postgresUsPerSpan, 1)} | ${f(c.postgresUsPerSpan / r.copy.pgUsPerRow, 2)}× | ${f(c.serverUsPerSpan, 1)} | ${f(c.exporterUsPerSpan, 1)} | ${f(c.spansPerCommit)} | ${f(c.p50Ms)} / ${f(c.p95Ms)} | ${f(c.uploadP50Ms, 1)} / ${f(c.uploadP95Ms, 1)} | ${f(c.answerP50Ms)} | ${f(c.db.rowsBefore)} | ${c.db.checkpoints} | ${f(c.db.walBytesPerSpan)} | ${c.db.maintenance} | ${c.failedExports} |`,
     ),
     `acknowledged ${f(r.acked)}, stored ${f(r.stored)}: ${r.acked === r.stored ? 'every acknowledged span stored' : 'MISMATCH'}`,
     'targets (issue 28): OTLP/HTTP protobuf ≥ 0.7 of COPY; PostgreSQL µs/span ≤ 2× COPY µs/row',

@@ -133,6 +133,8 @@ const USAGE = `usage: npm run bench -- [options]
   --no-otel-real          skip the otel-real row
   --otel-protocols LIST   otlp-proto,otlp-grpc (default both)
   --otel-copy-rows N      stored rows copied for the otel-real COPY (default 100000; quick 10000)
+  --no-otel-checkpoint    no CHECKPOINT before each otel-real cell (by default each protocol starts
+                          right after one, so that no cell alone pays a checkpoint's full-page writes)
   --server-bin FILE       the server of the ingest cells and the otel-real row: another build's bin/spyglass.js
                           (before/after comparisons)
   --noisy                 only the noisy-neighbour row (same as --backends none --no-copy --no-read --no-scorecards
@@ -195,6 +197,7 @@ function parseCli() {
         'no-otel-real': { type: 'boolean' },
         'otel-protocols': { type: 'string' },
         'otel-copy-rows': { type: 'string' },
+        'no-otel-checkpoint': { type: 'boolean' },
         'server-bin': { type: 'string' },
         'no-noisy': { type: 'boolean' },
         'noisy-phase': { type: 'string' },
@@ -808,6 +811,7 @@ async function main() {
         copyRows: Math.floor(
           num(args['otel-copy-rows'], quick ? 10_000 : 100_000, 'otel-copy-rows', 1),
         ),
+        checkpoint: !args['no-otel-checkpoint'],
         nodeFlags: opts.serverNodeFlags,
         cpuProfDir: opts.cpuProfDir,
         serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
