@@ -54,7 +54,13 @@ async function load(dir: string, ext: string) {
     decode:
       protobuf.decodeOtlpProtobuf as typeof import('../src/receivers/otlp-protobuf.ts').decodeOtlpProtobuf,
     rollupRows: rollups.rollupRows as typeof import('../src/store/rollup-rows.ts').rollupRows,
-    encodeCopy: copy.encodeSpansCopy as (b: readonly Span[]) => unknown,
+    // Through an encoder of its own where the build has one (the writer's way: its scratch kept).
+    encodeCopy: (copy.CopyEncoder
+      ? (
+          (e: { encode: (b: readonly Span[]) => unknown }) => (b: readonly Span[]) =>
+            e.encode(b)
+        )(new copy.CopyEncoder())
+      : copy.encodeSpansCopy) as (b: readonly Span[]) => unknown,
     encodeJson: repo.encodeSpans as (b: readonly Span[]) => string,
   };
 }

@@ -12,7 +12,7 @@ import type { Span } from '../model/span.ts';
 import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
 import type { Store } from '../store/open-store.ts';
-import { copySpans, encodeSpansCopy } from '../store/span-copy.ts';
+import { copySpans, CopyEncoder } from '../store/span-copy.ts';
 import { beginEarly } from '../store/early-transaction.ts';
 import { encodeSpans, insertSpansPrepared } from '../store/spans-repo.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
@@ -109,8 +109,9 @@ const COPY_MIN_SPANS = 100;
 const PGLITE_COPY_MIN_SPANS = 250;
 /**
  * A request is encoded for COPY when it arrives if it has at least this many spans or the group
- * it will likely join is large enough for COPY (what its lane has waiting or committing), else as
- * the statement's JSON: each for the commit its group most likely takes. Encoding every request
+ * it will likely join is large enough for COPY (what its lane has waiting or committing, or held
+ * in its last group), else as the statement's JSON: each for the commit its group most likely
+ * takes; at commit a request in the other form is encoded again alone (`recode`). Encoding every request
  * for COPY made a group of small ones encode twice, COPY's rows at arrival and the statement's
  * JSON at commit: at batch 25 on PostgreSQL the server's CPU per span had risen by half; encoding
  * every small one as JSON did the same the other way once batch-25 groups were committed by COPY
@@ -124,9 +125,14 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
  * through its thread), falling back to the statement when the group holds a span already stored;
  * the statement for small ones; both prepared on the connection (insertSpansPrepared).
  */
-export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit' | 'open'> {
+export function spanCommit(
+  store: Store,
+): Pick<WriterOptions, 'encode' | 'recode' | 'commit' | 'open'> {
   const { client, pgliteCopyIn } = store;
   const minSpans = pgliteCopyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
+  // The writer's own: its scratch buffer is kept between requests (span-copy.ts).
+  const copy = new CopyEncoder();
+  const encodeCopy = (spans: readonly Span[]) => copy.encode(spans);
   return {
     // PostgreSQL: each group's transaction begun while the group forms (early-transaction.ts).
     // PGlite runs one statement at a time on its thread: a transaction held open there would
@@ -134,12 +140,22 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
     ...(pgliteCopyIn ? {} : { open: () => beginEarly(client) }),
     encode: (spans, groupSpans = spans.length) =>
       spans.length >= COPY_ENCODE_MIN_SPANS || groupSpans >= minSpans
-        ? encodeSpansCopy(spans)
+        ? encodeCopy(spans)
         : encodeSpans(spans),
+    // At commit, a request encoded for the other form is encoded again alone (not its group).
+    recode: (spans, enc, groupSpans) =>
+      groupSpans >= minSpans
+        ? isJson(enc)
+          ? encodeCopy(spans)
+          : enc
+        : isJson(enc)
+          ? enc
+          : encodeSpans(spans),
     commit: async (spans, enc, early) => {
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
-      // A group whose requests were not all encoded for the form it takes is encoded again whole.
+      // The writer recodes each request to the group's form; a group that still holds both
+      // (a writer without recode) is encoded again whole.
       if (spans.length < minSpans)
         return insertSpansPrepared(
           client,
@@ -147,7 +163,7 @@ export function spanCommit(store: Store): Pick<WriterOptions, 'encode' | 'commit
           enc.every(isJson) ? (enc as string[]) : undefined,
           early,
         );
-      const rows = enc.some(isJson) ? [encodeSpansCopy(spans)] : (enc as Uint8Array[]);
+      const rows = enc.some(isJson) ? [encodeCopy(spans)] : (enc as Uint8Array[]);
       const r = await copySpans(client, spans, rows, pgliteCopyIn, early);
       return r === 'refused' ? insertSpansPrepared(client, spans) : r;
     },

@@ -19,6 +19,13 @@ export interface WriterOptions {
    */
   encode: (spans: Span[], groupSpans?: number) => EncodedSpans;
   /**
+   * At commit, a request's encoding in the form its group of `groupSpans` spans takes: `encoded`
+   * itself when it already is, else the request encoded anew. A request encoded at arrival for a
+   * smaller group than it joined is then encoded again alone, not the whole group with it.
+   * Absent: `commit` takes the forms as they came.
+   */
+  recode?: (spans: Span[], encoded: EncodedSpans, groupSpans: number) => EncodedSpans;
+  /**
    * Commits one group (its spans and each request's encoding) in one transaction; all-or-nothing.
    * Says which spans were new. `early`: the transaction open() began for this group, to commit in
    * (or discard).
@@ -92,6 +99,13 @@ export class GroupCommitWriter {
   private queuedSpans = 0;
   private flushing: Promise<void> | null = null;
   private closed = false;
+  /**
+   * Spans in the last group committed: what the next group will likely hold. Right after a
+   * commit the queue is empty, so what is waiting alone said "small group" to the first requests
+   * of every group, and at batch 25 each group's first requests were encoded for the statement and
+   * then again, with the whole group, for COPY (docs/benchmarks.md, batch 25's server CPU).
+   */
+  private lastGroupSpans = 0;
   private readonly groupSize: GroupSize;
 
   constructor(private readonly opts: WriterOptions) {
@@ -135,7 +149,11 @@ export class GroupCommitWriter {
   private writeChunk(spans: Span[], tenant: string, encodeNow = true): Promise<number> {
     let encoded: EncodedSpans | null = null;
     try {
-      if (encodeNow) encoded = this.opts.encode(spans, this.queuedSpans + spans.length);
+      if (encodeNow)
+        encoded = this.opts.encode(
+          spans,
+          Math.max(this.queuedSpans + spans.length, this.lastGroupSpans),
+        );
     } catch (err) {
       // Rejected, not thrown: a caller's cleanup (the lanes' session holds) runs either way.
       return Promise.reject(err as Error);
@@ -231,7 +249,10 @@ export class GroupCommitWriter {
     const size = all.reduce((n, p) => n + p.spans.length, 0);
     for (const p of all) {
       try {
-        p.encoded ??= this.opts.encode(p.spans, size);
+        p.encoded =
+          p.encoded === null
+            ? this.opts.encode(p.spans, size)
+            : (this.opts.recode?.(p.spans, p.encoded, size) ?? p.encoded);
         group.push(p);
       } catch (err) {
         p.reject(err as Error);
@@ -242,6 +263,7 @@ export class GroupCommitWriter {
       return;
     }
     const spans = group.length === 1 ? (group[0] as Pending).spans : group.flatMap((p) => p.spans);
+    this.lastGroupSpans = spans.length;
     const encoded = group.map((p) => p.encoded as EncodedSpans);
     const deadline = Date.now() + (this.opts.retryWindowMs ?? 15_000);
     for (let attempt = 0; ; attempt++) {

@@ -146,39 +146,56 @@ const COPY_BLOB = `copy spans (${COLUMN_NAMES}) from '/dev/blob'`;
  * (FIELDS), not from a toSpanJson object, and each row goes into one UTF-8 buffer as it is made:
  * a string of the whole request, kept until its group commits, was hundreds of thousands of
  * small strings for the collector to move (docs/benchmarks.md, real exporter traffic).
+ *
+ * A one-off encoding (tests, benches): the writer encodes through its own CopyEncoder, which keeps
+ * its scratch buffer between requests.
  */
 export function encodeSpansCopy(batch: readonly Span[]): Buffer {
-  let buf = scratch;
-  let at = 0;
-  for (const s of batch) {
-    let row = ENCODERS[0]!(s);
-    for (let i = 1; i < ENCODERS.length; i++) row += '\t' + ENCODERS[i]!(s);
-    row += '\n';
-    // A UTF-16 code unit is at most 3 bytes of UTF-8.
-    if (at + row.length * 3 > buf.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, at + row.length * 3));
-      buf.copy(bigger, 0, 0, at);
-      buf = bigger;
-    }
-    at += buf.write(row, at);
-  }
-  if (buf.length <= SCRATCH_KEEP_BYTES) scratch = buf;
-  // The rows wait for their group's commit in memory of their own size, not in the scratch.
-  const out = Buffer.allocUnsafeSlow(at);
-  buf.copy(out, 0, 0, at);
-  return out;
+  return new CopyEncoder(64 * 1024).encode(batch);
 }
 
 /**
- * The buffer every request's rows are written into before they are copied out at their size. A
- * buffer per request sized for the worst case (2 kB a span) was three times the rows of the
- * bench's spans, and each one stayed allocated, outside the V8 heap, until a collection found it
- * after its group committed: under the PGlite bench row's load the main thread's ArrayBuffers
- * waiting for a collection were 35-70 MB at the peak, and 13-18 MB with this and the copies the
- * database thread no longer makes (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
- * One that grew past SCRATCH_KEEP_BYTES (a request of huge spans) is not kept.
+ * Encodes spans as COPY's rows (encodeSpansCopy) through a scratch buffer of its own, kept from one
+ * request to the next, into which every request's rows are written before they are copied out at
+ * their size. A buffer per request sized for the worst case (2 kB a span) was three times the rows
+ * of the bench's spans, and each one stayed allocated, outside the V8 heap, until a collection
+ * found it after its group committed: under the PGlite bench row's load the main thread's
+ * ArrayBuffers waiting for a collection were 35-70 MB at the peak, and 13-18 MB with this and the
+ * copies the database thread no longer makes (docs/benchmarks.md#memory-at-the-peak-on-pglite-second-round-2026-11-27-1115-1300-utc).
+ * One that grew past SCRATCH_KEEP_BYTES (a request of huge spans) is not kept. One encoder per
+ * writer (compose/ingest.ts spanCommit), not one per module: no state shared between the apps of
+ * one process (issue 23).
  */
-let scratch = Buffer.allocUnsafeSlow(256 * 1024);
+export class CopyEncoder {
+  private scratch: Buffer;
+
+  constructor(scratchBytes = 256 * 1024) {
+    this.scratch = Buffer.allocUnsafeSlow(scratchBytes);
+  }
+
+  encode(batch: readonly Span[]): Buffer {
+    let buf = this.scratch;
+    let at = 0;
+    for (const s of batch) {
+      let row = ENCODERS[0]!(s);
+      for (let i = 1; i < ENCODERS.length; i++) row += '\t' + ENCODERS[i]!(s);
+      row += '\n';
+      // A UTF-16 code unit is at most 3 bytes of UTF-8.
+      if (at + row.length * 3 > buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, at + row.length * 3));
+        buf.copy(bigger, 0, 0, at);
+        buf = bigger;
+      }
+      at += buf.write(row, at);
+    }
+    if (buf.length <= SCRATCH_KEEP_BYTES) this.scratch = buf;
+    // The rows wait for their group's commit in memory of their own size, not in the scratch.
+    const out = Buffer.allocUnsafeSlow(at);
+    buf.copy(out, 0, 0, at);
+    return out;
+  }
+}
+
 const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024;
 
 type Column = (typeof COLUMNS)[number];

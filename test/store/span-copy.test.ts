@@ -7,6 +7,7 @@ import { openStore, type Store } from '../../src/store/open-store.ts';
 import { copySpans, encodeSpansCopy } from '../../src/store/span-copy.ts';
 import { insertSpans, insertSpansPrepared } from '../../src/store/spans-repo.ts';
 import { spanCommit } from '../../src/compose/ingest.ts';
+import type { EncodedSpans } from '../../src/ingest/writer.ts';
 import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
 import { seededDataDir } from '../helpers/data-dir.ts';
 import { hourAgo, project } from '../helpers/repo-store.ts';
@@ -230,6 +231,33 @@ for (const backend of BACKENDS)
       const [a, b] = [await dump(viaCopy, p), await dump(viaJson, p)];
       expect(a.spans).toHaveLength(175 + 540);
       expect(a).toEqual(b);
+    });
+
+    it("recodes at commit only the requests encoded for the other form than their group's, and the group stores as the statement does", async () => {
+      const commit = spanCommit(viaCopy);
+      const recode = commit.recode as NonNullable<typeof commit.recode>;
+      const p = project('recoded');
+      const t0 = hourAgo(3);
+      const request = (n: number, session: string) =>
+        Array.from({ length: n }, (_, i) =>
+          span(p, new Date(t0.getTime() + i), { sessionId: session, traceId: session }),
+        );
+      // A group of 6 requests of 25 (150 spans: COPY on PostgreSQL, the statement on PGlite), the
+      // first two encoded on arrival as if for a small group, the rest as if for a large one.
+      const requests = Array.from({ length: 6 }, (_, i) => request(25, `r${i}`));
+      const encoded = requests.map((r, i) => commit.encode(r, i < 2 ? 25 : 500));
+      expect(new Set(encoded.map((e) => typeof e))).toEqual(new Set(['string', 'object']));
+      const group = requests.flat();
+      const recoded = requests.map((r, i) => recode(r, encoded[i] as EncodedSpans, group.length));
+      expect(new Set(recoded.map((e) => typeof e)).size).toBe(1);
+      // Those already in the group's form are kept as they are, not encoded again.
+      const form = typeof recoded[0];
+      encoded.forEach((e, i) => {
+        if (typeof e === form) expect(recoded[i]).toBe(e);
+      });
+      expect(await commit.commit(group, recoded)).toBe('all');
+      expect(await insertSpans(viaJson.db, group)).toBe('all');
+      expect(await dump(viaCopy, p)).toEqual(await dump(viaJson, p));
     });
 
     it('the prepared statement stores what the statement stores and says which spans of a retry were new', async () => {
