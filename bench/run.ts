@@ -121,6 +121,10 @@ const USAGE = `usage: npm run bench -- [options]
   --rate-limits off|high  off (default): SPYGLASS_RATE_LIMITS=off, one bench client is far past any per-client
                           limit; high: limiter in the request path with limits far above the load
   --server-node-flags=F   node flags for the server processes, e.g. --server-node-flags="--max-old-space-size=160"
+  --server-warmup SECONDS before the first cell of each server, send every cell's payload for this long, unmeasured
+                          (default 0): the cells then measure a server whose JIT has compiled the request path;
+                          at batch 25 a fresh server's first seconds cost several times its steady CPU per span
+                          (docs/benchmarks.md, batch 25's server CPU); its spans count in "spans acknowledged"
   --wait-idle SECONDS     before each cell, wait up to this long for other processes to use < 25% of
                           one core (default 0: don't wait); for a machine shared with other work
   --otel-real             only the otel-real row (same as --backends none --no-copy --no-read --no-scorecards
@@ -207,6 +211,7 @@ function parseCli() {
         'cpu-prof': { type: 'string' },
         'rate-limits': { type: 'string' },
         'wait-idle': { type: 'string' },
+        'server-warmup': { type: 'string' },
         'server-node-flags': { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', default: false },
@@ -319,6 +324,7 @@ const opts = {
   cpuProfDir: args['cpu-prof'] ? resolve(args['cpu-prof']) : undefined,
   rateLimits: (args['rate-limits'] ?? 'off') as 'high' | 'off',
   waitIdleMs: num(args['wait-idle'], 0, 'wait-idle') * 1000,
+  serverWarmupMs: num(args['server-warmup'], 0, 'server-warmup') * 1000,
   serverNodeFlags: absolutizeFlags((args['server-node-flags'] ?? '').split(/\s+/).filter(Boolean)),
   // Another build's server for the ingest cells and the otel-real row (before/after in one run).
   serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
@@ -556,6 +562,27 @@ async function main() {
     let acked = 0;
     const probe = databaseUrl ? postgres(databaseUrl, { max: 1, onnotice: () => {} }) : null;
     cleanups.push(async () => probe?.end({ timeout: 1 }));
+    if (opts.serverWarmupMs > 0) {
+      progress(`warming the server up: ${opts.serverWarmupMs / 1000} s of each cell's payload`);
+      for (const protocol of opts.protocols)
+        for (const batch of opts.batches)
+          for (const profile of opts.profiles) {
+            const r = await runCell(
+              { httpPort: server.httpPort, grpcPort: server.grpcPort },
+              templates.get(`${protocol}/${batch}/${profile}`) as Template,
+              {
+                concurrency: opts.concurrency,
+                warmupMs: 0,
+                durationMs: opts.serverWarmupMs,
+                maxSpans: MAX_SPANS_PER_CELL,
+                requestTimeoutMs: REQUEST_TIMEOUT_MS,
+                nextSeq,
+                t0,
+              },
+            );
+            acked += r.ackedTotal;
+          }
+    }
     const loadFromUs = monotonicUs();
     for (const protocol of opts.protocols) {
       for (const batch of opts.batches)
