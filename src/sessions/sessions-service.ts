@@ -10,6 +10,7 @@ import type {
   SessionTreeNode,
 } from '../model/session.ts';
 import { HEALTH_TAGS, type Span } from '../model/span.ts';
+import { JsonScratch } from '../model/json-bytes.ts';
 import { linkTree, sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
@@ -73,6 +74,9 @@ export { SESSION_ORDERS };
 export const SESSIONS_LIMIT: IntRange = { min: 1, max: 1000, default: 50 };
 
 export class SessionsService {
+  /** The tree's JSON writers' buffer, this instance's (model/json-bytes.ts). */
+  private readonly scratch = new JsonScratch();
+
   constructor(private readonly db: Db) {}
 
   /** Newest activity first, default window the last 24 h (`hours` changes it), or by `orderBy`. */
@@ -161,7 +165,7 @@ export class SessionsService {
     );
     const truncated = spans.rows.length > MAX_TREE_SPANS;
     if (truncated) spans.rows.length = MAX_TREE_SPANS;
-    return sessionTreeJsonBytes(toSession(row), spans, truncated);
+    return sessionTreeJsonBytes(toSession(row), spans, truncated, this.scratch);
   }
 
   /**
