@@ -13,7 +13,8 @@
  *
  * `--gc` adds, per endpoint, V8's pauses during the requests (scavenges and mark-compacts: count,
  * time per request, longest) and the share of the slowest 5 % of requests' time spent in them;
- * `--client http` asks with node:http instead of fetch (both run on the server's event loop).
+ * `--client http` asks with node:http instead of fetch (both run on the server's event loop);
+ * `--client bytes` with fetch, reading the body's bytes without decoding them (as read-path.ts does).
  * `--alloc` samples V8's allocations during the second pass (objects already collected included)
  * and prints, per endpoint, the bytes allocated per request and the functions that allocate most;
  * with `--survivors`, only the bytes no scavenge collected (what each scavenge copies or promotes).
@@ -137,14 +138,19 @@ try {
     // The cases below need the kept cluster's targets (--data-dir).
     ['tree, project-scoped', treeScoped.map((s) => `/api/agents/sessions/${s}`)],
     ['sessions list (24 h)', ['/api/agents/sessions?limit=50']],
-    ['sessions, by project', projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`)],
-    ['spans 100, by project', projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`)],
+    [
+      'sessions, by project',
+      projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`),
+    ],
+    [
+      'spans 100, by project',
+      projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`),
+    ],
   ];
   // --cases: a comma-separated list of case names' beginnings (default: all those with targets).
   const wanted = o.cases?.split(',').map((c) => c.trim());
   const cases = allCases.filter(
-    ([name, paths]) =>
-      paths.length > 0 && (!wanted || wanted.some((w) => name.startsWith(w))),
+    ([name, paths]) => paths.length > 0 && (!wanted || wanted.some((w) => name.startsWith(w))),
   );
   const url = new URL(server.httpUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -162,7 +168,9 @@ try {
   const get =
     o.client === 'http'
       ? httpGet
-      : async (path: string) => (await fetch(server.httpUrl + path)).text();
+      : o.client === 'bytes'
+        ? async (path: string) => (await fetch(server.httpUrl + path)).arrayBuffer()
+        : async (path: string) => (await fetch(server.httpUrl + path)).text();
   // V8's pauses (kind 1 scavenge, 4 mark-compact, 8 incremental marking step, 16 weak callbacks).
   const pauses: { start: number; ms: number; kind: number }[] = [];
   const observer = new PerformanceObserver((list) => {
