@@ -157,12 +157,8 @@ export class SessionsService {
 
   /** One session and its span tree by parent_span_id; spans whose parent is absent become roots. */
   async tree(by: Principal, sessionId: string, projectId?: string | null): Promise<SessionTree> {
-    const { row, spans } = await this.withSpans(
-      by,
-      sessionId,
-      projectId,
-      (p) => listSessionSpans(this.db, p, sessionId, MAX_TREE_SPANS + 1),
-      (rows) => rows[0]?.projectId,
+    const { row, spans } = await this.withSpans(by, sessionId, projectId, (p) =>
+      listSessionSpans(this.db, p, sessionId, MAX_TREE_SPANS + 1),
     );
     return {
       session: toSession(row),
@@ -177,12 +173,8 @@ export class SessionsService {
    * allocated per request (docs/benchmarks.md, the session tree's tail).
    */
   async treeJson(by: Principal, sessionId: string, projectId?: string | null): Promise<Buffer> {
-    const { row, spans } = await this.withSpans(
-      by,
-      sessionId,
-      projectId,
-      (p) => listSessionSpanValues(this.db, p, sessionId, MAX_TREE_SPANS + 1),
-      (s) => s.rows[0]?.[s.columns.indexOf('project_id')] as string | undefined,
+    const { row, spans } = await this.withSpans(by, sessionId, projectId, (p) =>
+      listSessionSpanValues(this.db, p, sessionId, MAX_TREE_SPANS + 1),
     );
     const truncated = spans.rows.length > MAX_TREE_SPANS;
     if (truncated) spans.rows.length = MAX_TREE_SPANS;
@@ -190,30 +182,24 @@ export class SessionsService {
   }
 
   /**
-   * A session's row and its spans as `spansOf` reads them, for a caller who may read it. Both reads
-   * go at once (a round trip less before the answer): without a project, the spans' read finds
-   * the session's project itself as the row's read does (sessionSpansQuery), and should the two
-   * disagree (a session of the same id written to another project between them; or no spans to
-   * tell) the spans are read again for the row's project. `projectOf` names the project of spans
-   * read, undefined when there are none.
+   * A session's row and its spans as `spansOf` reads them, for a caller who may read it. With the
+   * project known, both reads go at once (a round trip less before the answer); without, the
+   * session's row says whose spans to read.
    */
   private async withSpans<T>(
     by: Principal,
     sessionId: string,
     projectId: string | null | undefined,
-    spansOf: (project: string | null) => Promise<T>,
-    projectOf: (spans: T) => string | undefined,
+    spansOf: (project: string) => Promise<T>,
   ): Promise<{ row: NonNullable<Awaited<ReturnType<typeof findSessionRow>>>; spans: T }> {
     enforce(by, 'read');
     const project = scopeProject(by, projectId);
-    const [row, spans] = await Promise.all([
+    const [row, known] = await Promise.all([
       findSessionRow(this.db, project, sessionId),
-      spansOf(project),
+      project === null ? undefined : spansOf(project),
     ]);
     if (!row) throw notFound(`no session ${sessionId}`);
-    if (project === null && projectOf(spans) !== row.projectId)
-      return { row, spans: await spansOf(row.projectId) };
-    return { row, spans };
+    return { row, spans: known ?? (await spansOf(row.projectId)) };
   }
 
   /** The agent/server graph of a window (default the last 24 h) from the hourly rollup. */

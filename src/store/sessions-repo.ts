@@ -174,22 +174,15 @@ export async function findSessionRow(
  * Spans of one session: its session_id, or its trace_id for spans that carry no session id. Two
  * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
  * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
- * of the project. Raw SQL, for listSessionSpans's prepared read. Without a project (`null`), the
- * project is the session's as findSessionRow finds it (its most recent row), in the same
- * statement: the tree asked without a project reads its session's row and its spans at once.
+ * of the project. Raw SQL, for listSessionSpans's prepared read.
  */
-export function sessionSpansQuery(projectId: string | null, sessionId: string, limit: number): SQL {
-  const project =
-    projectId !== null
-      ? sql`${projectId}`
-      : sql`(select project_id from ${sessions} where session_id = ${sessionId}
-              order by last_call_at desc limit 1)`;
+export function sessionSpansQuery(projectId: string, sessionId: string, limit: number): SQL {
   return sql`(select *, ${SPAN_MICROS} from ${spans}
-               where project_id = ${project} and session_id = ${sessionId}
+               where project_id = ${projectId} and session_id = ${sessionId}
                order by started_at, span_id limit ${limit})
              union all
              (select *, ${SPAN_MICROS} from ${spans}
-               where project_id = ${project} and session_id is null and trace_id = ${sessionId}
+               where project_id = ${projectId} and session_id is null and trace_id = ${sessionId}
                order by started_at, span_id limit ${limit})
              order by started_at, span_id limit ${limit}`;
 }
@@ -197,7 +190,7 @@ export function sessionSpansQuery(projectId: string | null, sessionId: string, l
 /** sessionSpansQuery's rows, read prepared (executePrepared). */
 export async function listSessionSpans(
   db: Db,
-  projectId: string | null,
+  projectId: string,
   sessionId: string,
   limit: number,
 ): Promise<SpanRow[]> {
@@ -214,7 +207,7 @@ export async function listSessionSpans(
  */
 export async function listSessionSpanValues(
   db: Db,
-  projectId: string | null,
+  projectId: string,
   sessionId: string,
   limit: number,
 ): Promise<{ rows: unknown[][]; columns: string[] }> {
