@@ -9,15 +9,19 @@
  *
  *   node --import tsx bench/read-cpu.ts [--backend pglite|postgres] [--spans 20000] [--requests 200]
  *                                       [--client fetch|http] [--gc] [--data-dir DIR]
+ *                                       [--alloc [--survivors]] [--cases NAME,…]
  *
  * `--gc` adds, per endpoint, V8's pauses during the requests (scavenges and mark-compacts: count,
  * time per request, longest) and the share of the slowest 5 % of requests' time spent in them;
- * `--client http` asks with node:http instead of fetch (both run on the server's event loop).
+ * `--client http` asks with node:http instead of fetch (both run on the server's event loop);
+ * `--client bytes` with fetch, reading the body's bytes without decoding them (as read-path.ts does).
  * `--alloc` samples V8's allocations during the second pass (objects already collected included)
  * and prints, per endpoint, the bytes allocated per request and the functions that allocate most;
  * with `--survivors`, only the bytes no scavenge collected (what each scavenge copies or promotes).
  * `--data-dir DIR` reads the PostgreSQL cluster bench/read-path.ts --data-dir loaded and kept there
- * (e.g. 1,000,000 spans), in a process that did no load, instead of loading `--spans`.
+ * (e.g. 1,000,000 spans), in a process that did no load, instead of loading `--spans`; it adds the
+ * project-scoped tree, the sessions lists (all projects, and by project) and the newest-100 spans
+ * by project. `--cases tree,sessions` runs only the cases whose names begin so.
  */
 import { Session } from 'node:inspector';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -42,6 +46,7 @@ const { values: o } = parseArgs({
     'data-dir': { type: 'string' },
     alloc: { type: 'boolean', default: false },
     survivors: { type: 'boolean', default: false },
+    cases: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -95,6 +100,8 @@ const cleanups: (() => Promise<unknown>)[] = [];
 try {
   let server;
   let treeIds: string[];
+  let treeScoped: string[] = [];
+  let projects: string[] = [];
   if (o['data-dir'] !== undefined) {
     const kept = await startKeptCluster(o['data-dir'], 'spyglass_read_bench');
     cleanups.push(() => kept.stop());
@@ -103,9 +110,12 @@ try {
         `${o['data-dir']}: no loaded cluster (bench/read-path.ts --data-dir loads one)`,
       );
     server = await startBenchServer(kept.url, cleanups);
-    treeIds = (await pickTargets(server.services.store.db)).treeSessions
+    const targets = await pickTargets(server.services.store.db);
+    treeIds = targets.treeSessions.slice(0, 5).map((t) => t.id);
+    treeScoped = targets.treeSessions
       .slice(0, 5)
-      .map((t) => t.id);
+      .map((t) => `${t.id}?project_id=${encodeURIComponent(t.projectId)}`);
+    projects = targets.projects;
   } else {
     server = await startBenchServerOn(
       o.backend === 'postgres' ? 'postgres' : 'pglite',
@@ -120,11 +130,28 @@ try {
     });
     treeIds = info.treeSessionIds;
   }
-  const cases: [string, string[]][] = [
-    ['session tree', treeIds.map((id) => `/api/agents/sessions/${encodeURIComponent(id)}`)],
+  const q = encodeURIComponent;
+  const allCases: [string, string[]][] = [
+    ['session tree', treeIds.map((id) => `/api/agents/sessions/${q(id)}`)],
     ['lineage (24 h)', ['/api/agents/lineage']],
     ['spans, newest 100', ['/api/traces/spans?limit=100']],
+    // The cases below need the kept cluster's targets (--data-dir).
+    ['tree, project-scoped', treeScoped.map((s) => `/api/agents/sessions/${s}`)],
+    ['sessions list (24 h)', ['/api/agents/sessions?limit=50']],
+    [
+      'sessions, by project',
+      projects.map((p) => `/api/agents/sessions?project_id=${q(p)}&limit=50`),
+    ],
+    [
+      'spans 100, by project',
+      projects.map((p) => `/api/traces/spans?limit=100&project_id=${q(p)}`),
+    ],
   ];
+  // --cases: a comma-separated list of case names' beginnings (default: all those with targets).
+  const wanted = o.cases?.split(',').map((c) => c.trim());
+  const cases = allCases.filter(
+    ([name, paths]) => paths.length > 0 && (!wanted || wanted.some((w) => name.startsWith(w))),
+  );
   const url = new URL(server.httpUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const httpGet = (path: string) =>
@@ -141,7 +168,9 @@ try {
   const get =
     o.client === 'http'
       ? httpGet
-      : async (path: string) => (await fetch(server.httpUrl + path)).text();
+      : o.client === 'bytes'
+        ? async (path: string) => (await fetch(server.httpUrl + path)).arrayBuffer()
+        : async (path: string) => (await fetch(server.httpUrl + path)).text();
   // V8's pauses (kind 1 scavenge, 4 mark-compact, 8 incremental marking step, 16 weak callbacks).
   const pauses: { start: number; ms: number; kind: number }[] = [];
   const observer = new PerformanceObserver((list) => {

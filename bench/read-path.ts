@@ -441,7 +441,7 @@ async function measureCase(
     example: c.paths[0] as string,
     sequential: { ...s, pass },
     concurrent,
-    responseBytes: Buffer.byteLength(first.body),
+    responseBytes: first.bytes.length,
     responseItems: items,
   };
 }
@@ -519,7 +519,7 @@ export function formatReport(r: ReadPathResult): string {
   for (const row of rows) lines.push(line(row));
   lines.push('');
   lines.push(
-    `${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte, client in the same process as the server.`,
+    `${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte (not decoded to text), client in the same process as the server.`,
   );
   lines.push(
     `overall: ${r.pass ? 'PASS' : 'FAIL'} (target p95 < ${r.target.p95Ms} ms for every endpoint of the issue, sequential; rows marked (extra) are informational)`,

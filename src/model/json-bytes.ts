@@ -1,17 +1,36 @@
 /**
  * JSON written straight into bytes, as JSON.stringify would write it: for responses large enough
  * that the objects built only to be stringified, the string, and its UTF-8 copy made as it is sent
- * are most of a request's garbage (docs/benchmarks.md, the session tree's tail). One scratch buffer
- * is reused: a writer is filled and turned into its Buffer synchronously, with no await between.
+ * are most of a request's garbage (docs/benchmarks.md, the session tree's tail). A writer fills
+ * the scratch buffer its owner keeps (a service, per app instance: no state in this module) and
+ * turns it into its Buffer synchronously, with no await between.
  */
+
+/** The buffer kept between one owner's writers (grown to what a response took, up to MAX_SCRATCH). */
+export class JsonScratch {
+  private kept: Buffer | null = null;
+
+  /** The kept buffer (or a new one), the writer's until it gives it back. */
+  take(): Buffer {
+    const s = this.kept ?? Buffer.allocUnsafeSlow(INITIAL_SCRATCH);
+    this.kept = null;
+    return s;
+  }
+
+  /** A writer's buffer back, kept unless it grew past MAX_SCRATCH. */
+  give(buf: Buffer): void {
+    if (buf.length <= MAX_SCRATCH) this.kept = buf;
+  }
+}
 
 /** Bytes of a JSON text being written; `bytes()` ends it. */
 export class JsonBytes {
   private buf: Buffer;
   private len = 0;
 
-  constructor() {
-    this.buf = takeScratch();
+  /** `scratch`: the owner's kept buffer; without one, a buffer of the writer's own. */
+  constructor(private readonly scratch: JsonScratch = new JsonScratch()) {
+    this.buf = scratch.take();
   }
 
   /** Room for n more bytes. */
@@ -131,7 +150,7 @@ export class JsonBytes {
   bytes(): Buffer {
     const out = Buffer.allocUnsafeSlow(this.len);
     this.buf.copy(out, 0, 0, this.len);
-    if (this.buf.length <= MAX_SCRATCH) scratch = this.buf;
+    this.scratch.give(this.buf);
     this.buf = EMPTY;
     return out;
   }
@@ -168,11 +187,5 @@ const TRUE = ascii('true');
 const FALSE = ascii('false');
 const EMPTY = Buffer.alloc(0);
 
-/** The scratch buffer kept between writers (grown to what a response took, up to MAX_SCRATCH). */
+const INITIAL_SCRATCH = 256 * 1024;
 const MAX_SCRATCH = 4 * 1024 * 1024;
-let scratch: Buffer | null = null;
-function takeScratch(): Buffer {
-  const s = scratch ?? Buffer.allocUnsafeSlow(256 * 1024);
-  scratch = null;
-  return s;
-}

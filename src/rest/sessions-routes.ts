@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type as T, type Static } from 'typebox';
-import { toLineageJson, toSessionJson } from '../model/session.ts';
+import { toLineageJson } from '../model/session.ts';
 import type { SessionsService, Window } from '../sessions/sessions-service.ts';
 import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
@@ -42,9 +42,10 @@ export interface SessionRoutesDeps {
 /** Sessions, span trees and the lineage graph (docs/api.md#rest). */
 export function registerSessionRoutes(app: FastifyInstance, s: SessionRoutesDeps): void {
   const r = typed(app);
+  // The JSON's bytes as the service wrote them: what returning the sessions' toSessionJson sent.
   r.get('/api/agents/sessions', { schema: { querystring: SessionsQuery } }, async (req, reply) => {
     const q = req.query;
-    const page = await s.sessions.list(req.principal, {
+    const page = await s.sessions.listJson(req.principal, {
       ...window(q),
       agentName: str(q.agent_name),
       healthTag: str(q.health_tag),
@@ -52,7 +53,7 @@ export function registerSessionRoutes(app: FastifyInstance, s: SessionRoutesDeps
       cursor: str(q.cursor),
     });
     if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
-    return page.sessions.map(toSessionJson);
+    return reply.type(JSON_TYPE).send(page.json);
   });
 
   r.get(

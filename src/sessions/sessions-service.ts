@@ -10,6 +10,8 @@ import type {
   SessionTreeNode,
 } from '../model/session.ts';
 import { HEALTH_TAGS, type Span } from '../model/span.ts';
+import { JsonScratch } from '../model/json-bytes.ts';
+import { sessionListJsonBytes } from '../model/session-list-bytes.ts';
 import { linkTree, sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
 import type { Db } from '../store/db.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
@@ -73,6 +75,9 @@ export { SESSION_ORDERS };
 export const SESSIONS_LIMIT: IntRange = { min: 1, max: 1000, default: 50 };
 
 export class SessionsService {
+  /** The tree's and the list's JSON writers' buffer, this instance's (model/json-bytes.ts). */
+  private readonly scratch = new JsonScratch();
+
   constructor(private readonly db: Db) {}
 
   /** Newest activity first, default window the last 24 h (`hours` changes it), or by `orderBy`. */
@@ -102,6 +107,18 @@ export class SessionsService {
     const sessions = rows.slice(0, limit).map(toSession);
     const last = sessions[sessions.length - 1];
     return { sessions, nextCursor: rows.length > limit && last ? sessionCursor(last) : null };
+  }
+
+  /**
+   * list()'s page as its REST response (JSON.stringify of its sessions' toSessionJson, the same
+   * bytes) and the next page's cursor.
+   */
+  async listJson(
+    by: Principal,
+    q: SessionQuery,
+  ): Promise<{ json: Buffer; nextCursor: string | null }> {
+    const page = await this.list(by, q);
+    return { json: sessionListJsonBytes(page.sessions, this.scratch), nextCursor: page.nextCursor };
   }
 
   /** How many sessions `list` would page through (cursor and order ignored). */
@@ -161,7 +178,7 @@ export class SessionsService {
     );
     const truncated = spans.rows.length > MAX_TREE_SPANS;
     if (truncated) spans.rows.length = MAX_TREE_SPANS;
-    return sessionTreeJsonBytes(toSession(row), spans, truncated);
+    return sessionTreeJsonBytes(toSession(row), spans, truncated, this.scratch);
   }
 
   /**

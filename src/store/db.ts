@@ -61,15 +61,17 @@ function detach(result: unknown[]): unknown[] {
 /**
  * executePrepared's read with each row as an array of its values in column order (postgres.js's
  * `values()`), and the columns' names: no object per row, for reads mapped straight to a response.
+ * `prepare` false runs the text unnamed, as there.
  */
 export async function executePreparedValues(
   db: Db,
   query: SQL,
+  prepare = true,
 ): Promise<{ rows: unknown[][]; columns: string[] }> {
   const q = db._.session.prepareQuery(
     dialect.sqlToQuery(query),
     undefined,
-    'read',
+    prepare ? 'read' : undefined,
     false,
     // With a result mapper, drizzle asks postgres.js for values() and hands over its result.
     (rows: unknown) => {

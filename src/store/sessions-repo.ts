@@ -112,7 +112,12 @@ export async function listSessionRowsOrdered(
     .offset(f.offset);
 }
 
-/** Sessions by most recent activity, keyset-paged; reads only the rollup. */
+/**
+ * Sessions by most recent activity, keyset-paged; reads only the rollup. Read through
+ * executePrepared (rows as the driver reads them, its result emptied: docs/benchmarks.md, the
+ * sessions lists), prepared for the shapes asked all the time (by project, agent and page: at most
+ * 8 texts); a health tag, an upper bound or a text search runs unnamed.
+ */
 export async function listSessionRows(db: Db, f: SessionFilter): Promise<SessionRow[]> {
   const where: (SQL | undefined)[] = [
     whereOf(f),
@@ -121,15 +126,19 @@ export async function listSessionRows(db: Db, f: SessionFilter): Promise<Session
       ? undefined
       : sql`(${sessions.lastCallAt}, ${sessions.sessionId}) < (${isoMicros(f.before.lastCallAt, f.before.micros)}::timestamptz, ${f.before.sessionId})`,
   ];
-  return db
-    .select(SESSION_WITH_MICROS)
-    .from(sessions)
-    .where(and(...where))
-    .orderBy(desc(sessions.lastCallAt), desc(sessions.sessionId))
-    .limit(f.limit);
+  const common = f.healthTag === undefined && f.until === undefined && f.text === undefined;
+  return executePrepared<SessionRow>(
+    db,
+    sql`select ${SESSION_COLUMNS} from ${sessions} where ${and(...where)}
+        order by last_call_at desc, session_id desc limit ${f.limit}`,
+    common,
+  );
 }
 
-/** SESSION_WITH_MICROS as a raw select list, for findSessionRow's prepared read (one row: aliased). */
+/**
+ * SESSION_WITH_MICROS as a raw select list, aliased by field names, for the reads through
+ * executePrepared (findSessionRow, listSessionRows): bigint columns come as text there.
+ */
 const SESSION_COLUMNS: SQL = sql.raw(
   [
     ...Object.entries(getTableColumns(sessions)).map(

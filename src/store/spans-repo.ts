@@ -1,7 +1,7 @@
 import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
-import { execute, executePrepared, type Db } from './db.ts';
+import { execute, executePrepared, executePreparedValues, type Db } from './db.ts';
 import type { EarlyTransaction } from './early-transaction.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
@@ -105,6 +105,25 @@ export interface SpanFilter {
 
 /** Newest first, keyset-paged on (started_at, span_id). */
 export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
+  const { query, common } = listSpansQuery(f);
+  const rows = await executePrepared<SpanColumns>(db, query, common);
+  return rows.map((r) => rowToSpan(spanRowOf(r)));
+}
+
+/**
+ * listSpans's rows as arrays of values with the columns' names (model/span-bytes.ts SpanValues):
+ * the spans list's REST response is written from them without a span object.
+ */
+export async function listSpanValues(
+  db: Db,
+  f: SpanFilter,
+): Promise<{ rows: unknown[][]; columns: string[] }> {
+  const { query, common } = listSpansQuery(f);
+  return executePreparedValues(db, query, common);
+}
+
+/** listSpans's statement, and whether it is of a shape read prepared. */
+function listSpansQuery(f: SpanFilter): { query: SQL; common: boolean } {
   const where: (SQL | undefined)[] = [
     f.projectId === null ? undefined : eq(spans.projectId, f.projectId),
     f.serverName === undefined ? undefined : eq(spans.serverName, f.serverName),
@@ -131,13 +150,9 @@ export async function listSpans(db: Db, f: SpanFilter): Promise<Span[]> {
     [serverName, toolName, sessionId, agentName, status, spanType, since, until].every(
       (v) => v === undefined,
     ) && !(f.projectId !== null && f.traceId !== undefined);
-  const rows = await executePrepared<SpanColumns>(
-    db,
-    sql`select *, ${SPAN_MICROS} from ${spans} where ${and(...where) ?? sql`true`}
-        order by started_at desc, span_id desc limit ${f.limit}`,
-    common,
-  );
-  return rows.map((r) => rowToSpan(spanRowOf(r)));
+  const query = sql`select *, ${SPAN_MICROS} from ${spans} where ${and(...where) ?? sql`true`}
+        order by started_at desc, span_id desc limit ${f.limit}`;
+  return { query, common };
 }
 
 /** A span as the store reads it: every column but ingested_at, plus each time's microseconds. */

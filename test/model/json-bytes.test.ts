@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonBytes } from '../../src/model/json-bytes.ts';
+import { JsonBytes, JsonScratch } from '../../src/model/json-bytes.ts';
 
 /** JsonBytes writes each value as JSON.stringify does (the session tree's REST bytes rest on it). */
 const written = (v: unknown) => {
@@ -60,5 +60,23 @@ describe('JsonBytes', () => {
   it('grows past its scratch buffer', () => {
     const big = 'ab'.repeat(400_000);
     expect(written(big)).toBe(JSON.stringify(big));
+  });
+
+  it("shares its owner's scratch buffer with the next writer, each one's bytes its own", () => {
+    const scratch = new JsonScratch();
+    const write = (v: unknown) => {
+      const w = new JsonBytes(scratch);
+      w.value(v);
+      return w.bytes();
+    };
+    const first = write('first, the longer one');
+    const second = write('2nd');
+    // A grown buffer comes back too (up to its limit), and is reused.
+    const big = write('x'.repeat(600_000));
+    const third = write({ third: true });
+    expect(first.toString('utf8')).toBe('"first, the longer one"');
+    expect(second.toString('utf8')).toBe('"2nd"');
+    expect(big.length).toBe(600_002);
+    expect(third.toString('utf8')).toBe('{"third":true}');
   });
 });

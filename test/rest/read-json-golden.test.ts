@@ -141,6 +141,11 @@ const READS: Record<string, string> = {
   'spans-list': `/api/traces/spans?project_id=${P}&limit=100`,
   'spans-by-trace': `/api/traces/spans?trace_id=trace-golden`,
   'spans-list-page': `/api/traces/spans?project_id=${P}&limit=3`,
+  'spans-list-all': `/api/traces/spans?limit=100`,
+  // The sessions lists (the fixture's day is long past: a window from before it).
+  'sessions-list': `/api/agents/sessions?since=2026-01-01T00:00:00Z`,
+  'sessions-list-project': `/api/agents/sessions?project_id=${P}&since=2026-01-01T00:00:00Z&limit=1`,
+  'sessions-list-agent': `/api/agents/sessions?agent_name=planner&since=2026-01-01T00:00:00Z`,
   // A day (whole 4-hour blocks and hours at both ends) and an hour (hours only).
   lineage: `/api/agents/lineage?project_id=${P}&since=2026-01-02T02:30:00Z&until=2026-01-03T01:00:00Z`,
   'lineage-hours': `/api/agents/lineage?since=2026-01-02T10:00:00Z&until=2026-01-02T11:30:00Z`,

@@ -71,6 +71,26 @@ describe.each(backends)('session tree bytes on $name', ({ name, available }) => 
       }
     });
 
+    it('without a project, reads the most recent session of that id and its own spans', async () => {
+      // Unique ids: the store is shared, and an id asked without a project is looked up everywhere.
+      const id = `twice-${project()}`;
+      const [older, newer] = [project('older'), project('newer')];
+      await insertSpans(db(), [
+        span(older, t(0), { spanId: 'o1', sessionId: id }),
+        span(older, t(1), { spanId: 'o2', sessionId: id, parentSpanId: 'o1' }),
+      ]);
+      await insertSpans(db(), [span(newer, t(60_000), { spanId: 'n1', sessionId: id })]);
+      const svc = new SessionsService(db());
+      const tree = await svc.tree(LOCAL_ADMIN, id);
+      expect(tree.session.projectId).toBe(newer);
+      expect(tree.spans.map((n) => [n.span.projectId, n.span.spanId])).toEqual([[newer, 'n1']]);
+      const got = await svc.treeJson(LOCAL_ADMIN, id);
+      expect(got.toString('utf8')).toBe(JSON.stringify(toSessionTreeJson(tree)));
+      // Asked in the older project, that one's.
+      const old = await svc.treeJson(LOCAL_ADMIN, id, older);
+      expect(JSON.parse(old.toString('utf8')).spans[0].span_id).toBe('o1');
+    });
+
     it('answers not found as tree() does', async () => {
       const svc = new SessionsService(db());
       await expect(svc.treeJson(LOCAL_ADMIN, 'no-such-session', project())).rejects.toThrow(
