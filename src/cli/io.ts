@@ -1,4 +1,5 @@
 import type { Env } from '../config/env.ts';
+import type { Store, StoreOptions } from '../store/open-store.ts';
 
 /** Where a command writes: process.stdout / process.stderr, or a buffer in-process. */
 export interface CliOut {
@@ -26,6 +27,12 @@ export interface CliIo {
   readonly ownsProcess?: boolean;
   /** Stops a command that runs until stopped (`monitor`) in-process. */
   readonly signal?: AbortSignal;
+  /**
+   * In-process runs only: opens the store a local command runs on, in place of openStore (the
+   * tests hand commands a store from their pool of embedded databases: test/helpers/cli.ts). The
+   * command closes what it is given as it closes its own.
+   */
+  readonly openStore?: (opts: StoreOptions) => Promise<Store>;
 }
 
 /** One run of a command: its io and the exit code a command sets when it finishes with a failure it reported. */

@@ -23,7 +23,7 @@ export async function withLocal<K, T>(
   const config = loadConfig(io.env, io.cwd);
   const level = io.env.SPYGLASS_LOG_LEVEL ?? 'warn';
   const logger = io.ownsProcess ? createLogger(level) : createLogger(level, io.stderr);
-  const { openStore } = await import('../store/open-store.ts');
+  const openStore = io.openStore ?? (await import('../store/open-store.ts')).openStore;
   if (io.ownsProcess) {
     // A CLI command runs one per process: this is its process entry for the database, so the
     // process-wide postgres.js guard is installed here (src/store/postgres-guard.ts); both back

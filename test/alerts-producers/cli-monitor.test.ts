@@ -1,8 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../helpers/cli.ts';
-import { seedPglite } from '../helpers/data-dir.ts';
+import { poolCliStores, runCliInProcess } from '../helpers/cli.ts';
 import { startReceiver, type Receiver } from '../alerts/helpers.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 import { startSwitchableMcp, type SwitchableMcp } from './switchable-mcp.ts';
@@ -26,6 +25,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// The passes run on one pooled embedded database (test/helpers/cli.ts), not one open each: each
+// command still builds its services and rebuilds the monitor's state from the stored results.
+poolCliStores();
+
 const typeOf = (body: any): string | undefined =>
   (body.blocks?.[1]?.fields as { text: string }[] | undefined)
     ?.find((f) => f.text.startsWith('*Type*\n'))
@@ -48,7 +51,7 @@ describe('spyglass monitor --once', () => {
     });
     const env = {
       SPYGLASS_CONFIG: config,
-      SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
+      SPYGLASS_DATA_DIR: join(dir, 'data'),
       SPYGLASS_LOG_LEVEL: 'error',
     };
     const pass = async (expectedCode: number) => {

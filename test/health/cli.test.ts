@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
-import { runCli, runCliInProcess } from '../helpers/cli.ts';
+import { poolCliStores, runCli, runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { childPids, tempDir, writeConfig } from './helpers.ts';
@@ -35,6 +35,10 @@ beforeAll(async () => {
     ],
   });
 });
+
+// In-process commands run on a pooled embedded database per data directory (test/helpers/cli.ts);
+// the processes (runCli, the daemon) open theirs.
+poolCliStores();
 
 afterAll(async () => {
   await fx?.close();

@@ -1,14 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { safeErr } from '../../src/logger.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import { seededDataDir } from '../helpers/data-dir.ts';
+import { pooledPgliteStore } from '../helpers/store-pool.ts';
 
 describe('error logging', () => {
   it('logs a failed statement with its error, never its SQL parameters', async () => {
-    const dataDir = seededDataDir();
-    const store = await openStore({ dataDir });
+    const store = await pooledPgliteStore();
     const secret = 'sk-live-payload-that-must-not-reach-the-log';
     try {
       const err = await store.db
@@ -26,7 +23,6 @@ describe('error logging', () => {
       expect(logged).toContain('no_such_table');
     } finally {
       await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 });

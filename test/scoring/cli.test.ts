@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheck } from '../../src/store/health-repo.ts';
 import { insertScan } from '../../src/store/security-repo.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
-import { seedPglite } from '../helpers/data-dir.ts';
+import { poolCliStores, runCliInProcess } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 
@@ -30,7 +29,7 @@ beforeAll(() => {
   });
   env = {
     SPYGLASS_CONFIG: config,
-    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
+    SPYGLASS_DATA_DIR: join(dir, 'data'),
     SPYGLASS_LOG_LEVEL: 'error',
     SPYGLASS_API_KEYS: ADMIN,
     SPYGLASS_RATE_LIMITS: 'off',
@@ -38,6 +37,8 @@ beforeAll(() => {
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Local commands run on one pooled embedded database, not one open of the data directory each.
+poolCliStores();
 
 describe('spyglass scorecard', () => {
   it(

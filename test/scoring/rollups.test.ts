@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { execute, type Db } from '../../src/store/db.ts';
@@ -6,7 +5,7 @@ import { deleteHealthBefore } from '../../src/store/health-repo.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { loadScoreInputs } from '../../src/store/scoring-repo.ts';
 import { backends, createMigratedPgDatabase } from '../helpers/backends.ts';
-import { seededDataDir } from '../helpers/data-dir.ts';
+import { pooledPgliteStore } from '../helpers/store-pool.ts';
 
 /**
  * The health rollups (drizzle 0007, 0008) against health_results itself: 35 days of checks every
@@ -91,20 +90,21 @@ describe.each(backends)('$name', ({ name, available }) => {
     available ? 'health rollups' : `health rollups (skipped: no ${name} in this run)`,
     () => {
       let store: Store;
-      const dataDir = name === 'postgres' ? '' : seededDataDir();
 
       beforeAll(async () => {
-        store = await openStore(
+        store =
           name === 'postgres'
-            ? { databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 2 }
-            : { dataDir },
-        );
+            ? await openStore({
+                databaseUrl: await createMigratedPgDatabase(),
+                dataDir: '',
+                poolSize: 2,
+              })
+            : await pooledPgliteStore();
         await loadHistory(store.db);
       }, 120_000);
 
       afterAll(async () => {
         await store?.close();
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       });
 
       it(

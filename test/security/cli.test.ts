@@ -1,11 +1,11 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtures.ts';
 import { call, expectStatus } from '../helpers/auth.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
-import { seededDataDir } from '../helpers/data-dir.ts';
+import { poolCliStores, runCliInProcess } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
@@ -24,6 +24,8 @@ let dir: string;
 let config: string;
 let fx: HttpFixtures;
 let server: TestServer;
+// A local command runs on a pooled embedded database (test/helpers/cli.ts), not an open of its own.
+poolCliStores();
 
 describe('spyglass scan', () => {
   beforeAll(async () => {
@@ -150,8 +152,9 @@ describe('spyglass scan', () => {
   }, 60_000);
 
   it('scans locally from spyglass.yaml and prints a table', async () => {
-    // A copy of the migrated embedded database: the first start is test/startup/startup-messages.test.ts's.
-    const data = seededDataDir('spyglass-scan-cli-');
+    // A pooled embedded database (test/helpers/cli.ts): the first start is
+    // test/startup/startup-messages.test.ts's, the open of a data directory test/cli's.
+    const data = join(dir, 'scan-data');
     try {
       const r = await runCliInProcess(
         ['scan', '--server', 'alpha'],

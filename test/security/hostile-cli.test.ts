@@ -2,8 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESCAPE_NAME, NUL_NAME } from '../fixtures/mcp/hostile-tools.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
-import { seedPglite } from '../helpers/data-dir.ts';
+import { poolCliStores, runCliInProcess } from '../helpers/cli.ts';
 import { fixtureArgs } from '../helpers/fixture-scripts.ts';
 import { tempDir, writeConfig } from '../health/helpers.ts';
 import { Lines, printRows } from '../../src/cli/output.ts';
@@ -43,11 +42,13 @@ beforeAll(() => {
   dir = tempDir();
   env = {
     SPYGLASS_CONFIG: join(dir, 'spyglass.yaml'),
-    SPYGLASS_DATA_DIR: seedPglite(join(dir, 'data')),
+    SPYGLASS_DATA_DIR: join(dir, 'data'),
     SPYGLASS_LOG_LEVEL: 'error',
   };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The commands run on one pooled embedded database, not one open of the data directory each.
+poolCliStores();
 
 function expectNothingRaw(r: { stdout: string; stderr: string }): void {
   expect(RAW.exec(r.stdout)?.[0], r.stdout.slice(0, 2000)).toBeUndefined();

@@ -1,12 +1,11 @@
-import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSpanJson, type Span } from '../../src/model/span.ts';
 import { execute } from '../../src/store/db.ts';
-import { openStore, type Store } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/open-store.ts';
 import { insertWithRollups } from '../../src/store/rollup-sql.ts';
 import { encodeSpans, insertSpans } from '../../src/store/spans-repo.ts';
-import { seededDataDir } from '../helpers/data-dir.ts';
+import { pooledPgliteStore } from '../helpers/store-pool.ts';
 
 const T0 = Date.parse('2026-11-20T09:58:00.000Z');
 const TYPES = ['tool_call', 'tool_call', 'agent', 'handoff', 'llm_intent', 'generic'] as const;
@@ -97,16 +96,15 @@ async function insertAggregatedBySql(store: Store, batch: Span[]): Promise<void>
 describe('rollup rows aggregated by the server', () => {
   let byServer: Store;
   let bySql: Store;
-  // Copies of the run's migrated PGlite (test/helpers/data-dir.ts), not two in-memory first starts.
-  const dirs = [seededDataDir('spyglass-rollups-'), seededDataDir('spyglass-rollups-')] as const;
+  // Two PGlite stores with the migrated template's contents, from the worker's pool
+  // (test/helpers/store-pool.ts), not two in-memory first starts.
   beforeAll(async () => {
-    byServer = await openStore({ dataDir: dirs[0] });
-    bySql = await openStore({ dataDir: dirs[1] });
+    byServer = await pooledPgliteStore();
+    bySql = await pooledPgliteStore();
   });
   afterAll(async () => {
     await byServer?.close();
     await bySql?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   it('give the same sessions, tools, lineage and hourly and daily rollups as the statement, group after group', async () => {

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Span } from '../../src/model/span.ts';
@@ -9,9 +8,9 @@ import { insertSpans, insertSpansPrepared } from '../../src/store/spans-repo.ts'
 import { spanCommit } from '../../src/compose/ingest.ts';
 import type { EncodedSpans } from '../../src/ingest/writer.ts';
 import { createMigratedPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
-import { seededDataDir } from '../helpers/data-dir.ts';
 import { hourAgo, project } from '../helpers/repo-store.ts';
 import { span } from '../helpers/spans.ts';
+import { pooledPgliteStore } from '../helpers/store-pool.ts';
 
 const BACKENDS = [
   {
@@ -20,18 +19,10 @@ const BACKENDS = [
     open: async () =>
       openStore({ databaseUrl: await createMigratedPgDatabase(), dataDir: '', poolSize: 2 }),
   },
-  // Through its thread: `COPY … FROM '/dev/blob'` (pglite-thread.ts copyIn).
-  { name: 'PGlite', available: true, open: async () => openStore({ dataDir: dataDir() }) },
+  // Through its thread: `COPY … FROM '/dev/blob'` (pglite-thread.ts copyIn), on stores from the
+  // worker's pool (test/helpers/store-pool.ts).
+  { name: 'PGlite', available: true, open: () => pooledPgliteStore() },
 ];
-const dirs: string[] = [];
-const dataDir = () => {
-  const d = seededDataDir('spyglass-span-copy-');
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
 
 /**
  * The COPY form of the ingest statement (PostgreSQL, and PGlite through its thread): what it
