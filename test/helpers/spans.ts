@@ -86,3 +86,25 @@ export function span(projectId: string, startedAt: Date, over: Partial<Span> = {
     ...over,
   };
 }
+
+/**
+ * The fields a JSON writer gets wrong first: escapes and control characters, non-ASCII and
+ * surrogate pairs in short and long (over a buffer's worth) text, keys that sort differently as
+ * numbers, nested values, and the rarer optional fields set. For the byte-for-byte tests of the
+ * REST reads written as bytes (test/sessions/tree-bytes, test/traces/list-bytes).
+ */
+export function awkwardSpanFields(): Partial<Span> {
+  const long = (s: string) => s.repeat(40);
+  return {
+    spanId: 'text',
+    error: 'short "quoted" \\ \t\u0001\u007f é 😀',
+    llmInput: long('long "quoted" \\ line\n'),
+    llmOutput: long('long non-ASCII Zürich — 😀 '),
+    outputResult: long('plain long ASCII text '),
+    inputArgs: { '2': 'b', '1': 'a', nested: { list: [1, 2.5, null, true, 'x"y'] }, é: '😀' },
+    costEstimated: true,
+    targetAgentName: 'booker',
+    finishReason: 'end_turn',
+    cacheReadTokens: 0,
+  };
+}

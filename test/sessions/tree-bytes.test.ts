@@ -6,7 +6,7 @@ import { SessionsService } from '../../src/sessions/sessions-service.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
 import { project, useRepoStore } from '../helpers/repo-store.ts';
-import { span } from '../helpers/spans.ts';
+import { awkwardSpanFields, span } from '../helpers/spans.ts';
 
 /**
  * The session tree's REST bytes (SessionsService.treeJson, written from the rows as read) are
@@ -15,7 +15,6 @@ import { span } from '../helpers/spans.ts';
  * that JSON escapes or that is not ASCII, short and long.
  */
 const t = (ms: number) => new Date(Date.UTC(2026, 0, 2, 10) + ms);
-const long = (s: string) => s.repeat(40);
 
 function treeSpans(p: string, session: string): Span[] {
   const s = (ms: number, over: Partial<Span>) => span(p, t(ms), { sessionId: session, ...over });
@@ -28,20 +27,7 @@ function treeSpans(p: string, session: string): Span[] {
     s(5, { spanId: 'cycle-a', parentSpanId: 'cycle-b' }),
     s(6, { spanId: 'cycle-b', parentSpanId: 'cycle-a' }),
     s(7, { spanId: 'empty-parent', parentSpanId: '' }),
-    s(8, {
-      spanId: 'text',
-      parentSpanId: 'root',
-      error: 'short "quoted" \\ \t\u0001\u007f é 😀',
-      llmInput: long('long "quoted" \\ line\n'),
-      llmOutput: long('long non-ASCII Zürich — 😀 '),
-      outputResult: long('plain long ASCII text '),
-      inputArgs: { '2': 'b', '1': 'a', nested: { list: [1, 2.5, null, true, 'x"y'] }, é: '😀' },
-      costEstimated: true,
-      targetAgentName: 'booker',
-      finishReason: 'end_turn',
-      cacheReadTokens: 0,
-      replayOf: 'root',
-    }),
+    s(8, { ...awkwardSpanFields(), parentSpanId: 'root', replayOf: 'root' }),
     s(9, { spanId: 'late-child', parentSpanId: 'text', startedAtMicros: 1, endedAtMicros: 10 }),
   ];
 }

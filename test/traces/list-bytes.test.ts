@@ -5,7 +5,7 @@ import { SpansService, type SpanQuery } from '../../src/traces/spans-service.ts'
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
 import { project, useRepoStore } from '../helpers/repo-store.ts';
-import { span } from '../helpers/spans.ts';
+import { awkwardSpanFields, span } from '../helpers/spans.ts';
 
 /**
  * The spans list's REST bytes (SpansService.queryJson, written from the rows as read) are
@@ -14,7 +14,6 @@ import { span } from '../helpers/spans.ts';
  * spans started in the same millisecond told apart by their microseconds.
  */
 const t = (ms: number) => new Date(Date.UTC(2026, 0, 2, 10) + ms);
-const long = (s: string) => s.repeat(40);
 
 function listSpans(p: string): Span[] {
   const s = (ms: number, over: Partial<Span>) => span(p, t(ms), { sessionId: 'list', ...over });
@@ -22,20 +21,7 @@ function listSpans(p: string): Span[] {
     s(0, { spanId: 'a', spanType: 'agent', startedAtMicros: 5, endedAtMicros: 999 }),
     s(0, { spanId: 'b', startedAtMicros: 6, costUsd: 1e-7, latencyMs: 0.1 }),
     s(0, { spanId: 'c', costUsd: 1e21, inputTokens: 2_000_000_000, outputTokens: 0 }),
-    s(1, {
-      spanId: 'text',
-      traceId: 'trace-ü',
-      error: 'short "quoted" \\ \t\u0001\u007f é 😀',
-      llmInput: long('long "quoted" \\ line\n'),
-      llmOutput: long('long non-ASCII Zürich — 😀 '),
-      outputResult: long('plain long ASCII text '),
-      inputArgs: { '2': 'b', '1': 'a', nested: { list: [1, 2.5, null, true, 'x"y'] }, é: '😀' },
-      costEstimated: true,
-      targetAgentName: 'booker',
-      finishReason: 'end_turn',
-      cacheReadTokens: 0,
-      replayOf: 'a',
-    }),
+    s(1, { ...awkwardSpanFields(), traceId: 'trace-ü', replayOf: 'a' }),
     s(2, { spanId: 'd', parentSpanId: '', status: 'error', error: '' }),
     s(3, { spanId: 'e', sessionId: undefined, traceId: 'only-trace', inputArgs: {} }),
   ];
