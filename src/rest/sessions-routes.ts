@@ -4,6 +4,7 @@ import { toLineageJson } from '../model/session.ts';
 import type { SessionsService, Window } from '../sessions/sessions-service.ts';
 import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
+import { JSON_TYPE } from '../http/json-type.ts';
 
 const WindowQuery = {
   project_id: T.Optional(T.String()),
@@ -19,8 +20,6 @@ const SessionsQuery = T.Object({
   limit: T.Optional(T.String()),
   cursor: T.Optional(T.String()),
 });
-/** What Fastify sends a returned object as. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 const SessionParams = T.Object({ session_id: T.String() });
 const ProjectQuery = T.Object({ project_id: T.Optional(T.String()) });
 

@@ -3,6 +3,7 @@ import { Type as T, type Static } from 'typebox';
 import type { SpanQuery, SpansService } from '../traces/spans-service.ts';
 import { queryInt, queryString as str, queryTime } from '../http/query-values.ts';
 import { typed } from '../http/route-schema.ts';
+import { JSON_TYPE } from '../http/json-type.ts';
 
 const SpansQuery = T.Object({
   project_id: T.Optional(T.String()),
@@ -20,8 +21,6 @@ const SpansQuery = T.Object({
 });
 
 type Query = Static<typeof SpansQuery>;
-/** What Fastify sends a returned object as. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The query string in domain terms; SpansService checks the values. */
 function spansQuery(q: Query): SpanQuery {
