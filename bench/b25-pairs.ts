@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { startPgCluster } from '../test/helpers/pg-cluster.ts';
-import { runCell } from './load.ts';
+import { runCell, seqAllocator } from './load.ts';
 import { Template, type Protocol } from './payloads.ts';
 import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 import { startServerProc, type ServerProc } from './server-proc.ts';
@@ -60,12 +60,7 @@ const builds: { name: string; bin: string | undefined; server?: ServerProc; url?
   { name: 'before', bin: resolve(o.base) },
 ];
 const t0 = Date.now() - 2 * 3600_000;
-let seq = 1;
-const nextSeq = (n: number) => {
-  const s = seq;
-  seq += n;
-  return s;
-};
+const nextSeq = seqAllocator();
 const CELLS = PROTOCOLS.flatMap((protocol) => BATCHES.map((batch) => ({ protocol, batch })));
 const templates = new Map(
   CELLS.map((c) => [`${c.protocol}/${c.batch}`, Template.build(c.protocol, c.batch, 'small')]),

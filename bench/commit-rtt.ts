@@ -11,16 +11,13 @@
  *
  *   node --import tsx bench/commit-rtt.ts --base BEFORE/dist [--group 200] [--commits 150] [--busy-ms 2]
  */
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spanCommit } from '../src/compose/ingest.ts';
-import type { Span } from '../src/model/span.ts';
-import { normalizeNativeBatch } from '../src/normalize/native.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { startPgCluster } from '../test/helpers/pg-cluster.ts';
-import { nativeSpan } from '../test/helpers/spans.ts';
+import { batch25Spans } from './batch25-spans.ts';
 import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 
 const { values: o } = parseArgs({
@@ -43,21 +40,6 @@ interface Form {
   ms: number[];
   pgMs: number;
   spans: number;
-}
-
-let seq = 0;
-/** A group as a batch-25 run's: requests of 25 spans over 50 sessions, fresh ids. */
-function group(): Span[] {
-  const body = Array.from({ length: GROUP }, (_, i) => {
-    const n = seq++;
-    return nativeSpan({
-      span_id: `rtt-${n}-${randomUUID()}`,
-      trace_id: `trace-${Math.floor(n / 8)}`,
-      session_id: `session-${Math.floor(n / 8) % 50}`,
-      tool_name: `tool-${i % 7}`,
-    });
-  });
-  return normalizeNativeBatch(body, 'default', GROUP);
 }
 
 /** N ms of other work on every turn of the event loop, until stopped. */
@@ -113,7 +95,7 @@ try {
   stopBusy.stop = busyLoop(BUSY_MS);
   for (let i = 0; i < COMMITS + 10; i++) {
     for (const f of i % 2 ? [...forms].reverse() : forms) {
-      const spans = group();
+      const spans = batch25Spans(GROUP, 'rtt');
       const encoded = [f.commit.encode(spans, spans.length)];
       const cpu = cpuSnapshot(-1, pgPid);
       const t = performance.now();

@@ -12,15 +12,13 @@
  *
  *   node --import tsx bench/encode-passes.ts --base OTHER [--rounds 6] [--spans 100000] [--commit-ms 8] [--begin-ms 2] [--client-ms 1]
  */
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Span } from '../src/model/span.ts';
-import { normalizeNativeBatch } from '../src/normalize/native.ts';
 import { encodeSpansCopy } from '../src/store/span-copy.ts';
 import { encodeSpans } from '../src/store/spans-repo.ts';
-import { nativeSpan } from '../test/helpers/spans.ts';
+import { batch25Spans } from './batch25-spans.ts';
 
 const { values: o } = parseArgs({
   options: {
@@ -66,21 +64,6 @@ const writers = [
   { name: 'before', Writer: await load(resolve(o.base)) },
 ];
 
-let seq = 0;
-/** A batch-25 request as the bench's: 50 sessions over the run, fresh ids. */
-function request(): Span[] {
-  const body = Array.from({ length: BATCH }, (_, i) => {
-    const n = seq++;
-    return nativeSpan({
-      span_id: `enc-${n}-${randomUUID()}`,
-      trace_id: `trace-${Math.floor(n / 8)}`,
-      session_id: `session-${Math.floor(n / 8) % 50}`,
-      tool_name: `tool-${i % 7}`,
-    });
-  });
-  return normalizeNativeBatch(body, 'default', BATCH);
-}
-
 async function run(Writer: WriterClass) {
   const c = { copySpans: 0, jsonSpans: 0, encodeUs: 0, committed: 0, groups: 0 };
   const timed = <T>(f: () => T): T => {
@@ -121,7 +104,9 @@ async function run(Writer: WriterClass) {
       return 'all';
     },
   });
-  const requests = Array.from({ length: Math.ceil(SPANS / BATCH) }, request);
+  const requests = Array.from({ length: Math.ceil(SPANS / BATCH) }, () =>
+    batch25Spans(BATCH, 'enc'),
+  );
   let next = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {

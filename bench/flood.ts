@@ -4,7 +4,7 @@
  * timing in the bench process. On {start}: runs one closed-loop cell with the flood's key, answers
  * {started} at once and {result} when the cell ends.
  */
-import { runCell, type BodySource, type CellResult } from './load.ts';
+import { runCell, seqAllocator, type BodySource, type CellResult } from './load.ts';
 import { Template } from './payloads.ts';
 
 interface Start {
@@ -22,7 +22,6 @@ process.on('message', (m: { start?: Start }) => {
   if (!m.start) return;
   const o = m.start;
   const template = repeated(Template.build('native', CHUNK), Math.ceil(o.batch / CHUNK));
-  let seq = o.seqBase;
   process.send?.({ started: true });
   void runCell({ httpPort: o.httpPort, grpcPort: o.grpcPort }, template, {
     concurrency: o.connections,
@@ -32,11 +31,7 @@ process.on('message', (m: { start?: Start }) => {
     requestTimeoutMs: 60_000,
     t0: o.t0,
     headers: { 'x-api-key': o.key },
-    nextSeq: (n) => {
-      const s = seq;
-      seq += n;
-      return s;
-    },
+    nextSeq: seqAllocator(o.seqBase),
   }).then(
     (result: CellResult) => process.send?.({ result }, () => process.exit(0)),
     (err: unknown) => process.send?.({ error: String(err) }, () => process.exit(1)),

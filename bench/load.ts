@@ -20,6 +20,16 @@ export interface CellTarget {
   grpcPort: number;
 }
 
+/** LoadOptions' `nextSeq`: fresh span seq numbers from `first` on, `n` at a time. */
+export function seqAllocator(first = 1): (n: number) => number {
+  let seq = first;
+  return (n) => {
+    const s = seq;
+    seq += n;
+    return s;
+  };
+}
+
 export interface LoadOptions {
   concurrency: number;
   warmupMs: number;

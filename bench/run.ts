@@ -44,7 +44,7 @@ import {
   type InsertMethod,
   type MethodResult,
 } from './copy-bench.ts';
-import { runCell, type CellResult } from './load.ts';
+import { runCell, seqAllocator, type CellResult } from './load.ts';
 import { runLiveLoad, type LiveLoadResult } from './live-load.ts';
 import {
   formatNoisyReport,
@@ -434,12 +434,7 @@ async function main() {
     return;
   }
   const t0 = Date.now() - 2 * 3600_000;
-  let seq = 1;
-  const nextSeq = (n: number) => {
-    const s = seq;
-    seq += n;
-    return s;
-  };
+  const nextSeq = seqAllocator();
   const load = loadAtStart;
   if (load > cpus().length * 0.5) {
     progress(
