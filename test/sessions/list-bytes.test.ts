@@ -5,6 +5,7 @@ import type { Span } from '../../src/model/span.ts';
 import { SessionsService, type SessionQuery } from '../../src/sessions/sessions-service.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
+import { expectPagesAsBytes } from '../helpers/json-pages.ts';
 import { project, useRepoStore } from '../helpers/repo-store.ts';
 import { span } from '../helpers/spans.ts';
 
@@ -52,21 +53,19 @@ describe.each(backends)('sessions list bytes on $name', ({ name, available }) =>
         { projectId: p, since, orderBy: 'cost' },
         { projectId: p, since: t(1_000_000) },
       ];
-      let cursor: string | undefined;
-      do {
-        const q: SessionQuery = { projectId: p, since, limit: 2, cursor };
-        queries.push(q);
-        cursor = (await svc.list(LOCAL_ADMIN, q)).nextCursor ?? undefined;
-      } while (cursor);
-      for (const q of queries) {
-        const page = await svc.list(LOCAL_ADMIN, q);
-        const want = JSON.stringify(page.sessions.map(toSessionJson));
-        const got = await svc.listJson(LOCAL_ADMIN, q);
-        expect(got.json.toString('utf8')).toBe(want);
-        expect(got.json.equals(Buffer.from(want, 'utf8'))).toBe(true);
-        expect(got.nextCursor).toBe(page.nextCursor);
-      }
-      expect(queries.length).toBe(5 + 3);
+      const checked = await expectPagesAsBytes(
+        queries,
+        (cursor): SessionQuery => ({ projectId: p, since, limit: 2, cursor }),
+        async (q) => {
+          const page = await svc.list(LOCAL_ADMIN, q);
+          return {
+            json: JSON.stringify(page.sessions.map(toSessionJson)),
+            nextCursor: page.nextCursor,
+          };
+        },
+        (q) => svc.listJson(LOCAL_ADMIN, q),
+      );
+      expect(checked).toBe(5 + 3);
     });
   });
 });

@@ -4,6 +4,7 @@ import { toSpanJson, type Span } from '../../src/model/span.ts';
 import { SpansService, type SpanQuery } from '../../src/traces/spans-service.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
+import { expectPagesAsBytes } from '../helpers/json-pages.ts';
 import { project, useRepoStore } from '../helpers/repo-store.ts';
 import { awkwardSpanFields, span } from '../helpers/spans.ts';
 
@@ -41,22 +42,17 @@ describe.each(backends)('spans list bytes on $name', ({ name, available }) => {
         { projectId: p, status: 'error' },
         { projectId: p, limit: 1000 },
       ];
-      // Every page of two spans, by the cursor each form gives.
-      let cursor: string | undefined;
-      do {
-        const q: SpanQuery = { projectId: p, limit: 2, cursor };
-        queries.push(q);
-        cursor = (await svc.query(LOCAL_ADMIN, q)).nextCursor ?? undefined;
-      } while (cursor);
-      for (const q of queries) {
-        const page = await svc.query(LOCAL_ADMIN, q);
-        const want = JSON.stringify(page.spans.map(toSpanJson));
-        const got = await svc.queryJson(LOCAL_ADMIN, q);
-        expect(got.json.toString('utf8')).toBe(want);
-        expect(got.json.equals(Buffer.from(want, 'utf8'))).toBe(true);
-        expect(got.nextCursor).toBe(page.nextCursor);
-      }
-      expect(queries.length).toBe(4 + 3);
+      // And every page of two spans, by the cursor each form gives.
+      const checked = await expectPagesAsBytes(
+        queries,
+        (cursor): SpanQuery => ({ projectId: p, limit: 2, cursor }),
+        async (q) => {
+          const page = await svc.query(LOCAL_ADMIN, q);
+          return { json: JSON.stringify(page.spans.map(toSpanJson)), nextCursor: page.nextCursor };
+        },
+        (q) => svc.queryJson(LOCAL_ADMIN, q),
+      );
+      expect(checked).toBe(4 + 3);
     });
 
     it('answers an empty list and rejects a bad query as query() does', async () => {
