@@ -12,6 +12,13 @@ import { storedSession, storedSpans, toolCalls } from './helpers.ts';
 const EXAMPLE = fileURLToPath(new URL('../../examples/mcp-agent.mjs', import.meta.url));
 let server: TestServer;
 
+/** The example as a user runs it, against `url` with `key` (none: empty), within 20 s. */
+const runExample = (url: string, key = '') =>
+  promisify(execFile)(process.execPath, [EXAMPLE], {
+    env: { ...process.env, SPYGLASS_URL: url, SPYGLASS_API_KEY: key, NODE_OPTIONS: '' },
+    timeout: 20_000,
+  });
+
 beforeAll(async () => {
   server = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off' });
 });
@@ -19,16 +26,7 @@ afterAll(async () => server?.dispose());
 
 describe('examples/mcp-agent.mjs', () => {
   it('drives server-everything over stdio and is stopped by loop detection', async () => {
-    const env = {
-      ...process.env,
-      SPYGLASS_URL: server.httpUrl,
-      SPYGLASS_API_KEY: '',
-      NODE_OPTIONS: '',
-    };
-    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
-      env,
-      timeout: 20_000,
-    });
+    const { stdout } = await runExample(server.httpUrl);
     expect(stdout).toContain('get-sum  → The sum of 19.99 and 5.01 is 25.');
     expect(stdout).toContain('echo #2  → Echo: are we there yet?');
     expect(stdout).not.toContain('echo #3');
@@ -56,24 +54,12 @@ describe('examples/mcp-agent.mjs', () => {
       const key = 'sk-example-auth-0123456789abcdef0123';
       const authed = await startTestServer({ SPYGLASS_RATE_LIMITS: 'off', SPYGLASS_API_KEYS: key });
       try {
-        const env = {
-          ...process.env,
-          SPYGLASS_URL: authed.httpUrl,
-          SPYGLASS_API_KEY: '',
-          NODE_OPTIONS: '',
-        };
-        const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
-          env,
-          timeout: 20_000,
-        });
+        const { stdout } = await runExample(authed.httpUrl);
         expect(stdout).toContain(
           `server   → ${authed.httpUrl} requires an API key (auth is on): set SPYGLASS_API_KEY`,
         );
         expect(stdout).not.toContain('not reachable');
-        const withKey = await promisify(execFile)(process.execPath, [EXAMPLE], {
-          env: { ...env, SPYGLASS_API_KEY: key },
-          timeout: 20_000,
-        });
+        const withKey = await runExample(authed.httpUrl, key);
         // The curl line it prints carries the key (by its variable, not its value).
         expect(withKey.stdout).toContain('curl -s -H "x-api-key: $SPYGLASS_API_KEY" ');
         expect(withKey.stdout).not.toContain(key);
