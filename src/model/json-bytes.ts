@@ -140,6 +140,16 @@ export class JsonBytes {
     } while (x > 0);
   }
 
+  /** A JSON list: `[`, then `item(i)` for each i below n with commas between, then `]`. */
+  list(n: number, item: (i: number) => void): void {
+    this.raw(OPEN_LIST);
+    for (let i = 0; i < n; i++) {
+      if (i > 0) this.raw(COMMA);
+      item(i);
+    }
+    this.raw(CLOSE_LIST);
+  }
+
   /** Text written as UTF-8 as it is (already JSON). */
   utf8(s: string): void {
     this.room(s.length * 3);
@@ -158,6 +168,13 @@ export class JsonBytes {
 
 /** Fixed text as bytes, for `raw`. */
 export const ascii = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+
+/** The punctuation the writers of objects put around their keys and values, for `raw`. */
+export const OPEN_OBJECT = ascii('{');
+export const CLOSE_OBJECT = ascii('}');
+export const COMMA = ascii(',');
+const OPEN_LIST = ascii('[');
+const CLOSE_LIST = ascii(']');
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -3,7 +3,14 @@
  * into the owner's scratch buffer, without the response's string, its UTF-8 length and its copy as
  * it is sent (docs/benchmarks.md, target 5).
  */
-import { ascii, JsonBytes, type JsonScratch } from './json-bytes.ts';
+import {
+  ascii,
+  CLOSE_OBJECT,
+  COMMA,
+  JsonBytes,
+  OPEN_OBJECT,
+  type JsonScratch,
+} from './json-bytes.ts';
 import { toSessionJson, type Session } from './session.ts';
 
 /** toSessionJson's keys in its order (taken from it, so the two cannot part). */
@@ -12,18 +19,11 @@ const SESSION_KEYS = Object.keys(
 );
 /** `"session_id":`, `"project_id":`, …: each key as JSON writes it before its value. */
 const KEY_BYTES = SESSION_KEYS.map((k) => ascii(`${JSON.stringify(k)}:`));
-const OPEN_LIST = ascii('[');
-const OPEN_OBJECT = ascii('{');
-const COMMA = ascii(',');
-const CLOSE_LIST = ascii(']');
-const CLOSE_OBJECT = ascii('}');
 
 /** JSON.stringify(sessions.map(toSessionJson)) as UTF-8 bytes. */
 export function sessionListJsonBytes(sessions: readonly Session[], scratch?: JsonScratch): Buffer {
   const out = new JsonBytes(scratch);
-  out.raw(OPEN_LIST);
-  for (let i = 0; i < sessions.length; i++) {
-    if (i > 0) out.raw(COMMA);
+  out.list(sessions.length, (i) => {
     const json = toSessionJson(sessions[i] as Session) as Record<string, unknown>;
     out.raw(OPEN_OBJECT);
     let first = true;
@@ -37,7 +37,6 @@ export function sessionListJsonBytes(sessions: readonly Session[], scratch?: Jso
       out.value(v);
     }
     out.raw(CLOSE_OBJECT);
-  }
-  out.raw(CLOSE_LIST);
+  });
   return out.bytes();
 }

@@ -3,7 +3,7 @@
  * as JSON.stringify(toSessionTreeJson(tree)), without a span object, its JSON object, the tree's
  * nodes or the response's string in between (docs/benchmarks.md, the session tree's tail).
  */
-import { ascii, JsonBytes, type JsonScratch } from './json-bytes.ts';
+import { ascii, CLOSE_OBJECT, JsonBytes, type JsonScratch } from './json-bytes.ts';
 import { toSessionJson, type Session } from './session.ts';
 import { columnOf, spanObjectWriter, type SpanValues } from './span-bytes.ts';
 
@@ -13,10 +13,6 @@ const CHILDREN = ascii(',"children":');
 const SESSION = ascii('{"session":');
 const SPANS = ascii(',"spans":');
 const TRUNCATED = ascii(',"truncated":');
-const OPEN = ascii('[');
-const COMMA = ascii(',');
-const CLOSE_LIST = ascii(']');
-const CLOSE_OBJECT = ascii('}');
 
 /**
  * JSON.stringify(toSessionTreeJson({ session, spans: buildTree(spans), truncated })) as UTF-8
@@ -42,18 +38,14 @@ export function sessionTreeJsonBytes(
   );
 
   const out = new JsonBytes(scratch);
-  const writeNodes = (list: readonly number[]) => {
-    out.raw(OPEN);
-    for (let n = 0; n < list.length; n++) {
-      if (n > 0) out.raw(COMMA);
+  const writeNodes = (list: readonly number[]): void =>
+    out.list(list.length, (n) => {
       const i = list[n] as number;
       writeSpan(out, rows[i] as unknown[]);
       out.raw(CHILDREN);
       writeNodes(children[i] ?? NONE);
       out.raw(CLOSE_OBJECT);
-    }
-    out.raw(CLOSE_LIST);
-  };
+    });
   out.raw(SESSION);
   out.utf8(JSON.stringify(toSessionJson(session)));
   out.raw(SPANS);

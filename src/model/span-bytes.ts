@@ -4,7 +4,7 @@
  * JSON object or response string in between (docs/benchmarks.md, target 5). The session tree and
  * the spans list are written so.
  */
-import { ascii, JsonBytes, type JsonScratch } from './json-bytes.ts';
+import { ascii, CLOSE_OBJECT, JsonBytes, type JsonScratch } from './json-bytes.ts';
 import { isoMicros, toSpanJson, type Span } from './span.ts';
 
 /**
@@ -22,10 +22,6 @@ export interface SpanValues {
 const SPAN_KEYS = Object.keys(toSpanJson({ startedAt: new Date(0), endedAt: new Date(0) } as Span));
 /** `{"span_id":`, `,"trace_id":`, …: each key with what goes before it. */
 const KEY_BYTES = SPAN_KEYS.map((k, i) => ascii(`${i === 0 ? '{' : ','}${JSON.stringify(k)}:`));
-const OPEN = ascii('[');
-const COMMA = ascii(',');
-const CLOSE_LIST = ascii(']');
-const CLOSE_OBJECT = ascii('}');
 
 /** Where a column is in rows of `columns`; throws when absent. */
 export function columnOf(columns: readonly string[], name: string): number {
@@ -71,12 +67,9 @@ export function spanListJsonBytes(
 ): Buffer {
   const write = spanObjectWriter(spans.columns);
   const out = new JsonBytes(scratch);
-  out.raw(OPEN);
-  for (let i = 0; i < count; i++) {
-    if (i > 0) out.raw(COMMA);
+  out.list(count, (i) => {
     write(out, spans.rows[i] as readonly unknown[]);
     out.raw(CLOSE_OBJECT);
-  }
-  out.raw(CLOSE_LIST);
+  });
   return out.bytes();
 }
