@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import type { Sql, TransactionSql } from 'postgres';
-import type { EarlyTransaction } from './early-transaction.ts';
+import type { Sql } from 'postgres';
+import { commitBehind, type EarlyTransaction } from './early-transaction.ts';
 import { isoMicros, type Span } from '../model/span.ts';
 import { isTransient } from './db.ts';
 import { concat } from './pg-wire.ts';
@@ -58,11 +58,9 @@ export async function copySpans(
  * turn: at batch 25 the run is bound by the commit's latency, and each round trip waits for both
  * the backend and a busy event loop to come round (docs/benchmarks.md, batch 25 on PostgreSQL).
  *
- * A failure anywhere in the transaction aborts it: the upsert after a failed COPY fails ("current
- * transaction is aborted") and PostgreSQL answers the COMMIT with ROLLBACK, which postgres.js does
- * not report as an error. So the group counts as stored only if the upsert, the last statement
- * before the COMMIT, succeeded too; a COPY refused before its rows fails the callback, and
- * `begin` rolls back as before.
+ * A failure anywhere in the transaction aborts it (commitBehind): the group counts as stored only
+ * if the upsert, the last statement before the COMMIT, succeeded too; a COPY refused before its
+ * rows fails the first step, and `begin` rolls back as before.
  */
 async function pipelined(
   client: Sql,
@@ -70,17 +68,13 @@ async function pipelined(
   upsert: ReturnType<typeof ingestQuery>,
   early?: EarlyTransaction,
 ): Promise<'all'> {
-  let upserted: Promise<unknown> | undefined;
-  const run = <T>(body: (tx: TransactionSql) => Promise<T>) =>
-    early ? early.run(body) : client.begin(body);
-  await run(async (tx) => {
-    await copyIn(await tx.unsafe(COPY).writable(), text);
+  await commitBehind(
+    client,
+    early,
     // Prepared: parsed and planned once per connection (insertSpansPrepared says why).
-    upserted = tx.unsafe(upsert.sql, upsert.params as never[], { prepare: true }).execute();
-    // Observed below, once the COMMIT is answered; never left to reject unobserved.
-    upserted.catch(() => undefined);
-  });
-  await upserted;
+    (tx) => tx.unsafe(upsert.sql, upsert.params as never[], { prepare: true }),
+    async (tx) => copyIn(await tx.unsafe(COPY).writable(), text),
+  );
   return 'all';
 }
 

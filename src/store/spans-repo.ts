@@ -2,7 +2,7 @@ import { and, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { isoMicros, toSpanJson, type MinuteCount, type Span } from '../model/span.ts';
 import { execute, executePrepared, executePreparedValues, type Db } from './db.ts';
-import type { EarlyTransaction } from './early-transaction.ts';
+import { commitBehind, type EarlyTransaction } from './early-transaction.ts';
 import { deleteDefaultBefore, dropPartitionsBefore } from './partitions.ts';
 import { rollupRows } from './rollup-rows.ts';
 import { ingestQuery, ingestStatement } from './ingest-query.ts';
@@ -52,15 +52,10 @@ export async function insertSpansPrepared(
     return storedOf(rows[0], batch.length);
   }
   // In a transaction begun early (early-transaction.ts): the COMMIT goes right behind the
-  // statement, one round trip as in autocommit; a statement that failed makes it a ROLLBACK, and
-  // its error is this call's, as it would be in autocommit.
-  let result: Promise<IngestRow[]> | undefined;
-  await early.run(async (tx) => {
-    const r = tx.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true }).execute();
-    r.catch(() => undefined);
-    result = r;
-  });
-  const rows = await (result as Promise<IngestRow[]>);
+  // statement, one round trip as in autocommit, and a failed statement's error is this call's.
+  const rows = await commitBehind(client, early, (tx) =>
+    tx.unsafe<IngestRow[]>(q.sql, q.params as never[], { prepare: true }),
+  );
   return storedOf(rows[0], batch.length);
 }
 
