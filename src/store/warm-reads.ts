@@ -45,6 +45,9 @@ export interface WarmReadsResult {
   error?: unknown;
 }
 
+/** The largest session whose tree the warm-up reads. */
+const WARM_SESSION_SPANS = 500;
+
 /** PostgreSQL makes a custom plan for a prepared statement's first five runs, and decides on the sixth. */
 export const PLAN_RUNS = 6;
 
@@ -126,11 +129,13 @@ async function warm(db: Db, opts: WarmReadsOptions): Promise<WarmReadsResult> {
   let statements = 0;
   const stopped = () => opts.signal?.aborted === true;
   try {
-    // A real session (the newest) when there is one, so the reads return rows as users' do; any
-    // id gives the same plans.
+    // A real session (the newest of at most a few hundred spans) when there is one, so the reads
+    // return rows as users' do; any id gives the same plans. Not a long-running agent's session of
+    // thousands of spans: the tree's statement runs `runs` × `connections` times.
     const { rows } = await execute<{ p: string; s: string }>(
       db,
-      sql`select project_id as p, session_id as s from sessions order by last_call_at desc limit 1`,
+      sql`select project_id as p, session_id as s from sessions where span_count <= ${WARM_SESSION_SPANS}
+          order by last_call_at desc limit 1`,
     );
     const target = { projectId: rows[0]?.p ?? 'default', sessionId: rows[0]?.s ?? '' };
     for (const s of readStatements(db, target, new Date(), runs)) {
