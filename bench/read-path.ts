@@ -47,6 +47,7 @@ import {
 import { loadNoted, type DataInfo } from './read-data.ts';
 import { explainReadQueries, type ExplainResult } from './read-explain.ts';
 import { startKeptCluster } from './kept-cluster.ts';
+import { pgCpuSampler, type PgCpu } from './read-pg-cpu.ts';
 
 /** The file --data-dir writes into the data directory once its load has finished. */
 const LOADED_MARK = 'spyglass-read-bench-loaded';
@@ -75,6 +76,11 @@ export interface ReadPathOptions {
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
   keep: boolean;
+  /**
+   * PostgreSQL (a cluster the bench starts): each request's CPU in the database's backends, from
+   * /proc (bench/read-pg-cpu.ts), beside its wall time: the database's work, whatever the CPU queue.
+   */
+  pgCpu?: boolean | undefined;
 }
 
 export interface EndpointResult {
@@ -88,6 +94,22 @@ export interface EndpointResult {
   /** Bytes of the first response, and what it held (sessions, spans, nodes…). */
   responseBytes: number;
   responseItems: number;
+  /**
+   * --pg-cpu: the database backends' CPU per request, ms: the measured requests' distribution, and
+   * the sum over the case's warm-up requests (its first requests, where each connection's first
+   * reads of a statement land).
+   */
+  pgCpu?:
+    | {
+        p50: number;
+        p95: number;
+        max: number;
+        mean: number;
+        warmupSumMs: number;
+        /** Each measured request's, in order (--json). */
+        perRequest: number[];
+      }
+    | undefined;
 }
 
 export interface ReadPathResult {
@@ -109,6 +131,12 @@ export interface ReadPathResult {
   target: { p95Ms: number };
   endpoints: EndpointResult[];
   explain?: ExplainResult[] | undefined;
+  /**
+   * --pg-cpu: the database backends' CPU from the server's start to the first case, ms (the
+   * statistics wait, the bench's own counts, and the server's start-up work), and the backends
+   * open then.
+   */
+  pgCpuBeforeCases?: { ms: number; backends: number } | undefined;
   pass: boolean;
 }
 
@@ -132,12 +160,14 @@ export async function runReadPath(
   let keptMark: string | null = null;
   try {
     let url = opts.databaseUrl;
+    let pgDataDir: string | null = null;
     let cluster: PgCluster | null = null;
     let loaded = url !== undefined;
     if (backend === 'postgres' && !url && opts.dataDir) {
       const kept = await startKeptCluster(opts.dataDir, 'spyglass_read_bench');
       cleanups.push(() => kept.stop());
       url = kept.url;
+      pgDataDir = kept.dataDir;
       const mark = join(kept.dataDir, LOADED_MARK);
       if (kept.existed && !existsSync(mark))
         throw new Error(
@@ -154,6 +184,7 @@ export async function runReadPath(
       const c = cluster;
       cleanups.push(() => c.stop());
       url = await cluster.createDatabase('spyglass_read_bench');
+      pgDataDir = cluster.dataDir;
       log(`cluster on 127.0.0.1:${cluster.port}, data ${cluster.dataDir}`);
     }
     signal?.throwIfAborted();
@@ -161,7 +192,10 @@ export async function runReadPath(
     let load: ReadPathResult['load'] = null;
     let info: DataInfo | null = null;
     let afterLoad: number[] | null = null;
+    const pgCpu = opts.pgCpu && pgDataDir ? pgCpuSampler(pgDataDir, 'spyglass_read_bench') : null;
+    if (opts.pgCpu && !pgCpu) log('--pg-cpu: no cluster of this run to read from /proc; left out');
     {
+      const cpuAtStart = pgCpu?.sampleMs() ?? 0;
       // The server runs during the load, as in production: its statistics keeper sees the spans
       // written and analyzes when it decides to.
       const server = await startBenchServer(backend === 'postgres' ? url : undefined, cleanups);
@@ -244,10 +278,17 @@ export async function runReadPath(
 
       const cursors = await walkCursors(server.httpUrl, 'limit=50', 21);
       const cases = buildCases(targets, cursors);
+      const pgCpuBeforeCases = pgCpu
+        ? { ms: Math.round(pgCpu.sampleMs() - cpuAtStart), backends: pgCpu.backends() }
+        : undefined;
+      if (pgCpuBeforeCases)
+        log(
+          `database CPU from the server's start to the first case: ${pgCpuBeforeCases.ms} ms, ${pgCpuBeforeCases.backends} backends open`,
+        );
       const endpoints: EndpointResult[] = [];
       for (const c of cases) {
         signal?.throwIfAborted();
-        endpoints.push(await measureCase(server.httpUrl, c, opts, log, signal));
+        endpoints.push(await measureCase(server.httpUrl, c, opts, log, signal, pgCpu));
       }
       let explain: ExplainResult[] | undefined;
       if (opts.explain) {
@@ -287,6 +328,7 @@ export async function runReadPath(
         target: { p95Ms: TARGET_P95_MS },
         endpoints,
         explain,
+        pgCpuBeforeCases,
         pass: endpoints.every((e) => !e.target || e.sequential.pass),
       };
       onResult?.(result);
@@ -379,9 +421,23 @@ async function measureCase(
   opts: ReadPathOptions,
   log: Log,
   signal?: AbortSignal,
+  pgCpu?: PgCpu | null,
 ): Promise<EndpointResult> {
+  // Each request's database CPU (--pg-cpu): sampled around it, outside its timed part.
+  let warmupCpu = 0;
+  const cpuOf: number[] = [];
+  const timed = async (path: string, warm: boolean) => {
+    const before = pgCpu?.sampleMs() ?? 0;
+    const r = await get(base, path, signal);
+    if (pgCpu) {
+      const ms = pgCpu.sampleMs() - before;
+      if (warm) warmupCpu += ms;
+      else cpuOf.push(ms);
+    }
+    return r;
+  };
   // Warm-up, with a check of every target's first response.
-  const first = await get(base, c.paths[0] as string, signal);
+  const first = await timed(c.paths[0] as string, true);
   if (first.status !== 200)
     throw new Error(
       `${c.name}: GET ${c.paths[0]} returned ${first.status}: ${first.body.slice(0, 300)}`,
@@ -389,7 +445,7 @@ async function measureCase(
   const items = c.count(JSON.parse(first.body));
   for (let i = 0; i < Math.max(opts.warmup, Math.min(c.paths.length, 200)); i++) {
     const k = i % c.paths.length;
-    const r = await get(base, c.paths[k] as string, signal);
+    const r = await timed(c.paths[k] as string, true);
     if (r.status !== 200)
       throw new Error(`${c.name}: GET ${c.paths[k]} returned ${r.status}: ${r.body.slice(0, 300)}`);
     if (i < c.paths.length) {
@@ -404,7 +460,7 @@ async function measureCase(
   }
   const seq: number[] = [];
   for (let i = 0; i < opts.requests; i++) {
-    const r = await get(base, c.paths[i % c.paths.length] as string, signal);
+    const r = await timed(c.paths[i % c.paths.length] as string, false);
     if (r.status !== 200) throw new Error(`${c.name}: status ${r.status}`);
     seq.push(r.ms);
   }
@@ -432,8 +488,19 @@ async function measureCase(
   }
   const target = c.target ?? true;
   const pass = s.p95 < TARGET_P95_MS;
+  const cpu = pgCpu ? stats(cpuOf) : null;
+  const pgCpuResult = cpu
+    ? {
+        p50: cpu.p50,
+        p95: cpu.p95,
+        max: cpu.max,
+        mean: cpu.mean,
+        warmupSumMs: round1(warmupCpu),
+        perRequest: cpuOf.map(round1),
+      }
+    : undefined;
   log(
-    `  ${c.name.padEnd(48)} p50 ${fmt(s.p50)}  p95 ${fmt(s.p95)}  p99 ${fmt(s.p99)} ms${concurrent ? `  | c=${concurrent.concurrency} p50 ${fmt(concurrent.p50)} p95 ${fmt(concurrent.p95)} ms, ${concurrent.reqPerSec} req/s` : ''}  ${pass ? 'ok' : 'OVER'}${target ? '' : ' (extra)'}`,
+    `  ${c.name.padEnd(48)} p50 ${fmt(s.p50)}  p95 ${fmt(s.p95)}  p99 ${fmt(s.p99)} ms${cpu ? `  | db CPU p50 ${fmt(cpu.p50)} p95 ${fmt(cpu.p95)} max ${fmt(cpu.max)} ms, warm-up ${fmt(warmupCpu)} ms` : ''}${concurrent ? `  | c=${concurrent.concurrency} p50 ${fmt(concurrent.p50)} p95 ${fmt(concurrent.p95)} ms, ${concurrent.reqPerSec} req/s` : ''}  ${pass ? 'ok' : 'OVER'}${target ? '' : ' (extra)'}`,
   );
   return {
     name: c.name,
@@ -443,8 +510,11 @@ async function measureCase(
     concurrent,
     responseBytes: first.bytes.length,
     responseItems: items,
+    pgCpu: pgCpuResult,
   };
 }
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
 
 const clip = (s: string, max = 600) =>
   s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
@@ -479,6 +549,7 @@ export function formatReport(r: ReadPathResult): string {
     `machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), ${r.machine.memGb} GB, node ${r.machine.node}; load avg start ${r.loadavg.start.join(' ')}${r.loadavg.afterLoad ? `, after load ${r.loadavg.afterLoad.join(' ')}` : ''}, end ${r.loadavg.end.join(' ')}`,
   );
   const conc = r.endpoints.find((e) => e.concurrent)?.concurrent?.concurrency;
+  const cpuCols = r.endpoints.some((e) => e.pgCpu);
   const n = r.endpoints[0]?.sequential.n ?? 0;
   lines.push('');
   const head = [
@@ -488,6 +559,7 @@ export function formatReport(r: ReadPathResult): string {
     'p99 ms',
     `p95 < ${r.target.p95Ms} ms`,
     ...(conc ? [`c=${conc} p50`, `c=${conc} p95`, 'req/s'] : []),
+    ...(cpuCols ? ['db CPU p50', 'p95', 'max', 'warm-up Σ'] : []),
     'items',
     'bytes',
   ];
@@ -502,6 +574,14 @@ export function formatReport(r: ReadPathResult): string {
           e.concurrent?.p50.toFixed(1) ?? '',
           e.concurrent?.p95.toFixed(1) ?? '',
           String(e.concurrent?.reqPerSec ?? ''),
+        ]
+      : []),
+    ...(cpuCols
+      ? [
+          e.pgCpu?.p50.toFixed(2) ?? '',
+          e.pgCpu?.p95.toFixed(2) ?? '',
+          e.pgCpu?.max.toFixed(1) ?? '',
+          e.pgCpu?.warmupSumMs.toFixed(1) ?? '',
         ]
       : []),
     String(e.responseItems),
@@ -521,6 +601,10 @@ export function formatReport(r: ReadPathResult): string {
   lines.push(
     `${n} sequential requests per endpoint after a warm-up${conc ? `, then ${n} at concurrency ${conc}` : ''}; latency = HTTP request to last body byte (not decoded to text), client in the same process as the server.`,
   );
+  if (cpuCols)
+    lines.push(
+      `db CPU: the database backends' CPU per measured request, ms (/proc schedstat); warm-up Σ: summed over the case's warm-up requests${r.pgCpuBeforeCases ? `; ${r.pgCpuBeforeCases.ms} ms from the server's start to the first case, ${r.pgCpuBeforeCases.backends} backends open then` : ''}.`,
+    );
   lines.push(
     `overall: ${r.pass ? 'PASS' : 'FAIL'} (target p95 < ${r.target.p95Ms} ms for every endpoint of the issue, sequential; rows marked (extra) are informational)`,
   );
@@ -552,6 +636,8 @@ const USAGE = `usage: node --import tsx bench/read-path.ts [options]
   --data-dir DIR        PostgreSQL cluster kept in DIR: created and loaded the first time, later runs
                         start it and only read (the server in a process that did no load); stopped at
                         the end of each run, removed only by hand
+  --pg-cpu              PostgreSQL started by the bench (--data-dir or its own cluster): each request's
+                        CPU in the database's backends (/proc), per endpoint beside the wall times
   --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
   --keep                leave the cluster running afterwards until Ctrl-C
   --json FILE           write the results as JSON
@@ -576,6 +662,7 @@ async function main(): Promise<void> {
         'database-url': { type: 'string' },
         'data-dir': { type: 'string' },
         explain: { type: 'boolean', default: false },
+        'pg-cpu': { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
         json: { type: 'string' },
         fresh: { type: 'boolean', default: false },
@@ -629,6 +716,7 @@ async function main(): Promise<void> {
     dataDir: values['data-dir'],
     explain: values.explain ?? false,
     keep: values.keep ?? false,
+    pgCpu: values['pg-cpu'] ?? false,
   };
   if (opts.treeSessions * 200 > opts.spans / 2) {
     process.stderr.write('--tree-sessions × 200 must be at most half of --spans\n');

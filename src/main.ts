@@ -18,6 +18,7 @@ import { startLater, startPeriodic } from './scale/jobs/periodic.ts';
 import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
 import { shutdownSteps } from './startup/shutdown-steps.ts';
+import { startReadWarmUp } from './startup/read-warm-up.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -142,6 +143,8 @@ export async function startServer(
     ],
   });
   services.stats.start(MAINTENANCE_AFTER_MS);
+  // Each pool connection's first reads of the spans table, paid here rather than by users.
+  const readWarmUp = startReadWarmUp(store, logger);
   // Another process may share the database: pick up its pricing changes within a minute (the
   // first load was createServices's).
   const priceReload = startPeriodic(
@@ -185,6 +188,7 @@ export async function startServer(
           () => app.inFlight.list(),
         );
         await steps.run('background jobs', () => leaderJobs.stop());
+        await steps.run('read connections warm-up', () => readWarmUp.stop());
         await steps.run('pricing reload', () => priceReload.stop());
         await steps.run('statistics refresh', () => services.stats.stop());
         await steps.run('commit of queued spans and deliveries', () => services.close());

@@ -182,24 +182,24 @@ export class SessionsService {
   }
 
   /**
-   * A session's row and its spans as `spansOf` reads them, for a caller who may read it. With the
-   * project known, both reads go at once (a round trip less before the answer); without, the
-   * session's row says whose spans to read.
+   * A session's row and its spans as `spansOf` reads them, for a caller who may read it. Both
+   * reads go at once (a round trip less before the answer); without a project, the spans' read
+   * finds the session's project itself, as the row's read does (sessionSpansQuery).
    */
   private async withSpans<T>(
     by: Principal,
     sessionId: string,
     projectId: string | null | undefined,
-    spansOf: (project: string) => Promise<T>,
+    spansOf: (project: string | null) => Promise<T>,
   ): Promise<{ row: NonNullable<Awaited<ReturnType<typeof findSessionRow>>>; spans: T }> {
     enforce(by, 'read');
     const project = scopeProject(by, projectId);
-    const [row, known] = await Promise.all([
+    const [row, spans] = await Promise.all([
       findSessionRow(this.db, project, sessionId),
-      project === null ? undefined : spansOf(project),
+      spansOf(project),
     ]);
     if (!row) throw notFound(`no session ${sessionId}`);
-    return { row, spans: known ?? (await spansOf(row.projectId)) };
+    return { row, spans };
   }
 
   /** The agent/server graph of a window (default the last 24 h) from the hourly rollup. */

@@ -28,6 +28,11 @@ export interface Store {
    * (pglite-thread.ts copyIn).
    */
   pgliteCopyIn?: PgliteThread['copyIn'];
+  /**
+   * Connections the reads' pool opens at most (the read replica's, when there is one): warmReads
+   * warms that many (warm-reads.ts). 1 on PGlite.
+   */
+  readConnections: number;
   /** Resolves when the database answers; used by readiness. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -123,6 +128,7 @@ async function openPostgres(
     db: replicaDb ? routingDb(db, replicaDb) : db,
     kind: 'postgres',
     client,
+    readConnections: max,
     // Readiness needs both: a read route on a dead replica fails as surely as a write on a dead primary.
     ping: async (timeoutMs = 2000) => {
       await Promise.all([ping(db, timeoutMs), replicaDb && ping(replicaDb, timeoutMs)]);
@@ -253,6 +259,7 @@ async function openPglite(
     db,
     kind: 'pglite',
     client: pg,
+    readConnections: 1,
     pgliteCopyIn: (sql, rows) => t.copyIn(sql, rows),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),
     close: async () => {

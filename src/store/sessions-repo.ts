@@ -150,8 +150,9 @@ const SESSION_COLUMNS: SQL = sql.raw(
 );
 
 /**
- * The session's rollup row; with no project given, the most recent session of that id. Read
- * prepared (executePrepared): the first of a session tree's two reads.
+ * The session's rollup row; with no project given, the most recent session of that id (ties by
+ * project id, as sessionSpansQuery picks its project). Read prepared (executePrepared): one of a
+ * session tree's two reads, made at once.
  */
 export async function findSessionRow(
   db: Db,
@@ -162,7 +163,7 @@ export async function findSessionRow(
   const [row] = await executePrepared<SessionRow>(
     db,
     sql`select ${SESSION_COLUMNS} from ${sessions} where ${project}session_id = ${sessionId}
-        order by last_call_at desc limit 1`,
+        order by last_call_at desc, project_id limit 1`,
   );
   // The driver reads bigint as text; drizzle's column (mode 'number') gave numbers.
   return (
@@ -175,14 +176,22 @@ export async function findSessionRow(
  * branches, each served by its own index (spans_session_idx, spans_sessionless_trace_idx), merged
  * in start order: an OR of the two cannot use either index, and a plan for it may walk every span
  * of the project. Raw SQL, for listSessionSpans's prepared read.
+ *
+ * `projectId` null: the project of the most recent session of that id (findSessionRow's rule),
+ * found by the statement itself (sessions_id_idx), so a tree asked without a project reads its
+ * session's row and its spans at once, not one after the other. One text for both forms: a custom
+ * plan folds the coalesce to the project given; a second text would be a second statement to plan
+ * on every pool connection (docs/benchmarks.md, the session tree's first reads per connection).
  */
-export function sessionSpansQuery(projectId: string, sessionId: string, limit: number): SQL {
+export function sessionSpansQuery(projectId: string | null, sessionId: string, limit: number): SQL {
+  const project = sql`coalesce(${projectId}::text, (select project_id from ${sessions} where session_id = ${sessionId}
+               order by last_call_at desc, project_id limit 1))`;
   return sql`(select *, ${SPAN_MICROS} from ${spans}
-               where project_id = ${projectId} and session_id = ${sessionId}
+               where project_id = ${project} and session_id = ${sessionId}
                order by started_at, span_id limit ${limit})
              union all
              (select *, ${SPAN_MICROS} from ${spans}
-               where project_id = ${projectId} and session_id is null and trace_id = ${sessionId}
+               where project_id = ${project} and session_id is null and trace_id = ${sessionId}
                order by started_at, span_id limit ${limit})
              order by started_at, span_id limit ${limit}`;
 }
@@ -190,7 +199,7 @@ export function sessionSpansQuery(projectId: string, sessionId: string, limit: n
 /** sessionSpansQuery's rows, read prepared (executePrepared). */
 export async function listSessionSpans(
   db: Db,
-  projectId: string,
+  projectId: string | null,
   sessionId: string,
   limit: number,
 ): Promise<SpanRow[]> {
@@ -207,7 +216,7 @@ export async function listSessionSpans(
  */
 export async function listSessionSpanValues(
   db: Db,
-  projectId: string,
+  projectId: string | null,
   sessionId: string,
   limit: number,
 ): Promise<{ rows: unknown[][]; columns: string[] }> {

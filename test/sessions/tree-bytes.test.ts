@@ -77,6 +77,23 @@ describe.each(backends)('session tree bytes on $name', ({ name, available }) => 
       expect(JSON.parse(old.toString('utf8')).spans[0].span_id).toBe('o1');
     });
 
+    it('without a project, reads the row and the spans of the same session when two tie on their last call', async () => {
+      // The row and the spans are read at once, each finding the most recent session of the id:
+      // ties go to the lower project id in both reads.
+      const id = `tie-${project()}`;
+      const [a, b] = [project('a-tie'), project('b-tie')];
+      await insertSpans(db(), [
+        span(b, t(0), { spanId: 'b1', sessionId: id }),
+        span(a, t(0), { spanId: 'a1', sessionId: id }),
+      ]);
+      const svc = new SessionsService(db());
+      for (let i = 0; i < 3; i++) {
+        const got = JSON.parse((await svc.treeJson(LOCAL_ADMIN, id)).toString('utf8'));
+        expect(got.session.project_id).toBe(a);
+        expect(got.spans.map((n: { span_id: string }) => n.span_id)).toEqual(['a1']);
+      }
+    });
+
     it('answers not found as tree() does', async () => {
       const svc = new SessionsService(db());
       await expect(svc.treeJson(LOCAL_ADMIN, 'no-such-session', project())).rejects.toThrow(

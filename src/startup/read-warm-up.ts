@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/open-store.ts';
+import { warmReads, type WarmReadsResult } from '../store/warm-reads.ts';
+
+export interface ReadWarmUp {
+  /** Resolves with what was done: at the end, at a failure, or once stopped. */
+  readonly done: Promise<WarmReadsResult | null>;
+  /** Stops after the statements in flight (each a read of a few ms) and waits for them. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts warming the reads' pool connections in the background (store/warm-reads.ts), once the
+ * server listens: readiness never waits for it. PostgreSQL only: PGlite is one connection, which
+ * the first reads warm by themselves, and a warm-up there would hold its one backend from the
+ * first requests (docs/benchmarks.md, the session tree's first reads per connection).
+ */
+export function startReadWarmUp(
+  store: Pick<Store, 'kind' | 'db' | 'readConnections'>,
+  logger: Logger,
+): ReadWarmUp {
+  if (store.kind !== 'postgres')
+    return { done: Promise.resolve(null), stop: () => Promise.resolve() };
+  const abort = new AbortController();
+  const t0 = performance.now();
+  const done = warmReads(store.db, {
+    connections: store.readConnections,
+    signal: abort.signal,
+  }).then((r) => {
+    const ms = Math.round(performance.now() - t0);
+    if (r.error !== undefined)
+      logger.debug(
+        { err: r.error, statements: r.statements, ms },
+        'read warm-up stopped by an error',
+      );
+    else logger.debug({ statements: r.statements, finished: r.finished, ms }, 'read warm-up done');
+    return r;
+  });
+  return {
+    done,
+    stop: async () => {
+      abort.abort();
+      await done;
+    },
+  };
+}
