@@ -1,20 +1,11 @@
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildSync } from 'esbuild';
+import { STAMP, stampBuild } from '../../scripts/build-stamp.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-/** Written after each build this helper runs: its mtime is "the build is at least this new". */
-const STAMP = join(ROOT, 'dist/.built-at');
 const CONFIGS = [
   'tsconfig.json',
   'tsconfig.build.json',
@@ -60,29 +51,8 @@ export async function buildIfStale(): Promise<boolean> {
     cwd: ROOT,
     timeout: 300_000,
   });
-  touchOlderOutputs();
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  stampBuild();
   return true;
-}
-
-/**
- * tsc's incremental build writes only the outputs of sources whose content changed since its build
- * info. In a checkout whose dist/ was copied from another one's (a worktree set up from the main
- * checkout), every source is then newer than its unchanged output, and the database thread's
- * freshness check (src/store/pglite-thread.ts builtWorker, which compares the two) sent every
- * PGlite open of the test processes down its tsx path: a thread that registers tsx, about 0.7 s
- * more CPU per open, ~50 opens a run. The build is current once tsc has run: an output older than
- * its source is given the build's time.
- */
-function touchOlderOutputs(): void {
-  const src = join(ROOT, 'src');
-  const now = new Date();
-  for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const from = join(entry.parentPath, entry.name);
-    const to = join(ROOT, 'dist', from.slice(src.length).replace(/\.ts$/, '.js'));
-    if (existsSync(to) && statSync(to).mtimeMs < statSync(from).mtimeMs) utimesSync(to, now, now);
-  }
 }
 
 /** The dashboard's build (its index.html is the stamp). */
