@@ -47,11 +47,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
-  const fixtureScripts = compileFixtureScripts();
-  project.provide('fixtureScripts', fixtureScripts);
   // The rest is independent (each a child process or two): started together, they take the time of
   // the slowest instead of the sum. Whatever started is stopped again when one of them fails.
   const settled = await Promise.allSettled([
+    compileFixtureScripts(),
     // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
     buildUiIfStale(),
     startPostgres().then(async (cluster) => {
@@ -61,17 +60,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startRedisServer(),
     makePgliteTemplate(),
   ] as const);
-  const [, pg, redis, template] = settled;
+  const [fixtures, , pg, redis, template] = settled;
+  const fixtureScripts = fixtures.status === 'fulfilled' ? fixtures.value : null;
   const cluster = pg.status === 'fulfilled' ? pg.value : null;
   const redisServer = redis.status === 'fulfilled' ? redis.value : null;
   const templateDir = template.status === 'fulfilled' ? template.value : null;
   const failed = settled.find((r) => r.status === 'rejected');
-  if (failed || templateDir === null) {
+  if (failed || templateDir === null || fixtureScripts === null) {
     await Promise.allSettled([cluster?.stop(), redisServer?.stop()]);
-    rmSync(fixtureScripts, { recursive: true, force: true });
+    if (fixtureScripts) rmSync(fixtureScripts, { recursive: true, force: true });
     if (ramTmp) rmSync(ramTmp, { recursive: true, force: true });
     throw failed?.reason;
   }
+  project.provide('fixtureScripts', fixtureScripts);
   project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
   project.provide('pgTemplateDb', cluster ? PG_TEMPLATE_DB : null);
   project.provide('redisUrl', redisServer?.url ?? null);
