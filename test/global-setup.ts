@@ -7,8 +7,8 @@ import { findPgBin, startPgCluster, type PgCluster } from './helpers/pg-cluster.
 import { findRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
 import { buildIfStale, buildUiIfStale, compileFixtureScripts } from './helpers/build.ts';
 import { useRamTempDir } from './helpers/ram-tmp.ts';
-import { TEMPLATE_DIR } from '../src/store/pglite-template.ts';
-import { openStore } from '../src/store/open-store.ts';
+import { migrationsHash, TEMPLATE_DIR, templateIsCurrent } from '../src/store/pglite-template.ts';
+import { MIGRATIONS, openStore } from '../src/store/open-store.ts';
 
 /**
  * Shared back ends for the whole test run, started once and handed to test files with
@@ -47,11 +47,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Tests run the compiled CLI (bin/spyglass.js -> dist/) and SDK (dist/sdk) as users do; rebuild
   // them when a source is newer than the last build.
   await buildIfStale();
-  const fixtureScripts = compileFixtureScripts();
-  project.provide('fixtureScripts', fixtureScripts);
   // The rest is independent (each a child process or two): started together, they take the time of
   // the slowest instead of the sum. Whatever started is stopped again when one of them fails.
   const settled = await Promise.allSettled([
+    compileFixtureScripts(),
     // The dashboard (dist/ui) that the server serves at / and the browser tests drive.
     buildUiIfStale(),
     startPostgres().then(async (cluster) => {
@@ -61,17 +60,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startRedisServer(),
     makePgliteTemplate(),
   ] as const);
-  const [, pg, redis, template] = settled;
+  const [fixtures, , pg, redis, template] = settled;
+  const fixtureScripts = fixtures.status === 'fulfilled' ? fixtures.value : null;
   const cluster = pg.status === 'fulfilled' ? pg.value : null;
   const redisServer = redis.status === 'fulfilled' ? redis.value : null;
   const templateDir = template.status === 'fulfilled' ? template.value : null;
   const failed = settled.find((r) => r.status === 'rejected');
-  if (failed || templateDir === null) {
+  if (failed || templateDir === null || fixtureScripts === null) {
     await Promise.allSettled([cluster?.stop(), redisServer?.stop()]);
-    rmSync(fixtureScripts, { recursive: true, force: true });
+    if (fixtureScripts) rmSync(fixtureScripts, { recursive: true, force: true });
     if (ramTmp) rmSync(ramTmp, { recursive: true, force: true });
     throw failed?.reason;
   }
+  project.provide('fixtureScripts', fixtureScripts);
   project.provide('pgAdminUrl', cluster?.adminUrl ?? null);
   project.provide('pgTemplateDb', cluster ? PG_TEMPLATE_DB : null);
   project.provide('redisUrl', redisServer?.url ?? null);
@@ -164,9 +165,11 @@ async function startRedisServer(): Promise<RedisServer | null> {
  * here when the migrations or PGlite changed since the build, and does nothing otherwise. The
  * store's first-start paths stay covered by the tests that start the CLI or the server on an empty
  * directory, and by test/store/pglite-template.test.ts, which runs initdb. Returns the directory
- * holding `pglite/`, which the tests only copy.
+ * holding `pglite/`, which the tests only copy. The script's own check runs here first: a current
+ * template (the usual case) then costs no Node process with tsx (about 1 s of CPU at the start).
  */
 async function makePgliteTemplate(): Promise<string> {
+  if (templateIsCurrent(migrationsHash(MIGRATIONS))) return TEMPLATE_DIR;
   const script = join(import.meta.dirname, '../scripts/pglite-template.ts');
   await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 180_000 });
   return TEMPLATE_DIR;

@@ -4,17 +4,16 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  rmSync,
   statSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildSync } from 'esbuild';
+import { build } from 'esbuild';
+import { STAMP, stampBuild } from '../../scripts/build-stamp.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-/** Written after each build this helper runs: its mtime is "the build is at least this new". */
-const STAMP = join(ROOT, 'dist/.built-at');
 const CONFIGS = [
   'tsconfig.json',
   'tsconfig.build.json',
@@ -60,29 +59,8 @@ export async function buildIfStale(): Promise<boolean> {
     cwd: ROOT,
     timeout: 300_000,
   });
-  touchOlderOutputs();
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  stampBuild();
   return true;
-}
-
-/**
- * tsc's incremental build writes only the outputs of sources whose content changed since its build
- * info. In a checkout whose dist/ was copied from another one's (a worktree set up from the main
- * checkout), every source is then newer than its unchanged output, and the database thread's
- * freshness check (src/store/pglite-thread.ts builtWorker, which compares the two) sent every
- * PGlite open of the test processes down its tsx path: a thread that registers tsx, about 0.7 s
- * more CPU per open, ~50 opens a run. The build is current once tsc has run: an output older than
- * its source is given the build's time.
- */
-function touchOlderOutputs(): void {
-  const src = join(ROOT, 'src');
-  const now = new Date();
-  for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const from = join(entry.parentPath, entry.name);
-    const to = join(ROOT, 'dist', from.slice(src.length).replace(/\.ts$/, '.js'));
-    if (existsSync(to) && statSync(to).mtimeMs < statSync(from).mtimeMs) utimesSync(to, now, now);
-  }
 }
 
 /** The dashboard's build (its index.html is the stamp). */
@@ -117,28 +95,35 @@ const FIXTURES = join(ROOT, 'test/fixtures/mcp');
  * after; the security and health tests start dozens). Types are checked by `npx tsc --noEmit`.
  * The output lives under node_modules/.cache, beside the packages. Returns the directory
  * (test/global-setup.ts provides it; tests name a script with fixtureArgs in
- * test/helpers/fixture-scripts.ts).
+ * test/helpers/fixture-scripts.ts), and removes it when the build fails. Asynchronous, so that the
+ * global setup runs it beside the other steps (as buildSync it held the setup 1.8-4.2 s at load
+ * 7-15 before anything else started).
  */
-export function compileFixtureScripts(): string {
+export async function compileFixtureScripts(): Promise<string> {
   const cache = join(ROOT, 'node_modules/.cache');
   mkdirSync(cache, { recursive: true });
   const out = mkdtempSync(join(cache, 'spyglass-fixtures-'));
-  buildSync({
-    absWorkingDir: ROOT,
-    entryPoints: readdirSync(FIXTURES)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => join(FIXTURES, name)),
-    outdir: out,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    // CommonJS dependencies bundled into ES modules still call `require` for node's modules.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
+  try {
+    await build({
+      absWorkingDir: ROOT,
+      entryPoints: readdirSync(FIXTURES)
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => join(FIXTURES, name)),
+      outdir: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      // CommonJS dependencies bundled into ES modules still call `require` for node's modules.
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
+      logLevel: 'warning',
+    });
+  } catch (err) {
+    rmSync(out, { recursive: true, force: true });
+    throw err;
+  }
   // The fixtures are ES modules whatever the nearest package.json says.
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
   return out;
