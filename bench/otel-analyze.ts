@@ -81,7 +81,14 @@ try {
     for (let r = 0; r < ROUNDS; r++)
       for (const [form, statement] of forms) runs.get(form)!.push(await cpuOf(statement));
     console.log(
-      `| ${stored} | ${forms.map(([f]) => runs.get(f)!.map((ms) => ms.toFixed(0)).join(', ')).join(' | ')} | ${loadavg()[0]!.toFixed(1)} |`,
+      `| ${stored} | ${forms
+        .map(([f]) =>
+          runs
+            .get(f)!
+            .map((ms) => ms.toFixed(0))
+            .join(', '),
+        )
+        .join(' | ')} | ${loadavg()[0]!.toFixed(1)} |`,
     );
   }
   await store.close();

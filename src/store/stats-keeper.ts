@@ -127,6 +127,8 @@ interface TableState {
  * pages) it had when last analyzed. A partition (spans has one per day) four times the pages its
  * own statistics describe is analyzed alone, at once: a load in time order fills today's partition
  * last, so the whole table may have grown twofold while today's went from a few pages to most of it.
+ * While spans keep coming within the interval, a partitioned table grown past the rule by some of
+ * its partitions gets those analyzed alone; the whole table at the interval or the next quiet look.
  * It looks at start, every `everyMs`, on the first spans written to an unanalyzed table, after
  * every `checkEverySpans` spans, and once when spans stop coming for `quietMs` (a quiet look, where
  * twice the pages is enough: the reads right after a load get statistics of the whole load); one
