@@ -22,6 +22,14 @@ import {
   type ExportRun,
   type OtelProtocol,
 } from './otel-traffic.ts';
+import {
+  enablePgDiag,
+  formatPgDiag,
+  markPgDiag,
+  PgCpuSampler,
+  readPgDiag,
+  startPerf,
+} from './otel-pg-diag.ts';
 import { cpuDelta, cpuSnapshot, postmasterPid } from './proc-stats.ts';
 import { startServerProc } from './server-proc.ts';
 import type { UploadRecord } from './upload-trace.ts';
@@ -47,6 +55,12 @@ export interface OtelRealOptions {
   cpuProfDir?: string | undefined;
   /** Another build's bin/spyglass.js (before/after comparisons); default this checkout's. */
   serverBin?: string | undefined;
+  /** Print where PostgreSQL's CPU goes in each cell (otel-pg-diag.ts; restarts the cluster). */
+  pgDiag?: boolean;
+  /** Settings for the cluster with pgDiag (ALTER SYSTEM), e.g. `autovacuum = off`. */
+  pgSettings?: string[];
+  /** perf record of each cell into this directory, with a report of PostgreSQL's functions. */
+  perfDir?: string | undefined;
 }
 
 export interface OtelCell extends ExportRun {
@@ -97,8 +111,10 @@ export async function runOtelReal(
   o: OtelRealOptions,
   progress: (msg: string) => void,
 ): Promise<OtelRealResult> {
+  if (o.pgDiag) await enablePgDiag(cluster, o.pgSettings);
   const loadStart = loadavg();
   const pgPid = postmasterPid(cluster.dataDir);
+  const sampler = o.pgDiag && pgPid !== null ? new PgCpuSampler(pgPid) : undefined;
   const databaseUrl = await cluster.createDatabase(`bench_otel_real_${Date.now()}`);
   const factory = new BatchFactory(o.batch);
   progress(
@@ -128,14 +144,21 @@ export async function runOtelReal(
       if (o.checkpoint ?? true) await probe`checkpoint`;
       const xidBefore = await nextXid(probe);
       const dbBefore = await dbState(probe);
+      const diagMark = sampler ? await markPgDiag(probe, sampler, cluster.dataDir) : undefined;
       // CPU per span over the whole cell, warm-up included, per acknowledged span (as the ingest
       // cells count it): robust when a loaded machine completes few exports in the window.
+      const stopPerf = o.perfDir ? startPerf(o.perfDir, `${cells.length + 1}-${protocol}`) : null;
       const before = cpuSnapshot(server.pid, pgPid);
       const ownBefore = process.cpuUsage();
       const run = await driveExports(exporter, factory, o, () => undefined);
+      if (stopPerf) progress(`perf report of ${protocol}: ${await stopPerf()}`);
       const cpu = cpuDelta(before, cpuSnapshot(server.pid, pgPid));
       const own = process.cpuUsage(ownBefore);
       await exporter.shutdown();
+      const diag =
+        sampler && diagMark
+          ? await readPgDiag(probe, sampler, cluster.dataDir, diagMark, run.ackedTotal)
+          : undefined;
       const commits = (await nextXid(probe)) - xidBefore;
       const dbAfter = await dbState(probe);
       const perSpan = (ms: number) =>
@@ -160,6 +183,7 @@ export async function runOtelReal(
         },
       };
       cells.push(cell);
+      if (diag) progress(formatPgDiag(protocol, diag, run.ackedTotal));
       progress(
         `otel-real ${protocol}: ${Math.round(cell.spansPerSec)} spans/s, export p50 ${run.p50Ms.toFixed(0)} ms p95 ${run.p95Ms.toFixed(0)} ms, server ${cell.serverUsPerSpan.toFixed(1)} µs/span, exporter ${cell.exporterUsPerSpan.toFixed(1)} µs/span, ${cell.spansPerCommit.toFixed(0)} spans/commit, PostgreSQL ${cell.postgresUsPerSpan.toFixed(1)} µs/span; ${cell.db.checkpoints} checkpoints, ${cell.db.walBytesPerSpan.toFixed(0)} WAL B/span, ${cell.db.maintenance} analyze/vacuum of spans, ${cell.db.rowsBefore} rows before${run.failedExports ? `, ${run.failedExports} failed exports` : ''}`,
       );
@@ -183,6 +207,7 @@ export async function runOtelReal(
       loadAverage: { start: loadStart, end: loadavg() },
     };
   } finally {
+    sampler?.stop();
     await probe.end({ timeout: 5 });
     const code = await server.stop();
     if (code !== 0) progress(`otel-real server exited with ${code}:\n${server.logTail(15)}`);

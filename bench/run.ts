@@ -139,6 +139,13 @@ const USAGE = `usage: npm run bench -- [options]
   --otel-copy-rows N      stored rows copied for the otel-real COPY (default 100000; quick 10000)
   --no-otel-checkpoint    no CHECKPOINT before each otel-real cell (by default each protocol starts
                           right after one, so that no cell alone pays a checkpoint's full-page writes)
+  --otel-pg-diag          per otel-real cell, where PostgreSQL's CPU goes (bench/otel-pg-diag.ts): by process
+                          kind and backend command from /proc, autovacuum runs from the log, pg_stat_statements;
+                          restarts the cluster with pg_stat_statements loaded (a diagnosis: it costs CPU too)
+  --otel-pg-set 'S; …'    with --otel-pg-diag (implied): settings for the cluster (ALTER SYSTEM), e.g.
+                          'autovacuum = off', to see what a part of the database's work costs by taking it away
+  --otel-perf DIR         perf record (the whole machine) during each otel-real cell into DIR, and a report of
+                          the postgres processes' busiest functions beside it (DIR/N-protocol.txt)
   --server-bin FILE       the server of the ingest cells and the otel-real row: another build's bin/spyglass.js
                           (before/after comparisons)
   --noisy                 only the noisy-neighbour row (same as --backends none --no-copy --no-read --no-scorecards
@@ -202,6 +209,9 @@ function parseCli() {
         'otel-protocols': { type: 'string' },
         'otel-copy-rows': { type: 'string' },
         'no-otel-checkpoint': { type: 'boolean' },
+        'otel-pg-diag': { type: 'boolean' },
+        'otel-perf': { type: 'string' },
+        'otel-pg-set': { type: 'string' },
         'server-bin': { type: 'string' },
         'no-noisy': { type: 'boolean' },
         'noisy-phase': { type: 'string' },
@@ -837,6 +847,12 @@ async function main() {
         nodeFlags: opts.serverNodeFlags,
         cpuProfDir: opts.cpuProfDir,
         serverBin: args['server-bin'] ? resolve(args['server-bin']) : undefined,
+        pgDiag: args['otel-pg-diag'] === true || args['otel-pg-set'] !== undefined,
+        pgSettings: (args['otel-pg-set'] ?? '')
+          .split(';')
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+        perfDir: args['otel-perf'] ? resolve(args['otel-perf']) : undefined,
       },
       progress,
     );

@@ -24,6 +24,19 @@ async function ddlTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>
   });
 }
 
+/**
+ * Storage settings of every partition of spans: autovacuum never analyzes one. The statistics
+ * keeper (stats-keeper.ts) owns spans' statistics: it analyzes the table and its partitions on the
+ * same 50 rows + 10 % rule, sooner on growth, and only the columns reads plan by. Autovacuum's
+ * analyze of a partition did the same again with every column (the LLM payload text included), a
+ * 30,000-row sample that cost 1.4× the keeper's of the same partition: in the otel-real row's
+ * first cell, the run that landed in it cost PostgreSQL 220-570 ms (docs/benchmarks.md, target 1's
+ * first cell). Its vacuums (insert-triggered ones included: they set the visibility map and freeze
+ * a partition's rows) are untouched.
+ */
+export const PARTITION_STORAGE = 'autovacuum_analyze_threshold = 2147483647';
+const STORAGE_OPTION = PARTITION_STORAGE.replaceAll(' ', '');
+
 export const partitionName = (day: Date): string =>
   `spans_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
 
@@ -55,6 +68,7 @@ export async function ensureDayPartitions(
   from: Date,
   aheadDays: number,
 ): Promise<string[]> {
+  await keepPartitionStorage(db);
   const existing = new Set(await listPartitions(db));
   const first = startOfDay(from).getTime();
   const wanted = Array.from(
@@ -77,7 +91,9 @@ export async function ensureDayPartitions(
       await tx.execute(sql`with moved as (delete from spans_default where started_at >= ${lo}::timestamptz and started_at < ${hi}::timestamptz returning *)
                            insert into spans_moving select * from moved`);
       await tx.execute(
-        sql.raw(`create table "${name}" partition of spans for values from ('${lo}') to ('${hi}')`),
+        sql.raw(
+          `create table "${name}" partition of spans for values from ('${lo}') to ('${hi}') with (${PARTITION_STORAGE})`,
+        ),
       );
       await tx.execute(sql`insert into spans select * from spans_moving`);
       return true;
@@ -85,6 +101,28 @@ export async function ensureDayPartitions(
     if (made) created.push(name);
   }
   return created;
+}
+
+/**
+ * Gives PARTITION_STORAGE to the partitions made without it: spans_default (its migration) and the
+ * day partitions of a server from before it. `ALTER TABLE … SET` of these settings waits only for
+ * a vacuum or analyze of the same partition, not for reads or inserts; behind a long one it gives
+ * up (lock_timeout) and the next hourly pass tries again.
+ */
+export async function keepPartitionStorage(db: Db): Promise<string[]> {
+  const { rows } = await execute<{ name: string }>(
+    db,
+    sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = to_regclass('spans')
+          and not coalesce(c.reloptions, '{}') @> array[${STORAGE_OPTION}]
+        order by c.relname`,
+  );
+  for (const { name } of rows)
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '5s'`);
+      await tx.execute(sql.raw(`alter table "${name}" set (${PARTITION_STORAGE})`));
+    });
+  return rows.map((r) => r.name);
 }
 
 /** Drops the day partitions that end at or before `cutoff` (every row in them is older); returns their names. */

@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/store/db.ts';
-import { ensureDayPartitions, listPartitions, partitionName } from '../../src/store/partitions.ts';
+import {
+  ensureDayPartitions,
+  keepPartitionStorage,
+  listPartitions,
+  partitionName,
+} from '../../src/store/partitions.ts';
 import { deleteSpansBefore } from '../../src/store/spans-repo.ts';
 import { backends } from '../helpers/backends.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -114,5 +119,35 @@ describe.each(backends.filter((b) => b.available))('span partitions on $name', (
       sql`select count(*)::int as n from spans where trace_id = 'retried'`,
     );
     expect(rows[0]?.n).toBe(4);
+  });
+
+  it('leaves the statistics of every partition to the keeper: autovacuum does not analyze one', async () => {
+    // Partitions of a server from before the setting, and spans_default from its migration.
+    const old = partitionName(dayAt(-30));
+    await execute(
+      db(),
+      sql.raw(
+        `create table "${old}" partition of spans for values from ('${dayAt(-30, 0).toISOString()}') to ('${dayAt(-29, 0).toISOString()}')`,
+      ),
+    );
+    await execute(db(), sql`alter table spans_default reset (autovacuum_analyze_threshold)`);
+    expect(await keepPartitionStorage(db())).toEqual(['spans_default', old].sort());
+    // The day partitions the server made at start, one made now, and the two above.
+    const made = partitionName(dayAt(-25));
+    expect(await ensureDayPartitions(db(), dayAt(-25), 0)).toEqual([made]);
+    const { rows } = await execute<{ name: string; options: string[] | null }>(
+      db(),
+      sql`select c.relname as name, c.reloptions as options from pg_inherits i
+          join pg_class c on c.oid = i.inhrelid where i.inhparent = to_regclass('spans')`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['spans_default', old, made, partitionName(dayAt(0))]),
+    );
+    for (const r of rows)
+      expect({ name: r.name, options: r.options }).toEqual({
+        name: r.name,
+        options: ['autovacuum_analyze_threshold=2147483647'],
+      });
+    expect(await keepPartitionStorage(db())).toEqual([]);
   });
 });

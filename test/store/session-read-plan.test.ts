@@ -325,4 +325,36 @@ describe('statistics upkeep', () => {
       expect(keeper.runsByRelation.get('spans')).toBe(runs + 1);
     });
   }, 120_000);
+
+  it('while spans keep coming, analyzes the partition that grew alone, and the whole table at the quiet look', async () => {
+    await withKeeper(6000, async ({ db, keeper, groups }) => {
+      // Every span of a fixed past day: all in the default partition, as a load into today's.
+      const first = groups.next().value as Span[];
+      await insertSpans(db, first);
+      keeper.noteWritten(first.length);
+      await keeper.hasStatistics('spans');
+      await keeper.check();
+      const runs = () => ({
+        whole: keeper.runsByRelation.get('spans') ?? 0,
+        partition: keeper.runsByRelation.get('spans_default') ?? 0,
+      });
+      const before = runs();
+      for (const group of groups) {
+        await insertSpans(db, group);
+        keeper.noteWritten(group.length);
+      }
+      // Six times its statistics' size within the interval: the partition is analyzed, alone
+      // (ANALYZE of spans would sample the same rows twice: as the whole and as the partition)…
+      await keeper.check();
+      expect(runs()).toEqual({ whole: before.whole, partition: before.partition + 1 });
+      const { rows } = await execute<{ n: number | string }>(
+        db,
+        sql`select reltuples as n from pg_class where relname = 'spans_default'`,
+      );
+      expect(Number(rows[0]?.n)).toBeGreaterThan(5000);
+      // … and once the writes stop, the whole table, whose own statistics describe 1,000 spans.
+      await keeper.check(true);
+      expect(runs()).toEqual({ whole: before.whole + 1, partition: before.partition + 1 });
+    });
+  }, 120_000);
 });
