@@ -1,6 +1,15 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/open-store.ts';
-import { warmReads, type WarmReadsResult } from '../store/warm-reads.ts';
+import { warmReads, type ReadLimits, type WarmReadsResult } from '../store/warm-reads.ts';
+import { MAX_TREE_SPANS, SESSIONS_LIMIT } from '../sessions/sessions-service.ts';
+import { SPANS_LIMIT } from '../traces/spans-service.ts';
+
+/** The services' limits as their reads ask them: a default page and one more row, the tree's cap and one more. */
+export const READ_LIMITS: ReadLimits = {
+  treeSpans: MAX_TREE_SPANS + 1,
+  spans: SPANS_LIMIT.default + 1,
+  sessions: SESSIONS_LIMIT.default + 1,
+};
 
 export interface ReadWarmUp {
   /** Resolves with what was done: at the end, at a failure, or once stopped. */
@@ -26,6 +35,7 @@ export function startReadWarmUp(
   const done = warmReads(store.db, {
     connections: store.readConnections,
     signal: abort.signal,
+    limits: READ_LIMITS,
   }).then((r) => {
     const ms = Math.round(performance.now() - t0);
     if (r.error !== undefined)

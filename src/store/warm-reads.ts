@@ -35,6 +35,19 @@ export interface WarmReadsOptions {
    * prepared).
    */
   runs?: number;
+  /** The row limits the services ask with (read-warm-up.ts READ_LIMITS). */
+  limits: ReadLimits;
+}
+
+/**
+ * The row limits of the services' reads: a page's default size and the one more row each reads
+ * to see whether there is a next, or the tree's cap and one more. Given by the caller (the
+ * services own them), so each statement is planned as the services run it.
+ */
+export interface ReadLimits {
+  treeSpans: number;
+  spans: number;
+  sessions: number;
 }
 
 export interface WarmReadsResult {
@@ -57,16 +70,16 @@ function readStatements(
   target: { projectId: string; sessionId: string },
   now: Date,
   planRuns: number,
+  limits: ReadLimits,
 ): { name: string; runs: number; run: () => Promise<unknown> }[] {
   const { projectId, sessionId } = target;
   const day = new Date(now.getTime() - 24 * 3_600_000);
-  // The limits as the services ask them (one more than a page, to see whether there is a next).
   return [
     // The session tree: its row (without and with a project) and its spans, one text for both.
     {
       name: 'session tree spans',
       runs: planRuns,
-      run: () => listSessionSpanValues(db, null, sessionId, 10_001),
+      run: () => listSessionSpanValues(db, null, sessionId, limits.treeSpans),
     },
     {
       name: 'session row',
@@ -82,28 +95,28 @@ function readStatements(
     {
       name: 'newest spans',
       runs: 1,
-      run: () => listSpanValues(db, { projectId: null, limit: 101 }),
+      run: () => listSpanValues(db, { projectId: null, limit: limits.spans }),
     },
     {
       name: 'newest spans, by project',
       runs: 1,
-      run: () => listSpanValues(db, { projectId, limit: 101 }),
+      run: () => listSpanValues(db, { projectId, limit: limits.spans }),
     },
     {
       name: 'spans by trace',
       runs: 1,
-      run: () => listSpanValues(db, { projectId: null, traceId: sessionId, limit: 1001 }),
+      run: () => listSpanValues(db, { projectId: null, traceId: sessionId, limit: limits.spans }),
     },
     // The sessions list, by project or not.
     {
       name: 'sessions list',
       runs: 1,
-      run: () => listSessionRows(db, { projectId: null, since: day, limit: 51 }),
+      run: () => listSessionRows(db, { projectId: null, since: day, limit: limits.sessions }),
     },
     {
       name: 'sessions list, by project',
       runs: 1,
-      run: () => listSessionRows(db, { projectId, since: day, limit: 51 }),
+      run: () => listSessionRows(db, { projectId, since: day, limit: limits.sessions }),
     },
     // Lineage runs unnamed (planned on every run): once loads its tables' catalog entries.
     {
@@ -138,7 +151,7 @@ async function warm(db: Db, opts: WarmReadsOptions): Promise<WarmReadsResult> {
           order by last_call_at desc limit 1`,
     );
     const target = { projectId: rows[0]?.p ?? 'default', sessionId: rows[0]?.s ?? '' };
-    for (const s of readStatements(db, target, new Date(), runs)) {
+    for (const s of readStatements(db, target, new Date(), runs, opts.limits)) {
       for (let r = 0; r < s.runs; r++) {
         if (stopped()) return { statements, finished: false };
         await Promise.all(Array.from({ length: n }, () => s.run()));

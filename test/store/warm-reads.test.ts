@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import { toSessionTreeJson } from '../../src/model/session.ts';
 import { SessionsService } from '../../src/sessions/sessions-service.ts';
-import { startReadWarmUp } from '../../src/startup/read-warm-up.ts';
+import { READ_LIMITS, startReadWarmUp } from '../../src/startup/read-warm-up.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { PLAN_RUNS, warmReads } from '../../src/store/warm-reads.ts';
@@ -40,7 +40,7 @@ describe.runIf(pgAdminUrl !== null)('read warm-up on PostgreSQL', () => {
   afterAll(async () => store?.close());
 
   it('opens each connection of the pool and leaves the session tree statement planned on each', async () => {
-    const r = await warmReads(store.db, { connections: POOL });
+    const r = await warmReads(store.db, { connections: POOL, limits: READ_LIMITS });
     expect(r.error).toBeUndefined();
     expect(r.finished).toBe(true);
     // Every statement once, the tree's spans PLAN_RUNS times, on each connection.
@@ -80,7 +80,9 @@ describe.runIf(pgAdminUrl !== null)('read warm-up on PostgreSQL', () => {
   it('sends nothing once stopped', async () => {
     const abort = new AbortController();
     abort.abort();
-    expect(await warmReads(store.db, { connections: POOL, signal: abort.signal })).toEqual({
+    expect(
+      await warmReads(store.db, { connections: POOL, signal: abort.signal, limits: READ_LIMITS }),
+    ).toEqual({
       statements: 0,
       finished: false,
     });
@@ -101,7 +103,7 @@ describe.runIf(pgAdminUrl !== null)('read warm-up on PostgreSQL', () => {
       } finally {
         await admin.end({ timeout: 5 });
       }
-      const r = await warmReads(gone.db, { connections: POOL });
+      const r = await warmReads(gone.db, { connections: POOL, limits: READ_LIMITS });
       expect(r.finished).toBe(false);
       expect(r.error).toBeDefined();
       const warmUp = startReadWarmUp(gone, silent);
