@@ -143,14 +143,11 @@ export function spanCommit(
         ? encodeCopy(spans)
         : encodeSpans(spans),
     // At commit, a request encoded for the other form is encoded again alone (not its group).
-    recode: (spans, enc, groupSpans) =>
-      groupSpans >= minSpans
-        ? isJson(enc)
-          ? encodeCopy(spans)
-          : enc
-        : isJson(enc)
-          ? enc
-          : encodeSpans(spans),
+    recode: (spans, enc, groupSpans) => {
+      const copyGroup = groupSpans >= minSpans;
+      if (isJson(enc) !== copyGroup) return enc; // already in the group's form
+      return copyGroup ? encodeCopy(spans) : encodeSpans(spans);
+    },
     commit: async (spans, enc, early) => {
       // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
       // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
