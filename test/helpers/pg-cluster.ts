@@ -1,5 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -66,9 +75,11 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
   if (opts.dir) {
     if (!existed) await initdb(dataDir);
   } else {
+    await sweepOrphans(exec);
     // A throwaway cluster starts from a copy of one initdb made once per PostgreSQL version.
     rmSync(dataDir, { recursive: true, force: true });
     await run('cp', ['-a', await initdbCopy(bin, initdb), dataDir]);
+    writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
   }
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=on`;
   const start = () =>
@@ -108,6 +119,42 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** In a throwaway cluster's directory: the pid of the process that started it. */
+const OWNER_FILE = 'spyglass-owner.pid';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Stops and removes the throwaway clusters in the temp dir whose starting process is gone: a test
+ * run or bench killed before its teardown (a bench's `timeout`, a second Ctrl-C) otherwise leaves
+ * a postmaster running with its 256 MB of shared buffers until the machine restarts. Clusters in
+ * a run's RAM temp dir (test/helpers/ram-tmp.ts) go with that directory; these are the ones made
+ * in the system's temp dir (benches, `SPYGLASS_TEST_TMPFS=0`). A directory without an owner file
+ * (another version's, or one being made) is left alone.
+ */
+async function sweepOrphans(exec: (cmd: string, args: string[]) => Promise<unknown>) {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('spyglass-pg-') || name.startsWith('spyglass-pg-initdb-')) continue;
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    await exec('pg_ctl', ['-D', dir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
