@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { seedPglite } from './data-dir.ts';
 import { freePort } from './free-port.ts';
+import { CHILD_NODE_FLAGS } from './child-node.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'bin/spyglass.js');
@@ -65,7 +66,7 @@ async function spawnOnce(env: Record<string, string>, readyWithinMs: number): Pr
   // On the embedded database, a copy of the run's migrated one instead of a first start (initdb and
   // every migration) per instance, as startTestServer does (test/helpers/data-dir.ts).
   if (!env.SPYGLASS_DATABASE_URL) seedPglite(dataDir);
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, 'serve'], {
     cwd: dataDir,
     env: {
       ...process.env,
