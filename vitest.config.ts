@@ -15,8 +15,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One PostgreSQL cluster (and later one Redis) for the whole run; see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
-    // Cheaper password hashing in the test process (see the file).
-    setupFiles: ['test/setup-password-cost.ts'],
+    // Cheaper password hashing in the test process, and the spawned servers a file left running
+    // killed after it (see the files).
+    setupFiles: ['test/setup-password-cost.ts', 'test/setup-instances.ts'],
     testTimeout: 30_000,
     // expect.poll waits on what a user would see happen (a page updating, a delivery arriving):
     // vitest's default gives up after 1 s, which a loaded machine outlasts (a run at load 25 failed

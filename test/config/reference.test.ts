@@ -23,12 +23,14 @@ describe('the configuration reference', () => {
   it('is the only list: README and docs/ name no server variable the loader does not read', () => {
     const known = new Set(ENV_SETTINGS.flatMap((s) => [s.name, ...s.alias]));
     // Not settings of the server: the config file's location, the CLI's and SDK's own, and the
-    // tests' own (the browser tests' chromium binary, its processes and screenshots, temp directories in RAM or not).
+    // tests' own (the browser tests' chromium binary, its processes and screenshots, temp directories in RAM or not,
+    // V8's defaults for the processes tests start).
     for (const other of [
       'SPYGLASS_CHROMIUM',
       'SPYGLASS_TEST_TMPFS',
       'SPYGLASS_TEST_SCREENSHOTS',
       'SPYGLASS_CHROMIUM_MULTI_PROCESS',
+      'SPYGLASS_TEST_CHILD_TIER_UP',
       'SPYGLASS_CONFIG',
       'SPYGLASS_URL',
       'SPYGLASS_API_KEY',

@@ -10,6 +10,7 @@ import { backends } from '../helpers/backends.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { getJson, nativeSpan } from '../helpers/spans.ts';
+import { CHILD_NODE_FLAGS } from '../helpers/child-node.ts';
 
 /**
  * SIGTERM under load against the real CLI (`node bin/spyglass.js serve`): every request answered
@@ -58,7 +59,7 @@ async function startCli(env: Record<string, string>, dataDir: string): Promise<C
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k, v]) => !k.startsWith('SPYGLASS_') && v !== undefined),
   ) as Record<string, string>;
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, 'serve'], {
     cwd: dataDir, // no stray ./spyglass.yaml
     env: {
       ...inherited,

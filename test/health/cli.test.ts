@@ -8,6 +8,7 @@ import { poolCliStores, runCli, runCliInProcess } from '../helpers/cli.ts';
 import { seedPglite } from '../helpers/data-dir.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { childPids, tempDir, writeConfig } from './helpers.ts';
+import { CHILD_NODE_FLAGS } from '../helpers/child-node.ts';
 
 /** `spyglass check` and `spyglass monitor` as a user runs them, against fixture servers. */
 const BIN = fileURLToPath(new URL('../../bin/spyglass.js', import.meta.url));
@@ -102,10 +103,14 @@ describe('spyglass monitor', () => {
     { timeout: 60_000 },
     async ({ expect }) => {
       const before = childPids();
-      const child = spawn(process.execPath, [BIN, 'monitor', '--interval', '1', '--json'], {
-        env: { ...process.env, ...envFor('monitor-daemon') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [...CHILD_NODE_FLAGS, BIN, 'monitor', '--interval', '1', '--json'],
+        {
+          env: { ...process.env, ...envFor('monitor-daemon') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       try {
         const lines = await new Promise<any[]>((resolve, reject) => {
           let out = '';

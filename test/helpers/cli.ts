@@ -4,6 +4,7 @@ import { afterAll } from 'vitest';
 import { runCli as runCliWith } from '../../src/cli/run.ts';
 import { openStore, type Store, type StoreOptions } from '../../src/store/open-store.ts';
 import { pooledPgliteStore } from './store-pool.ts';
+import { CHILD_NODE_FLAGS } from './child-node.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/spyglass.js', import.meta.url));
 
@@ -26,7 +27,7 @@ export function runCli(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [...CHILD_NODE_FLAGS, BIN, ...args],
       { env: { ...process.env, ...env }, cwd, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

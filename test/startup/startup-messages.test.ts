@@ -11,6 +11,7 @@ import { startHttpFixtures, type HttpFixtures } from '../fixtures/mcp/http-fixtu
 import { freePort } from '../helpers/free-port.ts';
 import { startInProcessApp, type InProcessApp } from '../helpers/in-process.ts';
 import { writeConfig } from '../health/helpers.ts';
+import { CHILD_NODE_FLAGS } from '../helpers/child-node.ts';
 
 /** What `serve` says while it starts, and how the monitor reports a server going down and back. */
 const BIN = fileURLToPath(new URL('../../bin/spyglass.js', import.meta.url));
@@ -49,7 +50,7 @@ describe('spyglass serve start-up messages', () => {
         SPYGLASS_GRPC_PORT: '0',
         SPYGLASS_LOG_LEVEL: 'info',
       };
-      const child = spawn(process.execPath, [BIN, 'serve'], {
+      const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, BIN, 'serve'], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -14,6 +14,7 @@ import {
   templateIsCurrent,
   usableTemplate,
 } from '../../src/store/pglite-template.ts';
+import { CHILD_NODE_FLAGS } from '../helpers/child-node.ts';
 
 /** The build's migrated PGlite directory that a first start copies (src/store/pglite-template.ts). */
 const dirs: string[] = [];
@@ -89,7 +90,7 @@ describe('the PGlite template', () => {
       const script = `const { openStore } = await import(${JSON.stringify(store)}); const said = []; await (await openStore({ dataDir: ${JSON.stringify(dataDir)}, template: null, onInfo: (m) => said.push(m) })).close(); console.log(JSON.stringify(said));`;
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ['--input-type=module', '-e', script],
+        [...CHILD_NODE_FLAGS, '--input-type=module', '-e', script],
         { timeout: 170_000 },
       );
       expect(JSON.parse(stdout)).toEqual([
