@@ -53,11 +53,9 @@ for (let g = 0; g <= GROUPS; g++) {
   }
   groups.push(spans.slice(0, GROUP));
 }
-/** User + system CPU of a process, in µs (10 ms ticks: read as an average over many runs). */
-const cpuUs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10_000;
-};
+/** A process's time on CPU, in µs (/proc/PID/schedstat: ns resolution). */
+const cpuUs = (pid: number) =>
+  Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1000;
 const shape = (plan: string[]) =>
   plan
     .filter((l) => !/^(Planning|Execution) Time/.test(l))

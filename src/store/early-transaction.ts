@@ -94,8 +94,8 @@ export async function commitBehind<T extends readonly Row[]>(
  * hold. With PostgreSQL's own choice (plan_cache_mode = auto) each connection made a custom plan
  * for its first five runs and sometimes after (the generic plan made and found dearer than the
  * custom plans' average): pg_stat_statements counted as many plans as runs of the upsert, or more,
- * 1.5-3 ms of the backend's CPU each on a quiet machine, 7-15 ms on a busy one (docs/benchmarks.md,
- * the writer's plans). SET LOCAL ends with the transaction: the connection's other statements keep
+ * 10-23 ms a plan in loaded bench cells; a custom plan cost a run ~1.3 ms more of the backend's CPU
+ * than the generic plan in a probe at load 11 (docs/benchmarks.md, the writer's plans). SET LOCAL ends with the transaction: the connection's other statements keep
  * PostgreSQL's choice.
  */
 export const GENERIC_PLANS = 'set local plan_cache_mode = force_generic_plan';

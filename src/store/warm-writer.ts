@@ -9,8 +9,8 @@ import { rollupRows } from './rollup-rows.ts';
  * prepared and given its generic plan (early-transaction.ts GENERIC_PLANS), which loads the
  * catalog entries of the rollup tables and of spans, and a plan of a read of spans, which loads
  * those of every partition of spans and of their indexes, where the COPY routes its rows. Before,
- * each of the 10 connections the commits went round paid these at its first commit: 30-40 ms of
- * the backend's CPU on a busy machine (docs/benchmarks.md, the writer's plans).
+ * each of the 10 connections the commits went round paid these at its first commit: 32-41 ms of
+ * the backend's CPU at load 11 (docs/benchmarks.md, the writer's plans).
  *
  * Each connection runs one transaction that writes nothing (the upsert with no rows, no rollup
  * rows) and is rolled back. All of them begin at once, so the pool opens each of its connections.
