@@ -19,6 +19,7 @@ import { startLeaderJobs } from './scale/jobs/leader-jobs.ts';
 import { checkServePorts, PortError } from './startup/check-ports.ts';
 import { shutdownSteps } from './startup/shutdown-steps.ts';
 import { startReadWarmUp } from './startup/read-warm-up.ts';
+import { startWriterWarmUp } from './startup/writer-warm-up.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -145,6 +146,9 @@ export async function startServer(
   services.stats.start(MAINTENANCE_AFTER_MS);
   // Each pool connection's first reads of the spans table, paid here rather than by users.
   const readWarmUp = startReadWarmUp(store, logger);
+  // The writer's connections' first statements (the upsert prepared and planned), paid here
+  // rather than by the first commits of a load.
+  const writerWarmUp = startWriterWarmUp(store, logger);
   // Another process may share the database: pick up its pricing changes within a minute (the
   // first load was createServices's).
   const priceReload = startPeriodic(
@@ -189,6 +193,7 @@ export async function startServer(
         );
         await steps.run('background jobs', () => leaderJobs.stop());
         await steps.run('read connections warm-up', () => readWarmUp.stop());
+        await steps.run('writer connections warm-up', () => writerWarmUp);
         await steps.run('pricing reload', () => priceReload.stop());
         await steps.run('statistics refresh', () => services.stats.stop());
         await steps.run('commit of queued spans and deliveries', () => services.close());

@@ -128,7 +128,9 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
 export function spanCommit(
   store: Store,
 ): Pick<WriterOptions, 'encode' | 'recode' | 'commit' | 'open'> {
-  const { client, pgliteCopyIn } = store;
+  // The writer's own pool on PostgreSQL (open-store.ts): its statements stay prepared and planned
+  // on a connection per lane instead of going round the reads' pool.
+  const { writer: client, pgliteCopyIn } = store;
   const minSpans = pgliteCopyIn ? PGLITE_COPY_MIN_SPANS : COPY_MIN_SPANS;
   // The writer's own: its scratch buffer is kept between requests (span-copy.ts).
   const copy = new CopyEncoder();

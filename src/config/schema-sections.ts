@@ -41,7 +41,9 @@ const Ingest = section(
       description: "one project's share of the commit queue; beyond it 429",
     }),
     max_commit_spans: int(1, 100_000, 5_000, { description: 'rows in one group commit at most' }),
-    commit_lanes: int(1, 16, 2, { description: 'group-commit lanes on PostgreSQL' }),
+    commit_lanes: int(1, 16, 2, {
+      description: 'group-commit lanes on PostgreSQL, each with a database connection of its own',
+    }),
     otlp_keep_all_spans: bool(false, {
       description:
         'keep OTLP spans that are not agent, LLM or tool spans as `generic` when their trace has a selected span',

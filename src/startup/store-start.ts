@@ -19,7 +19,7 @@ export function logConfigSource(config: Pick<Config, 'configPath'>, logger: Logg
  * (docs/benchmarks.md#memory-and-start-up-issue-28-target-4).
  */
 export function openConfiguredStore(
-  config: Pick<Config, 'databaseUrl' | 'databaseReadUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'databaseReadUrl' | 'dataDir' | 'ingest'>,
   logger: Logger,
   migrate = true,
 ): Promise<Store> {
@@ -27,6 +27,8 @@ export function openConfiguredStore(
     databaseUrl: config.databaseUrl,
     databaseReadUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
+    // One writer connection per commit lane: each lane commits one group at a time.
+    writerConnections: config.ingest.commitLanes,
     onInfo: (msg) => logger.info(msg),
     migrate,
   });

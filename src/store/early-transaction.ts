@@ -63,6 +63,9 @@ const DISCARDED = new Error('early transaction discarded');
  * PostgreSQL answers at COMMIT with a ROLLBACK that postgres.js does not report as an error:
  * `last`'s own error is then this call's, as it would be in autocommit. In `early` when given
  * (the writer began it before the group was taken), else in a transaction begun now.
+ *
+ * The transaction's prepared statements take their generic plan (GENERIC_PLANS, sent ahead of
+ * `first` without waiting for its answer): planned once per connection, not at every commit.
  */
 export async function commitBehind<T extends readonly Row[]>(
   client: Sql,
@@ -72,6 +75,7 @@ export async function commitBehind<T extends readonly Row[]>(
 ): Promise<T> {
   let result: Promise<T> | undefined;
   const body = async (tx: TransactionSql) => {
+    genericPlans(tx);
     if (first) await first(tx);
     const r = last(tx).execute() as unknown as Promise<T>;
     // Observed below, once the COMMIT is answered; never left to reject unobserved.
@@ -80,4 +84,26 @@ export async function commitBehind<T extends readonly Row[]>(
   };
   await (early ? early.run(body) : client.begin(body));
   return result as Promise<T>;
+}
+
+/**
+ * For the rest of the transaction, prepared statements run on their generic plan, made once per
+ * connection (and again after an ANALYZE of a table they read), instead of a custom plan made for
+ * each execution's values. The writer's rollup upsert (rollup-sql.ts) gets the same plan shape
+ * either way: its rows are JSON parameters, which the planner estimates at 100 rows whatever they
+ * hold. With PostgreSQL's own choice (plan_cache_mode = auto) each connection made a custom plan
+ * for its first five runs and sometimes after (the generic plan made and found dearer than the
+ * custom plans' average): pg_stat_statements counted as many plans as runs of the upsert, or more,
+ * 10-23 ms a plan in loaded bench cells; a custom plan cost a run ~1.3 ms more of the backend's CPU
+ * than the generic plan in a probe at load 11 (docs/benchmarks.md, the writer's plans). SET LOCAL ends with the transaction: the connection's other statements keep
+ * PostgreSQL's choice.
+ */
+export const GENERIC_PLANS = 'set local plan_cache_mode = force_generic_plan';
+
+/** Sends GENERIC_PLANS in `tx` without waiting for its answer (its statements follow it in order). */
+export function genericPlans(tx: TransactionSql): void {
+  // A failure aborts the transaction, which its next statement then reports.
+  tx.unsafe(GENERIC_PLANS)
+    .execute()
+    .catch(() => undefined);
 }

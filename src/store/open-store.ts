@@ -24,6 +24,17 @@ export interface Store {
    */
   client: Sql;
   /**
+   * The writer's client (compose/ingest.ts spanCommit): on PostgreSQL a pool of its own of
+   * `writerConnections` connections (the commit lanes), apart from the reads' pool; on PGlite the
+   * one client. Each group commit's statements are prepared and planned on the connection that
+   * runs them: on the shared pool of 10, whose idle connections postgres.js hands out in turn,
+   * every commit went to another connection, which parsed the upsert and loaded its tables'
+   * catalog entries once more and planned it afresh (docs/benchmarks.md, the writer's plans).
+   */
+  writer: Sql;
+  /** Connections the writer's pool opens at most (1 on PGlite: the same client). */
+  writerConnections: number;
+  /**
    * PGlite only: COPY through its thread, which does not speak COPY's sub-protocol
    * (pglite-thread.ts copyIn).
    */
@@ -50,6 +61,11 @@ export interface StoreOptions {
   dataDir: string;
   /** Connections to PostgreSQL. */
   poolSize?: number;
+  /**
+   * The writer's own connections to PostgreSQL besides the pool (default 2): one per commit lane,
+   * each runs one group commit at a time (ingest.commit_lanes).
+   */
+  writerConnections?: number;
   /** Where the store says what it is doing when that takes a while (creating the embedded database). */
   onInfo?: (message: string) => void;
   /** False when another process already applied the migrations (a cluster worker). Default true. */
@@ -72,6 +88,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
         opts.databaseReadUrl,
         opts.poolSize ?? 10,
         opts.migrate ?? true,
+        opts.writerConnections ?? 2,
       )
     : openPglite(
         opts.dataDir,
@@ -92,6 +109,7 @@ async function openPostgres(
   readUrl: string | undefined,
   max: number,
   runMigrations: boolean,
+  writerMax: number,
 ): Promise<Store> {
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   // Connect first, so a wrong host, port, database or password is reported as such rather than
@@ -123,11 +141,14 @@ async function openPostgres(
           throw err;
         });
   const replicaDb = replica && ((await orm(replica)) as unknown as Db);
+  const writer = await writerPool(url, writerMax);
   const ping = (d: Db, timeoutMs: number) => withTimeout(d.execute(sql`select 1`), timeoutMs);
   return {
     db: replicaDb ? routingDb(db, replicaDb) : db,
     kind: 'postgres',
     client,
+    writer,
+    writerConnections: writerMax,
     readConnections: max,
     // Readiness needs both: a read route on a dead replica fails as surely as a write on a dead primary.
     ping: async (timeoutMs = 2000) => {
@@ -140,6 +161,7 @@ async function openPostgres(
     close: async () => {
       await Promise.all([
         client.end({ timeout: CLOSE_GRACE_S }),
+        writer.end({ timeout: CLOSE_GRACE_S }),
         replica?.end({ timeout: CLOSE_GRACE_S }),
       ]);
     },
@@ -169,6 +191,30 @@ async function connectPool(url: string, max: number, name?: string): Promise<Sql
     throw connectError(err, url);
   });
   return client;
+}
+
+/**
+ * The writer's pool: opens nothing until the first commit or the warm-up (warm-writer.ts), so
+ * readiness does not wait for it; a connection failure reaches the commit, which retries it as
+ * any other. Its idle connections stay open (the main pool closes its after 60 s): a connection
+ * opened again pays its first statements again (the upsert parsed, its tables' and spans'
+ * partitions' catalog entries loaded, its plan made), which the warm-up paid at the start.
+ * postgres.js still replaces each after its lifetime (30-60 minutes).
+ */
+async function writerPool(url: string, max: number): Promise<Sql> {
+  const { default: postgres } = await import('postgres');
+  const writer = postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 0,
+    ...noDelayOption(url),
+    connection: { application_name: 'spyglass-writer' },
+  });
+  // The same value serializers and parsers as the main client's, which drizzle sets: the
+  // statement's json parameters go as the text they are (postgres.js would quote it again).
+  await orm(writer);
+  return writer;
 }
 
 /**
@@ -259,6 +305,8 @@ async function openPglite(
     db,
     kind: 'pglite',
     client: pg,
+    writer: pg,
+    writerConnections: 1,
     readConnections: 1,
     pgliteCopyIn: (sql, rows) => t.copyIn(sql, rows),
     ping: (timeoutMs = 2000) => withTimeout(db.execute(sql`select 1`), timeoutMs),

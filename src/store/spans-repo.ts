@@ -34,10 +34,12 @@ export async function insertSpans(
 }
 
 /**
- * insertSpans on the store's postgres.js client (Store.client, both back ends) as a prepared
+ * insertSpans on a postgres.js client (the writer's, Store.writer, on both back ends) as a prepared
  * statement: drizzle runs every statement unnamed, which the database parses and plans anew and
- * postgres.js describes first (a second round trip) on every commit. Prepared, each connection does that once; then a commit is one Bind and
- * Execute. The statement's text is fixed (ingest-query.ts), so each connection keeps two.
+ * postgres.js describes first (a second round trip) on every commit. Prepared, each connection
+ * parses it once; then a commit is one Bind and Execute. The statement's text is fixed
+ * (ingest-query.ts), so each connection keeps two. In the writer's transactions on PostgreSQL it
+ * runs on its generic plan (early-transaction.ts GENERIC_PLANS), made once per connection.
  */
 export async function insertSpansPrepared(
   client: Sql,
