@@ -73,7 +73,12 @@ export class LineageCache {
     private readonly limits: { maxEntries?: number; maxEdges?: number } = {},
   ) {}
 
-  /** sumLineage's rows for the window, the same rows in the same order with the same sums. */
+  /**
+   * sumLineage's rows for the window: the same rows in the same order with the same calls and
+   * errors. Latency sums are float sums of the same values, the last hour's added after the rest:
+   * they may differ from the statement's in their last bits, as the statement's own do with the
+   * physical order its scans read (test/sessions/lineage-cache.test.ts; docs/benchmarks.md).
+   */
   async sum(projectId: string | null, since: Date, until: Date): Promise<readonly LineageRow[]> {
     const { first, last } = lineageSpans(since, until);
     // One hour: nothing closed to keep.
