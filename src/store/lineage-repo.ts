@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { execute, timestamptz, type Db } from './db.ts';
+import { execute, executePrepared, timestamptz, type Db } from './db.ts';
 
 export interface LineageRow {
   edge_type: 'calls' | 'handoff' | 'run';
@@ -94,7 +94,8 @@ export async function lineageHourRows(
   hour: number,
 ): Promise<LineageRow[]> {
   const project = projectId === null ? sql`true` : sql`project_id = ${projectId}`;
-  const { rows } = await execute<LineageRow>(
+  // Prepared (two fixed texts, every value a parameter): it is all a cached read asks the database.
+  const rows = await executePrepared<LineageRow>(
     db,
     sql`select edge_type, source, target, calls, errors, latency_sum_ms from lineage_hourly
         where hour = ${timestamptz(hour)} and ${project}
