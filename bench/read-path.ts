@@ -73,6 +73,11 @@ export interface ReadPathOptions {
    * and only read (the server then starts in a process that did no load).
    */
   dataDir?: string | undefined;
+  /**
+   * With a loaded --data-dir: spans loaded into the hour before now before the reads, so the
+   * window's current hour holds what it would after a load (0: none).
+   */
+  topUp?: number | undefined;
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
   keep: boolean;
@@ -264,6 +269,19 @@ export async function runReadPath(
           writeFileSync(keptMark, `${opts.spans} spans, ${opts.treeSessions} tree sessions\n`);
         log(
           `loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`,
+        );
+      }
+      if (loaded && (opts.topUp ?? 0) > 0) {
+        const top = await loadNoted(server.services.stats, db, {
+          spans: opts.topUp as number,
+          treeSessions: 0,
+          end: new Date(),
+          hours: 1,
+          seed: Date.now() % 1_000_000_007,
+          groupSize: opts.groupSize,
+        });
+        log(
+          `topped up: ${(opts.topUp as number).toLocaleString('en-US')} spans in the last hour in ${(top.loadMs / 1000).toFixed(1)} s`,
         );
       }
       // No ANALYZE here: only what the server's keeper did (it analyzes a table it finds without
@@ -662,6 +680,9 @@ const USAGE = `usage: node --import tsx bench/read-path.ts [options]
                         start it and only read (the server in a process that did no load); stopped at
                         the end of each run, removed only by hand. With --backend pglite the same for
                         PGlite's data directory (runs write to it: compare on copies, cp -a)
+  --top-up N            with a loaded --data-dir: N spans more in the hour before now, loaded before the
+                        reads (a kept directory's current hour is empty once its load is an hour old;
+                        1,000,000 spans over 24 h put about 42,000 in each hour)
   --pg-cpu              PostgreSQL started by the bench (--data-dir or its own cluster): each request's
                         CPU in the database's backends (/proc), per endpoint beside the wall times
   --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
@@ -687,6 +708,7 @@ async function main(): Promise<void> {
         'group-size': { type: 'string' },
         'database-url': { type: 'string' },
         'data-dir': { type: 'string' },
+        'top-up': { type: 'string' },
         explain: { type: 'boolean', default: false },
         'pg-cpu': { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
@@ -738,6 +760,7 @@ async function main(): Promise<void> {
     databaseUrl: values['database-url'],
     dataDir: values['data-dir'],
     explain: values.explain ?? false,
+    topUp: int('top-up', values['top-up'], 0, 0),
     keep: values.keep ?? false,
     pgCpu: values['pg-cpu'] ?? false,
   };
