@@ -13,8 +13,8 @@ const HOUR_MS = 3_600_000;
 const MAX_ENTRIES = 4;
 /**
  * A window with more distinct edges than this is not kept (its read sums in SQL as before): at
- * about 200 bytes an edge with its index, four entries hold at most ~8 MB. 1,000,000 spans over a
- * day make about 2,000 (docs/benchmarks.md, target 5).
+ * about 200 bytes an edge with its index, four entries hold at most ~8 MB. A day of 1,000,000
+ * spans has about 530 (docs/benchmarks.md, target 5).
  */
 const MAX_EDGES = 10_000;
 /** sumLineage's `sum(calls)::int`: past this it fails, so the merged sum must not answer instead. */
@@ -26,7 +26,6 @@ export interface WriteDone {
 }
 
 interface Entry {
-  projectId: string | null;
   /** The hours it sums, from the one starting at `first` to the one starting at `last` (ms). */
   first: number;
   last: number;
@@ -47,7 +46,7 @@ interface Pending {
  * The lineage graph's closed part summed once (docs/benchmarks.md, target 5): for a window of
  * hours, the sum of every hour but the last is kept (per project scope and hour range), and each
  * read sums only the last hour's rows (normally the current hour, a few hundred) onto it, edge by
- * edge, in the order sumLineage's SQL adds them.
+ * edge, after the rest (as sumLineage's SQL adds them when it reads the window in time order).
  *
  * Invalidation is exact, never by time: whatever writes lineage_hourly or lineage_blocks in this
  * process brackets the write, the writer's commit groups with the hours they touch (`writing`),
@@ -55,9 +54,9 @@ interface Pending {
  * dropped when the write begins; none is kept or used for those hours until it is done, and a
  * sum read while they are written is not kept. So only a process that is the database's
  * one writer may use it: PGlite's (its data-dir lock), not PostgreSQL's, where other instances and
- * workers write and nothing tells this one which hours (createReads).
+ * workers write and nothing tells this one which hours (compose/reads.ts createLineageCache).
  *
- * One per app (createReads builds it), never shared by module state.
+ * One per app (createServices builds it), never shared by module state.
  */
 export class LineageCache {
   /** Least recently used first. */
@@ -106,7 +105,7 @@ export class LineageCache {
       } finally {
         this.pending.delete(pending);
       }
-      entry = keep(projectId, first, closedLast, closed);
+      entry = keep(first, closedLast, closed);
       if (
         !pending.dirty &&
         closed.length <= (this.limits.maxEdges ?? MAX_EDGES) &&
@@ -236,10 +235,10 @@ export class LineageCache {
   }
 }
 
-function keep(projectId: string | null, first: number, last: number, rows: LineageRow[]): Entry {
+function keep(first: number, last: number, rows: LineageRow[]): Entry {
   const index = new Map<string, number>();
   for (let i = 0; i < rows.length; i++) index.set(keyOf(rows[i] as LineageRow), i);
-  return { projectId, first, last, rows, index };
+  return { first, last, rows, index };
 }
 
 /** An edge's identity: PostgreSQL text holds no NUL. */
