@@ -51,13 +51,17 @@ export async function startBenchServerOn(
   return startBenchServer(url, cleanups);
 }
 
-/** The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one. */
+/**
+ * The server on PostgreSQL at `url`, or on PGlite in a temp data dir without one (in `pgliteDir`,
+ * kept, when given).
+ */
 export async function startBenchServer(
   url: string | undefined,
   cleanups: (() => Promise<unknown>)[],
+  pgliteDir?: string,
 ): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const dir = pgliteDir ?? mkdtempSync(join(tmpdir(), 'spyglass-read-bench-'));
+  if (!pgliteDir) cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   // cwd = the temp dir, so a spyglass.yaml in the working directory is not picked up.
   const config = loadConfig(
     {

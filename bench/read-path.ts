@@ -23,7 +23,7 @@
  * < 50 ms per endpoint (sequential). Table on stdout, progress on stderr, JSON with --json.
  * `runReadPath` is exported for bench/run.ts.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +73,11 @@ export interface ReadPathOptions {
    * and only read (the server then starts in a process that did no load).
    */
   dataDir?: string | undefined;
+  /**
+   * With a loaded --data-dir: spans loaded into the hour before now before the reads, so the
+   * window's current hour holds what it would after a load (0: none).
+   */
+  topUp?: number | undefined;
   explain: boolean;
   /** Leave the cluster running (and print how to reach it) until Ctrl-C. */
   keep: boolean;
@@ -94,6 +99,8 @@ export interface EndpointResult {
   /** Bytes of the first response, and what it held (sessions, spans, nodes…). */
   responseBytes: number;
   responseItems: number;
+  /** The case's first request (its first target, before any warm-up), ms: the cold read. */
+  firstMs: number;
   /**
    * --pg-cpu: the database backends' CPU per request, ms: the measured requests' distribution, and
    * the sum over the case's warm-up requests (its first requests, where each connection's first
@@ -163,6 +170,24 @@ export async function runReadPath(
     let pgDataDir: string | null = null;
     let cluster: PgCluster | null = null;
     let loaded = url !== undefined;
+    // PGlite kept in --data-dir: loaded the first time, later runs only read. A run reads the
+    // directory it is given and writes to it (statistics, the server's upkeep): give each run a
+    // copy (`cp -a`) for runs that compare.
+    let pgliteDir: string | undefined;
+    if (backend === 'pglite' && opts.dataDir) {
+      mkdirSync(opts.dataDir, { recursive: true });
+      pgliteDir = opts.dataDir;
+      const mark = join(opts.dataDir, LOADED_MARK);
+      loaded = existsSync(mark);
+      if (!loaded && readdirSync(opts.dataDir).length > 0)
+        throw new Error(
+          `${opts.dataDir} holds no finished load (${LOADED_MARK} absent): remove it`,
+        );
+      log(
+        `PGlite kept in ${opts.dataDir} (${loaded ? `loaded: ${readFileSync(mark, 'utf8').trim()}` : 'new: loading'})`,
+      );
+      keptMark = loaded ? null : mark;
+    }
     if (backend === 'postgres' && !url && opts.dataDir) {
       const kept = await startKeptCluster(opts.dataDir, 'spyglass_read_bench');
       cleanups.push(() => kept.stop());
@@ -198,7 +223,11 @@ export async function runReadPath(
       const cpuAtStart = pgCpu?.sampleMs() ?? 0;
       // The server runs during the load, as in production: its statistics keeper sees the spans
       // written and analyzes when it decides to.
-      const server = await startBenchServer(backend === 'postgres' ? url : undefined, cleanups);
+      const server = await startBenchServer(
+        backend === 'postgres' ? url : undefined,
+        cleanups,
+        pgliteDir,
+      );
       log(`server on ${server.httpUrl} (${backend})`);
       const db = server.services.store.db;
       if (!loaded) {
@@ -240,6 +269,19 @@ export async function runReadPath(
           writeFileSync(keptMark, `${opts.spans} spans, ${opts.treeSessions} tree sessions\n`);
         log(
           `loaded ${info.spans.toLocaleString('en-US')} spans (${info.sessions.toLocaleString('en-US')} sessions) in ${(loaded.loadMs / 1000).toFixed(1)} s = ${load.spansPerSec.toLocaleString('en-US')} spans/s`,
+        );
+      }
+      if (loaded && (opts.topUp ?? 0) > 0) {
+        const top = await loadNoted(server.services.stats, db, {
+          spans: opts.topUp as number,
+          treeSessions: 0,
+          end: new Date(),
+          hours: 1,
+          seed: Date.now() % 1_000_000_007,
+          groupSize: opts.groupSize,
+        });
+        log(
+          `topped up: ${(opts.topUp as number).toLocaleString('en-US')} spans in the last hour in ${(top.loadMs / 1000).toFixed(1)} s`,
         );
       }
       // No ANALYZE here: only what the server's keeper did (it analyzes a table it finds without
@@ -500,7 +542,7 @@ async function measureCase(
       }
     : undefined;
   log(
-    `  ${c.name.padEnd(48)} p50 ${fmt(s.p50)}  p95 ${fmt(s.p95)}  p99 ${fmt(s.p99)} ms${cpu ? `  | db CPU p50 ${fmt(cpu.p50)} p95 ${fmt(cpu.p95)} max ${fmt(cpu.max)} ms, warm-up ${fmt(warmupCpu)} ms` : ''}${concurrent ? `  | c=${concurrent.concurrency} p50 ${fmt(concurrent.p50)} p95 ${fmt(concurrent.p95)} ms, ${concurrent.reqPerSec} req/s` : ''}  ${pass ? 'ok' : 'OVER'}${target ? '' : ' (extra)'}`,
+    `  ${c.name.padEnd(48)} first ${fmt(first.ms)}  p50 ${fmt(s.p50)}  p95 ${fmt(s.p95)}  p99 ${fmt(s.p99)} ms${cpu ? `  | db CPU p50 ${fmt(cpu.p50)} p95 ${fmt(cpu.p95)} max ${fmt(cpu.max)} ms, warm-up ${fmt(warmupCpu)} ms` : ''}${concurrent ? `  | c=${concurrent.concurrency} p50 ${fmt(concurrent.p50)} p95 ${fmt(concurrent.p95)} ms, ${concurrent.reqPerSec} req/s` : ''}  ${pass ? 'ok' : 'OVER'}${target ? '' : ' (extra)'}`,
   );
   return {
     name: c.name,
@@ -509,6 +551,7 @@ async function measureCase(
     sequential: { ...s, pass },
     concurrent,
     responseBytes: first.bytes.length,
+    firstMs: round1(first.ms),
     responseItems: items,
     pgCpu: pgCpuResult,
   };
@@ -635,7 +678,11 @@ const USAGE = `usage: node --import tsx bench/read-path.ts [options]
   --database-url URL    measure an already loaded database (skips cluster and load)
   --data-dir DIR        PostgreSQL cluster kept in DIR: created and loaded the first time, later runs
                         start it and only read (the server in a process that did no load); stopped at
-                        the end of each run, removed only by hand
+                        the end of each run, removed only by hand. With --backend pglite the same for
+                        PGlite's data directory (runs write to it: compare on copies, cp -a)
+  --top-up N            with a loaded --data-dir: N spans more in the hour before now, loaded before the
+                        reads (a kept directory's current hour is empty once its load is an hour old;
+                        1,000,000 spans over 24 h put about 42,000 in each hour)
   --pg-cpu              PostgreSQL started by the bench (--data-dir or its own cluster): each request's
                         CPU in the database's backends (/proc), per endpoint beside the wall times
   --explain             print EXPLAIN (ANALYZE, BUFFERS) of the SQL behind each endpoint
@@ -661,6 +708,7 @@ async function main(): Promise<void> {
         'group-size': { type: 'string' },
         'database-url': { type: 'string' },
         'data-dir': { type: 'string' },
+        'top-up': { type: 'string' },
         explain: { type: 'boolean', default: false },
         'pg-cpu': { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
@@ -697,11 +745,8 @@ async function main(): Promise<void> {
     process.stderr.write(`--backend must be postgres or pglite\n${USAGE}\n`);
     process.exit(2);
   }
-  if (
-    values.backend === 'pglite' &&
-    (values['database-url'] || values.keep || values['data-dir'])
-  ) {
-    process.stderr.write('--database-url, --data-dir and --keep need --backend postgres\n');
+  if (values.backend === 'pglite' && (values['database-url'] || values.keep)) {
+    process.stderr.write('--database-url and --keep need --backend postgres\n');
     process.exit(2);
   }
   const opts: ReadPathOptions = {
@@ -715,6 +760,7 @@ async function main(): Promise<void> {
     databaseUrl: values['database-url'],
     dataDir: values['data-dir'],
     explain: values.explain ?? false,
+    topUp: int('top-up', values['top-up'], 0, 0),
     keep: values.keep ?? false,
     pgCpu: values['pg-cpu'] ?? false,
   };

@@ -134,7 +134,13 @@ export async function startServer(
     start: () => [
       // The health monitor checks at once, and span retention makes today's partitions at once.
       startEmbeddedHealth(services.health, logger, { retentionAfterMs: MAINTENANCE_AFTER_MS }),
-      startSpanRetention(store.db, config.retention, logger, MAINTENANCE_AFTER_MS),
+      startSpanRetention(
+        store.db,
+        config.retention,
+        logger,
+        MAINTENANCE_AFTER_MS,
+        services.lineage,
+      ),
       startLater(MAINTENANCE_AFTER_MS, () => [
         startScanRetention(services.security, logger),
         startAnomalyDetection(services.anomalies, logger, config.anomalies.intervalSeconds),

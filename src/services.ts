@@ -13,7 +13,7 @@ import { createHealth, createScoring, createSecurity } from './compose/checks.ts
 import { createCore, type Base } from './compose/core.ts';
 import { createIngest } from './compose/ingest.ts';
 import { createLive } from './compose/live.ts';
-import { createReads } from './compose/reads.ts';
+import { createLineageCache, createReads } from './compose/reads.ts';
 import { createScale } from './compose/scale.ts';
 import type { Config } from './config/types.ts';
 import type { CostService } from './costs/cost-service.ts';
@@ -43,6 +43,7 @@ import type { SessionsService } from './sessions/sessions-service.ts';
 import type { SettingsService } from './settings/settings-service.ts';
 import type { SloService } from './slos/slo-service.ts';
 import type { Store } from './store/open-store.ts';
+import type { LineageCache } from './store/lineage-cache.ts';
 import type { StatsKeeper } from './store/stats-keeper.ts';
 import type { SpansService } from './traces/spans-service.ts';
 import type { UiSessions } from './auth/ui-sessions.ts';
@@ -109,6 +110,11 @@ export interface Services {
   ignoredSpans: IgnoredSpansLog;
   /** Keeps planner statistics current on both back ends; started by startServer. */
   stats: StatsKeeper;
+  /**
+   * The lineage graph's closed hours summed once (PGlite only, else null): every writer of the
+   * lineage rollups in this app tells it (span retention, started by startServer, too).
+   */
+  lineage: LineageCache | null;
   ingest(spans: Span[]): Promise<IngestResult>;
   /** Flushes acknowledged work; the store is closed by its owner. */
   close(): Promise<void>;
@@ -139,13 +145,16 @@ export async function createServices(
     ingest.forgetProject(id);
     alerting.alertProducers.forgetProject(id);
   };
+  // Every writer of the lineage rollups in this app tells it what it wrote (PGlite only).
+  const lineage = createLineageCache(base);
   const admin = await createAdmin(base, {
     core,
     outbound,
     announce: scale.announce,
     forgetProject,
+    lineage,
   });
-  const reads = createReads(base, { audit, announce: scale.announce });
+  const reads = createReads(base, { audit, announce: scale.announce, lineage });
   await reads.costs.load();
   const security = await createSecurity(base, { bus, outbound, health });
   const alerting = createAlerting(base, { bus, metrics, audit, outbound, health });
@@ -156,6 +165,7 @@ export async function createServices(
     bus,
     metrics,
     onCommitted: alerting.alertProducers.onCommitted,
+    lineage,
     takeSpans: config.rateLimits.enabled
       ? (project, n) =>
           limiter.take(
@@ -192,6 +202,7 @@ export async function createServices(
     writer: ingest.writer,
     registrar: ingest.registrar,
     stats: ingest.stats,
+    lineage,
     rateLimitWarnings: ingest.rateLimitWarnings,
     ignoredSpans: ingest.ignoredSpans,
     ingest: ingest.ingest,

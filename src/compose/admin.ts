@@ -3,6 +3,7 @@ import { CatalogService } from '../catalog/catalog-service.ts';
 import type { Outbound } from '../net/guarded-fetch.ts';
 import { ProjectsService } from '../projects/projects-service.ts';
 import { SettingsService } from '../settings/settings-service.ts';
+import type { LineageCache } from '../store/lineage-cache.ts';
 import { UsersService } from '../users/users-service.ts';
 import type { Announce, Base, Core } from './core.ts';
 
@@ -22,6 +23,8 @@ export interface AdminDeps {
   announce: Announce;
   /** Forgets what this process remembers of a deleted project (after it is deleted). */
   forgetProject: (id: string) => void;
+  /** Told of a project's deletion (its lineage rows go), when there is one. */
+  lineage?: LineageCache | null;
 }
 
 /** Reads the stored settings once (ingest redacts with them from the first span). */
@@ -34,10 +37,16 @@ export async function createAdmin({ config, store }: Base, d: AdminDeps): Promis
     settings,
     users,
     uiSessions: new UiSessions(store.db, users, keys, audit),
-    projects: new ProjectsService(store.db, audit, keys, (id) => {
-      d.forgetProject(id);
-      d.announce('project', id);
-    }),
+    projects: new ProjectsService(
+      store.db,
+      audit,
+      keys,
+      (id) => {
+        d.forgetProject(id);
+        d.announce('project', id);
+      },
+      d.lineage ?? null,
+    ),
     catalog: new CatalogService(store.db, {
       servers: config.servers,
       policy: d.outbound.policy,

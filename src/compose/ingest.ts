@@ -13,8 +13,10 @@ import type { SettingsService } from '../settings/settings-service.ts';
 import { findProject } from '../store/projects-repo.ts';
 import type { Store } from '../store/open-store.ts';
 import { copySpans, CopyEncoder } from '../store/span-copy.ts';
-import { beginEarly } from '../store/early-transaction.ts';
+import type { StoredSpans } from '../store/span-rows.ts';
+import { beginEarly, type EarlyTransaction } from '../store/early-transaction.ts';
 import { encodeSpans, insertSpansPrepared } from '../store/spans-repo.ts';
+import type { LineageCache } from '../store/lineage-cache.ts';
 import { StatsKeeper } from '../store/stats-keeper.ts';
 import type { Base } from './core.ts';
 
@@ -43,12 +45,14 @@ export interface IngestParts {
   onCommitted?: IngestDeps['onCommitted'];
   /** The spans-per-minute limit of a project, when rate limits are on. */
   takeSpans?: IngestDeps['takeSpans'];
+  /** Told the hours of every commit group (they write lineage rows), when there is one. */
+  lineage?: LineageCache | null;
 }
 
 export function createIngest({ config, store, logger }: Base, p: IngestParts): Ingest {
   const writer = new LanedWriter(
     {
-      ...spanCommit(store),
+      ...spanCommit(store, p.lineage),
       maxQueuedSpans: config.ingest.maxQueuedSpans,
       maxQueuedSpansPerProject: config.ingest.maxQueuedSpansPerProject,
       maxCommitSpans: config.ingest.maxCommitSpans,
@@ -127,6 +131,7 @@ const isJson = (e: EncodedSpans): e is string => typeof e === 'string';
  */
 export function spanCommit(
   store: Store,
+  lineage?: Pick<LineageCache, 'writing'> | null,
 ): Pick<WriterOptions, 'encode' | 'recode' | 'commit' | 'open'> {
   // The writer's own pool on PostgreSQL (open-store.ts): its statements stay prepared and planned
   // on a connection per lane instead of going round the reads' pool.
@@ -150,21 +155,35 @@ export function spanCommit(
       if (isJson(enc) !== copyGroup) return enc; // already in the group's form
       return copyGroup ? encodeCopy(spans) : encodeSpans(spans);
     },
+    // The lineage cache is told the group's hours before the commit and again once it has ended,
+    // committed or not: its sums of those hours are not used meanwhile nor kept (lineage-cache.ts).
     commit: async (spans, enc, early) => {
-      // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
-      // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
-      // The writer recodes each request to the group's form; a group that still holds both
-      // (a writer without recode) is encoded again whole.
-      if (spans.length < minSpans)
-        return insertSpansPrepared(
-          client,
-          spans,
-          enc.every(isJson) ? (enc as string[]) : undefined,
-          early,
-        );
-      const rows = enc.some(isJson) ? [encodeCopy(spans)] : (enc as Uint8Array[]);
-      const r = await copySpans(client, spans, rows, pgliteCopyIn, early);
-      return r === 'refused' ? insertSpansPrepared(client, spans) : r;
+      const written = lineage?.writing(spans);
+      try {
+        return await commitGroup(spans, enc, early);
+      } finally {
+        written?.done();
+      }
     },
   };
+  async function commitGroup(
+    spans: readonly Span[],
+    enc: readonly EncodedSpans[],
+    early: EarlyTransaction | undefined,
+  ): Promise<StoredSpans> {
+    // A small group pays more for COPY's extra round trips (begin, COPY, upsert, commit) than
+    // it saves in parsing: the statement is one round trip (docs/ingest.md, group commit).
+    // The writer recodes each request to the group's form; a group that still holds both
+    // (a writer without recode) is encoded again whole.
+    if (spans.length < minSpans)
+      return insertSpansPrepared(
+        client,
+        spans,
+        enc.every(isJson) ? (enc as string[]) : undefined,
+        early,
+      );
+    const rows = enc.some(isJson) ? [encodeCopy(spans)] : (enc as Uint8Array[]);
+    const r = await copySpans(client, spans, rows, pgliteCopyIn, early);
+    return r === 'refused' ? insertSpansPrepared(client, spans) : r;
+  }
 }

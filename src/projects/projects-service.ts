@@ -7,6 +7,7 @@ import type { Project, ProjectInput } from '../model/project.ts';
 import { DEFAULT_PROJECT } from '../model/span.ts';
 import { storedJsonIssues } from '../normalize/json-limits.ts';
 import type { Db } from '../store/db.ts';
+import type { LineageCache } from '../store/lineage-cache.ts';
 import {
   deleteProjectCascade,
   findProject,
@@ -29,6 +30,8 @@ export class ProjectsService {
     private readonly keys: KeyService,
     /** Forgets what other parts remember of a deleted project (registered names, known ids). */
     private readonly onDeleted: (id: string) => void = () => {},
+    /** Told before and after a deletion, which removes the project's lineage rows. */
+    private readonly lineage: Pick<LineageCache, 'changing'> | null = null,
   ) {}
 
   async list(p: Principal): Promise<Project[]> {
@@ -103,7 +106,13 @@ export class ProjectsService {
       throw new SpyglassError('conflict', 'the default project cannot be deleted');
     // Audit entries still queued for this project are written first, so the delete removes them too.
     await this.audit.flush();
-    const deleted = await deleteProjectCascade(this.db, id);
+    const changing = this.lineage?.changing();
+    let deleted: boolean;
+    try {
+      deleted = await deleteProjectCascade(this.db, id);
+    } finally {
+      changing?.done();
+    }
     // Its keys were deleted in the same transaction; a cached verification must not outlive them.
     this.keys.forgetCached();
     // Agents and servers seen before must be registered again when a project of this id sends spans.

@@ -14,6 +14,7 @@ import { JsonScratch } from '../model/json-bytes.ts';
 import { sessionListJsonBytes } from '../model/session-list-bytes.ts';
 import { linkTree, sessionTreeJsonBytes } from '../model/session-tree-bytes.ts';
 import type { Db } from '../store/db.ts';
+import type { LineageCache } from '../store/lineage-cache.ts';
 import { sumLineage } from '../store/lineage-repo.ts';
 import {
   countSessionsByHealth,
@@ -78,7 +79,11 @@ export class SessionsService {
   /** The tree's and the list's JSON writers' buffer, this instance's (model/json-bytes.ts). */
   private readonly scratch = new JsonScratch();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The lineage's closed hours summed once (PGlite only: compose/reads.ts createLineageCache). */
+    private readonly lineageCache: LineageCache | null = null,
+  ) {}
 
   /** Newest activity first, default window the last 24 h (`hours` changes it), or by `orderBy`. */
   async list(by: Principal, q: SessionQuery): Promise<SessionPage> {
@@ -210,7 +215,11 @@ export class SessionsService {
     const until = checkTime('until', q.until, issues) ?? new Date();
     const since = windowStart(q, until, issues);
     if (issues.length > 0) throw new SpyglassError('validation', 'invalid query', { issues });
-    return buildLineage(await sumLineage(this.db, projectId, since, until));
+    return buildLineage(
+      this.lineageCache
+        ? await this.lineageCache.sum(projectId, since, until)
+        : await sumLineage(this.db, projectId, since, until),
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { execute, timestamptz, type Db } from './db.ts';
+import { execute, executePrepared, timestamptz, type Db } from './db.ts';
 
 export interface LineageRow {
   edge_type: 'calls' | 'handoff' | 'run';
@@ -42,8 +42,22 @@ export async function sumLineage(
   since: Date,
   until: Date,
 ): Promise<LineageRow[]> {
+  const { first, last } = lineageSpans(since, until);
+  return sumLineageHours(db, projectId, first, last);
+}
+
+/**
+ * sumLineage over whole hours: from the hour starting at `first` to the one starting at `last`
+ * (ms since the epoch, multiples of an hour), in the order `edge_type, source, target`.
+ */
+export async function sumLineageHours(
+  db: Db,
+  projectId: string | null,
+  first: number,
+  last: number,
+): Promise<LineageRow[]> {
   const project = projectId === null ? sql`true` : sql`project_id = ${projectId}`;
-  const { first, last, blocks } = lineageSpans(since, until);
+  const { blocks } = lineageSpans(new Date(first), new Date(last));
   const hours = (from: number, to: number) =>
     sql`select edge_type, source, target, calls, errors, latency_sum_ms from lineage_hourly
         where hour >= ${timestamptz(from)} and hour <= ${timestamptz(to)} and ${project}`;
@@ -66,6 +80,40 @@ export async function sumLineage(
         group by edge_type, source, target
         order by edge_type, source, target`,
   );
+  return numbers(rows);
+}
+
+/**
+ * The lineage_hourly rows of one hour (every project's, or one project's), unsummed, in the order
+ * `edge_type, source, target, project_id`: an edge's rows together, each project's in the order an
+ * index scan of the hour gives them to sumLineage's sum (lineage-cache.ts adds them in that order).
+ */
+export async function lineageHourRows(
+  db: Db,
+  projectId: string | null,
+  hour: number,
+): Promise<LineageRow[]> {
+  const project = projectId === null ? sql`true` : sql`project_id = ${projectId}`;
+  // Prepared (two fixed texts, every value a parameter): it is all a cached read asks the database.
+  const rows = await executePrepared<LineageRow>(
+    db,
+    sql`select edge_type, source, target, calls, errors, latency_sum_ms from lineage_hourly
+        where hour = ${timestamptz(hour)} and ${project}
+        order by edge_type, source, target, project_id`,
+  );
+  return numbers(rows);
+}
+
+/** The database's collation (`datcollate`): how `order by` compares text. */
+export async function databaseCollation(db: Db): Promise<string> {
+  const { rows } = await execute<{ collation: string }>(
+    db,
+    sql`select datcollate as collation from pg_database where datname = current_database()`,
+  );
+  return rows[0]?.collation ?? '';
+}
+
+function numbers(rows: LineageRow[]): LineageRow[] {
   // In place: the driver's rows are this call's own (a copy per row was a third of its garbage).
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as LineageRow;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/types.ts';
 import { startPeriodic } from '../scale/jobs/periodic.ts';
 import type { Db } from '../store/db.ts';
+import type { LineageCache } from '../store/lineage-cache.ts';
 import { ensureDayPartitions } from '../store/partitions.ts';
 import { deleteSpansBefore } from '../store/spans-repo.ts';
 
@@ -18,6 +19,8 @@ export function startSpanRetention(
   retention: Config['retention'],
   logger: Logger,
   deleteAfterMs = 0,
+  /** Told before and after the deletions, which remove old lineage rows. */
+  lineage: Pick<LineageCache, 'changing'> | null = null,
 ): { stop(): Promise<void> } {
   let first = true;
   return startPeriodic(
@@ -28,9 +31,10 @@ export function startSpanRetention(
         await sleep(deleteAfterMs, undefined, { signal, ref: false }).catch(() => {});
       first = false;
       if (signal.aborted) return;
-      const { droppedPartitions, defaultRowsDeleted } = await deleteSpansBefore(
+      const { droppedPartitions, defaultRowsDeleted } = await retireSpans(
         db,
         new Date(Date.now() - retention.spansDays * 86_400_000),
+        lineage,
       );
       if (droppedPartitions.length > 0)
         logger.info(
@@ -46,4 +50,21 @@ export function startSpanRetention(
     3_600_000,
     (err) => logger.error({ err }, 'span retention failed'),
   );
+}
+
+/**
+ * deleteSpansBefore, with the lineage cache (store/lineage-cache.ts) told before and after: it
+ * deletes lineage rows, so no kept sum may outlive it.
+ */
+export async function retireSpans(
+  db: Db,
+  cutoff: Date,
+  lineage: Pick<LineageCache, 'changing'> | null,
+): ReturnType<typeof deleteSpansBefore> {
+  const changing = lineage?.changing();
+  try {
+    return await deleteSpansBefore(db, cutoff);
+  } finally {
+    changing?.done();
+  }
 }
