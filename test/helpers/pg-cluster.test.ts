@@ -3,20 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findPgBin, startPgCluster } from './pg-cluster.ts';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { processAlive } from './process-alive.ts';
 
 /** A pid no process has any more: a child's, after it exited. */
 function deadPid(): number {
   const { pid } = spawnSync(process.execPath, ['-e', '0']);
-  if (!pid || alive(pid)) throw new Error('no exited pid');
+  if (!pid || processAlive(pid)) throw new Error('no exited pid');
   return pid;
 }
 
@@ -26,14 +18,14 @@ describe.skipIf(!findPgBin())('throwaway test clusters', () => {
     const postmaster = Number(
       readFileSync(join(orphan.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
     );
-    expect(alive(postmaster)).toBe(true);
+    expect(processAlive(postmaster)).toBe(true);
     // As a run killed before its teardown leaves it: running, its owner gone.
     writeFileSync(join(orphan.dataDir, 'spyglass-owner.pid'), String(deadPid()));
 
     const next = await startPgCluster();
     try {
       expect(existsSync(orphan.dataDir)).toBe(false);
-      await expect.poll(() => alive(postmaster)).toBe(false);
+      await expect.poll(() => processAlive(postmaster)).toBe(false);
       // A cluster whose owner runs (this process) is left alone.
       expect(existsSync(join(next.dataDir, 'PG_VERSION'))).toBe(true);
     } finally {

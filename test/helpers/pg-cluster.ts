@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.ts';
+import { processAlive } from './process-alive.ts';
 
 const run = promisify(execFile);
 
@@ -124,15 +125,6 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
 /** In a throwaway cluster's directory: the pid of the process that started it. */
 const OWNER_FILE = 'spyglass-owner.pid';
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * Stops and removes the throwaway clusters in the temp dir whose starting process is gone: a test
  * run or bench killed before its teardown (a bench's `timeout`, a second Ctrl-C) otherwise leaves
@@ -151,7 +143,7 @@ async function sweepOrphans(exec: (cmd: string, args: string[]) => Promise<unkno
     } catch {
       continue;
     }
-    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner <= 0 || processAlive(owner)) continue;
     await exec('pg_ctl', ['-D', dir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,20 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from './process-alive.ts';
 
 /** Where RAM-backed temp directories go; `SPYGLASS_TEST_TMPFS=0` keeps the system's temp dir. */
 const SHM = '/dev/shm';
 const PREFIX = 'spyglass-tests-';
 /** Below this much free space in SHM the run keeps the system's temp dir. */
 const MIN_FREE_BYTES = 4 * 1024 ** 3;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * Points TMPDIR (so `os.tmpdir()` of this process, the test workers it forks and every child
@@ -31,7 +23,7 @@ export function useRamTempDir(): string | null {
   if (process.env.SPYGLASS_TEST_TMPFS === '0' || !existsSync(SHM)) return null;
   for (const name of readdirSync(SHM)) {
     const pid = Number(name.slice(PREFIX.length));
-    if (name.startsWith(PREFIX) && Number.isInteger(pid) && !alive(pid))
+    if (name.startsWith(PREFIX) && Number.isInteger(pid) && !processAlive(pid))
       rmSync(join(SHM, name), { recursive: true, force: true });
   }
   const fs = statfsSync(SHM);
