@@ -176,21 +176,33 @@ const CLOSE_GRACE_S = 0.5;
  * `name` sets application_name, so pg_stat_activity tells the read pool from the primary's.
  */
 async function connectPool(url: string, max: number, name?: string): Promise<Sql> {
-  const { default: postgres } = await import('postgres');
-  const client = postgres(url, {
-    max,
-    onnotice: () => {},
-    connect_timeout: 10,
-    idle_timeout: 60,
-    // TCP_NODELAY (pg-socket.ts); postgres.js's types omit the option.
-    ...noDelayOption(url),
-    ...(name ? { connection: { application_name: name } } : {}),
-  });
+  const client = await newPool(url, max, { name, idleTimeoutS: 60 });
   await client`select 1`.catch(async (err: unknown) => {
     await client.end({ timeout: 1 });
     throw connectError(err, url);
   });
   return client;
+}
+
+/**
+ * A postgres.js pool with the options every pool of the server shares; opens no connection yet.
+ * `name` sets application_name; `idleTimeoutS` 0 keeps idle connections open.
+ */
+async function newPool(
+  url: string,
+  max: number,
+  opts: { name?: string | undefined; idleTimeoutS: number },
+): Promise<Sql> {
+  const { default: postgres } = await import('postgres');
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: opts.idleTimeoutS,
+    // TCP_NODELAY (pg-socket.ts); postgres.js's types omit the option.
+    ...noDelayOption(url),
+    ...(opts.name ? { connection: { application_name: opts.name } } : {}),
+  });
 }
 
 /**
@@ -202,15 +214,7 @@ async function connectPool(url: string, max: number, name?: string): Promise<Sql
  * postgres.js still replaces each after its lifetime (30-60 minutes).
  */
 async function writerPool(url: string, max: number): Promise<Sql> {
-  const { default: postgres } = await import('postgres');
-  const writer = postgres(url, {
-    max,
-    onnotice: () => {},
-    connect_timeout: 10,
-    idle_timeout: 0,
-    ...noDelayOption(url),
-    connection: { application_name: 'spyglass-writer' },
-  });
+  const writer = await newPool(url, max, { name: 'spyglass-writer', idleTimeoutS: 0 });
   // The same value serializers and parsers as the main client's, which drizzle sets: the
   // statement's json parameters go as the text they are (postgres.js would quote it again).
   await orm(writer);
