@@ -9,7 +9,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { TRACE_EXPORT_PATH } from '../../src/receivers/otlp-grpc.ts';
 import { createPgDatabase, pgAdminUrl } from '../helpers/backends.ts';
@@ -102,6 +102,22 @@ async function waitFor(what: string, check: () => boolean, withinMs = 45_000): P
   }
 }
 
+/**
+ * `promise`, or a failure naming `what` after `withinMs`: a step with no deadline of its own (the
+ * load's clients ending, the instance's exit) says which one stalled instead of the test's timeout.
+ */
+async function settles<T>(what: string, promise: Promise<T>, withinMs = 45_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), withinMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** JSON log lines of the instance (primary and workers write to the same stderr). */
 function logLines(inst: Instance): Array<Record<string, unknown>> {
   return inst
@@ -158,6 +174,8 @@ describe.runIf(pgAdminUrl !== null && redisUrl !== null)('SPYGLASS_WORKERS', () 
   });
 
   it('replaces a worker killed mid-load, loses no acknowledged span, and drains everything on SIGTERM', async () => {
+    // What the primary and its workers logged last, for a failure to be read.
+    onTestFailed(() => console.error(inst.output().slice(-6000)));
     await waitFor('both workers listening', () => listeningWorkers(inst).length === 2);
     const primary = logLines(inst).find(
       (l) => typeof l.msg === 'string' && l.msg.startsWith('workers: 2'),
@@ -197,9 +215,11 @@ describe.runIf(pgAdminUrl !== null && redisUrl !== null)('SPYGLASS_WORKERS', () 
       () => acked.ids.length >= before + 200,
     );
     stop = true;
-    await Promise.all(load);
+    await settles("the first load's clients to end", Promise.all(load));
     expect(acked.grpc).toBeGreaterThan(0);
-    expect(await missing(dbUrl, acked.ids)).toEqual([]);
+    expect(await settles('the acknowledged spans read back', missing(dbUrl, acked.ids))).toEqual(
+      [],
+    );
 
     // Phase 2: SIGTERM to the primary under load; whatever was acknowledged up to then is stored.
     const late: Acked = { ids: [], grpc: 0 };
@@ -222,9 +242,9 @@ describe.runIf(pgAdminUrl !== null && redisUrl !== null)('SPYGLASS_WORKERS', () 
       ),
     );
     inst.child.kill('SIGTERM');
-    const exit = await inst.exited;
+    const exit = await settles('the instance to exit after SIGTERM', inst.exited);
     stop2 = true;
-    await Promise.all(load2);
+    await settles("the second load's clients to end", Promise.all(load2));
     expect(exit).toEqual({ code: 0, signal: null });
     expect(inst.output()).toContain('spyglass stopped');
     expect(await missing(dbUrl, late.ids)).toEqual([]);
