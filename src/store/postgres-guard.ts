@@ -4,6 +4,9 @@
  * porsager/postgres#1154 and #1208, fixes #1168/#1209 unmerged. By then the driver has already
  * rejected the affected query with CONNECTION_CLOSED, so the write it drops is moot. This handler
  * swallows exactly that error; any other uncaught exception is left to Node's default (crash).
+ * The driver as patched at install (patches/postgres+3.4.9.patch, docs/architecture.md) no longer
+ * throws it; the guard stays for a driver installed without the patch (`npm install
+ * --ignore-scripts`), where it keeps the process up though the connection stays unusable.
  *
  * An uncaughtException listener is the process's, not a store's: the process entry that uses
  * PostgreSQL installs it once, for the life of the process (`spyglass serve` and its workers in
