@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SpyglassError } from '../errors.ts';
-import { isTransient } from '../store/db.ts';
+import { databaseReason, isTransient } from '../store/db.ts';
 
 /** Maps every error to docs/api.md's `{"detail": ...}` body; internals never reach the client. */
 export function handleError(
@@ -14,8 +14,10 @@ export function handleError(
     return;
   }
   if (isTransient(err)) {
-    // The database is restarting or unreachable: a retryable condition, not a server bug.
-    req.log.warn({ err: err.message }, 'database unavailable');
+    // The database is restarting or unreachable: a retryable condition, not a server bug. Logged
+    // with the driver's reason (connection refused, terminated by the server...), not the
+    // statement and its parameters.
+    req.log.warn({ err: databaseReason(err) }, 'database unavailable');
     void reply
       .header('Retry-After', '5')
       .status(503)

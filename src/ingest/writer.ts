@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
-import { isTransient } from '../store/db.ts';
+import { databaseReason, isTransient } from '../store/db.ts';
 import type { EarlyTransaction } from '../store/early-transaction.ts';
 import { storedKey, type StoredSpans } from '../store/span-rows.ts';
 import { CHUNK_SPANS, GroupSize } from './group-size.ts';
@@ -291,7 +291,7 @@ export class GroupCommitWriter {
       } catch (err) {
         if (isTransient(err) && Date.now() < deadline) {
           this.opts.logger?.warn(
-            { err: describe(err), spans: spans.length, attempt },
+            { err: databaseReason(err), spans: spans.length, attempt },
             'database unreachable, retrying group commit',
           );
           await sleep(Math.min(100 * 2 ** attempt, 2000));
@@ -309,33 +309,13 @@ export class GroupCommitWriter {
           for (const p of group) await this.commitGroup([p]);
           return;
         }
-        const e = describe(err);
+        const e = databaseReason(err);
         this.opts.logger?.error({ err: e, spans: spans.length }, 'group commit failed');
         (group[0] as Pending).reject(new CommitError(e.code, spans.length));
         return;
       }
     }
   }
-}
-
-/**
- * The database's own error: drizzle wraps it in an error whose message holds the whole statement
- * and its parameters (up to the body limit), so only the innermost code and message are kept.
- */
-function describe(err: unknown): { message: string; code?: string } {
-  let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
-  for (
-    let i = 0;
-    i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object';
-    i++
-  ) {
-    e = e.cause as typeof e;
-  }
-  const message = typeof e?.message === 'string' ? e.message : 'unknown error';
-  return {
-    message: message.length > 300 ? `${message.slice(0, 300)}…` : message,
-    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

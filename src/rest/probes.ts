@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { databaseReason } from '../store/db.ts';
 import type { Store } from '../store/open-store.ts';
 
 /** What the probes use: readiness pings the store. */
@@ -24,7 +25,8 @@ export function registerProbes(app: FastifyInstance, s: ProbesDeps): void {
       await s.store.ping(2000);
       return { status: 'ready' };
     } catch (err) {
-      req.log.warn({ err: (err as Error).message }, 'readiness: storage unreachable');
+      // The driver's reason (refused, terminated, timed out), not drizzle's statement text.
+      req.log.warn({ err: databaseReason(err) }, 'readiness: storage unreachable');
       return reply.status(503).send({ status: 'unavailable', detail: 'storage unreachable' });
     }
   });

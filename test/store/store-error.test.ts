@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { internalErrorText, storeErrorText } from '../../src/store/store-error.ts';
+import { databaseReason } from '../../src/store/db.ts';
 
 /** What may be said of a failed statement outside the log: its SQLSTATE, never its SQL or parameters. */
 describe('storeErrorText', () => {
@@ -23,5 +24,26 @@ describe('storeErrorText', () => {
     expect(internalErrorText(new Error('boom'))).toBe(
       'internal error; details are in the server log',
     );
+  });
+});
+
+/** What the log says of a database that could not answer (a 503, a retried commit). */
+describe('databaseReason', () => {
+  it("gives the driver's code and message, not drizzle's statement and parameters", () => {
+    const driver = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    const wrapped = new Error(
+      'Failed query: select * from "spans" where "session_id" = $1\nparams: secret-session',
+      { cause: driver },
+    );
+    expect(databaseReason(wrapped)).toEqual({
+      message: 'terminating connection due to administrator command',
+      code: '57P01',
+    });
+    expect(JSON.stringify(databaseReason(wrapped))).not.toContain('secret-session');
+    expect(databaseReason(new Error('timed out after 2000 ms'))).toEqual({
+      message: 'timed out after 2000 ms',
+    });
   });
 });
