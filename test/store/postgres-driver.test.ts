@@ -8,7 +8,8 @@ import { pgAdminUrl } from '../helpers/backends.ts';
  * postgres.js as patched at install (patches/postgres+3.4.9.patch, docs/deploy.md): a connection
  * that goes away at a bad moment is opened again and serves the next query. Before the patch, each
  * case here left the connection unusable: its startup message never sent (every later query on it
- * ended in CONNECT_TIMEOUT), or a query never settled. A clean-clone run met it when PostgreSQL
+ * ended in CONNECT_TIMEOUT), a query never settled, or its first query after a reconnect failed
+ * with the old connection's error. A clean-clone run met it when PostgreSQL
  * stopped under load: the writer never committed again once the database was back.
  */
 describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection lost at a bad moment', () => {
@@ -85,4 +86,27 @@ describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection lost at a bad momen
       expect(await sql`select 5 as n`).toEqual([{ n: 5 }]);
     });
   }
+});
+
+describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection ended by the server', () => {
+  it('mid-query (as in a fast shutdown): the query fails, the next one on the new connection is answered', async () => {
+    const sql = postgres(pgAdminUrl as string, { max: 1, connect_timeout: 3, onnotice: () => {} });
+    const admin = postgres(pgAdminUrl as string, { max: 1, onnotice: () => {} });
+    try {
+      const [{ pid }] = (await sql`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+      const sleeping = sql`select pg_sleep(30)`.then(
+        () => 'answered',
+        (err: { code?: string }) => err.code ?? 'error',
+      );
+      // The server's answer to pg_terminate_backend is the shutdown's: FATAL 57P01, then the close.
+      await admin`select pg_sleep(0.2)`;
+      await admin`select pg_terminate_backend(${pid})`;
+      expect(await sleeping).not.toBe('answered');
+      // Before the patch the reconnected connection handed its first query the old FATAL.
+      expect(await sql`select 6 as n`).toEqual([{ n: 6 }]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await admin.end({ timeout: 1 });
+    }
+  });
 });
