@@ -5,12 +5,12 @@ import { noDelaySockets } from '../../src/store/pg-socket.ts';
 import { pgAdminUrl } from '../helpers/backends.ts';
 
 /**
- * postgres.js as patched at install (patches/postgres+3.4.9.patch, docs/deploy.md): a connection
- * that goes away at a bad moment is opened again and serves the next query. Before the patch, each
- * case here left the connection unusable: its startup message never sent (every later query on it
- * ended in CONNECT_TIMEOUT), a query never settled, or its first query after a reconnect failed
- * with the old connection's error. A clean-clone run met it when PostgreSQL
- * stopped under load: the writer never committed again once the database was back.
+ * postgres.js as patched at install (patches/postgres+3.4.9.patch, docs/architecture.md): a
+ * connection that goes away at a bad moment is opened again and serves the next query. Before the
+ * patch, each case here left the connection unusable: its startup message never sent (every later
+ * query on it ended in CONNECT_TIMEOUT), a query never settled, or its first query after a
+ * reconnect failed with the old connection's error. A clean-clone run met the first when
+ * PostgreSQL stopped under load: the writer never committed again once the database was back.
  */
 describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection lost at a bad moment', () => {
   let sql: postgres.Sql | undefined;
