@@ -12,6 +12,13 @@ import { pgAdminUrl } from '../helpers/backends.ts';
  * reconnect failed with the old connection's error. A clean-clone run met the first when
  * PostgreSQL stopped under load: the writer never committed again once the database was back.
  */
+/** 'answered', or the code the query failed with. */
+const settled = (p: Promise<unknown>) =>
+  p.then(
+    () => 'answered',
+    (err: { code?: string }) => err.code ?? 'error',
+  );
+
 describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection lost at a bad moment', () => {
   let sql: postgres.Sql | undefined;
   afterEach(async () => {
@@ -43,12 +50,6 @@ describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection lost at a bad momen
     how === 'closed'
       ? socket.destroy()
       : socket.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
-
-  const settled = (p: Promise<unknown>) =>
-    p.then(
-      () => 'answered',
-      (err: { code?: string }) => err.code ?? 'error',
-    );
 
   for (const how of ['closed', 'reset'] as const) {
     it(`with a message not yet sent (${how}): the query fails, the next one is answered`, async () => {
@@ -94,12 +95,15 @@ describe.runIf(pgAdminUrl !== null)('a PostgreSQL connection ended by the server
     const admin = postgres(pgAdminUrl as string, { max: 1, onnotice: () => {} });
     try {
       const [{ pid }] = (await sql`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
-      const sleeping = sql`select pg_sleep(30)`.then(
-        () => 'answered',
-        (err: { code?: string }) => err.code ?? 'error',
-      );
-      // The server's answer to pg_terminate_backend is the shutdown's: FATAL 57P01, then the close.
-      await admin`select pg_sleep(0.2)`;
+      const sleeping = settled(sql`select pg_sleep(30)`);
+      // Once the backend runs it, the query is ended as a fast shutdown ends it: FATAL 57P01, then
+      // the close.
+      await expect
+        .poll(async () => {
+          const rows = await admin`select state from pg_stat_activity where pid = ${pid}`;
+          return (rows[0] as { state?: string } | undefined)?.state;
+        })
+        .toBe('active');
       await admin`select pg_terminate_backend(${pid})`;
       expect(await sleeping).not.toBe('answered');
       // Before the patch the reconnected connection handed its first query the old FATAL.
