@@ -95,8 +95,8 @@ export async function commitBehind<T extends readonly Row[]>(
  * for its first five runs and sometimes after (the generic plan made and found dearer than the
  * custom plans' average): pg_stat_statements counted as many plans as runs of the upsert, or more,
  * 10-23 ms a plan in loaded bench cells; a custom plan cost a run ~1.3 ms more of the backend's CPU
- * than the generic plan in a probe at load 11 (docs/benchmarks.md, the writer's plans). SET LOCAL ends with the transaction: the connection's other statements keep
- * PostgreSQL's choice.
+ * than the generic plan in a probe at load 11 (docs/benchmarks.md, the writer's plans). SET LOCAL
+ * ends with the transaction: the connection's other statements keep PostgreSQL's choice.
  */
 export const GENERIC_PLANS = 'set local plan_cache_mode = force_generic_plan';
 
