@@ -53,7 +53,6 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
   if (!bin) throw new Error('no PostgreSQL server found (apt-get install postgresql)');
   const dataDir = opts.dir ? resolve(opts.dir) : mkdtempSync(join(tmpdir(), 'spyglass-pg-'));
   const existed = opts.dir !== undefined && existsSync(join(dataDir, 'PG_VERSION'));
-  const port = await freePort();
   const asRoot = process.getuid?.() === 0;
   const exec = async (cmd: string, args: string[]) => {
     if (asRoot) return run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]);
@@ -82,19 +81,32 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
     await run('cp', ['-a', await initdbCopy(bin, initdb), dataDir]);
     writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
   }
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dataDir} -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=on`;
-  const start = () =>
-    exec('pg_ctl', [
-      '-D',
-      dataDir,
-      '-o',
-      options,
-      '-l',
-      join(dataDir, 'server.log'),
-      '-w',
-      'start',
-    ]);
-  await start();
+  const options = (p: number) =>
+    `-c listen_addresses=127.0.0.1 -p ${p} -k ${dataDir} -c max_connections=200 -c shared_buffers=256MB -c synchronous_commit=on`;
+  const logFile = join(dataDir, 'server.log');
+  const start = async (p: number) => {
+    const logged = existsSync(logFile) ? readFileSync(logFile, 'utf8').length : 0;
+    try {
+      await exec('pg_ctl', ['-D', dataDir, '-o', options(p), '-l', logFile, '-w', 'start']);
+    } catch (err) {
+      // pg_ctl says only "could not start server; examine the log output": the log says why.
+      const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(logged).trim() : '';
+      throw Object.assign(new Error(`${(err as Error).message}\nserver.log:\n${log}`), {
+        portTaken: /could not bind|could not create any TCP\/IP sockets/.test(log),
+      });
+    }
+  };
+  // A port taken between freePort() and the bind (by another test worker's listener) gets another.
+  let port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start(port);
+      break;
+    } catch (err) {
+      if (!(err as { portTaken?: boolean }).portTaken || attempt === 3) throw err;
+      port = await freePort();
+    }
+  }
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let counter = 0;
   return {
@@ -109,7 +121,7 @@ export async function startPgCluster(opts: { dir?: string } = {}): Promise<PgClu
     async restart(whileDown) {
       await exec('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
       await whileDown?.();
-      await start();
+      await start(port);
     },
     async stop() {
       if (opts.dir) {
