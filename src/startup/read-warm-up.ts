@@ -22,13 +22,15 @@ export interface ReadWarmUp {
  * Starts warming the reads' pool connections in the background (store/warm-reads.ts), once the
  * server listens: readiness never waits for it. PostgreSQL only: PGlite is one connection, which
  * the first reads warm by themselves, and a warm-up there would hold its one backend from the
- * first requests (docs/benchmarks.md, the session tree's first reads per connection).
+ * first requests (docs/benchmarks.md, the session tree's first reads per connection). Nothing
+ * runs when `enabled` is false (StartOptions.warmUp).
  */
 export function startReadWarmUp(
   store: Pick<Store, 'kind' | 'db' | 'readConnections'>,
   logger: Logger,
+  enabled = true,
 ): ReadWarmUp {
-  if (store.kind !== 'postgres')
+  if (store.kind !== 'postgres' || !enabled)
     return { done: Promise.resolve(null), stop: () => Promise.resolve() };
   const abort = new AbortController();
   const t0 = performance.now();

@@ -6,13 +6,14 @@ import { warmWriter, type WarmWriterResult } from '../store/warm-writer.ts';
  * Warms the writer's connections in the background (store/warm-writer.ts) once the server
  * listens: readiness never waits for it. PostgreSQL only: on PGlite the writer shares the one
  * connection with the reads, and a warm-up there would hold it from the first requests.
- * Resolves with what was done (null on PGlite), never rejects.
+ * Resolves with what was done (null on PGlite, or when `enabled` is false), never rejects.
  */
 export function startWriterWarmUp(
   store: Pick<Store, 'kind' | 'writer' | 'writerConnections'>,
   logger: Logger,
+  enabled = true,
 ): Promise<WarmWriterResult | null> {
-  if (store.kind !== 'postgres') return Promise.resolve(null);
+  if (store.kind !== 'postgres' || !enabled) return Promise.resolve(null);
   const t0 = performance.now();
   return warmWriter(store.writer, store.writerConnections).then((r) => {
     const ms = Math.round(performance.now() - t0);

@@ -19,11 +19,17 @@ export interface TestServer extends RunningServer {
 /**
  * Starts the real service on 127.0.0.1 with ephemeral ports: PGlite in a temp directory by default,
  * PostgreSQL when `databaseUrl` is given. `logger` lets a test read what the server logs.
+ *
+ * The connections' warm-up (StartOptions.warmUp) is off unless `warmUp` asks for it: on PostgreSQL
+ * it opens the reads' whole pool and the writer's connections and runs their first statements,
+ * work a test's few requests never use; in the 59 files that start servers on both back ends it
+ * was 33 s of PostgreSQL's 56 s of CPU (docs/benchmarks.md#test-suite-postgresqls-cpu-2026-11-28).
+ * test/store/warm-reads.test.ts starts one with it.
  */
 export async function startTestServer(
   env: Record<string, string> = {},
   logger?: Logger,
-  opts: { fresh?: boolean } = {},
+  opts: { fresh?: boolean; warmUp?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start;
@@ -53,10 +59,11 @@ export async function startTestServer(
       dataDir,
     );
     const log = logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent);
-    if (!pooled) return startServer(config, log);
+    const warmUp = opts.warmUp ?? false;
+    if (!pooled) return startServer(config, log, { warmUp });
     // A given store skips what serve does before opening one: say the config source as it does.
     logConfigSource(config, log);
-    return startServer(config, log, { store: pooledPgliteStore() });
+    return startServer(config, log, { store: pooledPgliteStore(), warmUp });
   };
   // freePort() releases the port it found: another test's server may take it before this one binds
   // (a CI run met it). startServer then closes what it opened and throws PortError: try again.

@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN } from '../../src/auth/principal.ts';
 import { toSessionTreeJson } from '../../src/model/session.ts';
 import { SessionsService } from '../../src/sessions/sessions-service.ts';
 import { READ_LIMITS, startReadWarmUp } from '../../src/startup/read-warm-up.ts';
+import { execute } from '../../src/store/db.ts';
 import { openStore, type Store } from '../../src/store/open-store.ts';
 import { insertSpans } from '../../src/store/spans-repo.ts';
 import { PLAN_RUNS, warmReads } from '../../src/store/warm-reads.ts';
@@ -118,10 +120,11 @@ describe.runIf(pgAdminUrl !== null)('read warm-up on PostgreSQL', () => {
 describe.runIf(pgAdminUrl !== null)('a fresh server on PostgreSQL', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({
-      SPYGLASS_DATABASE_URL: await createMigratedPgDatabase(),
-      SPYGLASS_RATE_LIMITS: 'off',
-    });
+    server = await startTestServer(
+      { SPYGLASS_DATABASE_URL: await createMigratedPgDatabase(), SPYGLASS_RATE_LIMITS: 'off' },
+      undefined,
+      { warmUp: true },
+    );
   }, 120_000);
   afterAll(async () => server?.dispose());
 
@@ -137,6 +140,24 @@ describe.runIf(pgAdminUrl !== null)('a fresh server on PostgreSQL', () => {
       expect(res.json.session.project_id).toBe(p);
       expect(res.json.spans.map((n: { span_id: string }) => n.span_id)).toEqual(['a']);
     }
+  });
+
+  it("opens the writer's connections and the reads' whole pool by itself once it listens", async () => {
+    const { store } = server.services;
+    // The writer's pool is named; the rest are the reads' (this query's own connection one of them).
+    const open = async () => {
+      const { rows } = await execute<{ writer: number; reads: number }>(
+        store.db,
+        sql`select count(*) filter (where application_name = 'spyglass-writer')::int as writer,
+                   count(*) filter (where application_name <> 'spyglass-writer')::int as reads
+            from pg_stat_activity where datname = current_database()`,
+      );
+      return rows[0];
+    };
+    await expect.poll(async () => (await open())?.writer).toBe(store.writerConnections);
+    await expect
+      .poll(async () => (await open())?.reads)
+      .toBeGreaterThanOrEqual(store.readConnections);
   });
 });
 
