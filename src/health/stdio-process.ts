@@ -43,7 +43,9 @@ export function liveStdioGroups(): number[] {
 
 export class StdioProcess {
   private child: ChildProcess | undefined;
-  private buffer = '';
+  /** The unterminated message so far, in the pieces it came in, and their length. */
+  private pending: string[] = [];
+  private pendingLength = 0;
   private stderr = '';
   private exitInfo: ExitInfo | null = null;
   private readonly exited: Promise<ExitInfo>;
@@ -154,24 +156,49 @@ export class StdioProcess {
     clearTimeout(timer);
   }
 
+  /**
+   * Splits stdout into lines, looking for a newline in each chunk only: a long message arrives in
+   * many chunks, and appending each to one string and searching that string from its start cost
+   * time that grew with the square of the message's size (2.8-2.9 s of the event loop for one
+   * 9 MB message in 64 KB chunks; docs/benchmarks.md#a-large-message-from-a-stdio-server-2026-11-28).
+   */
   private read(chunk: string): void {
-    this.buffer += chunk;
-    if (this.buffer.length > MAX_LINE_BYTES) {
-      this.buffer = '';
-      this.opts.onError(new Error('the server wrote a message larger than 10 MB'));
-      return;
-    }
+    let start = 0;
     let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(nl + 1);
-      if (line.trim() === '') continue;
-      try {
-        this.opts.onMessage(JSON.parse(line));
-      } catch {
-        // Servers that log to stdout break the protocol; the request then times out with a clear message.
-        this.stderr = `${this.stderr}\n[stdout] ${line.slice(0, 200)}`.slice(-STDERR_TAIL);
-      }
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      const piece = chunk.slice(start, nl);
+      start = nl + 1;
+      const before = this.pendingLength;
+      const line = this.pending.length === 0 ? piece : this.pending.join('') + piece;
+      this.pending = [];
+      this.pendingLength = 0;
+      // A message over the limit is dropped whole, and reported once (here, or when it crossed it).
+      if (before + piece.length <= MAX_LINE_BYTES)
+        this.line(line.endsWith('\r') ? line.slice(0, -1) : line);
+      else if (before <= MAX_LINE_BYTES) this.tooLarge();
+    }
+    if (start === chunk.length) return;
+    const rest = start === 0 ? chunk : chunk.slice(start);
+    this.pendingLength += rest.length;
+    if (this.pendingLength <= MAX_LINE_BYTES) this.pending.push(rest);
+    else {
+      // From here on only its length is kept, until its newline ends it.
+      if (this.pendingLength - rest.length <= MAX_LINE_BYTES) this.tooLarge();
+      this.pending = [];
+    }
+  }
+
+  private tooLarge(): void {
+    this.opts.onError(new Error('the server wrote a message larger than 10 MB'));
+  }
+
+  private line(line: string): void {
+    if (line.trim() === '') return;
+    try {
+      this.opts.onMessage(JSON.parse(line));
+    } catch {
+      // Servers that log to stdout break the protocol; the request then times out with a clear message.
+      this.stderr = `${this.stderr}\n[stdout] ${line.slice(0, 200)}`.slice(-STDERR_TAIL);
     }
   }
 }
