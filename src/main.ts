@@ -41,13 +41,6 @@ export interface StartOptions {
    * opening the database before it loads this module (src/cli/serve.ts).
    */
   store?: Promise<Store>;
-  /**
-   * Whether the pool connections are warmed in the background once the server listens (on
-   * PostgreSQL; startup/read-warm-up.ts, startup/writer-warm-up.ts). On unless set false: the
-   * tests' in-process servers turn it off, since each warms about a dozen connections that a test's
-   * few requests never use (test/helpers/server.ts).
-   */
-  warmUp?: boolean;
 }
 
 /**
@@ -158,10 +151,10 @@ export async function startServer(
   });
   services.stats.start(MAINTENANCE_AFTER_MS);
   // Each pool connection's first reads of the spans table, paid here rather than by users.
-  const readWarmUp = startReadWarmUp(store, logger, opts.warmUp ?? true);
+  const readWarmUp = startReadWarmUp(store, logger, config.databaseWarmUp);
   // The writer's connections' first statements (the upsert prepared and planned), paid here
   // rather than by the first commits of a load.
-  const writerWarmUp = startWriterWarmUp(store, logger, opts.warmUp ?? true);
+  const writerWarmUp = startWriterWarmUp(store, logger, config.databaseWarmUp);
   // Another process may share the database: pick up its pricing changes within a minute (the
   // first load was createServices's).
   const priceReload = startPeriodic(

@@ -1,5 +1,5 @@
 import { Type as T, type Static } from 'typebox';
-import { int, list, optStr, section, str } from './schema-kit.ts';
+import { bool, int, list, optStr, section, str } from './schema-kit.ts';
 import { COSTS, SERVERS } from './schema-entries.ts';
 import { CLUSTER, LIMITS, SECURITY } from './schema-sections.ts';
 
@@ -43,6 +43,10 @@ const Database = section(
       description: 'a streaming replica read-only routes go to (docs/deploy.md); needs `url`',
       secret: true,
       expect: 'a postgres:// or postgresql:// URL',
+    }),
+    warm_up: bool(true, {
+      description:
+        "on PostgreSQL, once listening: open the reads' pool and the writer's connections and run the hot statements on each in the background, so the first requests do not pay a connection's first reads (docs/deploy.md)",
     }),
   },
   'Storage',

@@ -29,6 +29,7 @@ export function toConfig(f: FileConfig, ctx: Context): Config {
     workers: server.workers === 'auto' ? Math.min(64, availableParallelism()) : server.workers,
     databaseUrl: f.database.url,
     databaseReadUrl: f.database.read_url,
+    databaseWarmUp: f.database.warm_up,
     dataDir: resolve(ctx.cwd, f.data_dir),
     configPath: ctx.configPath,
     apiKeys: f.auth.api_keys,

@@ -46,6 +46,8 @@ export interface Config {
   /** postgres:// URL; undefined selects embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
   databaseReadUrl: string | undefined;
+  /** Warm the pool connections once listening (PostgreSQL; startup/read-warm-up.ts). */
+  databaseWarmUp: boolean;
   /** Absolute. */
   dataDir: string;
   /** The file read (SPYGLASS_CONFIG or ./spyglass.yaml), if any. */

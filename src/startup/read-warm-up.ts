@@ -23,7 +23,7 @@ export interface ReadWarmUp {
  * server listens: readiness never waits for it. PostgreSQL only: PGlite is one connection, which
  * the first reads warm by themselves, and a warm-up there would hold its one backend from the
  * first requests (docs/benchmarks.md, the session tree's first reads per connection). Nothing
- * runs when `enabled` is false (StartOptions.warmUp).
+ * runs when `enabled` is false (`database.warm_up`).
  */
 export function startReadWarmUp(
   store: Pick<Store, 'kind' | 'db' | 'readConnections'>,

@@ -23,6 +23,7 @@ describe('parseConfig', () => {
       grpcPort: 4317,
       workers: 1,
       databaseUrl: undefined,
+      databaseWarmUp: true,
       dataDir: '/srv/.spyglass',
       apiKeys: [],
       trustedProxyCidrs: ['127.0.0.0/8', '::1/128'],
@@ -79,6 +80,7 @@ describe('parseConfig', () => {
         SPYGLASS_DATABASE_URL: 'postgres://db/sg',
         SPYGLASS_REDIS_URL: 'redis://r:6379',
         SPYGLASS_RETENTION_SPANS_DAYS: '',
+        SPYGLASS_DATABASE_WARM_UP: 'false',
       },
       'ingest: { max_body_bytes: 4096, commit_lanes: 3 }\nretention: { spans_days: 7 }\n',
     );
@@ -89,6 +91,7 @@ describe('parseConfig', () => {
     expect(c.logLevel).toBe('debug');
     expect(c.workers).toBeGreaterThanOrEqual(1);
     expect(c.retention.spansDays).toBe(7);
+    expect(c.databaseWarmUp).toBe(false);
   });
 
   it('keeps the older variable names as aliases; the rule name wins when both are set', () => {

@@ -82,6 +82,8 @@ async function spawnOnce(env: Record<string, string>, readyWithinMs: number): Pr
       SPYGLASS_GRPC_PORT: String(grpcPort),
       SPYGLASS_DATA_DIR: dataDir,
       SPYGLASS_LOG_LEVEL: 'info',
+      // As startTestServer's (test/helpers/server.ts): no connections' warm-up unless asked.
+      SPYGLASS_DATABASE_WARM_UP: 'false',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

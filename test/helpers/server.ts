@@ -20,16 +20,15 @@ export interface TestServer extends RunningServer {
  * Starts the real service on 127.0.0.1 with ephemeral ports: PGlite in a temp directory by default,
  * PostgreSQL when `databaseUrl` is given. `logger` lets a test read what the server logs.
  *
- * The connections' warm-up (StartOptions.warmUp) is off unless `warmUp` asks for it: on PostgreSQL
- * it opens the reads' whole pool and the writer's connections and runs their first statements,
- * work a test's few requests never use; in the 59 files that start servers on both back ends it
- * was 33 s of PostgreSQL's 56 s of CPU (docs/benchmarks.md#test-suite-postgresqls-cpu-2026-11-28).
- * test/store/warm-reads.test.ts starts one with it.
+ * The connections' warm-up (`database.warm_up`) is off unless `env` turns it on: on PostgreSQL it
+ * opens the reads' whole pool and the writer's connections and runs their first statements, work a
+ * test's few requests never use; in the 59 files that start servers on both back ends it was 33 s
+ * of PostgreSQL's 56 s of CPU (docs/benchmarks.md#test-suite-postgresqls-cpu-2026-11-28).
  */
 export async function startTestServer(
   env: Record<string, string> = {},
   logger?: Logger,
-  opts: { fresh?: boolean; warmUp?: boolean } = {},
+  opts: { fresh?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'spyglass-test-'));
   // A copy of the run's migrated PGlite directory (test/global-setup.ts) instead of initdb per start;
@@ -54,16 +53,16 @@ export async function startTestServer(
         // (a clean-clone run just after midnight met it, when that run first had a partition to
         // make). Retention's own tests pass their own days.
         SPYGLASS_RETENTION_SPANS_DAYS: '3650',
+        SPYGLASS_DATABASE_WARM_UP: 'false',
         ...env,
       },
       dataDir,
     );
     const log = logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' }, recent);
-    const warmUp = opts.warmUp ?? false;
-    if (!pooled) return startServer(config, log, { warmUp });
+    if (!pooled) return startServer(config, log);
     // A given store skips what serve does before opening one: say the config source as it does.
     logConfigSource(config, log);
-    return startServer(config, log, { store: pooledPgliteStore(), warmUp });
+    return startServer(config, log, { store: pooledPgliteStore() });
   };
   // freePort() releases the port it found: another test's server may take it before this one binds
   // (a CI run met it). startServer then closes what it opened and throws PortError: try again.

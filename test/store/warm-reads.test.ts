@@ -120,11 +120,11 @@ describe.runIf(pgAdminUrl !== null)('read warm-up on PostgreSQL', () => {
 describe.runIf(pgAdminUrl !== null)('a fresh server on PostgreSQL', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(
-      { SPYGLASS_DATABASE_URL: await createMigratedPgDatabase(), SPYGLASS_RATE_LIMITS: 'off' },
-      undefined,
-      { warmUp: true },
-    );
+    server = await startTestServer({
+      SPYGLASS_DATABASE_URL: await createMigratedPgDatabase(),
+      SPYGLASS_RATE_LIMITS: 'off',
+      SPYGLASS_DATABASE_WARM_UP: 'true', // off by default in tests (test/helpers/server.ts)
+    });
   }, 120_000);
   afterAll(async () => server?.dispose());
 
