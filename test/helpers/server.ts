@@ -22,8 +22,8 @@ export interface TestServer extends RunningServer {
  *
  * The connections' warm-up (`database.warm_up`) is off unless `env` turns it on: on PostgreSQL it
  * opens the reads' whole pool and the writer's connections and runs their first statements, work a
- * test's few requests never use; in the 59 files that start servers on both back ends it was 33 s
- * of PostgreSQL's 56 s of CPU (docs/benchmarks.md#test-suite-postgresqls-cpu-2026-11-28).
+ * test's few requests never use; in the 59 files that start servers on both back ends it was about
+ * half of PostgreSQL's CPU (71-74 s -> 34-39 s: docs/benchmarks.md#test-suite-postgresqls-cpu-2026-11-28).
  */
 export async function startTestServer(
   env: Record<string, string> = {},
