@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SpyglassError } from '../errors.ts';
-import { databaseReason, isTransient } from '../store/db.ts';
+import { isTransient } from '../store/db.ts';
+import { databaseReason } from '../store/store-error.ts';
 
 /** Maps every error to docs/api.md's `{"detail": ...}` body; internals never reach the client. */
 export function handleError(

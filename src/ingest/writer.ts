@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { SpyglassError } from '../errors.ts';
 import type { Span } from '../model/span.ts';
-import { databaseReason, isTransient } from '../store/db.ts';
+import { isTransient } from '../store/db.ts';
+import { databaseReason } from '../store/store-error.ts';
 import type { EarlyTransaction } from '../store/early-transaction.ts';
 import { storedKey, type StoredSpans } from '../store/span-rows.ts';
 import { CHUNK_SPANS, GroupSize } from './group-size.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { databaseReason } from '../store/db.ts';
+import { databaseReason } from '../store/store-error.ts';
 import type { Store } from '../store/open-store.ts';
 
 /** What the probes use: readiness pings the store. */

@@ -116,24 +116,3 @@ export function isTransient(err: unknown): boolean {
     return true;
   return e.cause !== undefined && e.cause !== err && isTransient(e.cause);
 }
-
-/**
- * The database's own error, for a log: drizzle wraps it in an error whose message holds the whole
- * statement and its parameters (up to the body limit), so only the innermost code and message are
- * kept.
- */
-export function databaseReason(err: unknown): { message: string; code?: string } {
-  let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
-  for (
-    let i = 0;
-    i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object';
-    i++
-  ) {
-    e = e.cause as typeof e;
-  }
-  const message = typeof e?.message === 'string' ? e.message : 'unknown error';
-  return {
-    message: message.length > 300 ? `${message.slice(0, 300)}…` : message,
-    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-  };
-}

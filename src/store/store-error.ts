@@ -23,3 +23,24 @@ const SQLSTATE = /^(?=[A-Z]*\d)[0-9A-Z]{5}$/;
 export function internalErrorText(err: unknown): string {
   return `${storeErrorText(err) ?? 'internal error'}; details are in the server log`;
 }
+
+/**
+ * The database's own error, for the log (storeErrorText above is what may be said outside it):
+ * drizzle's wrapping message holds the whole statement and its parameters (up to the body limit),
+ * so only the innermost code and message are kept.
+ */
+export function databaseReason(err: unknown): { message: string; code?: string } {
+  let e = err as { message?: unknown; code?: unknown; cause?: unknown } | null;
+  for (
+    let i = 0;
+    i < 5 && e && typeof e.code !== 'string' && e.cause && typeof e.cause === 'object';
+    i++
+  ) {
+    e = e.cause as typeof e;
+  }
+  const message = typeof e?.message === 'string' ? e.message : 'unknown error';
+  return {
+    message: message.length > 300 ? `${message.slice(0, 300)}…` : message,
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+  };
+}

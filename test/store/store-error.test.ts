@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { internalErrorText, storeErrorText } from '../../src/store/store-error.ts';
-import { databaseReason } from '../../src/store/db.ts';
+import { databaseReason, internalErrorText, storeErrorText } from '../../src/store/store-error.ts';
 
 /** What may be said of a failed statement outside the log: its SQLSTATE, never its SQL or parameters. */
 describe('storeErrorText', () => {
