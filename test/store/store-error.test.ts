@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { databaseReason, internalErrorText, storeErrorText } from '../../src/store/store-error.ts';
 
+/** A driver error as drizzle wraps it: the statement and its parameters in the message. */
+function failedQuery(sql: string, params: string, driver: { message: string; code: string }) {
+  return new Error(`Failed query: ${sql}\nparams: ${params}`, {
+    cause: Object.assign(new Error(driver.message), { code: driver.code }),
+  });
+}
+
 /** What may be said of a failed statement outside the log: its SQLSTATE, never its SQL or parameters. */
 describe('storeErrorText', () => {
   it('keeps only the SQLSTATE of a drizzle-wrapped driver error', () => {
-    const driver = Object.assign(new Error('unsupported Unicode escape sequence'), {
-      code: '22P05',
-    });
-    const wrapped = new Error(
-      'Failed query: insert into "tool_schemas" ("hash", "tools") values ($1, $2)\nparams: abc,[{"name":"x"}]',
-      { cause: driver },
+    const wrapped = failedQuery(
+      'insert into "tool_schemas" ("hash", "tools") values ($1, $2)',
+      'abc,[{"name":"x"}]',
+      { message: 'unsupported Unicode escape sequence', code: '22P05' },
     );
     expect(storeErrorText(wrapped)).toBe('database error (SQLSTATE 22P05)');
     expect(internalErrorText(wrapped)).toBe(
@@ -29,13 +34,10 @@ describe('storeErrorText', () => {
 /** What the log says of a database that could not answer (a 503, a retried commit). */
 describe('databaseReason', () => {
   it("gives the driver's code and message, not drizzle's statement and parameters", () => {
-    const driver = Object.assign(new Error('terminating connection due to administrator command'), {
+    const wrapped = failedQuery('select * from "spans" where "session_id" = $1', 'secret-session', {
+      message: 'terminating connection due to administrator command',
       code: '57P01',
     });
-    const wrapped = new Error(
-      'Failed query: select * from "spans" where "session_id" = $1\nparams: secret-session',
-      { cause: driver },
-    );
     expect(databaseReason(wrapped)).toEqual({
       message: 'terminating connection due to administrator command',
       code: '57P01',
